@@ -1,0 +1,29 @@
+// @ts-check
+import js from '@eslint/js'
+import tseslint from 'typescript-eslint'
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'migrations/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // SQL is never built by concatenating values: prepare() and exec() take literal text only.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(prepare|exec)$/] > TemplateLiteral[expressions.length>0]',
+          message: 'Build SQL with bound parameters, not template interpolation.',
+        },
+        {
+          selector:
+            "CallExpression[callee.property.name=/^(prepare|exec)$/] > BinaryExpression[operator='+']",
+          message: 'Build SQL with bound parameters, not string concatenation.',
+        },
+      ],
+    },
+  },
+)

@@ -1,0 +1,127 @@
+/**
+ * Opening a ledger file: refuse what is not ours (without writing a byte), set the pragmas, and bring
+ * the schema up to date with the migrations drizzle-kit generated. Identity lives in the SQLite header:
+ * `application_id` marks a context-ledger file and `user_version` counts the migrations applied.
+ */
+import { fileURLToPath } from 'node:url'
+import Database from 'better-sqlite3'
+import { readMigrationFiles } from 'drizzle-orm/migrator'
+import { ContextLedgerError } from '../errors.js'
+
+/** `'CLDG'`: the SQLite `application_id` of every context-ledger file. */
+export const APPLICATION_ID = 0x434c4447
+
+/** Where the shipped migrations live, from both `src/db` and `dist/db`. */
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url))
+
+/** Connection settings. */
+export interface OpenDatabaseOptions {
+  /** How long a write waits for another connection's lock, in ms. Default 5000. */
+  busyTimeoutMs?: number
+  /** `'normal'` (default; durable across process crashes) or `'full'` (also across power loss). */
+  synchronous?: 'normal' | 'full'
+}
+
+type Db = Database.Database
+
+function sqliteCode(error: unknown): string | undefined {
+  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined
+}
+
+function refuse(path: string, error: unknown): never {
+  const code = sqliteCode(error)
+  if (code === 'SQLITE_NOTADB')
+    throw new ContextLedgerError(
+      'NOT_A_LEDGER',
+      `${path} is not a SQLite database, so not a context-ledger file`,
+      {
+        cause: error,
+      },
+    )
+  if (code === 'SQLITE_CORRUPT' || code?.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_IOERR_SHORT_READ')
+    throw new ContextLedgerError('CORRUPT_DATABASE', `${path} is damaged (${code}); it was not modified`, {
+      cause: error,
+    })
+  throw error
+}
+
+interface Identity {
+  applicationId: number
+  userVersion: number
+  objects: number
+}
+
+function readIdentity(db: Db): Identity {
+  const applicationId = db.pragma('application_id', { simple: true }) as number
+  const userVersion = db.pragma('user_version', { simple: true }) as number
+  const objects = db.prepare('SELECT count(*) FROM sqlite_schema').pluck().get() as number
+  return { applicationId, userVersion, objects }
+}
+
+function checkIdentity(path: string, id: Identity, known: number): 'fresh' | 'current' | 'behind' {
+  if (id.applicationId === APPLICATION_ID) {
+    if (id.userVersion > known)
+      throw new ContextLedgerError(
+        'SCHEMA_TOO_NEW',
+        `${path} uses ledger schema version ${id.userVersion}, but this context-ledger knows versions up to ${known}; upgrade context-ledger to open it`,
+      )
+    return id.userVersion === known ? 'current' : 'behind'
+  }
+  if (id.applicationId === 0 && id.objects === 0) return 'fresh'
+  throw new ContextLedgerError(
+    'NOT_A_LEDGER',
+    `${path} is a SQLite database of another application (application_id ${id.applicationId}, ${id.objects} schema objects); it was not modified`,
+  )
+}
+
+type Migrations = ReturnType<typeof readMigrationFiles>
+
+function migrate(db: Db, path: string, migrations: Migrations): void {
+  // IMMEDIATE takes the write lock before re-reading the version, so two processes opening a fresh
+  // file at once cannot both run the same migration.
+  const run = db.transaction(() => {
+    const state = checkIdentity(path, readIdentity(db), migrations.length)
+    if (state === 'current') return
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id INTEGER PRIMARY KEY, hash text NOT NULL, created_at numeric)',
+    )
+    const from = db.pragma('user_version', { simple: true }) as number
+    const record = db.prepare('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES (?, ?)')
+    for (const migration of migrations.slice(from)) {
+      for (const statement of migration.sql) if (statement.trim() !== '') db.exec(statement)
+      record.run(migration.hash, migration.folderMillis)
+    }
+    db.pragma(`application_id = ${APPLICATION_ID}`)
+    db.pragma(`user_version = ${migrations.length}`)
+  })
+  run.immediate()
+}
+
+/**
+ * Opens (creating if needed) a ledger database and migrates it.
+ *
+ * @param path - a file path or `':memory:'`
+ * @param options - busy timeout and durability
+ * @returns an open better-sqlite3 connection in WAL mode
+ * @throws ContextLedgerError `NOT_A_LEDGER` for a non-SQLite file or another application's database,
+ *   `CORRUPT_DATABASE` for a damaged file, `SCHEMA_TOO_NEW` for a file from a newer context-ledger.
+ *   None of these modify the file.
+ */
+export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Db {
+  const migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER })
+  const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 })
+  try {
+    // Read-only identity check first: journal_mode=WAL below rewrites the header.
+    checkIdentity(path, readIdentity(db), migrations.length)
+    db.pragma('journal_mode = WAL')
+    db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
+    db.pragma('foreign_keys = ON')
+    migrate(db, path, migrations)
+    db.prepare('SELECT count(*) FROM messages').get()
+    return db
+  } catch (error) {
+    db.close()
+    if (error instanceof ContextLedgerError) throw error
+    return refuse(path, error)
+  }
+}

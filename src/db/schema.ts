@@ -1,0 +1,124 @@
+/**
+ * The ledger's tables — the only file drizzle-kit reads. Generate a migration after changing it with
+ * `npm run db:generate`; released migrations are never edited.
+ *
+ * Eviction never deletes a row: it moves `sessions.boundary` and re-marks the `kept` rows (messages
+ * before the boundary that stay in the window: pins, protected ranges, tool partners, anchors).
+ */
+import { sql } from 'drizzle-orm'
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+
+/** One row per conversation. */
+export const sessions = sqliteTable('sessions', {
+  /** Compact integer key used by every other table. */
+  pk: integer('pk').primaryKey({ autoIncrement: true }),
+  /** The caller's session id. */
+  id: text('id').notNull().unique(),
+  /** Milliseconds since the epoch. */
+  createdAt: integer('created_at').notNull(),
+  /** Milliseconds since the epoch, bumped by every write to the session. */
+  updatedAt: integer('updated_at').notNull(),
+  /** Free-form JSON the caller attached, or null. */
+  metadata: text('metadata'),
+  /** First seq of the window's tail; every message at or after it is in the window. */
+  boundary: integer('boundary').notNull().default(0),
+  /** Number of messages; also the next seq. */
+  messageCount: integer('message_count').notNull().default(0),
+  /** Sum of all messages' tokens; equals the newest message's `cum_tokens`. */
+  totalTokens: integer('total_tokens').notNull().default(0),
+  /** Incremented by every write: a cheap change detector for readers. */
+  version: integer('version').notNull().default(0),
+})
+
+/** The archive: one row per message, never deleted by eviction. */
+export const messages = sqliteTable(
+  'messages',
+  {
+    id: integer('id').primaryKey(),
+    session: integer('session')
+      .notNull()
+      .references(() => sessions.pk),
+    /** Dense per-session position, from 0. */
+    seq: integer('seq').notNull(),
+    /** The message's trackingId. */
+    uid: text('uid').notNull(),
+    role: text('role', { enum: ['user', 'assistant'] }).notNull(),
+    /** The message JSON exactly as appended. */
+    body: text('body').notNull(),
+    tokens: integer('tokens').notNull(),
+    /** Inclusive prefix sum of `tokens` in the session: budget cuts are one index seek. */
+    cumTokens: integer('cum_tokens').notNull(),
+    pinned: integer('pinned', { mode: 'boolean' }).notNull().default(false),
+    /** Before the boundary yet still in the window. Meaningless at or after the boundary. */
+    kept: integer('kept', { mode: 'boolean' }).notNull().default(false),
+    /** User message with neither toolUse nor toolResult. */
+    plainUser: integer('plain_user', { mode: 'boolean' }).notNull(),
+    /** A valid window start (Strands' trim point). Set for a user toolUse once its answer arrives. */
+    trimPoint: integer('trim_point', { mode: 'boolean' }).notNull(),
+    /** Assistant toolUse answered by the next message: where the tool-pair fallback may cut. */
+    pairStart: integer('pair_start', { mode: 'boolean' }).notNull(),
+    hasToolUse: integer('has_tool_use', { mode: 'boolean' }).notNull(),
+    hasToolResult: integer('has_tool_result', { mode: 'boolean' }).notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('messages_session_seq').on(t.session, t.seq),
+    uniqueIndex('messages_session_uid').on(t.session, t.uid),
+    index('messages_session_cum').on(t.session, t.cumTokens, t.seq),
+    index('messages_pinned')
+      .on(t.session, t.seq)
+      .where(sql`${t.pinned} = 1`),
+    index('messages_kept')
+      .on(t.session, t.seq)
+      .where(sql`${t.kept} = 1`),
+    index('messages_trim_points')
+      .on(t.session, t.seq)
+      .where(sql`${t.trimPoint} = 1`),
+    index('messages_pair_starts')
+      .on(t.session, t.seq)
+      .where(sql`${t.pairStart} = 1`),
+  ],
+)
+
+/** Tool-pair links: which message asked for a tool call and which answered it. */
+export const toolCalls = sqliteTable(
+  'tool_calls',
+  {
+    id: integer('id').primaryKey(),
+    session: integer('session')
+      .notNull()
+      .references(() => sessions.pk),
+    toolUseId: text('tool_use_id').notNull(),
+    name: text('name').notNull(),
+    /** Seq of the message holding the toolUse. */
+    useSeq: integer('use_seq').notNull(),
+    /** Seq of the message holding the toolResult; null while the call is pending. */
+    resultSeq: integer('result_seq'),
+    status: text('status', { enum: ['success', 'error'] }),
+  },
+  (t) => [
+    index('tool_calls_use').on(t.session, t.useSeq),
+    index('tool_calls_result').on(t.session, t.resultSeq),
+    index('tool_calls_open')
+      .on(t.session, t.toolUseId)
+      .where(sql`${t.resultSeq} IS NULL`),
+  ],
+)
+
+/** Every pin and unpin: who, when, why. */
+export const pinEvents = sqliteTable(
+  'pin_events',
+  {
+    id: integer('id').primaryKey(),
+    session: integer('session')
+      .notNull()
+      .references(() => sessions.pk),
+    seq: integer('seq').notNull(),
+    action: text('action', { enum: ['pin', 'unpin'] }).notNull(),
+    /** `'user'`, `'agent'`, `'rule'`, `'append'` (flag on the way in) or any caller-chosen name. */
+    actor: text('actor').notNull(),
+    reason: text('reason'),
+    at: integer('at').notNull(),
+  },
+  (t) => [index('pin_events_message').on(t.session, t.seq, t.id)],
+)

@@ -1,0 +1,168 @@
+/**
+ * Every SQL statement the store runs, prepared once per connection. Text only, values always bound:
+ * nothing here is built by concatenation. Hot statements are written to hit the indexes declared in
+ * `schema.ts` (a test checks each one's `EXPLAIN QUERY PLAN` is a SEARCH); partial indexes need the
+ * literal `= 1` terms below, which is why those flags are not bound parameters.
+ */
+import type Database from 'better-sqlite3'
+
+/** A session row as the store reads it. */
+export interface SessionRow {
+  pk: number
+  id: string
+  boundary: number
+  message_count: number
+  total_tokens: number
+  version: number
+  created_at: number
+  updated_at: number
+  metadata: string | null
+}
+
+/** The columns of a message row that entries are built from. */
+export interface MessageRow {
+  seq: number
+  uid: string
+  body: string
+  tokens: number
+  pinned: number
+  kept: number
+  created_at: number
+}
+
+/** The flags of a message row that appends and the window rules read. */
+export interface FlagsRow {
+  role: 'user' | 'assistant'
+  has_tool_use: number
+  has_tool_result: number
+  trim_point: number
+  plain_user: number
+  tokens: number
+}
+
+/** A window row: just what materializing needs. */
+export interface WindowRow {
+  seq: number
+  body: string
+  pinned: number
+}
+
+const SQL = {
+  sessionById: 'SELECT * FROM sessions WHERE id = ?',
+  sessionByPk: 'SELECT * FROM sessions WHERE pk = ?',
+  insertSession: 'INSERT INTO sessions (id, created_at, updated_at, metadata) VALUES (?, ?, ?, ?)',
+  sessionAfterAppend:
+    'UPDATE sessions SET message_count = ?, total_tokens = ?, updated_at = ?, version = version + 1 WHERE pk = ?',
+  sessionBoundary: 'UPDATE sessions SET boundary = ?, updated_at = ?, version = version + 1 WHERE pk = ?',
+  sessionTouch: 'UPDATE sessions SET updated_at = ?, version = version + 1 WHERE pk = ?',
+  allSessions: 'SELECT * FROM sessions ORDER BY id',
+
+  insertMessage: `INSERT INTO messages (session, seq, uid, role, body, tokens, cum_tokens, pinned, kept,
+      plain_user, trim_point, pair_start, has_tool_use, has_tool_result, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, ?, ?, ?)`,
+  messageByUid:
+    'SELECT seq, uid, body, tokens, pinned, kept, created_at FROM messages WHERE session = ? AND uid = ?',
+  messageBySeq:
+    'SELECT seq, uid, body, tokens, pinned, kept, created_at FROM messages WHERE session = ? AND seq = ?',
+  flagsBySeq: `SELECT role, has_tool_use, has_tool_result, trim_point, plain_user, tokens
+    FROM messages WHERE session = ? AND seq = ?`,
+  setTrimPoint: 'UPDATE messages SET trim_point = 1 WHERE session = ? AND seq = ?',
+  setPairStart: 'UPDATE messages SET pair_start = 1 WHERE session = ? AND seq = ?',
+  setPinned: 'UPDATE messages SET pinned = ? WHERE session = ? AND seq = ?',
+  setKept: 'UPDATE messages SET kept = ? WHERE session = ? AND seq = ?',
+  history: `SELECT seq, uid, body, tokens, pinned, kept, created_at FROM messages
+    WHERE session = ? AND seq >= ? ORDER BY seq LIMIT ?`,
+
+  // The window: kept rows before the boundary, then the tail, read in one statement so that a concurrent
+  // writer cannot slip between the two halves. Each half is in seq order and the halves do not overlap.
+  window: `SELECT seq, body, pinned FROM messages
+      WHERE session = @s AND kept = 1 AND seq < (SELECT boundary FROM sessions WHERE pk = @s)
+    UNION ALL
+    SELECT seq, body, pinned FROM messages
+      WHERE session = @s AND seq >= (SELECT boundary FROM sessions WHERE pk = @s)`,
+  keptSeqs: 'SELECT seq FROM messages WHERE session = ? AND kept = 1 ORDER BY seq',
+  keptCount: 'SELECT count(*) FROM messages WHERE session = ? AND kept = 1 AND seq < ?',
+  keptTokens: 'SELECT coalesce(sum(tokens), 0) FROM messages WHERE session = ? AND kept = 1 AND seq < ?',
+  pinnedSeqs: 'SELECT seq FROM messages WHERE session = ? AND pinned = 1 ORDER BY seq',
+  pinnedCount: 'SELECT count(*) FROM messages WHERE session = ? AND pinned = 1',
+  tokensAt: 'SELECT tokens FROM messages WHERE session = ? AND seq = ?',
+  cumAt: 'SELECT cum_tokens FROM messages WHERE session = ? AND seq = ?',
+  firstTrimPoint: `SELECT seq FROM messages WHERE session = ? AND trim_point = 1 AND seq >= ? AND seq < ?
+    ORDER BY seq LIMIT 1`,
+  lastTrimPoint: `SELECT seq FROM messages WHERE session = ? AND trim_point = 1 AND seq >= ? AND seq < ?
+    ORDER BY seq DESC LIMIT 1`,
+  lastPlainUser: `SELECT seq FROM messages WHERE session = ? AND trim_point = 1 AND seq >= ? AND seq < ?
+    AND plain_user = 1 ORDER BY seq DESC LIMIT 1`,
+  firstPairStart: `SELECT seq FROM messages WHERE session = ? AND pair_start = 1 AND seq >= ? AND seq < ?
+    ORDER BY seq LIMIT 1`,
+  seekCumulative: `SELECT seq FROM messages WHERE session = ? AND cum_tokens >= ?
+    ORDER BY cum_tokens, seq LIMIT 1`,
+
+  insertToolCall: 'INSERT INTO tool_calls (session, tool_use_id, name, use_seq) VALUES (?, ?, ?, ?)',
+  openToolCall: `SELECT id FROM tool_calls WHERE session = ? AND tool_use_id = ? AND result_seq IS NULL
+    ORDER BY use_seq DESC LIMIT 1`,
+  answerToolCall: 'UPDATE tool_calls SET result_seq = ?, status = ? WHERE id = ?',
+  resultsOfUse:
+    'SELECT result_seq FROM tool_calls WHERE session = ? AND use_seq = ? AND result_seq IS NOT NULL',
+  usesOfResult: 'SELECT use_seq FROM tool_calls WHERE session = ? AND result_seq = ?',
+  crossingResults: `SELECT result_seq FROM tool_calls WHERE session = ? AND use_seq >= ? AND use_seq < ?
+    AND result_seq IS NOT NULL AND (result_seq < ? OR result_seq >= ?)`,
+  crossingUses: `SELECT use_seq FROM tool_calls WHERE session = ? AND result_seq >= ? AND result_seq < ?
+    AND (use_seq < ? OR use_seq >= ?)`,
+
+  insertPinEvent:
+    'INSERT INTO pin_events (session, seq, action, actor, reason, at) VALUES (?, ?, ?, ?, ?, ?)',
+  pinnedMessages: `SELECT s.id AS session_id, m.seq, m.uid, m.body, m.kept, s.boundary,
+      e.actor, e.reason, e.at
+    FROM messages m JOIN sessions s ON s.pk = m.session
+    LEFT JOIN pin_events e ON e.id = (SELECT id FROM pin_events
+      WHERE session = m.session AND seq = m.seq AND action = 'pin' ORDER BY id DESC LIMIT 1)
+    WHERE m.pinned = 1 AND (@s IS NULL OR m.session = @s)
+    ORDER BY s.id, m.seq`,
+  pinEvents: `SELECT s.id AS session_id, e.seq, m.uid, e.action, e.actor, e.reason, e.at
+    FROM pin_events e JOIN sessions s ON s.pk = e.session
+    JOIN messages m ON m.session = e.session AND m.seq = e.seq
+    WHERE e.session = ? ORDER BY e.id`,
+} as const
+
+/** Statements that return a single column: prepared in pluck mode, so they yield bare values. */
+const PLUCKED: ReadonlySet<keyof typeof SQL> = new Set<keyof typeof SQL>([
+  'keptSeqs',
+  'keptCount',
+  'keptTokens',
+  'pinnedSeqs',
+  'pinnedCount',
+  'tokensAt',
+  'cumAt',
+  'firstTrimPoint',
+  'lastTrimPoint',
+  'lastPlainUser',
+  'firstPairStart',
+  'seekCumulative',
+  'openToolCall',
+  'resultsOfUse',
+  'usesOfResult',
+  'crossingResults',
+  'crossingUses',
+])
+
+/** The SQL text of every statement, for tests of plans and text. */
+export const STATEMENT_SQL: Readonly<Record<keyof typeof SQL, string>> = SQL
+
+/** The statements, prepared against one connection. */
+export type Statements = { readonly [K in keyof typeof SQL]: Database.Statement }
+
+/**
+ * Prepares every statement once for a connection.
+ *
+ * @param db - an open, migrated connection
+ * @returns the prepared statements, by name
+ */
+export function prepareStatements(db: Database.Database): Statements {
+  const out: Partial<Record<keyof typeof SQL, Database.Statement>> = {}
+  for (const key of Object.keys(SQL) as (keyof typeof SQL)[]) {
+    const statement = db.prepare(SQL[key])
+    out[key] = PLUCKED.has(key) ? statement.pluck() : statement
+  }
+  return out as Statements
+}

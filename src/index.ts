@@ -1,0 +1,58 @@
+/**
+ * context-ledger: a persistent, queryable memory of an agent's conversation. Every message lives in
+ * SQLite; the context window is computed from the ledger by SQL; nothing is deleted.
+ *
+ * This entry never loads `@strands-agents/sdk`; the Strands adapter is `context-ledger/strands`.
+ */
+export { ContextLedgerError, ERROR_CODES, isContextLedgerError, type ErrorCode } from './errors.js'
+export type {
+  ContentBlockData,
+  DocumentBlockData,
+  JsonValue,
+  MediaBlockData,
+  MessageData,
+  MessageMetadata,
+  Role,
+  StoredMessageData,
+  ToolResultContentData,
+  ToolResultData,
+  ToolUseData,
+} from './messages/types.js'
+export { validateMessage, DEFAULT_MESSAGE_LIMITS, type MessageLimits } from './messages/schema.js'
+export { estimateTokens, type TokenCounter } from './messages/tokens.js'
+export {
+  ContextStore,
+  openContextStore,
+  type ContextStoreOptions,
+  type LedgerEntry,
+  type MessageRef,
+  type PinAttribution,
+  type PinEvent,
+  type PinnedMessage,
+  type PinResult,
+  type SessionSummary,
+  type WindowResult,
+} from './store/context-store.js'
+export {
+  PersistentConversationManager,
+  type PersistentConversationManagerOptions,
+  type ReduceOptions,
+} from './manager/persistent-conversation-manager.js'
+export {
+  isPinned,
+  pinMessage,
+  unpinMessage,
+  findValidTrimPoint,
+  adjustSplitPointForToolPairs,
+  matchesMessageType,
+  type MessageType,
+} from './window/array-helpers.js'
+export { planWindow, type PlanWindowOptions, type PlannedWindow } from './window/plan-window.js'
+export type { WindowState } from './window/array-view.js'
+export type { CutKind, NothingEvictedReason, ReduceMode, WindowPlan } from './window/plan-cut.js'
+export {
+  DEFAULT_WINDOW_SIZE,
+  type ProtectedMessages,
+  type WindowLimitOptions,
+  type WindowLimits,
+} from './window/window-options.js'

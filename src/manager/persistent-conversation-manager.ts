@@ -1,0 +1,177 @@
+/**
+ * `PersistentConversationManager`: one session of a {@link ContextStore} seen as a conversation manager.
+ * It holds configuration only — the window, pins and boundary live in the file and are recomputed from
+ * it on every call, so two managers (or two processes) on one session never act on stale state.
+ */
+import { z } from 'zod'
+import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
+import type { MessageData, StoredMessageData } from '../messages/types.js'
+import {
+  checkSessionId,
+  ContextStore,
+  type LedgerEntry,
+  type MessageRef,
+  type PinAttribution,
+  type PinResult,
+  type WindowResult,
+} from '../store/context-store.js'
+import {
+  optionsError,
+  resolveWindowLimits,
+  type WindowLimitOptions,
+  type WindowLimits,
+} from '../window/window-options.js'
+
+/** Options of {@link PersistentConversationManager}. */
+export interface PersistentConversationManagerOptions extends WindowLimitOptions {
+  /** The store holding the session. */
+  store: ContextStore
+  /** The session; created on first append. */
+  sessionId: string
+  /** Counts a message's tokens on append; the built-in estimator when omitted. */
+  tokenCounter?: TokenCounter
+}
+
+/** Options of {@link PersistentConversationManager.reduce}. */
+export interface ReduceOptions {
+  /** True when the model refused the input as too long. Reduction always evicts something if it can. */
+  overflow?: boolean
+}
+
+const optionKeys = z.strictObject({
+  store: z.instanceof(ContextStore, { message: 'expected a ContextStore from openContextStore()' }),
+  sessionId: z.string(),
+  tokenCounter: z.custom<TokenCounter>((v) => typeof v === 'function', 'expected a function').optional(),
+  windowSize: z.unknown().optional(),
+  tokenBudget: z.unknown().optional(),
+  protectedMessages: z.unknown().optional(),
+  protectedMessageRange: z.unknown().optional(),
+})
+
+/**
+ * Keeps a whole conversation in a SQLite ledger and decides, with SQL, what the model sees.
+ *
+ * @example
+ * ```ts
+ * const manager = new PersistentConversationManager({ store, sessionId: 'support-42', windowSize: 40 })
+ * manager.append({ role: 'user', content: [{ text: 'Plan the migration' }] })
+ * manager.applyWindow()
+ * const messages = manager.window()
+ * ```
+ */
+export class PersistentConversationManager {
+  /** The store. */
+  readonly store: ContextStore
+  /** The session this manager works on. */
+  readonly sessionId: string
+  /** Resolved window limits. */
+  readonly limits: WindowLimits
+  /** The token counter in use. */
+  readonly tokenCounter: TokenCounter
+
+  /**
+   * @param options - store, session, window limits, protection and token counter
+   * @throws ContextLedgerError `INVALID_OPTIONS` for unknown option names or bad values
+   */
+  constructor(options: PersistentConversationManagerOptions) {
+    const parsed = optionKeys.safeParse(options)
+    if (!parsed.success) throw optionsError(parsed.error, 'PersistentConversationManager')
+    checkSessionId(options.sessionId)
+    const { store, sessionId, tokenCounter, ...limitOptions } = options
+    this.store = store
+    this.sessionId = sessionId
+    this.tokenCounter = tokenCounter ?? estimateTokens
+    this.limits = resolveWindowLimits(limitOptions)
+  }
+
+  /**
+   * Appends one message or several (all or none). Retrying with the same trackingId and content is a
+   * no-op returning the existing entry.
+   *
+   * @param messages - a message or an array of them, oldest first
+   * @returns the entry, or entries in input order
+   * @throws ContextLedgerError `INVALID_MESSAGE`, `DUPLICATE_MESSAGE`, `INVALID_TOKEN_COUNT`, `STORAGE_FULL`
+   */
+  append(messages: MessageData): LedgerEntry
+  append(messages: readonly MessageData[]): LedgerEntry[]
+  append(messages: MessageData | readonly MessageData[]): LedgerEntry | LedgerEntry[] {
+    const entries = this.store.append(this.sessionId, messages, this.tokenCounter)
+    return Array.isArray(messages) ? entries : (entries[0] as LedgerEntry)
+  }
+
+  /**
+   * Enforces `windowSize` and `tokenBudget` now. Within the limits nothing moves.
+   *
+   * @returns `evicted` (0 when none) and, when nothing could go, `reason`
+   */
+  applyWindow(): WindowResult {
+    return this.store.applyWindow(this.sessionId, this.limits, 'apply')
+  }
+
+  /**
+   * Makes room, as Strands' `reduce` does: evicts at least one unprotected message whenever a valid cut
+   * exists, even when the window is within its limits (then from its third message on).
+   *
+   * @param options - `overflow: true` when the model refused the input as too long
+   * @returns `evicted` and, when nothing could go, `reason`
+   */
+  reduce(options: ReduceOptions = {}): WindowResult {
+    void options.overflow
+    return this.store.applyWindow(this.sessionId, this.limits, 'overflow')
+  }
+
+  /**
+   * The messages the model should see, in order; pinned ones carry `metadata.custom.pinned = true`.
+   *
+   * @returns the materialized window
+   */
+  window(): StoredMessageData[] {
+    return this.store.window(this.sessionId)
+  }
+
+  /**
+   * Pins a message: it stays in the window until unpinned, and counts toward the limits. A message that
+   * already left the window comes back at once.
+   *
+   * @param ref - `{ windowIndex }`, `{ seq }` or `{ trackingId }`
+   * @param attribution - who pins (default `'user'`) and why
+   * @returns what changed
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`
+   */
+  pin(ref: MessageRef, attribution: PinAttribution = {}): PinResult {
+    return this.store.setPinned(this.sessionId, ref, true, attribution, this.limits)
+  }
+
+  /**
+   * Unpins a message; it may leave the window at the next {@link applyWindow}.
+   *
+   * @param ref - `{ windowIndex }`, `{ seq }` or `{ trackingId }`
+   * @param attribution - who unpins (default `'user'`) and why
+   * @returns what changed
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`
+   */
+  unpin(ref: MessageRef, attribution: PinAttribution = {}): PinResult {
+    return this.store.setPinned(this.sessionId, ref, false, attribution, this.limits)
+  }
+
+  /**
+   * The session's archive, evicted messages included.
+   *
+   * @param options - `fromSeq` (default 0) and `limit` (default 100)
+   * @returns entries in seq order
+   */
+  history(options: { fromSeq?: number; limit?: number } = {}): LedgerEntry[] {
+    return this.store.history(this.sessionId, options)
+  }
+
+  /**
+   * One archived message.
+   *
+   * @param ref - `{ seq }`, `{ trackingId }` or `{ windowIndex }`
+   * @returns its entry
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`
+   */
+  message(ref: MessageRef): LedgerEntry {
+    return this.store.message(this.sessionId, ref)
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Everything about an incoming message that can be computed before taking the write lock: validation,
+ * the tracking id, the exact JSON to store, its classification and its token count. User code (the
+ * token counter) therefore never runs inside a transaction.
+ */
+import { randomUUID } from 'node:crypto'
+import { classifyMessage, type MessageClass } from '../messages/classify.js'
+import { hasPinFlag } from '../messages/pin-flag.js'
+import { validateMessage, type MessageLimits } from '../messages/schema.js'
+import { countTokens, type TokenCounter } from '../messages/tokens.js'
+import type { MessageData, StoredMessageData } from '../messages/types.js'
+import { ContextLedgerError } from '../errors.js'
+
+/** A validated message ready to be written. */
+export interface PreparedMessage {
+  /** The message as it will be stored and returned (with its tracking id). */
+  readonly message: StoredMessageData
+  /** `JSON.stringify(message)`: the stored body. */
+  readonly body: string
+  /** Role, tool ids and plain-user flag. */
+  readonly cls: MessageClass
+  /** Token count from the configured counter. */
+  readonly tokens: number
+  /** Whether it arrived with Strands' pin flag. */
+  readonly pinned: boolean
+  /** Tool name and status per toolUse / toolResult id, for the link rows. */
+  readonly toolUses: readonly { id: string; name: string }[]
+  readonly toolResults: readonly { id: string; status: 'success' | 'error' }[]
+}
+
+/**
+ * The part of a message that must match for a retried append to be a no-op: role and content.
+ * Metadata (usage, custom flags) may legitimately differ between a first attempt and its retry.
+ *
+ * @param message - a message
+ * @returns a string equal for equal role and content
+ */
+export function contentKey(message: MessageData): string {
+  return JSON.stringify([message.role, message.content])
+}
+
+/**
+ * Validates and prepares one message.
+ *
+ * @param input - what the caller passed
+ * @param index - its position in the batch, for error messages
+ * @param counter - the token counter
+ * @param limits - validation limits
+ * @returns the prepared message
+ * @throws ContextLedgerError `INVALID_MESSAGE` (path prefixed with the batch index when > 0) or `INVALID_TOKEN_COUNT`
+ */
+export function prepareMessage(
+  input: unknown,
+  index: number,
+  counter: TokenCounter,
+  limits: MessageLimits,
+): PreparedMessage {
+  let valid: MessageData
+  try {
+    valid = validateMessage(input, limits)
+  } catch (error) {
+    if (error instanceof ContextLedgerError && index > 0)
+      throw new ContextLedgerError('INVALID_MESSAGE', `Message ${index} of the batch: ${error.message}`, {
+        path: `[${index}].${error.path ?? ''}`,
+        cause: error.cause,
+      })
+    throw error
+  }
+  const message: StoredMessageData =
+    valid.trackingId === undefined ? { ...valid, trackingId: randomUUID() } : (valid as StoredMessageData)
+  const cls = classifyMessage(message)
+  const toolUses: { id: string; name: string }[] = []
+  const toolResults: { id: string; status: 'success' | 'error' }[] = []
+  for (const block of message.content) {
+    if ('toolUse' in block) toolUses.push({ id: block.toolUse.toolUseId, name: block.toolUse.name })
+    else if ('toolResult' in block)
+      toolResults.push({ id: block.toolResult.toolUseId, status: block.toolResult.status })
+  }
+  return {
+    message,
+    body: JSON.stringify(message),
+    cls,
+    tokens: countTokens(counter, message),
+    pinned: hasPinFlag(message),
+    toolUses,
+    toolResults,
+  }
+}

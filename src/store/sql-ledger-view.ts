@@ -1,0 +1,79 @@
+/**
+ * The window rules' questions answered by index seeks on one session. Created inside a write
+ * transaction, so every answer comes from the same snapshot; nothing is cached across transactions.
+ */
+import type { SessionRow, Statements } from '../db/statements.js'
+import type { LedgerView } from '../window/ledger-view.js'
+
+const pluckNumbers = (rows: unknown[]): number[] => rows as number[]
+
+/** A {@link LedgerView} over one session's rows. */
+export class SqlLedgerView implements LedgerView {
+  readonly count: number
+  readonly totalTokens: number
+  readonly boundary: number
+  readonly kept: readonly number[]
+  private readonly pk: number
+
+  /**
+   * @param st - prepared statements of the store
+   * @param session - the session row, read in the current transaction
+   */
+  constructor(
+    private readonly st: Statements,
+    session: SessionRow,
+  ) {
+    this.pk = session.pk
+    this.count = session.message_count
+    this.totalTokens = session.total_tokens
+    this.boundary = session.boundary
+    this.kept = pluckNumbers(st.keptSeqs.all(this.pk)).filter((s) => s < this.boundary)
+  }
+
+  pinned(): number[] {
+    return pluckNumbers(this.st.pinnedSeqs.all(this.pk))
+  }
+  partners(seqs: readonly number[]): number[] {
+    const out = new Set<number>()
+    for (const s of seqs) {
+      for (const r of pluckNumbers(this.st.resultsOfUse.all(this.pk, s))) out.add(r)
+      for (const u of pluckNumbers(this.st.usesOfResult.all(this.pk, s))) out.add(u)
+    }
+    return [...out]
+  }
+  crossingPartners(lo: number, hi: number): number[] {
+    return [
+      ...new Set([
+        ...pluckNumbers(this.st.crossingResults.all(this.pk, lo, hi, lo, hi)),
+        ...pluckNumbers(this.st.crossingUses.all(this.pk, lo, hi, lo, hi)),
+      ]),
+    ]
+  }
+  tokensOf(seqs: readonly number[]): number[] {
+    return seqs.map((s) => (this.st.tokensAt.get(this.pk, s) as number | undefined) ?? 0)
+  }
+  isTrimPoint(seq: number): boolean {
+    return this.st.firstTrimPoint.get(this.pk, seq, seq + 1) !== undefined
+  }
+  isPlainUser(seq: number): boolean {
+    return this.st.lastPlainUser.get(this.pk, seq, seq + 1) !== undefined
+  }
+  firstTrimPoint(from: number, to: number): number | undefined {
+    return this.st.firstTrimPoint.get(this.pk, from, to) as number | undefined
+  }
+  lastTrimPoint(from: number, to: number, plainOnly: boolean): number | undefined {
+    const st = plainOnly ? this.st.lastPlainUser : this.st.lastTrimPoint
+    return st.get(this.pk, from, to) as number | undefined
+  }
+  firstPairStart(from: number, to: number): number | undefined {
+    return this.st.firstPairStart.get(this.pk, from, to) as number | undefined
+  }
+  seekCumulative(tokens: number): number | undefined {
+    return this.st.seekCumulative.get(this.pk, tokens) as number | undefined
+  }
+  tokensBefore(seq: number): number {
+    if (seq <= 0) return 0
+    if (seq >= this.count) return this.totalTokens
+    return this.st.cumAt.get(this.pk, seq - 1) as number
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * `planWindow`: the window rules over an in-memory array, with no database. It runs the same decision
+ * as the store, so a caller (or a test) can predict exactly what `applyWindow()` will keep.
+ */
+import { hasPinFlag } from '../messages/pin-flag.js'
+import { estimateTokens, countTokens, type TokenCounter } from '../messages/tokens.js'
+import type { MessageData } from '../messages/types.js'
+import { ArrayLedgerView, type WindowState } from './array-view.js'
+import { planCut, type ReduceMode, type WindowPlan } from './plan-cut.js'
+import { resolveWindowLimits, type WindowLimitOptions } from './window-options.js'
+
+/** Options for {@link planWindow}. */
+export interface PlanWindowOptions extends WindowLimitOptions {
+  /** Window state before this step; default: nothing evicted yet (`{ boundary: 0, kept: [] }`). */
+  state?: WindowState
+  /** `apply` (default) enforces the limits; `overflow` must evict something. */
+  mode?: ReduceMode
+  /** Token count of each message; computed with `tokenCounter` when omitted. */
+  tokens?: readonly number[]
+  /** Counter used when `tokens` is omitted; the default estimator otherwise. */
+  tokenCounter?: TokenCounter
+  /** Which messages are pinned; read from `metadata.custom.pinned` when omitted. */
+  pinned?: readonly boolean[]
+}
+
+/** The planned window: the decision plus the messages it keeps. */
+export interface PlannedWindow extends WindowPlan {
+  /** Indices into the input array of the messages in the window, ascending. */
+  readonly indices: readonly number[]
+  /** The messages in the window, in order. */
+  readonly messages: readonly MessageData[]
+  /** The state to pass as `state` to the next call. */
+  readonly state: WindowState
+}
+
+/**
+ * Computes the window for a conversation held in memory, with the same rules as the store.
+ *
+ * @param messages - the whole conversation, oldest first
+ * @param options - window limits, protection, current state and mode
+ * @returns the new boundary, the kept messages and the window itself
+ * @throws ContextLedgerError `INVALID_OPTIONS` for bad limits
+ */
+export function planWindow(messages: readonly MessageData[], options: PlanWindowOptions = {}): PlannedWindow {
+  const { state, mode, tokens, tokenCounter, pinned, ...limitOptions } = options
+  const limits = resolveWindowLimits(limitOptions)
+  const counts = tokens ?? messages.map((m) => countTokens(tokenCounter ?? estimateTokens, m))
+  const pins = pinned ?? messages.map(hasPinFlag)
+  const view = new ArrayLedgerView(messages, counts, pins, state ?? { boundary: 0, kept: [] })
+  const plan = planCut(view, limits, mode ?? 'apply')
+  const indices = [...plan.kept]
+  for (let i = plan.boundary; i < messages.length; i++) indices.push(i)
+  return {
+    ...plan,
+    indices,
+    messages: indices.map((i) => messages[i] as MessageData),
+    state: { boundary: plan.boundary, kept: plan.kept },
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Window configuration: parsing, defaults and the typed error for bad values. Strands' shorthand
+ * `protectedMessageRange` (positive = first N, negative = last N) is accepted beside the object form.
+ */
+import { z } from 'zod'
+import { ContextLedgerError } from '../errors.js'
+import { formatPath } from '../messages/schema.js'
+
+/** Which messages are always in the window, besides pins. */
+export interface ProtectedMessages {
+  /** The first N messages of the session. Default 0. */
+  first?: number
+  /** The last N messages of the session. Default 0. */
+  last?: number
+}
+
+/** How big the window may be. */
+export interface WindowLimitOptions {
+  /** Maximum number of messages in the window. Default 40, as in Strands. */
+  windowSize?: number
+  /** Maximum total tokens in the window; no limit when omitted. */
+  tokenBudget?: number
+  /** Ranges that are always in the window. */
+  protectedMessages?: ProtectedMessages
+  /** Strands' shorthand: `N` protects the first N messages, `-N` the last N. */
+  protectedMessageRange?: number
+}
+
+/** Resolved, validated window limits. */
+export interface WindowLimits {
+  /** Maximum messages in the window (≥ 1). */
+  readonly windowSize: number
+  /** Maximum tokens in the window, or undefined for none. */
+  readonly tokenBudget: number | undefined
+  /** Protected head length. */
+  readonly first: number
+  /** Protected tail length. */
+  readonly last: number
+}
+
+/** Default number of messages in the window, matching Strands' sliding window. */
+export const DEFAULT_WINDOW_SIZE = 40
+
+const count = z.number().int().nonnegative()
+const limitSchema = z.strictObject({
+  windowSize: z.number().int().positive().optional(),
+  tokenBudget: z.number().int().positive().optional(),
+  protectedMessages: z.strictObject({ first: count.optional(), last: count.optional() }).optional(),
+  protectedMessageRange: z.number().int().optional(),
+})
+
+/**
+ * Throws `INVALID_OPTIONS` for the first problem zod found, naming the option.
+ *
+ * @param error - the zod error
+ * @param what - what was being configured, e.g. `PersistentConversationManager`
+ */
+export function optionsError(error: z.ZodError, what: string): ContextLedgerError<'INVALID_OPTIONS'> {
+  const issue = error.issues[0]
+  const where = formatPath(issue?.path ?? [])
+  const detail =
+    issue?.code === 'unrecognized_keys'
+      ? `unknown option(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`
+      : issue?.message
+  return new ContextLedgerError('INVALID_OPTIONS', `Invalid ${what} options at ${where}: ${detail}`, {
+    cause: error,
+  })
+}
+
+/**
+ * Validates window options and applies defaults.
+ *
+ * @param options - the caller's window options (unknown keys are refused)
+ * @returns frozen limits
+ * @throws ContextLedgerError `INVALID_OPTIONS`
+ */
+export function resolveWindowLimits(options: WindowLimitOptions): WindowLimits {
+  const parsed = limitSchema.safeParse(options)
+  if (!parsed.success) throw optionsError(parsed.error, 'window')
+  const o = parsed.data
+  if (o.protectedMessages !== undefined && o.protectedMessageRange !== undefined)
+    throw new ContextLedgerError(
+      'INVALID_OPTIONS',
+      'Give either protectedMessages or protectedMessageRange, not both',
+    )
+  const range = o.protectedMessageRange ?? 0
+  return Object.freeze({
+    windowSize: o.windowSize ?? DEFAULT_WINDOW_SIZE,
+    tokenBudget: o.tokenBudget,
+    first: o.protectedMessages?.first ?? (range > 0 ? range : 0),
+    last: o.protectedMessages?.last ?? (range < 0 ? -range : 0),
+  })
+}
