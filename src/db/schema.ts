@@ -60,6 +60,11 @@ export const messages = sqliteTable(
     hasToolUse: integer('has_tool_use', { mode: 'boolean' }).notNull(),
     hasToolResult: integer('has_tool_result', { mode: 'boolean' }).notNull(),
     createdAt: integer('created_at').notNull(),
+    /**
+     * What the window shows instead of `body` (e.g. with oversized tool results truncated), or null.
+     * The archive keeps `body` untouched.
+     */
+    windowBody: text('window_body'),
   },
   (t) => [
     uniqueIndex('messages_session_seq').on(t.session, t.seq),

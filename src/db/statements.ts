@@ -28,6 +28,7 @@ export interface MessageRow {
   pinned: number
   kept: number
   created_at: number
+  window_body: string | null
 }
 
 /** The flags of a message row that appends and the window rules read. */
@@ -70,16 +71,17 @@ const SQL = {
   setPairStart: 'UPDATE messages SET pair_start = 1 WHERE session = ? AND seq = ?',
   setPinned: 'UPDATE messages SET pinned = ? WHERE session = ? AND seq = ?',
   setKept: 'UPDATE messages SET kept = ? WHERE session = ? AND seq = ?',
-  history: `SELECT seq, uid, body, tokens, pinned, kept, created_at FROM messages
+  history: `SELECT seq, uid, body, tokens, pinned, kept, created_at, window_body FROM messages
     WHERE session = ? AND seq >= ? ORDER BY seq LIMIT ?`,
 
   // The window: kept rows before the boundary, then the tail, read in one statement so that a concurrent
   // writer cannot slip between the two halves. Each half is in seq order and the halves do not overlap.
-  window: `SELECT seq, body, pinned FROM messages
+  window: `SELECT seq, coalesce(window_body, body) AS body, pinned FROM messages
       WHERE session = @s AND kept = 1 AND seq < (SELECT boundary FROM sessions WHERE pk = @s)
     UNION ALL
-    SELECT seq, body, pinned FROM messages
+    SELECT seq, coalesce(window_body, body) AS body, pinned FROM messages
       WHERE session = @s AND seq >= (SELECT boundary FROM sessions WHERE pk = @s)`,
+  setWindowBody: 'UPDATE messages SET window_body = ? WHERE session = ? AND seq = ?',
   keptSeqs: 'SELECT seq FROM messages WHERE session = ? AND kept = 1 ORDER BY seq',
   keptCount: 'SELECT count(*) FROM messages WHERE session = ? AND kept = 1 AND seq < ?',
   keptTokens: 'SELECT coalesce(sum(tokens), 0) FROM messages WHERE session = ? AND kept = 1 AND seq < ?',

@@ -10,7 +10,12 @@ import { openDatabase, type OpenDatabaseOptions } from '../db/open.js'
 import { prepareStatements, type MessageRow, type SessionRow, type Statements } from '../db/statements.js'
 import { withPinFlag, hasPinFlag } from '../messages/pin-flag.js'
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits } from '../messages/schema.js'
-import { isToolPairStart, isTrimPoint, type MessageClass } from '../messages/classify.js'
+import {
+  classifyMessage as prepareMessageClass,
+  isToolPairStart,
+  isTrimPoint,
+  type MessageClass,
+} from '../messages/classify.js'
 import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
 import type { StoredMessageData } from '../messages/types.js'
 import { planCut, protectedToRestore, type ReduceMode, type WindowPlan } from '../window/plan-cut.js'
@@ -42,6 +47,8 @@ export interface LedgerEntry {
   readonly inWindow: boolean
   /** When it was appended. */
   readonly createdAt: Date
+  /** What the window shows instead of `message` (e.g. truncated tool results), when set. */
+  readonly windowMessage: StoredMessageData | undefined
 }
 
 /** A session as `sessions()` lists it. */
@@ -283,6 +290,46 @@ export class ContextStore {
       }
       this.st.sessionTouch.run(now, session.pk)
       return { seq: row.seq, trackingId: row.uid, changed: true, restored }
+    })
+  }
+
+  /**
+   * Sets what the window shows for one message, leaving the archived original untouched — for example
+   * the message with oversized tool results truncated. `null` restores the original. The replacement must
+   * keep the role, the trackingId and the toolUse / toolResult ids of the original, so tool pairs and
+   * identity survive.
+   *
+   * @param sessionId - the session
+   * @param ref - which message
+   * @param message - the replacement, or null to show the original again
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`
+   */
+  setWindowContent(sessionId: string, ref: MessageRef, message: unknown): void {
+    this.ensureOpen()
+    const replacement = message === null ? null : prepareMessage(message, 0, () => 0, this.limits)
+    this.write(sessionId, () => {
+      const session = this.sessionRow(sessionId)
+      const seq = session === undefined ? undefined : this.resolveSeq(session, ref)
+      const row =
+        seq === undefined || session === undefined
+          ? undefined
+          : (this.st.messageBySeq.get(session.pk, seq) as MessageRow | undefined)
+      if (session === undefined || row === undefined) throw notFound(sessionId, ref)
+      if (replacement !== null) {
+        const original = JSON.parse(row.body) as StoredMessageData
+        const ids = (m: StoredMessageData): string => {
+          const c = classifyMessage(m)
+          return JSON.stringify([m.role, m.trackingId, c.toolUseIds, c.toolResultIds])
+        }
+        if (ids(original) !== ids(replacement.message))
+          throw new ContextLedgerError(
+            'INVALID_MESSAGE',
+            `A window replacement for seq ${row.seq} must keep the role, trackingId and tool ids of the original`,
+            { sessionId, path: '(message)' },
+          )
+      }
+      this.st.setWindowBody.run(replacement === null ? null : replacement.body, session.pk, row.seq)
+      this.st.sessionTouch.run(Date.now(), session.pk)
     })
   }
 
@@ -586,6 +633,7 @@ export class ContextStore {
         pinned: m.pinned,
         inWindow: true,
         createdAt: new Date(now),
+        windowMessage: undefined,
       })
       prev = { seq, cls: c }
       n++
@@ -630,6 +678,7 @@ function toEntry(session: SessionRow, row: MessageRow): LedgerEntry {
     pinned: row.pinned === 1,
     inWindow: row.seq >= session.boundary || row.kept === 1,
     createdAt: new Date(row.created_at),
+    windowMessage: row.window_body === null ? undefined : (JSON.parse(row.window_body) as StoredMessageData),
   }
 }
 
