@@ -11,7 +11,7 @@ import { prepareStatements, type MessageRow, type SessionRow, type Statements } 
 import { withPinFlag, hasPinFlag } from '../messages/pin-flag.js'
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits } from '../messages/schema.js'
 import {
-  classifyMessage as prepareMessageClass,
+  classifyMessage,
   isToolPairStart,
   isTrimPoint,
   type MessageClass,
