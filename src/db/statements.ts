@@ -62,9 +62,9 @@ const SQL = {
       plain_user, trim_point, pair_start, has_tool_use, has_tool_result, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, ?, ?, ?)`,
   messageByUid:
-    'SELECT seq, uid, body, tokens, pinned, kept, created_at FROM messages WHERE session = ? AND uid = ?',
+    'SELECT seq, uid, body, tokens, pinned, kept, created_at, window_body FROM messages WHERE session = ? AND uid = ?',
   messageBySeq:
-    'SELECT seq, uid, body, tokens, pinned, kept, created_at FROM messages WHERE session = ? AND seq = ?',
+    'SELECT seq, uid, body, tokens, pinned, kept, created_at, window_body FROM messages WHERE session = ? AND seq = ?',
   flagsBySeq: `SELECT role, has_tool_use, has_tool_result, trim_point, plain_user, tokens
     FROM messages WHERE session = ? AND seq = ?`,
   setTrimPoint: 'UPDATE messages SET trim_point = 1 WHERE session = ? AND seq = ?',
@@ -104,6 +104,8 @@ const SQL = {
   openToolCall: `SELECT id FROM tool_calls WHERE session = ? AND tool_use_id = ? AND result_seq IS NULL
     ORDER BY use_seq DESC LIMIT 1`,
   answerToolCall: 'UPDATE tool_calls SET result_seq = ?, status = ? WHERE id = ?',
+  openCallsOfUse: `SELECT tool_use_id FROM tool_calls WHERE session = ? AND use_seq = ? AND result_seq IS NULL
+    ORDER BY id`,
   resultsOfUse:
     'SELECT result_seq FROM tool_calls WHERE session = ? AND use_seq = ? AND result_seq IS NOT NULL',
   usesOfResult: 'SELECT use_seq FROM tool_calls WHERE session = ? AND result_seq = ?',
@@ -142,6 +144,7 @@ const PLUCKED: ReadonlySet<keyof typeof SQL> = new Set<keyof typeof SQL>([
   'firstPairStart',
   'seekCumulative',
   'openToolCall',
+  'openCallsOfUse',
   'resultsOfUse',
   'usesOfResult',
   'crossingResults',

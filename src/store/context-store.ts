@@ -10,16 +10,12 @@ import { openDatabase, type OpenDatabaseOptions } from '../db/open.js'
 import { prepareStatements, type MessageRow, type SessionRow, type Statements } from '../db/statements.js'
 import { withPinFlag, hasPinFlag } from '../messages/pin-flag.js'
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits } from '../messages/schema.js'
-import {
-  classifyMessage,
-  isToolPairStart,
-  isTrimPoint,
-  type MessageClass,
-} from '../messages/classify.js'
+import { classifyMessage, isToolPairStart, isTrimPoint, type MessageClass } from '../messages/classify.js'
 import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
 import type { StoredMessageData } from '../messages/types.js'
 import { planCut, protectedToRestore, type ReduceMode, type WindowPlan } from '../window/plan-cut.js'
 import type { WindowLimits } from '../window/window-options.js'
+import { interruptedToolResults } from './interrupted-tool-results.js'
 import { contentKey, prepareMessage, type PreparedMessage } from './prepare-message.js'
 import { SqlLedgerView } from './sql-ledger-view.js'
 
@@ -213,7 +209,25 @@ export class ContextStore {
     checkSessionId(sessionId)
     const inputs: unknown[] = Array.isArray(messages) ? messages : [messages]
     const prepared = inputs.map((m, i) => prepareMessage(m, i, tokenCounter, this.limits))
-    return this.write(sessionId, () => this.appendPrepared(sessionId, prepared))
+    return this.write(sessionId, () => {
+      const before = this.sessionRow(sessionId)
+      const entries = this.appendPrepared(sessionId, prepared)
+      if (before !== undefined && before.boundary > 0 && before.boundary === before.message_count)
+        this.skipInvalidStart(before.pk, before.boundary)
+      return entries
+    })
+  }
+
+  /**
+   * After a cut that left the window empty, messages that cannot open a window (an assistant reply, a
+   * tool result whose call left) go straight to the archive: the boundary moves to the first user message
+   * without toolResult, so the window stays valid for a provider between appends.
+   */
+  private skipInvalidStart(pk: number, boundary: number): void {
+    if ((this.st.keptCount.get(pk, boundary) as number) > 0) return
+    const session = this.st.sessionByPk.get(pk) as SessionRow
+    const start = (this.st.firstUserStart.get(pk, boundary) as number | undefined) ?? session.message_count
+    if (start > boundary) this.st.sessionBoundary.run(start, Date.now(), pk)
   }
 
   /**
@@ -580,20 +594,7 @@ export class ContextStore {
         },
       }
     }
-    const entries: LedgerEntry[] = []
-    for (const m of prepared) {
-      const existing = this.st.messageByUid.get(pk, m.message.trackingId) as MessageRow | undefined
-      if (existing !== undefined) {
-        const stored = JSON.parse(existing.body) as StoredMessageData
-        if (contentKey(stored) !== contentKey(m.message))
-          throw new ContextLedgerError(
-            'DUPLICATE_MESSAGE',
-            `Session "${sessionId}" already holds a different message with trackingId ${m.message.trackingId} (seq ${existing.seq})`,
-            { sessionId },
-          )
-        entries.push(toEntry({ ...session, message_count: n }, existing))
-        continue
-      }
+    const insert = (m: PreparedMessage): number => {
       const seq = n
       total += m.tokens
       const c = m.cls
@@ -624,6 +625,33 @@ export class ContextStore {
       }
       for (const u of m.toolUses) this.st.insertToolCall.run(pk, u.id, u.name, seq)
       if (m.pinned) this.st.insertPinEvent.run(pk, seq, 'pin', 'append', 'metadata.custom.pinned', now)
+      prev = { seq, cls: c }
+      n++
+      return seq
+    }
+    const entries: LedgerEntry[] = []
+    for (const m of prepared) {
+      const existing = this.st.messageByUid.get(pk, m.message.trackingId) as MessageRow | undefined
+      if (existing !== undefined) {
+        const stored = JSON.parse(existing.body) as StoredMessageData
+        if (contentKey(stored) !== contentKey(m.message))
+          throw new ContextLedgerError(
+            'DUPLICATE_MESSAGE',
+            `Session "${sessionId}" already holds a different message with trackingId ${m.message.trackingId} (seq ${existing.seq})`,
+            { sessionId },
+          )
+        entries.push(toEntry({ ...session, message_count: n }, existing))
+        continue
+      }
+      // Calls of the previous message that this one does not answer can never be answered in a valid
+      // conversation any more: record error results for them first (see interrupted-tool-results.ts).
+      if (prev !== undefined && prev.cls.toolUseIds.length > 0) {
+        const answered = new Set(m.cls.toolResultIds)
+        const open = this.st.openCallsOfUse.all(pk, prev.seq) as string[]
+        const missing = open.filter((id) => !answered.has(id))
+        if (missing.length > 0) insert(interruptedToolResults(missing, this.limits))
+      }
+      const seq = insert(m)
       entries.push({
         sessionId,
         seq,
@@ -635,19 +663,29 @@ export class ContextStore {
         createdAt: new Date(now),
         windowMessage: undefined,
       })
-      prev = { seq, cls: c }
-      n++
     }
     if (n !== session.message_count) this.st.sessionAfterAppend.run(n, total, now, pk)
     return entries
   }
 
-  /** Runs `fn` in a write transaction that takes the lock up front; maps SQLite failures to typed errors. */
+  /**
+   * Runs `fn` in a write transaction that takes the lock up front (`BEGIN IMMEDIATE`), so it never has to
+   * upgrade a read lock mid-way — the deadlock SQLite answers with an immediate `SQLITE_BUSY`. Waiting for
+   * another writer is SQLite's busy timeout; should the lock still be busy after it, the whole transaction
+   * is retried a few times with jittered backoff (it is safe: `fn` reads everything it decides on inside
+   * the transaction, and a busy BEGIN ran none of it). SQLite failures become typed errors.
+   */
   private write<T>(sessionId: string, fn: () => T): T {
-    try {
-      return this.tx.immediate(fn) as T
-    } catch (error) {
-      throw mapSqliteError(error, sessionId)
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return this.tx.immediate(fn) as T
+      } catch (error) {
+        if (attempt < BUSY_RETRIES && isBusy(error)) {
+          sleepSync(BUSY_BACKOFF_MS * 2 ** attempt * (0.5 + Math.random()))
+          continue
+        }
+        throw mapSqliteError(error, sessionId)
+      }
     }
   }
 
@@ -657,12 +695,35 @@ export class ContextStore {
   }
 }
 
+/** Extra attempts of a write transaction whose lock stayed busy past the busy timeout. */
+const BUSY_RETRIES = 3
+/** Base delay before the first retry; doubled for each further one, with ±50% jitter. */
+const BUSY_BACKOFF_MS = 20
+
+const sleepCell = new Int32Array(new SharedArrayBuffer(4))
+
+/** Blocks the thread for `ms`: the API is synchronous, so a retry cannot yield to the event loop. */
+function sleepSync(ms: number): void {
+  Atomics.wait(sleepCell, 0, 0, ms)
+}
+
+function isBusy(error: unknown): boolean {
+  const code = sqliteCode(error)
+  return code === 'SQLITE_BUSY' || code?.startsWith('SQLITE_BUSY_') === true
+}
+
 function mapSqliteError(error: unknown, sessionId: string): unknown {
   const code = sqliteCode(error)
   if (code === 'SQLITE_FULL')
     return new ContextLedgerError(
       'STORAGE_FULL',
-      `The database is full; nothing was written to session "${sessionId}"`,
+      `The database or the disk is full; nothing was written to session "${sessionId}"`,
+      { cause: error, sessionId },
+    )
+  if (isBusy(error))
+    return new ContextLedgerError(
+      'DATABASE_BUSY',
+      `Another connection held the write lock of the database past the busy timeout and ${BUSY_RETRIES} retries (${code}); nothing was written to session "${sessionId}"`,
       { cause: error, sessionId },
     )
   return error
