@@ -13,6 +13,7 @@ export class SqlLedgerView implements LedgerView {
   readonly totalTokens: number
   readonly boundary: number
   readonly kept: readonly number[]
+  readonly endsInToolUse: boolean
   private readonly pk: number
 
   /**
@@ -28,6 +29,11 @@ export class SqlLedgerView implements LedgerView {
     this.totalTokens = session.total_tokens
     this.boundary = session.boundary
     this.kept = pluckNumbers(st.keptSeqs.all(this.pk)).filter((s) => s < this.boundary)
+    const last =
+      this.count === 0
+        ? undefined
+        : (st.flagsBySeq.get(this.pk, this.count - 1) as { role: string; has_tool_use: number } | undefined)
+    this.endsInToolUse = last !== undefined && last.role === 'assistant' && last.has_tool_use === 1
   }
 
   pinned(): number[] {

@@ -45,6 +45,7 @@ export class ArrayLedgerView implements LedgerView {
   readonly totalTokens: number
   readonly boundary: number
   readonly kept: readonly number[]
+  readonly endsInToolUse: boolean
   private readonly trim: boolean[]
   private readonly plain: boolean[]
   private readonly pairStart: boolean[]
@@ -74,6 +75,8 @@ export class ArrayLedgerView implements LedgerView {
     this.totalTokens = sum
     this.boundary = state.boundary
     this.kept = state.kept
+    const last = classes.at(-1)
+    this.endsInToolUse = last !== undefined && last.role === 'assistant' && last.toolUseIds.length > 0
     this.trim = classes.map((c, i) => isTrimPoint(c, classes[i + 1]))
     this.plain = classes.map((c) => c.plainUser)
     this.pairStart = classes.map((c, i) => isToolPairStart(c, classes[i + 1]))

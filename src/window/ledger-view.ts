@@ -14,6 +14,8 @@ export interface LedgerView {
   readonly boundary: number
   /** Seqs before the boundary that are still in the window, ascending. */
   readonly kept: readonly number[]
+  /** Whether the newest message is an assistant toolUse still waiting for its result (a call in flight). */
+  readonly endsInToolUse: boolean
   /** Seqs of pinned messages, ascending. */
   pinned(): number[]
   /** Seqs linked by a tool call (either direction) to any of `seqs`. */

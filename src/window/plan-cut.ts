@@ -223,7 +223,21 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
   const budget = limits.tokenBudget
   const p = new ProtectedSet(protectedWithLead(view, limits), view)
   const current = currentWindow(view, p)
-  const protectedExceedsLimit = p.size > limits.windowSize || (budget !== undefined && p.tokens > budget)
+  // What must stay whatever the limits: the protected set, and a call in flight with a user message
+  // before it (its result is appended next and must follow it in the window).
+  let requiredCount = p.size
+  let requiredTokens = p.tokens
+  if (view.endsInToolUse && !p.has(n - 1)) {
+    const extra = [n - 1]
+    if (p.countBelow(n - 1) === 0) {
+      const anchor = view.lastTrimPoint(0, n - 1, true)
+      if (anchor !== undefined) extra.push(anchor)
+    }
+    requiredCount += extra.length
+    requiredTokens += view.tokensOf(extra).reduce((a, t) => a + t, 0)
+  }
+  const protectedExceedsLimit =
+    requiredCount > limits.windowSize || (budget !== undefined && requiredTokens > budget)
   const overLimit = current.size > limits.windowSize || (budget !== undefined && current.tokens > budget)
 
   const finish = (boundary: number, kept: number[], cut: CutKind | undefined): WindowPlan => {
@@ -245,12 +259,13 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
           : current.firstUnprotected === undefined
             ? 'all-protected'
             : 'no-valid-cut'
+    const windowMessages = kept.length + n - boundary
     return {
       boundary,
       kept,
       evicted,
       restored,
-      windowMessages: kept.length + n - boundary,
+      windowMessages,
       windowTokens,
       cut: moved ? cut : undefined,
       reason,
@@ -266,20 +281,30 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
   // Where the new tail may start at the earliest.
   const byCount = cutAfterUnprotected(n - limits.windowSize, p, n)
   const byTokens = budget === undefined ? 0 : cutAfterUnprotectedTokens(view.totalTokens - budget, p, view)
-  let start = Math.max(b, byCount ?? n, byTokens ?? n)
-  if (mode === 'overflow') {
-    // Strands cuts from the window's third message when the window already fits; and an overflow must
-    // always remove at least one unprotected message.
-    if (!overLimit) start = Math.max(start, current.size >= 3 ? current.at(2) : n + 1)
-    start = Math.max(start, current.firstUnprotected + 1)
-  }
-  if (start > n) return unchanged()
   const keepBefore = (c: number): number[] => p.below(c)
   const fitsBudget = (kept: number[], c: number): boolean =>
     budget === undefined ||
     view.tokensOf(kept).reduce((a, t) => a + t, 0) + view.totalTokens - view.tokensBefore(c) <= budget
-  const protectedOnly = (): WindowPlan => finish(n, keepBefore(n), 'protected-only')
-  if (start === n) return protectedOnly()
+  // Everything unprotected goes — except a call in flight: its result will be appended next, and a
+  // result must follow its toolUse in the window, so the call stays (with a user message before it).
+  const protectedOnly = (): WindowPlan => {
+    if (!view.endsInToolUse) return finish(n, keepBefore(n), 'protected-only')
+    const kept = keepBefore(n - 1)
+    if (kept.length === 0) {
+      const anchor = view.lastTrimPoint(0, n - 1, true)
+      if (anchor !== undefined) kept.push(anchor)
+    }
+    return finish(Math.max(b, n - 1), kept, 'protected-only')
+  }
+  const limitStart = Math.max(byCount ?? Infinity, byTokens ?? Infinity)
+  if (limitStart >= n) return protectedOnly()
+  let start = Math.max(b, limitStart)
+  if (mode === 'overflow') {
+    // Strands cuts from the window's third message when the window already fits; and an overflow must
+    // always remove at least one unprotected message.
+    if (!overLimit) start = Math.max(start, current.size >= 3 ? current.at(2) : n)
+    start = Math.min(n, Math.max(start, current.firstUnprotected + 1))
+  }
 
   const trim = view.firstTrimPoint(start, n)
   if (trim !== undefined) return finish(trim, keepBefore(trim), 'trim-point')

@@ -1,0 +1,59 @@
+/**
+ * fast-check arbitraries for realistic conversations: user turns, single and parallel tool calls,
+ * assistant replies, with stable trackingIds so windows can be compared by id.
+ */
+import fc from 'fast-check'
+import type { MessageData, StoredMessageData } from '../../src/index.js'
+
+/** One turn's shape: how many tool rounds, how many parallel calls each, and text sizes. */
+export interface TurnShape {
+  rounds: number[]
+  replyChars: number
+  userChars: number
+  /** The assistant reply is missing (the turn ends on a tool result or the user message). */
+  noReply: boolean
+}
+
+/** Arbitrary turn shapes. */
+export const turnShape: fc.Arbitrary<TurnShape> = fc.record({
+  rounds: fc.array(fc.integer({ min: 1, max: 3 }), { maxLength: 3 }),
+  replyChars: fc.integer({ min: 1, max: 400 }),
+  userChars: fc.integer({ min: 1, max: 400 }),
+  noReply: fc.boolean(),
+})
+
+/**
+ * Builds the messages of a conversation from turn shapes.
+ *
+ * @param turns - the shapes
+ * @param prefix - trackingId prefix
+ * @returns messages with trackingIds `${prefix}${index}`
+ */
+export function buildConversation(turns: readonly TurnShape[], prefix = 'm'): StoredMessageData[] {
+  const out: MessageData[] = []
+  let call = 0
+  turns.forEach((t, ti) => {
+    out.push({ role: 'user', content: [{ text: `q${ti} ${'x'.repeat(t.userChars)}` }] })
+    for (const parallel of t.rounds) {
+      const ids = Array.from({ length: parallel }, () => `call-${call++}`)
+      out.push({
+        role: 'assistant',
+        content: ids.map((id) => ({ toolUse: { name: 'lookup', toolUseId: id, input: { q: id } } })),
+      })
+      out.push({
+        role: 'user',
+        content: ids.map((id) => ({
+          toolResult: { toolUseId: id, status: 'success' as const, content: [{ text: `result ${id}` }] },
+        })),
+      })
+    }
+    if (!t.noReply || ti === turns.length - 1)
+      out.push({ role: 'assistant', content: [{ text: `a${ti} ${'y'.repeat(t.replyChars)}` }] })
+  })
+  return out.map((m, i) => ({ ...m, trackingId: `${prefix}${i}` }))
+}
+
+/** Arbitrary conversations of 1..maxTurns turns. */
+export function conversation(maxTurns = 25): fc.Arbitrary<StoredMessageData[]> {
+  return fc.array(turnShape, { minLength: 1, maxLength: maxTurns }).map((t) => buildConversation(t))
+}

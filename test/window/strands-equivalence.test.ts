@@ -1,0 +1,156 @@
+/**
+ * With no pins, no protected ranges and no token budget, the SQL window must equal what Strands 1.19's
+ * SlidingWindowConversationManager keeps — run here for real, on the same conversations — after every
+ * invocation and on every overflow reduction (with shouldTruncateResults false). Where Strands gives up
+ * (no valid trim point) and ours cuts at the latest trim point instead, the Strands array is resynced to
+ * ours and the comparison goes on.
+ */
+import fc from 'fast-check'
+import {
+  AfterInvocationEvent,
+  configureLogging,
+  ContextWindowOverflowError,
+  Message,
+  SlidingWindowConversationManager,
+} from '@strands-agents/sdk'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PersistentConversationManager, type ContextStore, type StoredMessageData } from '../../src/index.js'
+import { conversation } from '../helpers/conversations.js'
+import { tempStore } from '../helpers/temp-store.js'
+
+type Hook = (event: { agent: { messages: Message[] } }) => void
+
+/** Drives the real Strands manager on a bare `{ messages }` agent, as its own tests do. */
+class StrandsDriver {
+  readonly agent: { messages: Message[]; addHook: (event: unknown, cb: Hook) => void }
+  private afterInvocation: Hook | undefined
+  constructor(readonly manager: SlidingWindowConversationManager) {
+    this.agent = {
+      messages: [],
+      addHook: (event, cb) => {
+        if (event === AfterInvocationEvent) this.afterInvocation = cb
+      },
+    }
+    manager.initAgent(this.agent as never)
+  }
+  invoke(): void {
+    this.afterInvocation?.({ agent: this.agent })
+  }
+  overflow(): boolean {
+    return this.manager.reduce({
+      agent: this.agent as never,
+      model: undefined as never,
+      error: new ContextWindowOverflowError('too long'),
+    }) as boolean
+  }
+  ids(): string[] {
+    return this.agent.messages.map((m) => m.trackingId)
+  }
+}
+
+// Strands logs every declined trim; the comparison, not the log, is what this test is about.
+const quiet = (): void => undefined
+configureLogging({ debug: quiet, info: quiet, warn: quiet, error: quiet })
+
+let store: ContextStore
+let cleanup: () => void
+let session = 0
+beforeAll(() => {
+  ;({ store, cleanup } = tempStore())
+})
+afterAll(() => cleanup())
+
+const step = fc.record({
+  take: fc.integer({ min: 1, max: 7 }),
+  action: fc.constantFrom('invoke', 'invoke', 'overflow', 'none'),
+})
+
+describe('PersistentConversationManager', () => {
+  describe('applyWindow and reduce', () => {
+    it('keep exactly what Strands 1.19 SlidingWindowConversationManager keeps when nothing is protected', () => {
+      fc.assert(
+        fc.property(
+          conversation(30),
+          fc.array(step, { minLength: 1, maxLength: 60 }),
+          fc.integer({ min: 1, max: 12 }),
+          (messages, steps, windowSize) => {
+            const sessionId = `eq-${session++}`
+            const ours = new PersistentConversationManager({ store, sessionId, windowSize })
+            const strands = new StrandsDriver(
+              new SlidingWindowConversationManager({ windowSize, shouldTruncateResults: false }),
+            )
+            let next = 0
+            for (const s of steps) {
+              const batch = messages.slice(next, next + s.take)
+              next += batch.length
+              if (batch.length > 0) {
+                ours.append(batch)
+                strands.agent.messages.push(...batch.map((m) => Message.fromJSON(m as never)))
+              }
+              if (s.action === 'none') continue
+              const result = s.action === 'invoke' ? ours.applyWindow() : ours.reduce({ overflow: true })
+              const reduced = s.action === 'invoke' ? (strands.invoke(), undefined) : strands.overflow()
+              const window = ours.window().map((m) => m.trackingId)
+              if (result.cut === 'latest-trim-point') {
+                // Strands found no valid trim point and kept everything; we cut earlier. Resync.
+                expect(reduced === undefined || reduced === false).toBe(true)
+                strands.agent.messages = ours.window().map((m) => Message.fromJSON(m as never))
+                continue
+              }
+              expect(window).toStrictEqual(strands.ids())
+              if (reduced !== undefined) expect(reduced).toBe(result.evicted > 0)
+            }
+          },
+        ),
+        { numRuns: Number(process.env.FC_RUNS ?? 150) },
+      )
+    })
+
+    it('matches the documented Strands scenarios SW04, SW05, SW17–SW22', () => {
+      const alt = (n: number): StoredMessageData[] =>
+        Array.from({ length: n }, (_, i) => ({
+          role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+          content: [{ text: `m${i}` }],
+          trackingId: `m${i}`,
+        }))
+      const run = (msgs: StoredMessageData[], windowSize: number, action: 'inv' | 'ovf'): string[] => {
+        const m = new PersistentConversationManager({ store, sessionId: `sw-${session++}`, windowSize })
+        m.append(msgs)
+        if (action === 'inv') m.applyWindow()
+        else m.reduce({ overflow: true })
+        return m.window().map((x) => x.trackingId)
+      }
+      expect(run(alt(4), 2, 'inv')).toStrictEqual(['m2', 'm3']) // SW04
+      expect(run(alt(9), 8, 'inv')).toStrictEqual(['m2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8']) // SW05
+      expect(run(alt(5), 3, 'ovf')).toStrictEqual(['m2', 'm3', 'm4']) // SW17
+      expect(run(alt(3), 5, 'ovf')).toStrictEqual(['m2']) // SW18
+      const tu = (id: string, k: string): StoredMessageData => ({
+        role: 'assistant',
+        content: [{ toolUse: { name: 't', toolUseId: k, input: {} } }],
+        trackingId: id,
+      })
+      const tr = (id: string, k: string): StoredMessageData => ({
+        role: 'user',
+        content: [{ toolResult: { toolUseId: k, status: 'success', content: [{ text: 'r' }] } }],
+        trackingId: id,
+      })
+      const u = (id: string): StoredMessageData => ({ role: 'user', content: [{ text: id }], trackingId: id })
+      const a = (id: string): StoredMessageData => ({
+        role: 'assistant',
+        content: [{ text: id }],
+        trackingId: id,
+      })
+      // SW19
+      expect(run([tu('tu1', '1'), tr('tr1', '1'), a('a'), u('Message')], 2, 'ovf')).toStrictEqual(['Message'])
+      // SW20: a plain user trim point beats a later tool pair
+      expect(
+        run([u('u0'), a('a1'), u('Plain'), tu('tu1', '1'), tr('tr1', '1'), a('a5')], 4, 'ovf'),
+      ).toStrictEqual(['Plain', 'tu1', 'tr1', 'a5'])
+      // SW21 / SW22: the fallback keeps the user anchor
+      const review = [u('Review'), tu('tu1', '1'), tr('tr1', '1'), tu('tu2', '2'), tr('tr2', '2')]
+      const sw21 = [...review, tu('tu3', '3'), tr('tr3', '3'), a('end')]
+      expect(run(sw21, 4, 'ovf')).toStrictEqual(['Review', 'tu3', 'tr3', 'end'])
+      expect(run(sw21, 4, 'inv')).toStrictEqual(['Review', 'tu3', 'tr3', 'end'])
+    })
+  })
+})
