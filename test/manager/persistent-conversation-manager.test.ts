@@ -1,0 +1,172 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  ContextLedgerError,
+  PersistentConversationManager,
+  planWindow,
+  type ContextStore,
+  type MessageData,
+  type PersistentConversationManagerOptions,
+} from '../../src/index.js'
+import { tempStore } from '../helpers/temp-store.js'
+
+let store: ContextStore
+let cleanup: () => void
+beforeEach(() => {
+  ;({ store, cleanup } = tempStore())
+})
+afterEach(() => cleanup())
+
+const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
+const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
+const turns = (n: number, from = 0): MessageData[] =>
+  Array.from({ length: n }, (_, i) => [user(`q${from + i}`), assistant(`a${from + i}`)]).flat()
+
+function optionsError(options: Record<string, unknown>): ContextLedgerError | undefined {
+  try {
+    new PersistentConversationManager({
+      store,
+      sessionId: 's',
+      ...options,
+    } as PersistentConversationManagerOptions)
+  } catch (e) {
+    if (e instanceof ContextLedgerError) return e
+    throw e
+  }
+  return undefined
+}
+
+describe('PersistentConversationManager', () => {
+  describe('constructor', () => {
+    it('refuses bad options with INVALID_OPTIONS naming the option', () => {
+      expect(optionsError({ windowSize: 0 })?.message).toContain('windowSize')
+      expect(optionsError({ windowSize: -3 })?.code).toBe('INVALID_OPTIONS')
+      expect(optionsError({ windowSize: 2.5 })?.code).toBe('INVALID_OPTIONS')
+      expect(optionsError({ protectedMessages: { first: -1 } })?.message).toContain('protectedMessages.first')
+      expect(optionsError({ protectedMessages: { middle: 1 } })?.message).toContain('"middle"')
+      expect(optionsError({ windowsize: 40 })?.message).toContain('unknown option(s) "windowsize"')
+      expect(optionsError({ tokenBudget: 0 })?.code).toBe('INVALID_OPTIONS')
+      expect(optionsError({ protectedMessages: { first: 1 }, protectedMessageRange: 2 })?.code).toBe(
+        'INVALID_OPTIONS',
+      )
+      expect(optionsError({ sessionId: '' })?.code).toBe('INVALID_OPTIONS')
+      expect(optionsError({ store: {} })?.message).toContain('ContextStore')
+    })
+
+    it('defaults to a 40-message window and reads the protectedMessageRange shorthand', () => {
+      expect(new PersistentConversationManager({ store, sessionId: 's' }).limits).toStrictEqual({
+        windowSize: 40,
+        tokenBudget: undefined,
+        first: 0,
+        last: 0,
+      })
+      const head = new PersistentConversationManager({ store, sessionId: 's', protectedMessageRange: 2 })
+      const tail = new PersistentConversationManager({ store, sessionId: 's', protectedMessageRange: -3 })
+      expect([head.limits.first, head.limits.last, tail.limits.first, tail.limits.last]).toStrictEqual([
+        2, 0, 0, 3,
+      ])
+    })
+  })
+
+  describe('applyWindow', () => {
+    it('returns evicted 0 and within-limits when nothing needs to go', () => {
+      const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 10 })
+      m.append(turns(2))
+      expect(m.applyWindow()).toMatchObject({ evicted: 0, reason: 'within-limits', windowMessages: 4 })
+    })
+
+    it('keeps protected first and last messages and counts them toward windowSize', () => {
+      const m = new PersistentConversationManager({
+        store,
+        sessionId: 's',
+        windowSize: 6,
+        protectedMessages: { first: 2, last: 2 },
+      })
+      m.append(turns(10))
+      const result = m.applyWindow()
+      const ids = m.window().map((x) => (x.content[0] as { text: string }).text)
+      expect(ids).toStrictEqual(['q0', 'a0', 'q8', 'a8', 'q9', 'a9'])
+      expect(result).toMatchObject({ windowMessages: 6, evicted: 14, cut: 'trim-point', protectedCount: 4 })
+    })
+
+    it('says so when the protected messages alone exceed the window', () => {
+      const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 3 })
+      m.append(turns(4))
+      for (const seq of [0, 1, 2, 3]) m.pin({ seq })
+      const result = m.applyWindow()
+      expect(result).toMatchObject({ protectedExceedsLimit: true, cut: 'protected-only', protectedCount: 4 })
+      expect(m.window().map((x) => (x.content[0] as { text: string }).text)).toStrictEqual([
+        'q0',
+        'a0',
+        'q1',
+        'a1',
+      ])
+    })
+
+    it('never lets the window exceed the token budget unless the protected set does', () => {
+      const m = new PersistentConversationManager({
+        store,
+        sessionId: 's',
+        windowSize: 100,
+        tokenBudget: 50,
+        tokenCounter: () => 10,
+      })
+      m.append(turns(10))
+      const result = m.applyWindow()
+      expect(result.windowTokens).toBeLessThanOrEqual(50)
+      expect(result.windowTokens).toBe(40)
+      expect(m.window()).toHaveLength(4)
+    })
+
+    it('matches planWindow on the same messages', () => {
+      const messages = turns(12)
+      const m = new PersistentConversationManager({
+        store,
+        sessionId: 's',
+        windowSize: 5,
+        protectedMessageRange: 1,
+      })
+      m.append(messages)
+      const result = m.applyWindow()
+      const planned = planWindow(
+        m.history({ limit: 1000 }).map((e) => e.message),
+        {
+          windowSize: 5,
+          protectedMessageRange: 1,
+        },
+      )
+      expect(result.boundary).toBe(planned.boundary)
+      expect(m.window()).toStrictEqual(planned.messages)
+    })
+  })
+
+  describe('reduce', () => {
+    it('evicts something on overflow even within the window, and says why when nothing can go', () => {
+      const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 40 })
+      m.append(turns(3))
+      expect(m.reduce({ overflow: true })).toMatchObject({ evicted: 2, cut: 'trim-point' })
+      expect(m.reduce({ overflow: true })).toMatchObject({ evicted: 2 })
+      const last = m.reduce({ overflow: true })
+      expect(last.evicted).toBe(0)
+      expect(last.reason).toBe('no-valid-cut')
+      expect(m.window()).toHaveLength(2)
+      m.pin({ windowIndex: 0 })
+      m.pin({ windowIndex: 1 })
+      expect(m.reduce({ overflow: true }).reason).toBe('all-protected')
+    })
+
+    it('is not jammed by a pinned head (Strands 1.19 returns false here, SW39)', () => {
+      const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 4 })
+      m.append(turns(3))
+      m.pin({ seq: 0 })
+      m.pin({ seq: 1 })
+      const result = m.reduce({ overflow: true })
+      expect(result.evicted).toBeGreaterThan(0)
+      expect(m.window().map((x) => (x.content[0] as { text: string }).text)).toStrictEqual([
+        'q0',
+        'a0',
+        'q2',
+        'a2',
+      ])
+    })
+  })
+})

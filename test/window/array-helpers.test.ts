@@ -1,0 +1,132 @@
+/**
+ * The pure helpers, checked against the Strands 1.19 conformance scenarios (PN01–PN04, CC01, CC02 of
+ * the reference contract) with the immutable signatures of the seed proposal.
+ */
+import { describe, expect, it } from 'vitest'
+import {
+  adjustSplitPointForToolPairs,
+  ContextLedgerError,
+  findValidTrimPoint,
+  isPinned,
+  matchesMessageType,
+  pinMessage,
+  unpinMessage,
+  type MessageData,
+} from '../../src/index.js'
+
+const u = (text = 'u'): MessageData => ({ role: 'user', content: [{ text }] })
+const a = (text = 'a'): MessageData => ({ role: 'assistant', content: [{ text }] })
+const tu = (id: string, role: 'user' | 'assistant' = 'assistant'): MessageData => ({
+  role,
+  content: [{ toolUse: { name: 't', toolUseId: id, input: {} } }],
+})
+const tr = (id: string): MessageData => ({
+  role: 'user',
+  content: [{ toolResult: { toolUseId: id, status: 'success', content: [{ text: 'r' }] } }],
+})
+
+describe('isPinned', () => {
+  it('reads only a strict boolean flag (PN01)', () => {
+    expect(isPinned(u())).toBe(false)
+    expect(isPinned({ ...u(), metadata: { custom: {} } })).toBe(false)
+    expect(isPinned({ ...u(), metadata: { custom: { pinned: true } } })).toBe(true)
+    expect(isPinned({ ...u(), metadata: { custom: { pinned: false } } })).toBe(false)
+    expect(isPinned({ ...u(), metadata: { custom: { pinned: 'true' } } })).toBe(false)
+  })
+
+  it('protects the adjacent tool-pair partner with a matching id (PN04)', () => {
+    expect(isPinned([pinMessage(tu('1')), tr('1')], 1)).toBe(true)
+    expect(isPinned([tu('1'), pinMessage(tr('1'))], 0)).toBe(true)
+    expect(isPinned([pinMessage(tu('1')), tr('2')], 1)).toBe(false)
+    expect(isPinned([pinMessage(u()), u()], 1)).toBe(false)
+    expect(isPinned([u()], 5)).toBe(false)
+  })
+})
+
+describe('pinMessage', () => {
+  it('returns a new message with the flag, keeping trackingId and other metadata (PN02)', () => {
+    const m: MessageData = {
+      ...u(),
+      trackingId: 'id-1',
+      metadata: { usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 }, custom: { my: 1 } },
+    }
+    const pinned = pinMessage(m)
+    expect(pinned).not.toBe(m)
+    expect(pinned).toStrictEqual({
+      ...u(),
+      trackingId: 'id-1',
+      metadata: {
+        usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 },
+        custom: { my: 1, pinned: true },
+      },
+    })
+    expect(m.metadata?.custom).toStrictEqual({ my: 1 })
+  })
+})
+
+describe('unpinMessage', () => {
+  it('drops empty custom and metadata objects (PN03)', () => {
+    expect(unpinMessage(pinMessage(u()))).toStrictEqual(u())
+    expect(unpinMessage({ ...u(), metadata: { custom: { pinned: true, other: 1 } } })).toStrictEqual({
+      ...u(),
+      metadata: { custom: { other: 1 } },
+    })
+    const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 }
+    expect(unpinMessage({ ...u(), metadata: { usage, custom: { pinned: true } } })).toStrictEqual({
+      ...u(),
+      metadata: { usage },
+    })
+  })
+})
+
+describe('findValidTrimPoint', () => {
+  it('finds the first user message without toolResult whose toolUse is answered (CC02)', () => {
+    expect(findValidTrimPoint([u()], 0)).toBe(0)
+    expect(findValidTrimPoint([a(), u()], 0)).toBe(1)
+    expect(findValidTrimPoint([tr('1'), u()], 0)).toBe(1)
+    expect(findValidTrimPoint([a(), tr('1')], 0)).toBe(2)
+    expect(findValidTrimPoint([u(), a(), u()], 1)).toBe(2)
+    expect(findValidTrimPoint([], 0)).toBe(0)
+    expect(findValidTrimPoint([tu('1', 'user'), a()], 0)).toBe(2)
+    expect(findValidTrimPoint([tu('1', 'user'), tr('1')], 0)).toBe(0)
+  })
+})
+
+describe('adjustSplitPointForToolPairs', () => {
+  it('moves the split past tool results and unanswered calls (CC01)', () => {
+    expect(adjustSplitPointForToolPairs([u(), a()], 0)).toBe(0)
+    expect(adjustSplitPointForToolPairs([tr('1'), u()], 0)).toBe(1)
+    expect(adjustSplitPointForToolPairs([tu('1'), a()], 0)).toBe(1)
+    expect(adjustSplitPointForToolPairs([tu('1'), tr('1')], 0)).toBe(0)
+    expect(adjustSplitPointForToolPairs([tr('1'), tr('2'), u()], 0)).toBe(2)
+    expect(adjustSplitPointForToolPairs([u()], 1)).toBe(1)
+    expect(adjustSplitPointForToolPairs([u()], 5)).toBe(5)
+  })
+
+  it('throws NO_VALID_SPLIT when the walk reaches the end', () => {
+    let caught: unknown
+    try {
+      adjustSplitPointForToolPairs([tr('1'), tr('2')], 0)
+    } catch (e) {
+      caught = e
+    }
+    expect(caught).toBeInstanceOf(ContextLedgerError)
+    expect((caught as ContextLedgerError).code).toBe('NO_VALID_SPLIT')
+  })
+})
+
+describe('matchesMessageType', () => {
+  it('separates tool traffic from plain messages', () => {
+    expect([tu('1'), tr('1'), u()].map((m) => matchesMessageType(m, 'tools'))).toStrictEqual([
+      true,
+      true,
+      false,
+    ])
+    expect([tu('1'), tr('1'), u()].map((m) => matchesMessageType(m, 'messages'))).toStrictEqual([
+      false,
+      false,
+      true,
+    ])
+    expect([tu('1'), u()].map((m) => matchesMessageType(m, 'all'))).toStrictEqual([true, true])
+  })
+})
