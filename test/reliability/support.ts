@@ -2,18 +2,21 @@
  * Shared plumbing of the reliability tests: temp directories, file checksums, child-process workers and
  * the knob for the long variants.
  */
+import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterEach, beforeEach } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
 
 /** True when `CONTEXT_LEDGER_LONG=1`: run the long variants (more kills, processes, messages). */
 export const LONG = process.env.CONTEXT_LEDGER_LONG === '1'
 
 /** The folder holding the child-process worker scripts. */
 export const WORKERS = join(dirname(fileURLToPath(import.meta.url)), 'workers')
+
+const ROOT = join(WORKERS, '..', '..', '..')
 
 /** A temp directory per test, removed afterwards. */
 export interface TestDir {
@@ -57,4 +60,103 @@ export function useTempDir(): TestDir {
  */
 export function fileHash(path: string): string {
   return existsSync(path) ? createHash('sha256').update(readFileSync(path)).digest('hex') : 'absent'
+}
+
+/** The part of esbuild's API the launcher uses. */
+interface Bundler {
+  build(options: {
+    entryPoints: string[]
+    outdir: string
+    bundle: boolean
+    platform: 'node'
+    format: 'esm'
+    packages: 'external'
+    outExtension: Record<string, string>
+    logLevel: 'error'
+  }): Promise<unknown>
+}
+
+/** Starts a worker script as a child process: `node <worker> ...args`, stdout and stderr piped. */
+export type WorkerLauncher = (args: readonly string[]) => ChildProcess
+
+/**
+ * Registers hooks that make `name` (a file in `workers/`, without `.ts`) startable as a child process.
+ * Tests spawn workers dozens of times, so the worker is bundled once with esbuild (present through tsx
+ * and vite) into `.tmp/` at the repository root — two levels deep, so `src/db/open.ts` still finds
+ * `migrations/` from its `import.meta.url` — and each start costs a plain Node boot instead of loading
+ * the TypeScript loader. Without esbuild the worker runs under `node --import tsx`.
+ *
+ * @param name - the worker's file name without extension
+ * @returns a launcher, valid inside tests
+ */
+export function useWorker(name: string): WorkerLauncher {
+  const outdir = join(ROOT, '.tmp', `reliability-${name}-${process.pid}`)
+  let command: string[] | undefined
+  beforeAll(async () => {
+    const specifier = 'esbuild'
+    const esbuild = (await import(specifier).catch(() => undefined)) as Bundler | undefined
+    if (esbuild === undefined) {
+      command = ['--import', 'tsx', join(WORKERS, `${name}.ts`)]
+      return
+    }
+    mkdirSync(outdir, { recursive: true })
+    await esbuild.build({
+      entryPoints: [join(WORKERS, `${name}.ts`)],
+      outdir,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      outExtension: { '.js': '.mjs' },
+      logLevel: 'error',
+    })
+    command = [join(outdir, `${name}.mjs`)]
+  })
+  afterAll(() => rmSync(outdir, { recursive: true, force: true }))
+  return (args) => {
+    if (command === undefined) throw new Error(`worker ${name} is not built yet`)
+    return spawn(process.execPath, [...command, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+  }
+}
+
+/** A finished child process: how it ended and every stdout line it printed. */
+export interface WorkerExit {
+  /** Exit code, or null when killed by a signal. */
+  readonly code: number | null
+  /** The signal that killed it, if any. */
+  readonly signal: NodeJS.Signals | null
+  /** Complete stdout lines, in order. */
+  readonly lines: string[]
+  /** Everything on stderr. */
+  readonly stderr: string
+}
+
+/**
+ * Collects a child's output and resolves once it has exited and its pipes are drained.
+ *
+ * @param child - a child started with piped stdout and stderr
+ * @param onLine - called for each complete stdout line as it arrives
+ * @returns how it ended and what it printed
+ */
+export function collect(child: ChildProcess, onLine: (line: string) => void = () => {}): Promise<WorkerExit> {
+  const lines: string[] = []
+  let partial = ''
+  let stderr = ''
+  child.stdout?.setEncoding('utf8')
+  child.stderr?.setEncoding('utf8')
+  child.stdout?.on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n')
+    partial = parts.pop() ?? ''
+    for (const line of parts) {
+      lines.push(line)
+      onLine(line)
+    }
+  })
+  child.stderr?.on('data', (chunk: string) => {
+    stderr += chunk
+  })
+  return new Promise((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code, signal) => resolve({ code, signal, lines, stderr }))
+  })
 }

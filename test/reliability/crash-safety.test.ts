@@ -1,0 +1,166 @@
+/**
+ * Killed mid-write: a child process runs an agent loop against a ledger file and the parent SIGKILLs it
+ * at random moments — while it opens the file, appends, pins, applies the window, or waits on a tool.
+ * After every kill the parent opens the file and checks that nothing acknowledged went missing and that
+ * every window rule still holds; a call left open by the kill is answered by a recorded repair row once
+ * the next run continues the conversation.
+ *
+ * Default: 60 kills (about a minute on 2 shared cores). `CONTEXT_LEDGER_LONG=1`: 600 kills.
+ */
+import { describe, expect, it } from 'vitest'
+import { openContextStore, type StoredMessageData } from '../../src/index.js'
+import { assertWindowRules, type WindowRulesReport } from '../helpers/window-invariants.js'
+import { CRASH_LIMITS, MessageFactory, rng } from './workers/worker-kit.js'
+import { collect, LONG, useTempDir, useWorker, type WorkerExit } from './support.js'
+
+const KILLS = LONG ? 600 : 60
+const SEED = Number(process.env.CONTEXT_LEDGER_SEED ?? Date.now() % 1_000_000)
+const SESSION = 'crash'
+const RANGES = CRASH_LIMITS.protectedMessages
+const REPAIR_TEXT = 'Tool call interrupted: no result was recorded before the conversation continued.'
+
+const dir = useTempDir()
+const launch = useWorker('crash-writer')
+
+interface Acknowledged {
+  /** trackingId → JSON the worker appended and saw return. */
+  messages: Map<string, string>
+  /** trackingId → pinned state whose pin/unpin call returned (or that arrived with the pin flag). */
+  pins: Map<string, boolean>
+  /** Largest boundary an acknowledged applyWindow reported. */
+  boundary: number
+}
+
+function isRepair(m: StoredMessageData): boolean {
+  const custom = m.metadata?.custom as { contextLedger?: { repair?: unknown } } | undefined
+  return custom?.contextLedger?.repair === 'missing-tool-result'
+}
+
+/** Runs one worker until the kill, folding its acknowledgements into `ack`. */
+async function runAndKill(
+  path: string,
+  run: number,
+  ack: Acknowledged,
+  r: ReturnType<typeof rng>,
+): Promise<{ exit: WorkerExit; pending: [string, boolean] | undefined; killedBeforeReady: boolean }> {
+  const child = launch([path, SESSION, String(SEED), String(run)])
+  let pending: [string, boolean] | undefined
+  // Most kills land in the agent loop; some while the worker is still starting and opening the file.
+  const early = r.chance(0.15)
+  let ready = false
+  let timer: NodeJS.Timeout | undefined
+  const kill = (): void => {
+    child.kill('SIGKILL')
+  }
+  if (early) timer = setTimeout(kill, r.int(0, 400))
+  const exit = await collect(child, (line) => {
+    const [tag, a, b] = line.split(' ', 3)
+    if (tag === 'R') {
+      ready = true
+      if (!early) timer = setTimeout(kill, r.int(5, 400))
+    } else if (tag === 'A') {
+      const json = line.slice(2)
+      const m = JSON.parse(json) as StoredMessageData
+      ack.messages.set(m.trackingId, json)
+      if (m.metadata?.custom?.pinned === true) ack.pins.set(m.trackingId, true)
+    } else if (tag === 'p' && a !== undefined) {
+      pending = [a, b === '1']
+    } else if (tag === 'P' && a !== undefined) {
+      ack.pins.set(a, b === '1')
+      pending = undefined
+    } else if (tag === 'W' && a !== undefined) {
+      ack.boundary = Math.max(ack.boundary, Number(a))
+    }
+  })
+  clearTimeout(timer)
+  return { exit, pending, killedBeforeReady: !ready }
+}
+
+/** Opens the file as a restarted process would and checks everything; returns the rule report. */
+function verify(
+  path: string,
+  ack: Acknowledged,
+  pending: [string, boolean] | undefined,
+  previous: number,
+): { report: WindowRulesReport; repairs: number; dangling: boolean } {
+  const store = openContextStore(path)
+  try {
+    expect(store.connection().pragma('integrity_check', { simple: true })).toBe('ok')
+    expect(store.connection().pragma('foreign_key_check')).toStrictEqual([])
+    const report = assertWindowRules(store, SESSION, RANGES, {
+      appended: ack.messages,
+      previousBoundary: Math.max(previous, ack.boundary),
+    })
+    const byId = new Map(report.history.map((e) => [e.trackingId, e]))
+    for (const [trackingId, pinned] of ack.pins) {
+      const entry = byId.get(trackingId)
+      expect(entry, `pinned message ${trackingId}`).toBeDefined()
+      if (entry?.pinned !== pinned)
+        expect(pending, `pin state of ${trackingId} (acknowledged ${pinned})`).toStrictEqual([
+          trackingId,
+          entry?.pinned,
+        ])
+    }
+    let repairs = 0
+    for (const e of report.history) {
+      if (!isRepair(e.message)) continue
+      repairs++
+      expect(e.message.role).toBe('user')
+      for (const block of e.message.content) {
+        expect(block).toMatchObject({ toolResult: { status: 'error', content: [{ text: REPAIR_TEXT }] } })
+      }
+    }
+    const last = report.history.at(-1)?.message
+    const dangling = last?.role === 'assistant' && last.content.some((b) => 'toolUse' in b)
+    return { report, repairs, dangling }
+  } finally {
+    store.close()
+  }
+}
+
+describe('crash safety', () => {
+  it(`keeps every acknowledged write and every window rule across ${KILLS} SIGKILLs (seed ${SEED})`, async () => {
+    const path = dir.file('crash.db')
+    const r = rng(SEED)
+    const ack: Acknowledged = { messages: new Map(), pins: new Map(), boundary: 0 }
+    let previous = 0
+    let danglingAtKill = 0
+    let killedBeforeReady = 0
+    let repairs = 0
+    const started = Date.now()
+    for (let run = 0; run < KILLS; run++) {
+      const { exit, pending, killedBeforeReady: early } = await runAndKill(path, run, ack, r)
+      expect(exit.signal, `run ${run} ended by itself: ${exit.stderr}`).toBe('SIGKILL')
+      if (early) killedBeforeReady++
+      const seen = verify(path, ack, pending, previous)
+      previous = seen.report.boundary
+      repairs = seen.repairs
+      if (seen.dangling) danglingAtKill++
+    }
+
+    // The conversation goes on after the last kill: a dangling call is answered by a repair row.
+    const store = openContextStore(path)
+    const before = store.session(SESSION)?.messageCount ?? 0
+    const lastBefore = store.message(SESSION, { seq: before - 1 }).message
+    const next = new MessageFactory('final').user('still there?')
+    store.append(SESSION, next)
+    ack.messages.set(next.trackingId as string, JSON.stringify(next))
+    const report = assertWindowRules(store, SESSION, RANGES, {
+      appended: ack.messages,
+      previousBoundary: previous,
+    })
+    const openAtEnd = lastBefore.role === 'assistant' && lastBefore.content.some((b) => 'toolUse' in b)
+    expect(report.messageCount).toBe(before + (openAtEnd ? 2 : 1))
+    if (openAtEnd) expect(isRepair(report.history[before]?.message as StoredMessageData)).toBe(true)
+    store.close()
+
+    console.log(
+      `crash safety: ${KILLS} kills (${killedBeforeReady} before the worker was ready) in ${((Date.now() - started) / 1000).toFixed(1)} s, ` +
+        `${ack.messages.size} acknowledged messages, ${report.messageCount} in the ledger, ` +
+        `${danglingAtKill} kills left a call open, ${repairs} repair rows, boundary ${report.boundary}`,
+    )
+    expect(ack.messages.size).toBeGreaterThan(KILLS)
+    expect(danglingAtKill).toBeGreaterThan(0)
+    expect(repairs).toBeGreaterThan(0)
+  }, 600_000)
+})
