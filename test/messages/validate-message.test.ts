@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest'
+import { ContextLedgerError, validateMessage } from '../../src/index.js'
+import { everyBlockMessage, everyToolResultMessage } from '../helpers/all-blocks.js'
+
+function pathOf(input: unknown, limits?: { maxDepth: number; maxStringLength: number }): string | undefined {
+  try {
+    validateMessage(input, limits)
+  } catch (e) {
+    if (e instanceof ContextLedgerError && e.code === 'INVALID_MESSAGE') return e.path
+    throw e
+  }
+  return undefined
+}
+
+describe('validateMessage', () => {
+  it('accepts every Strands block kind and returns the same object', () => {
+    expect(validateMessage(everyBlockMessage)).toBe(everyBlockMessage)
+    expect(validateMessage(everyToolResultMessage)).toBe(everyToolResultMessage)
+  })
+
+  it('names the path of the first bad field', () => {
+    expect(pathOf({ role: 'system', content: [] })).toBe('role')
+    expect(pathOf({ role: 'user' })).toBe('content')
+    expect(pathOf({ role: 'user', content: [{ txt: 'x' }] })).toBe('content[0].txt')
+    expect(pathOf({ role: 'user', content: [{ text: 'a', image: {} }] })).toBe('content[0]')
+    expect(pathOf({ role: 'user', content: [{ text: 1 }] })).toBe('content[0].text')
+    expect(
+      pathOf({ role: 'user', content: [{ toolResult: { toolUseId: 'x', status: 'ok', content: [] } }] }),
+    ).toBe('content[0].toolResult.status')
+    expect(
+      pathOf({
+        role: 'user',
+        content: [{ toolResult: { toolUseId: 'x', status: 'error', content: [{ reasoning: {} }] } }],
+      }),
+    ).toBe('content[0].toolResult.content[0].reasoning')
+    expect(pathOf({ role: 'user', content: [], extra: 1 })).toBe('(message)')
+    expect(pathOf({ role: 'user', content: [{ image: { format: 'png', source: { bytes: '***' } } }] })).toBe(
+      'content[0].image.source.bytes',
+    )
+  })
+
+  it('refuses values JSON cannot carry faithfully', () => {
+    expect(pathOf({ role: 'user', content: [{ text: 'a\ud800b' }] })).toBe('content[0].text')
+    expect(
+      pathOf({ role: 'assistant', content: [{ toolUse: { name: 'f', toolUseId: 'i', input: { x: NaN } } }] }),
+    ).toBe('content[0].toolUse.input.x')
+    expect(
+      pathOf({
+        role: 'assistant',
+        content: [{ toolUse: { name: 'f', toolUseId: 'i', input: { x: Infinity } } }],
+      }),
+    ).toBe('content[0].toolUse.input.x')
+    const proto = JSON.parse(
+      '{"role":"user","content":[],"metadata":{"custom":{"__proto__":{"polluted":true}}}}',
+    )
+    expect(pathOf(proto)).toBe('metadata.custom.__proto__')
+    expect(pathOf({ role: 'user', content: [{ text: new Date() }] })).toBe('content[0].text')
+    let deep: unknown = 1
+    for (let i = 0; i < 100; i++) deep = { d: deep }
+    expect(
+      pathOf({ role: 'assistant', content: [{ toolUse: { name: 'f', toolUseId: 'i', input: deep } }] }),
+    ).toMatch(/^content\[0\]\.toolUse\.input(\.d)+$/)
+    expect(
+      pathOf({ role: 'user', content: [{ text: 'x'.repeat(11) }] }, { maxDepth: 64, maxStringLength: 10 }),
+    ).toBe('content[0].text')
+  })
+})
