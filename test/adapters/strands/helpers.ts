@@ -1,0 +1,119 @@
+/**
+ * Fixtures for driving a real Strands `Agent` against real ledger files: temp directories, a scripted
+ * model that answers like a small tool-using assistant, and tools whose results have a chosen size.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Agent, tool } from '@strands-agents/sdk'
+import type { Message, Tool } from '@strands-agents/sdk'
+import { z } from 'zod'
+import { openContextStore, type ContextStore, type MessageData } from '../../../src/index.js'
+import {
+  PersistentConversationManager,
+  pinMessageTool,
+  type PersistentConversationManagerOptions,
+} from '../../../src/adapters/strands/index.js'
+import {
+  ScriptedModel,
+  type ScriptedCall,
+  type ScriptedReply,
+} from '../../../examples/strands-scripted-model.js'
+
+/** A temp directory removed by `cleanup()`, with stores opened in it closed first. */
+export interface TempDir {
+  readonly path: string
+  file(name?: string): string
+  open(name?: string): ContextStore
+  cleanup(): void
+}
+
+export function tempDir(): TempDir {
+  const path = mkdtempSync(join(tmpdir(), 'context-ledger-strands-'))
+  const stores: ContextStore[] = []
+  return {
+    path,
+    file: (name = 'ledger.db') => join(path, name),
+    open(name = 'ledger.db') {
+      const store = openContextStore(join(path, name))
+      stores.push(store)
+      return store
+    },
+    cleanup() {
+      for (const s of stores) s.close()
+      rmSync(path, { recursive: true, force: true })
+    },
+  }
+}
+
+/** `lookup` returns `size` characters for its query; `lookup_json` a JSON array of `size` numbers. */
+export function lookupTools(size = 120): Tool[] {
+  const lookup = tool({
+    name: 'lookup',
+    description: 'Look something up',
+    inputSchema: z.object({ q: z.string() }),
+    callback: ({ q }) => `${q}: ${'r'.repeat(Math.max(0, size - q.length - 2))}`,
+  })
+  return [lookup]
+}
+
+function textOf(message: Message | undefined): string {
+  const block = message?.content.find((b) => b.type === 'textBlock')
+  return block !== undefined && 'text' in block ? block.text : ''
+}
+
+/**
+ * Answers like a small assistant: a prompt starting with `pin N` calls `pin_message` on index N (with
+ * `unpin N` it unpins); `ask X` calls `lookup` with X; a tool result gets `Answer <n>`; anything else gets
+ * `Noted: <first 40 characters of the prompt>`. Tool-use ids are `<prefix><call index>`, so two runs of the same prompts match.
+ */
+export function assistantScript(prefix = 'tool-'): (call: ScriptedCall) => ScriptedReply {
+  return (call) => assistantReply(call, `${prefix}${call.index}`)
+}
+
+function assistantReply(call: ScriptedCall, toolUseId: string): ScriptedReply {
+  const last = call.messages.at(-1)
+  if (last?.content.some((b) => b.type === 'toolResultBlock')) return `Answer ${call.index}`
+  const prompt = textOf(last)
+  const pin = /^(pin|unpin) (\d+)(?: (.*))?$/.exec(prompt)
+  if (pin !== null)
+    return [
+      {
+        toolUse: {
+          toolUseId,
+          name: 'pin_message',
+          input: {
+            index: Number(pin[2]),
+            action: pin[1] as string,
+            ...(pin[3] === undefined ? {} : { reason: pin[3] }),
+          },
+        },
+      },
+    ]
+  if (prompt.startsWith('ask '))
+    return [{ toolUse: { toolUseId, name: 'lookup', input: { q: prompt.slice(4) } } }]
+  return `Noted: ${prompt.slice(0, 40)}`
+}
+
+/** A real Agent with the scripted model, the lookup tool, `pin_message` and the ledger's manager. */
+export function ledgerAgent(
+  options: PersistentConversationManagerOptions,
+  extra: { model?: ScriptedModel; tools?: Tool[]; messages?: MessageData[] } = {},
+): { agent: Agent; manager: PersistentConversationManager; model: ScriptedModel } {
+  const manager = new PersistentConversationManager(options)
+  const model = extra.model ?? new ScriptedModel({ script: assistantScript() })
+  const agent = new Agent({
+    model,
+    tools: [...(extra.tools ?? lookupTools()), pinMessageTool],
+    conversationManager: manager,
+    printer: false,
+    // The Strands and ledger MessageData types are structural twins.
+    ...(extra.messages === undefined ? {} : { messages: extra.messages as never }),
+  })
+  return { agent, manager, model }
+}
+
+/** The JSON of a Strands message list, as the ledger stores it. */
+export function json(messages: readonly Message[]): MessageData[] {
+  return messages.map((m) => m.toJSON() as unknown as MessageData)
+}

@@ -1,0 +1,146 @@
+/**
+ * The framework-neutral `pin_message` tool against a core manager on a real SQLite file.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { openContextStore, PersistentConversationManager, type ContextStore } from '../../src/index.js'
+import {
+  checkPinMessageInput,
+  describePinOutcome,
+  handlePinMessage,
+  PIN_MESSAGE_TOOL_NAME,
+  pinMessageInputSchema,
+  pinMessageToolDefinition,
+} from '../../src/tools/pin-message-tool.js'
+
+let dir: string
+let store: ContextStore
+let manager: PersistentConversationManager
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'context-ledger-pin-tool-'))
+  store = openContextStore(join(dir, 'ledger.db'))
+  manager = new PersistentConversationManager({ store, sessionId: 's', windowSize: 4 })
+  for (let i = 0; i < 6; i++)
+    manager.append({ role: i % 2 === 0 ? 'user' : 'assistant', content: [{ text: `m${i}` }] })
+})
+afterEach(() => {
+  store.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('pinMessageToolDefinition', () => {
+  it('carries the name, a description and the zod input schema with its defaults', () => {
+    expect(pinMessageToolDefinition.name).toBe(PIN_MESSAGE_TOOL_NAME)
+    expect(pinMessageToolDefinition.name).toBe('pin_message')
+    expect(pinMessageToolDefinition.description).toMatch(/index/)
+    expect(pinMessageToolDefinition.handler).toBe(handlePinMessage)
+    expect(pinMessageInputSchema.parse({ index: 2 })).toStrictEqual({ index: 2, action: 'pin' })
+    expect(z.toJSONSchema(pinMessageInputSchema, { io: 'input' }).required).toStrictEqual(['index'])
+  })
+})
+
+describe('handlePinMessage', () => {
+  it('pins the message at a window index with actor agent and the reason', () => {
+    manager.applyWindow()
+    const window = manager.window()
+    const result = handlePinMessage(manager, { index: 1, reason: 'key decision' })
+    expect(result).toStrictEqual({
+      status: 'success',
+      text: 'Pinned message 1: it stays in your context window until unpinned.',
+      pin: { seq: 3, trackingId: window[1]?.trackingId, changed: true, restored: 0 },
+    })
+    expect(store.pinnedMessages({ sessionId: 's' }).map((p) => [p.seq, p.actor, p.reason])).toStrictEqual([
+      [3, 'agent', 'key decision'],
+    ])
+  })
+
+  it('reports an already pinned message as success without a new pin event', () => {
+    handlePinMessage(manager, { index: 0 })
+    expect(handlePinMessage(manager, { index: 0, action: 'pin' })).toMatchObject({
+      status: 'success',
+      text: 'Message 0 was already pinned; it stays in your context window.',
+    })
+    expect(store.pinEvents('s')).toHaveLength(1)
+  })
+
+  it('unpins, and answers unpinning a message that is not pinned with an error result', () => {
+    handlePinMessage(manager, { index: 2 })
+    expect(handlePinMessage(manager, { index: 2, action: 'unpin', reason: 'done' })).toMatchObject({
+      status: 'success',
+      text: 'Unpinned message 2: it may leave your context window when space is needed.',
+    })
+    expect(handlePinMessage(manager, { index: 2, action: 'unpin' })).toMatchObject({
+      status: 'error',
+      text: 'Message 2 is not pinned, so there is nothing to unpin.',
+    })
+    expect(store.pinEvents('s').map((e) => [e.action, e.actor, e.reason])).toStrictEqual([
+      ['pin', 'agent', undefined],
+      ['unpin', 'agent', 'done'],
+    ])
+  })
+
+  it('answers an out-of-range index and malformed input with error results, without throwing', () => {
+    expect(handlePinMessage(manager, { index: 6 })).toStrictEqual({
+      status: 'error',
+      text: 'Invalid index 6: you see 6 messages, so index must be between 0 and 5.',
+    })
+    for (const input of [{ index: -1 }, { index: 1.5 }, { index: 0, action: 'delete' }, null, 'pin 3', {}]) {
+      const result = handlePinMessage(manager, input)
+      expect(result.status).toBe('error')
+      expect(result.text).toMatch(/^Invalid pin_message input at .*Expected \{ index: integer >= 0/)
+    }
+    expect(store.pinEvents('s')).toStrictEqual([])
+  })
+
+  it('uses a caller-given target and actor', () => {
+    const result = handlePinMessage(
+      manager,
+      { index: 0, reason: 'shown first' },
+      { target: { count: 1, resolve: () => ({ seq: 5 }) }, actor: 'planner' },
+    )
+    expect(result.pin?.seq).toBe(5)
+    expect(store.pinnedMessages({ sessionId: 's' }).map((p) => [p.seq, p.actor, p.reason])).toStrictEqual([
+      [5, 'planner', 'shown first'],
+    ])
+  })
+
+  it('answers with an error when the session has no messages yet', () => {
+    const empty = new PersistentConversationManager({ store, sessionId: 'empty' })
+    expect(handlePinMessage(empty, { index: 0 })).toStrictEqual({
+      status: 'error',
+      text: 'Invalid index 0: there are no messages yet.',
+    })
+  })
+})
+
+describe('checkPinMessageInput', () => {
+  it('returns the parsed input with its default action', () => {
+    expect(checkPinMessageInput({ index: 0, reason: 'r' }, 1)).toStrictEqual({
+      ok: true,
+      input: { index: 0, action: 'pin', reason: 'r' },
+    })
+  })
+})
+
+describe('describePinOutcome', () => {
+  it('words every outcome', () => {
+    expect([
+      describePinOutcome(1, 'pin', true),
+      describePinOutcome(1, 'pin', false),
+      describePinOutcome(1, 'unpin', true),
+      describePinOutcome(1, 'unpin', false),
+    ]).toStrictEqual([
+      { status: 'success', text: 'Pinned message 1: it stays in your context window until unpinned.' },
+      { status: 'success', text: 'Message 1 was already pinned; it stays in your context window.' },
+      {
+        status: 'success',
+        text: 'Unpinned message 1: it may leave your context window when space is needed.',
+      },
+      { status: 'error', text: 'Message 1 is not pinned, so there is nothing to unpin.' },
+    ])
+  })
+})
