@@ -25,6 +25,8 @@ export type CutKind =
   | 'latest-trim-point'
   /** Protected messages alone reach the limit: everything unprotected leaves. */
   | 'protected-only'
+  /** The boundary stays; messages kept before it that are no longer protected leave. */
+  | 'released'
 
 /** Why nothing was evicted. */
 export type NothingEvictedReason =
@@ -65,12 +67,30 @@ class ProtectedSet {
   private readonly members: Set<number>
   private readonly prefix: number[]
 
-  constructor(seqs: Iterable<number>, view: LedgerView) {
+  private readonly tokenOf = new Map<number, number>()
+
+  constructor(
+    seqs: Iterable<number>,
+    private readonly view: LedgerView,
+  ) {
     this.members = new Set(seqs)
     this.seqs = [...this.members].sort((a, b) => a - b)
     const tokens = view.tokensOf(this.seqs)
     this.prefix = [0]
-    for (const t of tokens) this.prefix.push((this.prefix.at(-1) as number) + t)
+    tokens.forEach((t, i) => {
+      this.prefix.push((this.prefix.at(-1) as number) + t)
+      this.tokenOf.set(this.seqs[i] as number, t)
+    })
+  }
+
+  /** Total tokens of `seqs`; members' counts are already known, others are looked up once. */
+  sumTokens(seqs: readonly number[]): number {
+    const unknown = seqs.filter((s) => !this.tokenOf.has(s))
+    if (unknown.length > 0) {
+      const fetched = this.view.tokensOf(unknown)
+      unknown.forEach((s, i) => this.tokenOf.set(s, fetched[i] as number))
+    }
+    return seqs.reduce((a, s) => a + (this.tokenOf.get(s) as number), 0)
   }
 
   has(seq: number): boolean {
@@ -195,7 +215,7 @@ function currentWindow(view: LedgerView, p: ProtectedSet): CurrentWindow {
   const b = view.boundary
   const n = view.count
   const head = [...new Set([...view.kept, ...p.below(b)])].sort((x, y) => x - y)
-  const tokens = view.tokensOf(head).reduce((a, t) => a + t, 0) + view.totalTokens - view.tokensBefore(b)
+  const tokens = p.sumTokens(head) + view.totalTokens - view.tokensBefore(b)
   const at = (i: number): number => (i < head.length ? (head[i] as number) : b + i - head.length)
   let firstUnprotected: number | undefined = head.find((s) => !p.has(s))
   if (firstUnprotected === undefined) {
@@ -223,19 +243,19 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
   const budget = limits.tokenBudget
   const p = new ProtectedSet(protectedWithLead(view, limits), view)
   const current = currentWindow(view, p)
-  // What must stay whatever the limits: the protected set, and a call in flight with a user message
-  // before it (its result is appended next and must follow it in the window).
-  let requiredCount = p.size
-  let requiredTokens = p.tokens
+  // A call in flight (the newest message, awaiting its result) must stay with a user message before it:
+  // its result is appended next and must follow it in the window.
+  const inFlight: number[] = []
   if (view.endsInToolUse && !p.has(n - 1)) {
-    const extra = [n - 1]
+    inFlight.push(n - 1)
     if (p.countBelow(n - 1) === 0) {
       const anchor = view.lastTrimPoint(0, n - 1, true)
-      if (anchor !== undefined) extra.push(anchor)
+      if (anchor !== undefined) inFlight.unshift(anchor)
     }
-    requiredCount += extra.length
-    requiredTokens += view.tokensOf(extra).reduce((a, t) => a + t, 0)
   }
+  // What must stay whatever the limits: the protected set and a call in flight.
+  const requiredCount = p.size + inFlight.length
+  const requiredTokens = p.tokens + p.sumTokens(inFlight)
   const protectedExceedsLimit =
     requiredCount > limits.windowSize || (budget !== undefined && requiredTokens > budget)
   const overLimit = current.size > limits.windowSize || (budget !== undefined && current.tokens > budget)
@@ -248,8 +268,7 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
     for (let s = b; s < boundary; s++) if (!keptSet.has(s)) evicted++
     let restored = 0
     for (const s of kept) if (s < b && !oldKept.has(s)) restored++
-    const windowTokens =
-      view.tokensOf(kept).reduce((a, t) => a + t, 0) + view.totalTokens - view.tokensBefore(boundary)
+    const windowTokens = p.sumTokens(kept) + view.totalTokens - view.tokensBefore(boundary)
     const moved = boundary !== b || evicted > 0
     const reason: NothingEvictedReason | undefined =
       evicted > 0
@@ -283,18 +302,13 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
   const byTokens = budget === undefined ? 0 : cutAfterUnprotectedTokens(view.totalTokens - budget, p, view)
   const keepBefore = (c: number): number[] => p.below(c)
   const fitsBudget = (kept: number[], c: number): boolean =>
-    budget === undefined ||
-    view.tokensOf(kept).reduce((a, t) => a + t, 0) + view.totalTokens - view.tokensBefore(c) <= budget
+    budget === undefined || p.sumTokens(kept) + view.totalTokens - view.tokensBefore(c) <= budget
   // Everything unprotected goes — except a call in flight: its result will be appended next, and a
   // result must follow its toolUse in the window, so the call stays (with a user message before it).
   const protectedOnly = (): WindowPlan => {
     if (!view.endsInToolUse) return finish(n, keepBefore(n), 'protected-only')
-    const kept = keepBefore(n - 1)
-    if (kept.length === 0) {
-      const anchor = view.lastTrimPoint(0, n - 1, true)
-      if (anchor !== undefined) kept.push(anchor)
-    }
-    return finish(Math.max(b, n - 1), kept, 'protected-only')
+    const anchor = inFlight.length === 2 ? inFlight.slice(0, 1) : []
+    return finish(Math.max(b, n - 1), [...keepBefore(n - 1), ...anchor], 'protected-only')
   }
   const limitStart = Math.max(byCount ?? Infinity, byTokens ?? Infinity)
   if (limitStart >= n) return protectedOnly()
@@ -305,6 +319,10 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
     if (!overLimit) start = Math.max(start, current.size >= 3 ? current.at(2) : n)
     start = Math.min(n, Math.max(start, current.firstUnprotected + 1))
   }
+
+  // The limits are met by letting go of rows kept before the boundary (unpinned, or no longer in a
+  // protected range) while protected ones stay and open the window validly.
+  if (start <= b && p.countBelow(b) > 0) return finish(b, keepBefore(b), 'released')
 
   const trim = view.firstTrimPoint(start, n)
   if (trim !== undefined) return finish(trim, keepBefore(trim), 'trim-point')
