@@ -1,0 +1,177 @@
+/**
+ * Timing and reporting helpers for `bench/run.ts`. Every figure is a median of per-run medians, and
+ * every ratio is computed inside one run (both sides measured interleaved, in the same process) before
+ * the median over runs is taken — on a shared 2-core machine absolute times drift, ratios much less.
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/**
+ * The median of a list of numbers (the mean of the middle two for an even count).
+ *
+ * @param values - the samples; not modified
+ * @returns the median, or NaN for an empty list
+ */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN
+  const s = [...values].sort((a, b) => a - b)
+  const mid = s.length >> 1
+  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2
+}
+
+/**
+ * Runs `fn` once and returns how long it took.
+ *
+ * @param fn - the operation
+ * @returns elapsed microseconds
+ */
+export function timeUs(fn: () => unknown): number {
+  const t0 = process.hrtime.bigint()
+  fn()
+  return Number(process.hrtime.bigint() - t0) / 1000
+}
+
+/** Per-run medians of two interleaved operations, and their ratio in that run. */
+export interface PairRun {
+  /** Median µs of the measured operation in this run. */
+  readonly ours: number
+  /** Median µs of the reference operation in this run. */
+  readonly baseline: number
+  /** `ours / baseline`, from the same run. */
+  readonly ratio: number
+}
+
+/**
+ * Times several operations round-robin, `iterations` times each, rotating which goes first so all of them
+ * see the same background noise, and returns each one's median.
+ *
+ * @param iterations - samples per operation
+ * @param ops - the operations; each receives the iteration index
+ * @returns median µs per operation, in the order given
+ */
+export function interleavedRun(iterations: number, ops: readonly ((i: number) => unknown)[]): number[] {
+  const samples = ops.map(() => [] as number[])
+  for (let i = 0; i < iterations; i++) {
+    for (let k = 0; k < ops.length; k++) {
+      const j = (i + k) % ops.length
+      const op = ops[j] as (i: number) => unknown
+      ;(samples[j] as number[]).push(timeUs(() => op(i)))
+    }
+  }
+  return samples.map(median)
+}
+
+/**
+ * A {@link PairRun} from two per-run medians.
+ *
+ * @param ours - median µs of the measured operation
+ * @param baseline - median µs of the reference in the same run
+ * @returns the pair with its ratio
+ */
+export function pair(ours: number, baseline: number): PairRun {
+  return { ours, baseline, ratio: ours / baseline }
+}
+
+/** One line of the result table. */
+export interface Row {
+  /** What was measured. */
+  readonly operation: string
+  /** Median over runs of our per-run medians, µs. */
+  readonly ours: number
+  /** Median over runs of the reference's per-run medians, µs. */
+  readonly baseline: number
+  /** Median over runs of the per-run ratio. */
+  readonly ratio: number
+  /** The ratio must not exceed this; undefined for informational rows. */
+  readonly target: number | undefined
+}
+
+/**
+ * Folds several runs of a pair into one table row.
+ *
+ * @param operation - label
+ * @param runs - the per-run results
+ * @param target - the maximum acceptable ratio, if any
+ * @returns the row
+ */
+export function summarize(operation: string, runs: readonly PairRun[], target: number | undefined): Row {
+  return {
+    operation,
+    ours: median(runs.map((r) => r.ours)),
+    baseline: median(runs.map((r) => r.baseline)),
+    ratio: median(runs.map((r) => r.ratio)),
+    target,
+  }
+}
+
+function fmtUs(us: number): string {
+  return us >= 100 ? us.toFixed(0) : us.toFixed(1)
+}
+
+/**
+ * Renders rows as a Markdown table (readable in a terminal and pasteable into the README).
+ *
+ * @param rows - the results
+ * @returns the table text
+ */
+export function renderTable(rows: readonly Row[]): string {
+  const header = ['operation', 'ours µs', 'baseline µs', 'ratio', 'target', 'result']
+  const body = rows.map((r) => [
+    r.operation,
+    fmtUs(r.ours),
+    fmtUs(r.baseline),
+    `${r.ratio.toFixed(2)}×`,
+    r.target === undefined ? '—' : `≤ ${r.target}×`,
+    r.target === undefined ? 'info' : r.ratio <= r.target ? 'PASS' : 'MISS',
+  ])
+  const all = [header, ...body]
+  const widths = header.map((_, c) => Math.max(...all.map((line) => (line[c] as string).length)))
+  const line = (cells: readonly string[]): string =>
+    `| ${cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] as number) : cell.padStart(widths[c] as number))).join(' | ')} |`
+  const rule = `|${widths.map((w, c) => (c === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`
+  return [line(header), rule, ...body.map(line)].join('\n')
+}
+
+/** A scratch directory under `os.tmpdir()`, removed by `dispose()`. */
+export class Scratch {
+  /** The directory. */
+  readonly dir: string
+
+  constructor() {
+    this.dir = mkdtempSync(join(tmpdir(), 'context-ledger-bench-'))
+  }
+
+  /**
+   * A path inside the scratch directory.
+   *
+   * @param name - file name
+   * @returns the absolute path
+   */
+  file(name: string): string {
+    return join(this.dir, name)
+  }
+
+  /**
+   * Size of a SQLite file including its WAL, in bytes.
+   *
+   * @param name - file name inside the directory
+   * @returns bytes on disk (0 for a missing file)
+   */
+  sqliteBytes(name: string): number {
+    let total = 0
+    for (const suffix of ['', '-wal']) {
+      try {
+        total += statSync(this.file(name + suffix)).size
+      } catch {
+        // missing WAL: nothing to add
+      }
+    }
+    return total
+  }
+
+  /** Deletes the directory and everything in it. */
+  dispose(): void {
+    rmSync(this.dir, { recursive: true, force: true })
+  }
+}

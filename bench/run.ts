@@ -1,0 +1,245 @@
+/**
+ * `npm run bench` — the library against a raw better-sqlite3 baseline, measured in the same process.
+ *
+ *   a. append one agent turn (4 messages)  vs  raw INSERT of the same 4 rows + UPDATE sessions, one txn
+ *   b. window() of 40 messages            vs  raw `ORDER BY seq DESC LIMIT 40` + JSON.parse
+ *   c. append / applyWindow() / window() in a session of LARGE archived messages vs one of 1,000
+ *
+ * Usage: `npm run bench [-- --quick] [-- --runs N]`. `--quick` uses 100,000 messages instead of 1,000,000
+ * for (c). Prints medians over runs and same-run ratios; always exits 0 (measured, not asserted).
+ */
+import { cpus } from 'node:os'
+import { readFileSync } from 'node:fs'
+import Database from 'better-sqlite3'
+import { openContextStore, PersistentConversationManager, type ContextStore } from '../src/index.js'
+import { RawBaseline, serialize } from './baseline.js'
+import { TurnFactory } from './fixtures.js'
+import {
+  interleavedRun,
+  median,
+  pair,
+  renderTable,
+  Scratch,
+  summarize,
+  timeUs,
+  type PairRun,
+  type Row,
+} from './harness.js'
+
+interface Config {
+  quick: boolean
+  runs: number
+  large: number
+}
+
+function parseArgs(argv: readonly string[]): Config {
+  const quick = argv.includes('--quick')
+  const runsAt = argv.indexOf('--runs')
+  const runs = runsAt >= 0 ? Number(argv[runsAt + 1]) : 7
+  if (!Number.isInteger(runs) || runs < 1)
+    throw new Error(`--runs takes a positive integer, got ${argv[runsAt + 1]}`)
+  return { quick, runs, large: quick ? 100_000 : 1_000_000 }
+}
+
+const SMALL = 1_000
+const WINDOW = 40
+const BATCH_TURNS = 250 // 1,000 messages per append() call = one transaction
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`)
+}
+
+/** Machine facts for the report. */
+function machine(): string {
+  let model = cpus()[0]?.model ?? 'unknown CPU'
+  try {
+    const line = readFileSync('/proc/cpuinfo', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('model name'))
+    if (line !== undefined) model = line.split(':')[1]?.trim() ?? model
+  } catch {
+    // not Linux: keep os.cpus()
+  }
+  const mem = new Database(':memory:')
+  const sqlite = mem.prepare('SELECT sqlite_version()').pluck().get() as string
+  mem.close()
+  const bsq = (
+    JSON.parse(
+      readFileSync(new URL('../node_modules/better-sqlite3/package.json', import.meta.url), 'utf8'),
+    ) as {
+      version: string
+    }
+  ).version
+  return `${cpus().length} CPUs (${model}), Node ${process.version}, better-sqlite3 ${bsq}, SQLite ${sqlite}`
+}
+
+/** Fills a session with `messages` messages in batches of 1,000, applying the window after each batch. */
+function fill(manager: PersistentConversationManager, factory: TurnFactory, messages: number): number {
+  const t0 = performance.now()
+  for (let done = 0; done < messages; done += BATCH_TURNS * 4) {
+    manager.append(factory.turns(Math.min(BATCH_TURNS, (messages - done) / 4)))
+    manager.applyWindow()
+  }
+  return performance.now() - t0
+}
+
+/** (a) append one turn: ours vs raw (serializing) vs raw (pre-serialized rows). */
+function benchAppend(scratch: Scratch, cfg: Config): Row[] {
+  const store = openContextStore(scratch.file('append.db'))
+  const manager = new PersistentConversationManager({ store, sessionId: 'append', windowSize: WINDOW })
+  const raw = new RawBaseline(scratch.file('append-raw.db'))
+  const ours = new TurnFactory('a', 1)
+  const theirs = new TurnFactory('a', 1)
+  const strict = new TurnFactory('a', 1)
+  manager.append(ours.turns(BATCH_TURNS))
+  raw.append(1, theirs.turns(BATCH_TURNS))
+  raw.append(2, strict.turns(BATCH_TURNS))
+  const iterations = 400
+  const vsRaw: PairRun[] = []
+  const vsStrict: PairRun[] = []
+  for (let r = 0; r < cfg.runs; r++) {
+    const a = Array.from({ length: iterations }, () => ours.turn())
+    const b = Array.from({ length: iterations }, () => theirs.turn())
+    const c = Array.from({ length: iterations }, () => serialize(strict.turn()))
+    const [o, t, s] = interleavedRun(iterations, [
+      (i) => manager.append(a[i] ?? []),
+      (i) => raw.append(1, b[i] ?? []),
+      (i) => raw.appendSerialized(2, c[i] ?? []),
+    ]) as [number, number, number]
+    vsRaw.push(pair(o, t))
+    vsStrict.push(pair(o, s))
+  }
+  store.close()
+  raw.close()
+  return [
+    summarize('append one turn (4 msgs, 1 txn)', vsRaw, 3),
+    summarize('  same, vs raw with pre-serialized rows', vsStrict, undefined),
+  ]
+}
+
+/** (b) materialize a 40-message window: ours vs raw. */
+function benchWindow(scratch: Scratch, cfg: Config): Row {
+  const store = openContextStore(scratch.file('window.db'))
+  const manager = new PersistentConversationManager({ store, sessionId: 'window', windowSize: WINDOW })
+  const raw = new RawBaseline(scratch.file('window-raw.db'))
+  fill(manager, new TurnFactory('w', 2), SMALL)
+  raw.append(1, new TurnFactory('w', 2).turns(SMALL / 4))
+  const size = manager.window().length
+  if (size !== WINDOW) log(`note: the window holds ${size} messages, not ${WINDOW}`)
+  const iterations = 1000
+  const runs: PairRun[] = []
+  for (let r = 0; r < cfg.runs; r++) {
+    const [o, t] = interleavedRun(iterations, [() => manager.window(), () => raw.lastMessages(1, size)]) as [
+      number,
+      number,
+    ]
+    runs.push(pair(o, t))
+  }
+  store.close()
+  raw.close()
+  return summarize(`window() of ${size} messages`, runs, 2)
+}
+
+/** (c) flat cost: the same steady-state operations in a LARGE session and in a 1,000-message one. */
+function benchFlat(scratch: Scratch, cfg: Config): Row[] {
+  const store: ContextStore = openContextStore(scratch.file('flat.db'))
+  const open = (sessionId: string): PersistentConversationManager =>
+    new PersistentConversationManager({ store, sessionId, windowSize: WINDOW })
+  const large = open('large')
+  const largeTurns = new TurnFactory('L', 3)
+  log(`building a ${cfg.large.toLocaleString('en-US')}-message session (batches of ${BATCH_TURNS * 4})...`)
+  const ms = fill(large, largeTurns, cfg.large)
+  log(
+    `  built in ${(ms / 1000).toFixed(1)} s (${Math.round(cfg.large / (ms / 1000)).toLocaleString('en-US')} msgs/s), ` +
+      `${(scratch.sqliteBytes('flat.db') / 2 ** 20).toFixed(0)} MiB`,
+  )
+  // A fresh 1,000-message session per run, so the small side stays near 1,000 messages.
+  const smalls = Array.from({ length: cfg.runs }, (_, r) => {
+    const m = open(`small-${r}`)
+    fill(m, new TurnFactory(`S${r}`, 4), SMALL)
+    return { m, turns: new TurnFactory(`S${r}x`, 5) }
+  })
+
+  const iterations = 100
+  const ops = ['append', 'applyWindow', 'window'] as const
+  const perRun: Record<(typeof ops)[number], PairRun[]> = { append: [], applyWindow: [], window: [] }
+  for (let r = 0; r < cfg.runs; r++) {
+    const small = smalls[r] as { m: PersistentConversationManager; turns: TurnFactory }
+    const sides = [
+      {
+        m: large,
+        turns: largeTurns,
+        t: { append: [] as number[], applyWindow: [] as number[], window: [] as number[] },
+      },
+      {
+        m: small.m,
+        turns: small.turns,
+        t: { append: [] as number[], applyWindow: [] as number[], window: [] as number[] },
+      },
+    ]
+    for (const side of sides)
+      for (let w = 0; w < 5; w++) {
+        side.m.append(side.turns.turn())
+        side.m.applyWindow()
+        side.m.window()
+      }
+    for (let i = 0; i < iterations; i++) {
+      const order = i % 2 === 0 ? sides : [sides[1], sides[0]]
+      for (const side of order) {
+        if (side === undefined) continue
+        const turn = side.turns.turn()
+        side.t.append.push(timeUs(() => side.m.append(turn)))
+        side.t.applyWindow.push(timeUs(() => side.m.applyWindow()))
+        side.t.window.push(timeUs(() => side.m.window()))
+      }
+    }
+    for (const op of ops) {
+      const big = median(sides[0]?.t[op] ?? [])
+      const little = median(sides[1]?.t[op] ?? [])
+      perRun[op].push(pair(big, little))
+    }
+  }
+  const messages = store.session('large')?.messageCount ?? 0
+  const windowSize = large.window().length
+  store.close()
+  const label = cfg.large >= 1_000_000 ? `${cfg.large / 1_000_000}M` : `${cfg.large / 1000}k`
+  log(`  large session after the runs: ${messages.toLocaleString('en-US')} messages, window ${windowSize}`)
+  return [
+    summarize(`applyWindow() after a turn: ${label} vs 1k msgs`, perRun.applyWindow, 1.3),
+    summarize(`window() (${windowSize} msgs): ${label} vs 1k msgs`, perRun.window, 1.3),
+    summarize(`append one turn: ${label} vs 1k msgs`, perRun.append, 1.3),
+  ]
+}
+
+function main(): void {
+  const cfg = parseArgs(process.argv.slice(2))
+  const scratch = new Scratch()
+  try {
+    log(`context-ledger bench: ${cfg.runs} runs${cfg.quick ? ' (--quick)' : ''}, scratch in ${scratch.dir}`)
+    const rows: Row[] = []
+    log('a. append one turn...')
+    rows.push(...benchAppend(scratch, cfg))
+    log('b. window()...')
+    rows.push(benchWindow(scratch, cfg))
+    log('c. flat cost...')
+    rows.push(...benchFlat(scratch, cfg))
+    const out = [
+      '',
+      `Machine: ${machine()}`,
+      `Medians of ${cfg.runs} runs (each the median of 100–1,000 calls); ratio = ours / baseline, computed per run.`,
+      '',
+      renderTable(rows),
+      '',
+      'Baselines: (a) raw better-sqlite3, same 4 messages: tracking id + JSON.stringify + INSERT each (UNIQUE',
+      '(session, seq)) + UPDATE sessions, one transaction; (b) raw SELECT ... ORDER BY seq DESC LIMIT n +',
+      `JSON.parse; (c) the same operation of ours in a session of 1,000 messages (windowSize ${WINDOW}).`,
+      'WAL, synchronous=NORMAL on both sides. Targets are from issue 2; this program never fails on a MISS.',
+      '',
+    ]
+    process.stdout.write(out.join('\n'))
+  } finally {
+    scratch.dispose()
+  }
+}
+
+main()
