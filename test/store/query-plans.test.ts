@@ -25,7 +25,7 @@ beforeAll(() => {
     ])
   m.pin({ seq: 5 })
   m.applyWindow()
-  store.connection().exec('ANALYZE')
+  // No ANALYZE: the store never runs it, so these are the plans users get.
 })
 afterAll(() => cleanup())
 
@@ -53,6 +53,38 @@ describe('statements', () => {
     expect(details.length).toBeGreaterThan(0)
     for (const d of details) expect(d).not.toMatch(/^SCAN (messages|tool_calls|sessions|pin_events)\b/)
     expect(details.some((d) => d.startsWith('SEARCH'))).toBe(true)
+  })
+
+  // Golden plans: the index and the constrained columns of every hot lookup. A planner change that
+  // turns an equality into a range over the whole session (an O(history) read) fails here.
+  const golden: Record<string, string> = {
+    messageByUid: 'SEARCH messages USING INDEX messages_session_uid (session=? AND uid=?)',
+    messageBySeq: 'SEARCH messages USING INDEX messages_session_seq (session=? AND seq=?)',
+    flagsBySeq: 'SEARCH messages USING INDEX messages_session_seq (session=? AND seq=?)',
+    tokensAt: 'SEARCH messages USING INDEX messages_session_seq (session=? AND seq=?)',
+    cumAt: 'SEARCH messages USING INDEX messages_session_seq (session=? AND seq=?)',
+    keptSeqs: 'SEARCH messages USING COVERING INDEX messages_kept (session=?)',
+    pinnedSeqs: 'SEARCH messages USING COVERING INDEX messages_pinned (session=?)',
+    firstTrimPoint:
+      'SEARCH messages USING COVERING INDEX messages_trim_points (session=? AND seq>? AND seq<?)',
+    lastTrimPoint:
+      'SEARCH messages USING COVERING INDEX messages_trim_points (session=? AND seq>? AND seq<?)',
+    firstPairStart:
+      'SEARCH messages USING COVERING INDEX messages_pair_starts (session=? AND seq>? AND seq<?)',
+    seekCumulative: 'SEARCH messages USING COVERING INDEX messages_session_cum (session=? AND cum_tokens>?)',
+    openCallsOfUse: 'SEARCH tool_calls USING INDEX tool_calls_use (session=? AND use_seq=?)',
+    resultsOfUse: 'SEARCH tool_calls USING INDEX tool_calls_use (session=? AND use_seq=?)',
+    usesOfResult: 'SEARCH tool_calls USING INDEX tool_calls_result (session=? AND result_seq=?)',
+    sessionByPk: 'SEARCH sessions USING INTEGER PRIMARY KEY (rowid=?)',
+  }
+  it.each(Object.entries(golden))('%s has its golden plan', (name, expected) => {
+    expect(plan(STATEMENT_SQL[name as keyof typeof STATEMENT_SQL])[0]).toBe(expected)
+  })
+
+  it('links a tool result through the partial index of open calls', () => {
+    expect(plan(STATEMENT_SQL.openToolCall)[0]).toBe(
+      'SEARCH tool_calls USING INDEX tool_calls_open (session=? AND tool_use_id=?)',
+    )
   })
 
   it('uses the partial indexes for pins, kept rows, trim points and pair starts', () => {
