@@ -3,6 +3,7 @@
  * the schema up to date with the migrations drizzle-kit generated. Identity lives in the SQLite header:
  * `application_id` marks a context-ledger file and `user_version` counts the migrations applied.
  */
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
@@ -42,7 +43,46 @@ function refuse(path: string, error: unknown): never {
     throw new ContextLedgerError('CORRUPT_DATABASE', `${path} is damaged (${code}); it was not modified`, {
       cause: error,
     })
+  if (code === 'SQLITE_BUSY' || code?.startsWith('SQLITE_BUSY_'))
+    throw new ContextLedgerError(
+      'DATABASE_BUSY',
+      `${path} is being created or upgraded by another connection that held its lock past the busy timeout (${code})`,
+      { cause: error },
+    )
   throw error
+}
+
+const SQLITE_MAGIC = 'SQLite format 3\0'
+
+/**
+ * Refuses a file cut short — a copy interrupted, a disk that filled — before SQLite touches it: SQLite
+ * reads missing pages as absent and may open such a file, failing (or answering wrongly) only when a
+ * query reaches the lost part. The header records the page count; when it is valid (its change counter
+ * matches `version-valid-for`) and no write-ahead log could hold the missing pages, a shorter file is
+ * damaged. Reads 100 bytes; writes nothing.
+ */
+function checkNotTruncated(path: string): void {
+  if (path === ':memory:' || path === '' || !existsSync(path)) return
+  const header = Buffer.alloc(100)
+  const fd = openSync(path, 'r')
+  let size: number
+  try {
+    size = fstatSync(fd).size
+    if (readSync(fd, header, 0, 100, 0) < 100) return
+  } finally {
+    closeSync(fd)
+  }
+  if (header.toString('latin1', 0, 16) !== SQLITE_MAGIC) return
+  const rawPageSize = header.readUInt16BE(16)
+  const pageSize = rawPageSize === 1 ? 65536 : rawPageSize
+  const pages = header.readUInt32BE(28)
+  const valid = header.readUInt32BE(24) === header.readUInt32BE(92)
+  const wal = `${path}-wal`
+  if (!valid || pages === 0 || size >= pages * pageSize || (existsSync(wal) && statSync(wal).size > 0)) return
+  throw new ContextLedgerError(
+    'CORRUPT_DATABASE',
+    `${path} is truncated: its header counts ${pages} pages of ${pageSize} bytes (${pages * pageSize} bytes), the file has ${size}; it was not modified`,
+  )
 }
 
 interface Identity {
@@ -104,24 +144,25 @@ function migrate(db: Db, path: string, migrations: Migrations): void {
  * @param options - busy timeout and durability
  * @returns an open better-sqlite3 connection in WAL mode
  * @throws ContextLedgerError `NOT_A_LEDGER` for a non-SQLite file or another application's database,
- *   `CORRUPT_DATABASE` for a damaged file, `SCHEMA_TOO_NEW` for a file from a newer context-ledger.
- *   None of these modify the file.
+ *   `CORRUPT_DATABASE` for a damaged or truncated file, `SCHEMA_TOO_NEW` for a file from a newer
+ *   context-ledger — none of these modify the file — and `DATABASE_BUSY` when another connection creating
+ *   or upgrading the file holds its lock past the busy timeout.
  */
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Db {
   const migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER })
+  checkNotTruncated(path)
   const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 })
   try {
     // Read-only identity check first: journal_mode=WAL below rewrites the header.
-    checkIdentity(path, readIdentity(db), migrations.length)
+    const state = checkIdentity(path, readIdentity(db), migrations.length)
     db.pragma('journal_mode = WAL')
     db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
-    // Every append rewrites the same few hot pages (the tail leaves of each index, the session row); a
-    // checkpoint copies each page once however often it was rewritten, and costs two fsyncs. Checkpointing
-    // every 10,000 pages (≈40 MiB of WAL) instead of 1,000 makes appends ~2x cheaper on this machine.
-    db.pragma('wal_autocheckpoint = 10000')
     db.pragma('foreign_keys = ON')
-    migrate(db, path, migrations)
-    db.prepare('SELECT count(*) FROM messages').get()
+    // Only a fresh or older file takes the write lock: opening a current file never waits for writers.
+    if (state !== 'current') migrate(db, path, migrations)
+    // Touch the ledger's root page, so a file damaged there is refused now rather than mid-conversation;
+    // one row, not a count, keeps opening a big ledger as cheap as a small one.
+    db.prepare('SELECT seq FROM messages LIMIT 1').get()
     return db
   } catch (error) {
     db.close()

@@ -76,7 +76,7 @@ interface Bundler {
   }): Promise<unknown>
 }
 
-/** Starts a worker script as a child process: `node <worker> ...args`, stdout and stderr piped. */
+/** Starts a worker script as a child process: `node <worker> ...args`, stdio piped. */
 export type WorkerLauncher = (args: readonly string[]) => ChildProcess
 
 /**
@@ -115,7 +115,7 @@ export function useWorker(name: string): WorkerLauncher {
   afterAll(() => rmSync(outdir, { recursive: true, force: true }))
   return (args) => {
     if (command === undefined) throw new Error(`worker ${name} is not built yet`)
-    return spawn(process.execPath, [...command, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    return spawn(process.execPath, [...command, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] })
   }
 }
 

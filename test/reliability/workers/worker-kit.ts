@@ -1,13 +1,17 @@
 /**
  * What every child-process worker shares: a seeded PRNG (so a failing run can be replayed from its
  * seed), message builders with explicit trackingIds (so the parent can compare the exact JSON it was
- * told about), and the line protocol to the parent. Lines go to stdout, which Node writes synchronously
- * to a pipe on Linux: a line printed before a SIGKILL has reached the parent.
+ * told about), and the line protocol to the parent: a line is in the pipe before the call after it
+ * starts, so a line printed before a SIGKILL reaches the parent.
  */
+import { writeSync } from 'node:fs'
 import type { MessageData } from '../../../src/index.js'
 
 /** The window limits of the crash test's session (the parent checks the rules against them). */
 export const CRASH_LIMITS = { windowSize: 10, protectedMessages: { first: 1, last: 2 } } as const
+
+/** The window limits every writer of the concurrency test applies to every session. */
+export const CONCURRENT_LIMITS = { windowSize: 24, protectedMessages: { first: 2, last: 4 } } as const
 
 /** A small, fast, seedable PRNG (mulberry32). */
 export interface Rng {
@@ -43,12 +47,16 @@ export function rng(seed: number): Rng {
 
 /**
  * Writes one protocol line to the parent: a tag and space-separated fields (the last may hold spaces).
+ * `fs.writeSync` on fd 1, never `process.stdout`: libuv hands a child its stdio pipes in blocking mode,
+ * so the line is in the pipe when this returns, while `process.stdout` would switch the pipe to
+ * non-blocking and queue lines in memory once it fills — lines a SIGKILL or `process.exit` then loses.
  *
  * @param tag - line kind
  * @param fields - its fields
  */
 export function report(tag: string, ...fields: (string | number)[]): void {
-  process.stdout.write(`${[tag, ...fields].join(' ')}\n`)
+  const bytes = Buffer.from(`${[tag, ...fields].join(' ')}\n`)
+  for (let off = 0; off < bytes.length;) off += writeSync(1, bytes, off)
 }
 
 /** Builds messages with trackingIds `${prefix}.${n}` and tool ids derived from them. */

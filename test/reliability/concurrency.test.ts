@@ -1,0 +1,213 @@
+/**
+ * Several processes, one file: writers append to their own sessions and all to one shared session at
+ * the same time, with pins and window applications interleaved, while this process reads. No caller may
+ * see SQLITE_BUSY or any other error; nothing acknowledged may be lost or duplicated; seq stays dense;
+ * the boundary never moves back or past a protected message.
+ *
+ * Default: 4 writers × 3,000 messages in their own session and 3,000 in the shared one (24,000 in all).
+ * `CONTEXT_LEDGER_LONG=1`: 8 writers × 25,000 + 25,000 (400,000).
+ */
+import type { ChildProcess } from 'node:child_process'
+import { describe, expect, it } from 'vitest'
+import {
+  ContextLedgerError,
+  openContextStore,
+  PersistentConversationManager,
+  type ContextStore,
+  type StoredMessageData,
+} from '../../src/index.js'
+import { assertWindowRules } from '../helpers/window-invariants.js'
+import { CONCURRENT_LIMITS, MessageFactory } from './workers/worker-kit.js'
+import { collect, LONG, useTempDir, useWorker, type WorkerExit } from './support.js'
+
+const WRITERS = LONG ? 8 : 4
+const PER_SESSION = LONG ? 25_000 : 3_000
+const SEED = Number(process.env.CONTEXT_LEDGER_SEED ?? Date.now() % 1_000_000)
+const RANGES = CONCURRENT_LIMITS.protectedMessages
+
+const dir = useTempDir()
+const launch = useWorker('concurrent-writer')
+const launchHolder = useWorker('lock-holder')
+
+/** Runs the shared-session check inside one read transaction, so it sees a single committed state. */
+function checkShared(store: ContextStore, previousBoundary: number): number {
+  const check = store
+    .connection()
+    .transaction(() => assertWindowRules(store, 'shared', RANGES, { previousBoundary }))
+  return check.deferred().boundary
+}
+
+describe('concurrency', () => {
+  it(`${WRITERS} processes append to their own and a shared session without errors or losses (seed ${SEED})`, async () => {
+    const path = dir.file('shared.db')
+    const appended = new Map<string, Map<string, string>>()
+    const order = new Map<string, string[]>() // writer → trackingIds it appended to the shared session, in order
+    const acked = new Map<string, number>() // session → largest acknowledged boundary
+    const errors: string[] = []
+    const done: string[] = []
+    const ready = new Set<number>()
+    let onReady: () => void = () => {}
+    const allReady = new Promise<void>((resolve) => {
+      onReady = resolve
+    })
+
+    const children: ChildProcess[] = []
+    const exits: Promise<WorkerExit>[] = []
+    for (let w = 0; w < WRITERS; w++) {
+      const child = launch([path, String(w), String(PER_SESSION), String(SEED)])
+      children.push(child)
+      exits.push(
+        collect(child, (line) => {
+          const [tag, a, b] = line.split(' ', 3)
+          if (tag === 'R') {
+            ready.add(w)
+            if (ready.size === WRITERS) onReady()
+          } else if (tag === 'A' && a !== undefined) {
+            const json = line.slice(3 + a.length)
+            const m = JSON.parse(json) as StoredMessageData
+            const session = appended.get(a) ?? new Map<string, string>()
+            session.set(m.trackingId, json)
+            appended.set(a, session)
+            if (a === 'shared') order.set(`w${w}`, [...(order.get(`w${w}`) ?? []), m.trackingId])
+          } else if (tag === 'W' && a !== undefined) {
+            acked.set(a, Math.max(acked.get(a) ?? 0, Number(b)))
+          } else if (tag === 'E') {
+            errors.push(`writer ${w}: ${line}`)
+          } else if (tag === 'D') {
+            done.push(`writer ${w}: ${line}`)
+          }
+        }),
+      )
+    }
+    const firstExit = Promise.race(exits)
+    await Promise.race([allReady, firstExit])
+    expect(errors).toStrictEqual([])
+    expect(ready.size).toBe(WRITERS)
+
+    const started = Date.now()
+    for (const child of children) child.stdin?.write('go\n')
+
+    // Read while they write: every committed state of the shared session obeys the rules.
+    const reader = openContextStore(path)
+    let boundary = 0
+    let polls = 0
+    let finished = false
+    const all = Promise.all(exits).finally(() => {
+      finished = true
+    })
+    while (!finished) {
+      const t = Date.now()
+      boundary = checkShared(reader, boundary)
+      polls++
+      // Leave the writers most of the CPU: pause at least twice as long as the check took.
+      const pause = Math.max(250, 2 * (Date.now() - t))
+      await Promise.race([all, new Promise((resolve) => setTimeout(resolve, pause))])
+    }
+    const results = await all
+    const seconds = (Date.now() - started) / 1000
+
+    expect(errors).toStrictEqual([])
+    for (const r of results) expect(r.code, r.stderr).toBe(0)
+    expect(done).toHaveLength(WRITERS)
+    expect(reader.connection().pragma('integrity_check', { simple: true })).toBe('ok')
+
+    // Own sessions: everything acknowledged, plus one repair row per tool round a writer left open.
+    for (let w = 0; w < WRITERS; w++) {
+      const id = `own-${w}`
+      const mine = appended.get(id) ?? new Map<string, string>()
+      const report = assertWindowRules(reader, id, RANGES, {
+        appended: mine,
+        previousBoundary: acked.get(id) ?? 0,
+      })
+      const repairs = report.history.filter((e) => !mine.has(e.trackingId))
+      expect(report.messageCount).toBe(mine.size + repairs.length)
+      for (const e of repairs) expect(e.message.metadata?.custom).toHaveProperty('contextLedger')
+    }
+
+    // The shared session: dense, nothing lost or duplicated, each writer's turns contiguous and in order.
+    const sharedAcked = appended.get('shared') ?? new Map<string, string>()
+    const report = assertWindowRules(reader, 'shared', RANGES, {
+      appended: sharedAcked,
+      previousBoundary: Math.max(boundary, acked.get('shared') ?? 0),
+    })
+    expect(report.messageCount).toBe(sharedAcked.size)
+    expect(report.messageCount).toBeGreaterThanOrEqual(WRITERS * PER_SESSION)
+    const writerOf = (trackingId: string): string => trackingId.slice(0, trackingId.indexOf('.'))
+    report.history.forEach((e, i) => {
+      const startsTurn = e.message.role === 'user' && e.message.content.every((b) => 'text' in b)
+      if (!startsTurn) expect(writerOf(e.trackingId)).toBe(writerOf(report.history[i - 1]?.trackingId ?? ''))
+    })
+    const seqOf = new Map(report.history.map((e) => [e.trackingId, e.seq]))
+    for (const ids of order.values()) {
+      const seqs = ids.map((id) => seqOf.get(id) as number)
+      expect(seqs).toStrictEqual([...seqs].sort((x, y) => x - y))
+    }
+    reader.close()
+
+    const total = [...appended.values()].reduce((n, m) => n + m.size, 0)
+    console.log(
+      `concurrency: ${WRITERS} processes, ${total} acknowledged messages (${sharedAcked.size} in the shared session) ` +
+        `in ${seconds.toFixed(1)} s, ${polls} consistent reads while writing, boundary ${report.boundary}; ${done.join('; ')}`,
+    )
+  }, 900_000)
+
+  it('two managers on one session each see the other’s committed writes at once', () => {
+    const path = dir.file('two.db')
+    const storeA = openContextStore(path)
+    const storeB = openContextStore(path)
+    const limits = { windowSize: 4, protectedMessages: { first: 1 } }
+    const a = new PersistentConversationManager({ store: storeA, sessionId: 's', ...limits })
+    const b = new PersistentConversationManager({ store: storeB, sessionId: 's', ...limits })
+    const f = new MessageFactory('two')
+    for (let i = 0; i < 4; i++) a.append([f.user(`a${i}`), f.reply(`a${i}`)])
+    // B never appended, yet its window is A's ledger, and its eviction is decided from that ledger.
+    expect(b.window().map((m) => m.trackingId)).toStrictEqual(a.window().map((m) => m.trackingId))
+    expect(b.applyWindow().evicted).toBeGreaterThan(0)
+    const afterB = a.window().map((m) => m.trackingId)
+    expect(afterB).toStrictEqual(b.window().map((m) => m.trackingId))
+    // A pin through A brings an evicted message back for B; B's next eviction keeps it.
+    a.pin({ seq: 2 }, { actor: 'a' })
+    b.append([f.user('b'), f.reply('b')])
+    b.applyWindow()
+    expect(b.window().some((m) => m.trackingId === 'two.2')).toBe(true)
+    expect(a.window().map((m) => m.trackingId)).toStrictEqual(b.window().map((m) => m.trackingId))
+    assertWindowRules(storeA, 's', limits.protectedMessages)
+    storeA.close()
+    storeB.close()
+  })
+
+  it('waits out another process’s write lock, and past the timeout and retries fails typed with nothing written', async () => {
+    const path = dir.file('locked.db')
+    openContextStore(path).close()
+    const holder = launchHolder([path, '1500'])
+    let onLocked: () => void = () => {}
+    const locked = new Promise<void>((resolve) => {
+      onLocked = resolve
+    })
+    const exit = collect(holder, (line) => line === 'L' && onLocked())
+    await Promise.race([locked, exit])
+
+    const impatient = openContextStore(path, { busyTimeoutMs: 10 })
+    const t = Date.now()
+    const error = (() => {
+      try {
+        impatient.append('s', { role: 'user', content: [{ text: 'too early' }] })
+      } catch (e) {
+        return e
+      }
+    })()
+    expect(error).toBeInstanceOf(ContextLedgerError)
+    expect((error as ContextLedgerError).code).toBe('DATABASE_BUSY')
+    expect((error as ContextLedgerError).cause).toMatchObject({ code: 'SQLITE_BUSY' })
+    expect(Date.now() - t).toBeLessThan(1500)
+    expect(impatient.session('s')).toBeUndefined()
+
+    const patient = openContextStore(path)
+    const [entry] = patient.append('s', { role: 'user', content: [{ text: 'after the lock' }] })
+    expect(Date.now() - t).toBeGreaterThan(1000)
+    expect(entry?.seq).toBe(0)
+    expect((await exit).lines).toStrictEqual(['L', 'U'])
+    impatient.close()
+    patient.close()
+  })
+})

@@ -1,0 +1,112 @@
+/**
+ * Concurrency-test worker: one of several processes writing to the same file at once. It opens the
+ * file as soon as it starts (so several processes migrate a fresh file together), waits for `go` on
+ * stdin, then alternates between its own session — message by message, tool rounds included, sometimes
+ * left open — and the shared session, where it appends whole turns as one batch (how writers sharing a
+ * session keep each other's tool pairs intact). Pins, unpins, window applications and overflow
+ * reductions are interleaved on both. Any error is reported, never thrown: the parent expects none.
+ *
+ * Protocol (stdout): `R` opened; `A <session> <json>` an acknowledged message; `W <session> <boundary>`
+ * an applied window; `E <code> <message>` an error; `D <ownMessages> <sharedMessages> <ms> <slowestMs>`
+ * done.
+ *
+ * Usage: concurrent-writer <db> <worker> <messagesPerSession> <seed>
+ */
+import { openContextStore, PersistentConversationManager, type MessageData } from '../../../src/index.js'
+import { CONCURRENT_LIMITS, MessageFactory, report, rng } from './worker-kit.js'
+
+const [path, workerArg, countArg, seedArg] = process.argv.slice(2)
+if (path === undefined || workerArg === undefined || countArg === undefined || seedArg === undefined)
+  throw new Error('usage: concurrent-writer <db> <worker> <messagesPerSession> <seed>')
+const worker = Number(workerArg)
+const MAX_PINS = 8
+const target = Number(countArg)
+const r = rng(Number(seedArg) * 31 + worker)
+setTimeout(() => process.exit(3), 600_000).unref()
+
+function failure(error: unknown): void {
+  const code = error instanceof Error && 'code' in error ? String(error.code) : 'UNKNOWN'
+  const message = error instanceof Error ? error.message : String(error)
+  report('E', code, message.replace(/\n/g, ' '))
+}
+
+let store: ReturnType<typeof openContextStore>
+try {
+  store = openContextStore(path)
+} catch (error) {
+  failure(error)
+  process.exit(1)
+}
+const ownId = `own-${worker}`
+const own = new PersistentConversationManager({ store, sessionId: ownId, ...CONCURRENT_LIMITS })
+const shared = new PersistentConversationManager({ store, sessionId: 'shared', ...CONCURRENT_LIMITS })
+const f = new MessageFactory(`w${worker}`)
+report('R')
+
+let slowest = 0
+function timed<T>(fn: () => T): T | undefined {
+  const t = performance.now()
+  try {
+    return fn()
+  } catch (error) {
+    failure(error)
+    return undefined
+  } finally {
+    slowest = Math.max(slowest, performance.now() - t)
+  }
+}
+
+function append(manager: PersistentConversationManager, messages: MessageData[]): void {
+  if (timed(() => manager.append(messages)) === undefined) return
+  for (const m of messages) report('A', manager.sessionId, JSON.stringify(m))
+}
+
+function turn(): MessageData[] {
+  const out = [f.user(`worker ${worker}: ${'q'.repeat(r.int(1, 120))}`, r.chance(0.03))]
+  for (let k = r.chance(0.6) ? r.int(1, 2) : 0; k > 0; k--) {
+    const { message, ids } = f.toolUse(r.int(1, 3))
+    out.push(message, f.toolResult(ids, r.int(0, 200)))
+  }
+  out.push(f.reply(`worker ${worker} reply: ${'a'.repeat(r.int(1, 200))}`))
+  return out
+}
+
+function maintain(manager: PersistentConversationManager): void {
+  if (r.chance(0.08)) {
+    // Pins stay few, as an agent's do: past MAX_PINS a pin is traded for an unpin.
+    const pins = store.pinnedMessages({ sessionId: manager.sessionId })
+    const count = store.session(manager.sessionId)?.messageCount ?? 0
+    const pick = pins[r.int(0, pins.length - 1)]
+    if (pins.length < MAX_PINS && count > 0)
+      timed(() => manager.pin({ seq: r.int(0, count - 1) }, { actor: `worker-${worker}` }))
+    else if (pick !== undefined) timed(() => manager.unpin({ seq: pick.seq }, { actor: `worker-${worker}` }))
+  }
+  const result = timed(() => (r.chance(0.05) ? manager.reduce({ overflow: true }) : manager.applyWindow()))
+  if (result !== undefined) report('W', manager.sessionId, result.boundary)
+}
+
+process.stdin.once('data', () => {
+  const started = performance.now()
+  let ownCount = 0
+  let sharedCount = 0
+  while (ownCount < target || sharedCount < target) {
+    if (ownCount < target) {
+      // Own session: message by message, as an agent loop appends; a tool round is sometimes left open.
+      for (const m of turn()) {
+        const open = m.role === 'user' && m.content.some((b) => 'toolResult' in b) && r.chance(0.05)
+        if (!open) append(own, [m])
+        ownCount++
+      }
+      maintain(own)
+    }
+    if (sharedCount < target) {
+      const messages = turn()
+      append(shared, messages)
+      sharedCount += messages.length
+      maintain(shared)
+    }
+  }
+  report('D', ownCount, sharedCount, Math.round(performance.now() - started), Math.round(slowest))
+  store.close()
+  process.exit(0)
+})
