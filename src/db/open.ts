@@ -157,6 +157,10 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     const state = checkIdentity(path, readIdentity(db), migrations.length)
     db.pragma('journal_mode = WAL')
     db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
+    // Every append rewrites the same few hot pages (the tail leaves of each index, the session row); a
+    // checkpoint copies each page once however often it was rewritten, and costs two fsyncs. Checkpointing
+    // every 10,000 pages (≈40 MiB of WAL) instead of 1,000 makes appends ~2x cheaper on this machine.
+    db.pragma('wal_autocheckpoint = 10000')
     db.pragma('foreign_keys = ON')
     // Only a fresh or older file takes the write lock: opening a current file never waits for writers.
     if (state !== 'current') migrate(db, path, migrations)
