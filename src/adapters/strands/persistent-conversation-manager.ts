@@ -12,6 +12,8 @@ import {
   AfterInvocationEvent,
   BeforeInvocationEvent,
   ConversationManager,
+  HookOrder,
+  InitializedEvent,
   MessageAddedEvent,
 } from '@strands-agents/sdk'
 import type {
@@ -188,6 +190,17 @@ export class PersistentConversationManager extends ConversationManager {
     super.initAgent(agent)
     attached.set(agent, this)
     this.restore(agent)
+    // Plugins that load messages on start (Strands' SessionManager restores its snapshot here) run first;
+    // whatever they loaded is adopted and the agent sees the window again.
+    agent.addHook(
+      InitializedEvent,
+      (event) => {
+        const state = this.stateOf(event.agent)
+        this.adopt(event.agent, state)
+        this.show(event.agent, state, false)
+      },
+      { order: HookOrder.SDK_LAST + 1 },
+    )
     agent.addHook(BeforeInvocationEvent, (event) => {
       const state = this.stateOf(event.agent)
       this.adopt(event.agent, state)
@@ -196,8 +209,11 @@ export class PersistentConversationManager extends ConversationManager {
     agent.addHook(MessageAddedEvent, (event) => {
       const state = this.stateOf(event.agent)
       const message = event.message
-      this.ledger.append(toLedgerMessage(message))
-      state.tracked.set(message.trackingId, { message, pinned: hasStrandsPin(message) })
+      const pinned = hasStrandsPin(message)
+      // Usually a plain append. Strands re-announces a message under the same trackingId when it merges
+      // continuation input into it; then the window shows the merged form.
+      this.adoptForeign(message, false, undefined)
+      state.tracked.set(message.trackingId, { message, pinned })
     })
     agent.addHook(AfterInvocationEvent, (event) => {
       const state = this.stateOf(event.agent)
@@ -211,7 +227,8 @@ export class PersistentConversationManager extends ConversationManager {
    * Makes room. First, unless `truncateToolResults` is false, every unpinned tool result in the window
    * over the threshold is truncated, oldest first (the window shows the truncated form, `history()` the
    * original). If the model's token count says that is not enough — or nothing could be truncated —
-   * messages are evicted until it is, or until nothing more can go. `agent.messages` is then the window.
+   * messages are evicted: on an overflow until the count says the input fits (or nothing more can go),
+   * proactively for one round. `agent.messages` is then the window.
    *
    * @param options - the agent, its model, and the overflow error (absent for proactive compression)
    * @returns true when anything was truncated or evicted; false lets an overflow error propagate
@@ -229,8 +246,10 @@ export class PersistentConversationManager extends ConversationManager {
       this.show(agent, state, true)
       fits = await this.fits(agent, model, threshold)
     }
-    // Evict until the count says it fits; stop when it cannot be counted (the agent's retry will call
-    // again if the model still refuses) or when nothing more can go.
+    // On an overflow, evict until the count says it fits; stop when it cannot be counted (the agent's
+    // retry calls again if the model still refuses) or when nothing more can go. Proactive compression is
+    // best effort: one round, so a prompt that is large for other reasons (tool specs, a huge system
+    // prompt) does not empty the window before the model has even refused anything.
     while (fits === false) {
       const result = this.ledger.reduce({ overflow: error !== undefined })
       if (result.evicted === 0) {
@@ -240,6 +259,7 @@ export class PersistentConversationManager extends ConversationManager {
       evicted += result.evicted
       this.show(agent, state, true)
       fits = await this.fits(agent, model, threshold)
+      if (error === undefined) break
     }
     this.lastReduction = { trigger, truncated, evicted, fits, reason: evicted === 0 ? reason : undefined }
     return truncated + evicted > 0

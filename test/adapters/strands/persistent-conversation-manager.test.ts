@@ -3,18 +3,21 @@
  * context window, and real SQLite files in temp directories. The numbered scenarios are issue 3's.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { join } from 'node:path'
 import {
   Agent,
   ContextWindowOverflowError,
   Message,
   MessageAddedEvent,
+  SessionManager,
   SlidingWindowConversationManager,
   TextBlock,
   tool,
 } from '@strands-agents/sdk'
+import { LocalFileStorage } from '@strands-agents/sdk/storage'
 import { z } from 'zod'
-import { ContextLedgerError, type MessageData } from '../../../src/index.js'
-import { PersistentConversationManager } from '../../../src/adapters/strands/index.js'
+import { ContextLedgerError, type ContextStore, type MessageData } from '../../../src/index.js'
+import { PersistentConversationManager, pinMessageTool } from '../../../src/adapters/strands/index.js'
 import { ScriptedModel } from '../../../examples/strands-scripted-model.js'
 import { assistantScript, json, ledgerAgent, lookupTools, tempDir, type TempDir } from './helpers.js'
 
@@ -313,6 +316,54 @@ describe('PersistentConversationManager', () => {
         extra.trackingId,
         reply.trackingId,
       ])
+    })
+    it("still shows the window after Strands' SessionManager restores its own snapshot on start", async () => {
+      const withSessionManager = (
+        store: ContextStore,
+        prefix: string,
+      ): { agent: Agent; manager: PersistentConversationManager } => {
+        const manager = new PersistentConversationManager({ store, sessionId: 's', windowSize: 4 })
+        const agent = new Agent({
+          model: new ScriptedModel({ script: assistantScript(prefix) }),
+          tools: [...lookupTools(), pinMessageTool],
+          conversationManager: manager,
+          sessionManager: new SessionManager({
+            sessionId: 'sm',
+            storage: new LocalFileStorage(join(dir.path, 'sm')),
+          }),
+          printer: false,
+        })
+        return { agent, manager }
+      }
+      const first = dir.open()
+      const one = withSessionManager(first, 'one-')
+      for (const prompt of ['task', 'pin 0 keep', 'ask x', 'ask y']) await one.agent.invoke(prompt)
+      const before = json(one.agent.messages)
+      first.close()
+
+      const second = dir.open()
+      const two = withSessionManager(second, 'two-')
+      await two.agent.initialize()
+      expect(json(two.agent.messages)).toStrictEqual(before)
+      await two.agent.invoke('ask z')
+      expect(json(two.agent.messages)).toStrictEqual(two.manager.ledger.window())
+      expect(second.session('s')?.messageCount).toBe(18)
+    })
+
+    it('shows an edited copy of a stored message (same trackingId, other content) and keeps the original in history()', async () => {
+      const store = dir.open()
+      const one = ledgerAgent({ store, sessionId: 's' })
+      await one.agent.invoke('draft: ship on Friday')
+      const original = one.agent.messages[0]?.toJSON() as MessageData
+      const edited = { ...original, content: [{ text: 'draft: ship on Monday' }] }
+      const two = ledgerAgent(
+        { store, sessionId: 's' },
+        { messages: [edited, one.agent.messages[1]?.toJSON() as MessageData] },
+      )
+      await two.agent.initialize()
+      expect(two.agent.messages[0]?.toJSON()).toStrictEqual(edited)
+      expect(two.manager.ledger.history()[0]?.message).toStrictEqual(original)
+      expect(store.session('s')?.messageCount).toBe(2)
     })
   })
 
