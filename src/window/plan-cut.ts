@@ -322,7 +322,10 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
 
   // The limits are met by letting go of rows kept before the boundary (unpinned, or no longer in a
   // protected range) while protected ones stay and open the window validly.
-  if (start <= b && p.countBelow(b) > 0) return finish(b, keepBefore(b), 'released')
+  if (start <= b) {
+    const kept = [...new Set([...keepBefore(b), ...inFlight.filter((s) => s < b)])].sort((x, y) => x - y)
+    if (kept.length > 0 || b === n) return finish(b, kept, 'released')
+  }
 
   const trim = view.firstTrimPoint(start, n)
   if (trim !== undefined) return finish(trim, keepBefore(trim), 'trim-point')
