@@ -55,33 +55,42 @@ function refuse(path: string, error: unknown): never {
 const SQLITE_MAGIC = 'SQLite format 3\0'
 
 /**
- * Refuses a file cut short — a copy interrupted, a disk that filled — before SQLite touches it: SQLite
- * reads missing pages as absent and may open such a file, failing (or answering wrongly) only when a
- * query reaches the lost part. The header records the page count; when it is valid (its change counter
- * matches `version-valid-for`) and no write-ahead log could hold the missing pages, a shorter file is
- * damaged. Reads 100 bytes; writes nothing.
+ * Refuses, before SQLite touches it, a file that is not a database or was cut short (a copy interrupted,
+ * a disk that filled). SQLite itself takes some such files for an empty database — which opening would
+ * then overwrite with a fresh ledger — and reads pages past the end of a truncated one as absent,
+ * failing (or answering wrongly) only when a query reaches them. The header records the page count; when
+ * it is valid (its change counter matches `version-valid-for`) and no write-ahead log could hold the
+ * missing pages, a shorter file is damaged. Reads at most 100 bytes; writes nothing.
  */
-function checkNotTruncated(path: string): void {
+function checkFileHeader(path: string): void {
   if (path === ':memory:' || path === '' || !existsSync(path)) return
   const header = Buffer.alloc(100)
   const fd = openSync(path, 'r')
   let size: number
+  let read: number
   try {
     size = fstatSync(fd).size
-    if (readSync(fd, header, 0, 100, 0) < 100) return
+    read = readSync(fd, header, 0, 100, 0)
   } finally {
     closeSync(fd)
   }
-  if (header.toString('latin1', 0, 16) !== SQLITE_MAGIC) return
+  if (size === 0) return
+  if (!SQLITE_MAGIC.startsWith(header.toString('latin1', 0, Math.min(read, 16))))
+    throw new ContextLedgerError(
+      'NOT_A_LEDGER',
+      `${path} is not a SQLite database, so not a context-ledger file`,
+    )
+  const truncated = (detail: string): ContextLedgerError<'CORRUPT_DATABASE'> =>
+    new ContextLedgerError('CORRUPT_DATABASE', `${path} is truncated: ${detail}; it was not modified`)
+  if (read < 100) throw truncated(`${size} bytes, shorter than the 100-byte SQLite header`)
   const rawPageSize = header.readUInt16BE(16)
   const pageSize = rawPageSize === 1 ? 65536 : rawPageSize
   const pages = header.readUInt32BE(28)
   const valid = header.readUInt32BE(24) === header.readUInt32BE(92)
   const wal = `${path}-wal`
   if (!valid || pages === 0 || size >= pages * pageSize || (existsSync(wal) && statSync(wal).size > 0)) return
-  throw new ContextLedgerError(
-    'CORRUPT_DATABASE',
-    `${path} is truncated: its header counts ${pages} pages of ${pageSize} bytes (${pages * pageSize} bytes), the file has ${size}; it was not modified`,
+  throw truncated(
+    `its header counts ${pages} pages of ${pageSize} bytes (${pages * pageSize} bytes), the file has ${size}`,
   )
 }
 
@@ -150,7 +159,7 @@ function migrate(db: Db, path: string, migrations: Migrations): void {
  */
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Db {
   const migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER })
-  checkNotTruncated(path)
+  checkFileHeader(path)
   const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 })
   try {
     // Read-only identity check first: journal_mode=WAL below rewrites the header.
