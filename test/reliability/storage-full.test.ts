@@ -1,0 +1,123 @@
+/**
+ * A full disk, simulated with SQLite's `max_page_count` (SQLite reports it exactly as it reports a full
+ * disk: SQLITE_FULL). An append that does not fit fails with `STORAGE_FULL`, leaves no partial turn, and
+ * the store keeps serving reads; once space is back, appends work again and every rule holds.
+ */
+import { describe, expect, it } from 'vitest'
+import {
+  ContextLedgerError,
+  openContextStore,
+  PersistentConversationManager,
+  type ContextStore,
+  type MessageData,
+} from '../../src/index.js'
+import { assertWindowRules } from '../helpers/window-invariants.js'
+import { ledgerChecksum } from './db-checksum.js'
+import { MessageFactory } from './workers/worker-kit.js'
+import { useTempDir } from './support.js'
+
+const dir = useTempDir()
+const LIMITS = { windowSize: 6, protectedMessages: { first: 1 } }
+
+function refusal(fn: () => unknown): ContextLedgerError {
+  try {
+    fn()
+  } catch (error) {
+    if (error instanceof ContextLedgerError) return error
+    throw new Error(`expected a ContextLedgerError, got ${String(error)}`, { cause: error })
+  }
+  throw new Error('expected the call to fail')
+}
+
+/** Caps the file at its current size plus `spare` pages. */
+function fill(store: ContextStore, spare: number): void {
+  const db = store.connection()
+  const pages = db.pragma('page_count', { simple: true }) as number
+  db.pragma(`max_page_count = ${pages + spare}`)
+}
+
+function bigTurn(f: MessageFactory, chars: number): MessageData[] {
+  const { message, ids } = f.toolUse(2)
+  return [f.user('fetch the report'), message, f.toolResult(ids, chars), f.reply('done')]
+}
+
+describe('a full disk', () => {
+  it('fails an append that does not fit with STORAGE_FULL, writing none of the turn', () => {
+    const store = openContextStore(dir.file('full.db'))
+    const manager = new PersistentConversationManager({ store, sessionId: 's', ...LIMITS })
+    const f = new MessageFactory('full')
+    const appended = new Map<string, string>()
+    const remember = (ms: MessageData[]): void => {
+      for (const m of ms) appended.set(m.trackingId as string, JSON.stringify(m))
+    }
+    for (let i = 0; i < 10; i++) {
+      const turn = bigTurn(f, 500)
+      manager.append(turn)
+      remember(turn)
+      manager.applyWindow()
+    }
+    manager.pin({ seq: 5 }, { reason: 'keep' })
+    const windowBefore = JSON.stringify(manager.window())
+    fill(store, 2)
+    const before = ledgerChecksum(store.connection())
+
+    // A turn whose tool result needs far more than two pages: refused whole, nothing of it written.
+    const error = refusal(() => manager.append(bigTurn(f, 64 * 1024)))
+    expect(error.code).toBe('STORAGE_FULL')
+    expect(error.sessionId).toBe('s')
+    expect(error.message).toMatch(/full/)
+    expect(error.cause).toMatchObject({ code: 'SQLITE_FULL' })
+    expect(ledgerChecksum(store.connection())).toBe(before)
+    expect(store.connection().inTransaction).toBe(false)
+
+    // Reads still work, and see exactly what was there.
+    expect(JSON.stringify(manager.window())).toBe(windowBefore)
+    expect(store.session('s')?.messageCount).toBe(40)
+    expect(manager.history({ limit: 1000 })).toHaveLength(40)
+    expect(store.pinnedMessages({ sessionId: 's' }).map((p) => p.seq)).toStrictEqual([5])
+    assertWindowRules(store, 's', LIMITS.protectedMessages, { appended })
+
+    // A new session does not fit either, and is not half-created.
+    expect(refusal(() => store.append('other', bigTurn(f, 64 * 1024))).code).toBe('STORAGE_FULL')
+    expect(store.session('other')).toBeUndefined()
+    expect(ledgerChecksum(store.connection())).toBe(before)
+
+    // Space is back: the same kind of turn goes in, and the window moves on.
+    store.connection().pragma('max_page_count = 1073741823')
+    const turn = bigTurn(f, 64 * 1024)
+    const entries = manager.append(turn)
+    remember(turn)
+    expect(entries.map((e) => e.seq)).toStrictEqual([40, 41, 42, 43])
+    expect(manager.applyWindow().evicted).toBeGreaterThan(0)
+    assertWindowRules(store, 's', LIMITS.protectedMessages, { appended })
+    expect(store.connection().pragma('integrity_check', { simple: true })).toBe('ok')
+    store.close()
+
+    // And the file reopens with all of it.
+    const reopened = openContextStore(dir.file('full.db'))
+    assertWindowRules(reopened, 's', LIMITS.protectedMessages, { appended })
+    reopened.close()
+  })
+
+  it('keeps a pin atomic when its log row does not fit, while in-place window updates still work', () => {
+    const store = openContextStore(dir.file('full2.db'))
+    const manager = new PersistentConversationManager({ store, sessionId: 's', ...LIMITS })
+    const f = new MessageFactory('pins')
+    for (let i = 0; i < 40; i++) manager.append(bigTurn(f, 2000))
+    fill(store, 0)
+    const before = ledgerChecksum(store.connection())
+
+    // The pin flag fits in its page, its 20 KB reason in the pin log does not: neither is written.
+    const error = refusal(() => manager.pin({ seq: 3 }, { reason: 'x'.repeat(20_000) }))
+    expect(error.code).toBe('STORAGE_FULL')
+    expect(manager.message({ seq: 3 }).pinned).toBe(false)
+    expect(store.pinEvents('s')).toStrictEqual([])
+    expect(ledgerChecksum(store.connection())).toBe(before)
+
+    // Moving the boundary rewrites existing pages only: it still works on a full disk.
+    expect(manager.applyWindow().evicted).toBeGreaterThan(0)
+    assertWindowRules(store, 's', LIMITS.protectedMessages)
+    expect(refusal(() => manager.append(f.user('x'.repeat(20_000)))).code).toBe('STORAGE_FULL')
+    store.close()
+  })
+})
