@@ -2,7 +2,8 @@
  * The reference the benchmarks compare against: a hand-written better-sqlite3 store doing the least a
  * conversation store must do — serialize each message, insert one row per message (similar columns, one
  * UNIQUE index on (session, seq)), bump the session row, all in one transaction; and read the last N rows
- * back with JSON.parse. Same pragmas as the library: WAL, synchronous=NORMAL.
+ * back with JSON.parse. Same pragmas as the library: WAL, synchronous=NORMAL, and the store's
+ * wal_autocheckpoint.
  */
 import { randomUUID } from 'node:crypto'
 import Database from 'better-sqlite3'
@@ -40,11 +41,16 @@ export class RawBaseline {
   private readonly appendTx: Database.Transaction<(session: number, rows: readonly SerializedRow[]) => void>
   private readonly counts = new Map<number, number>()
 
-  /** @param path - the database file (created) */
-  constructor(path: string) {
+  /**
+   * @param path - the database file (created)
+   * @param walAutocheckpoint - WAL pages between automatic checkpoints; pass the store's, so both sides
+   *   checkpoint alike
+   */
+  constructor(path: string, walAutocheckpoint = 1000) {
     this.db = new Database(path)
     this.db.pragma('journal_mode = WAL')
     this.db.pragma('synchronous = NORMAL')
+    this.db.pragma(`wal_autocheckpoint = ${Math.trunc(walAutocheckpoint)}`)
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS sessions (
         id INTEGER PRIMARY KEY, message_count INTEGER NOT NULL, total_tokens INTEGER NOT NULL,
