@@ -56,3 +56,23 @@ export {
   type WindowLimitOptions,
   type WindowLimits,
 } from './window/window-options.js'
+export {
+  PIN_MESSAGE_TOOL_NAME,
+  PIN_MESSAGE_TOOL_DESCRIPTION,
+  pinMessageInputSchema,
+  pinMessageToolDefinition,
+  handlePinMessage,
+  checkPinMessageInput,
+  describePinOutcome,
+  type PinMessageInput,
+  type PinMessageToolResult,
+  type PinMessageTarget,
+  type HandlePinMessageOptions,
+} from './tools/pin-message-tool.js'
+export {
+  truncateToolResults,
+  truncateLongText,
+  hasTruncatableToolResults,
+  TRUNCATION_PRESERVE_CHARS,
+  TRUNCATION_THRESHOLD,
+} from './messages/truncate-tool-results.js'

@@ -34,13 +34,11 @@ import {
   type NothingEvictedReason,
   type PersistentConversationManagerOptions as LedgerManagerOptions,
   type PinAttribution,
-} from '../../index.js'
-import { truncateToolResults } from '../../messages/truncate-tool-results.js'
-import {
   handlePinMessage,
   pinMessageInputSchema,
+  truncateToolResults,
   type PinMessageToolResult,
-} from '../../tools/pin-message-tool.js'
+} from '../../index.js'
 import { fromLedgerMessage, hasStrandsPin, setStrandsPin, toLedgerMessage } from './convert.js'
 
 /** Options of the Strands {@link PersistentConversationManager}: the core manager's, plus Strands' own. */

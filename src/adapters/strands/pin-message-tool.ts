@@ -24,7 +24,7 @@ import {
   PIN_MESSAGE_TOOL_NAME,
   pinMessageInputSchema,
   type PinMessageToolResult,
-} from '../../tools/pin-message-tool.js'
+} from '../../index.js'
 import { hasStrandsPin, setStrandsPin } from './convert.js'
 import { ledgerManagerOf } from './persistent-conversation-manager.js'
 
