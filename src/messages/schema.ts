@@ -47,14 +47,20 @@ const document = z.strictObject({
 // structural walk (finite numbers, well-formed strings, plain objects), so zod only needs to see "JSON".
 const json = z.custom<JsonValue>(() => true)
 
-const toolResultItem = (kind: string): z.ZodType | undefined =>
-  ({
-    text: str,
-    json,
-    image: media(true),
-    video: media(false),
-    document,
-  })[kind]
+/** Looks a block kind up by own key only: `toString` or `constructor` are unknown kinds, not methods. */
+const lookup =
+  (table: Readonly<Record<string, z.ZodType>>) =>
+  (kind: string): z.ZodType | undefined =>
+    Object.hasOwn(table, kind) ? table[kind] : undefined
+
+// Built once: zod schemas are costly to construct and cheap to reuse.
+const toolResultItem = lookup({
+  text: str,
+  json,
+  image: media(true),
+  video: media(false),
+  document,
+})
 
 const citationsBlock = z.strictObject({
   citations: z.array(
@@ -68,7 +74,7 @@ const citationsBlock = z.strictObject({
   content: z.array(textItem),
 })
 
-const blockSchemas: Record<string, z.ZodType> = {
+const blockSchema = lookup({
   text: str,
   toolUse: z.strictObject({
     name: nonEmpty,
@@ -98,7 +104,7 @@ const blockSchemas: Record<string, z.ZodType> = {
   audio: media(false),
   document,
   citations: citationsBlock,
-}
+})
 
 const metadataSchema = z.strictObject({
   usage: z
@@ -222,7 +228,7 @@ export function validateMessage(input: unknown, limits: MessageLimits = DEFAULT_
   const content = (input as { content: unknown[] }).content
   for (let i = 0; i < content.length; i++) {
     const path: Path = ['content', i]
-    const kind = checkBlock(content[i], path, (k) => blockSchemas[k])
+    const kind = checkBlock(content[i], path, blockSchema)
     if (kind === 'toolResult') {
       const items = (content[i] as { toolResult: { content: unknown[] } }).toolResult.content
       for (let j = 0; j < items.length; j++)

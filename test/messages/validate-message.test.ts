@@ -65,3 +65,16 @@ describe('validateMessage', () => {
     ).toBe('content[0].text')
   })
 })
+
+describe('validateMessage with prototype-named keys', () => {
+  it('treats toString, constructor and hasOwnProperty as unknown kinds, not as methods', () => {
+    expect(pathOf({ role: 'user', content: [{ toString: {} }] })).toBe('content[0].toString')
+    expect(pathOf({ role: 'user', content: [{ constructor: {} }] })).toBe('content[0].constructor')
+    expect(
+      pathOf({
+        role: 'user',
+        content: [{ toolResult: { toolUseId: 'x', status: 'success', content: [{ hasOwnProperty: 'x' }] } }],
+      }),
+    ).toBe('content[0].toolResult.content[0].hasOwnProperty')
+  })
+})
