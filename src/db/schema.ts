@@ -103,7 +103,10 @@ export const toolCalls = sqliteTable(
   },
   (t) => [
     index('tool_calls_use').on(t.session, t.useSeq),
-    index('tool_calls_result').on(t.session, t.resultSeq),
+    // Partial: a call enters it once, when answered, instead of twice (as NULL, then moved).
+    index('tool_calls_answered')
+      .on(t.session, t.resultSeq)
+      .where(sql`${t.resultSeq} IS NOT NULL`),
     index('tool_calls_open')
       .on(t.session, t.toolUseId)
       .where(sql`${t.resultSeq} IS NULL`),

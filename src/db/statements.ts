@@ -103,13 +103,15 @@ const SQL = {
     ORDER BY cum_tokens, seq LIMIT 1`,
 
   insertToolCall: 'INSERT INTO tool_calls (session, tool_use_id, name, use_seq) VALUES (?, ?, ?, ?)',
-  // INDEXED BY: without statistics SQLite prefers walking tool_calls_use (or, below, tool_calls_result
-  // over `result_seq > NULL`), which reads every tool call of the session: O(history) per append/window.
-  openToolCall: `SELECT id FROM tool_calls INDEXED BY tool_calls_open
-    WHERE session = ? AND tool_use_id = ? AND result_seq IS NULL ORDER BY use_seq DESC LIMIT 1`,
-  answerToolCall: 'UPDATE tool_calls SET result_seq = ?, status = ? WHERE id = ?',
+  // Links a toolResult to the latest unanswered toolUse with its id, in one statement. INDEXED BY: without
+  // statistics SQLite may prefer walking tool_calls_use, which reads every call of the session.
+  answerToolCall: `UPDATE tool_calls SET result_seq = ?, status = ? WHERE id = (
+    SELECT id FROM tool_calls INDEXED BY tool_calls_open
+    WHERE session = ? AND tool_use_id = ? AND result_seq IS NULL ORDER BY use_seq DESC LIMIT 1)`,
   openCallsOfUse: `SELECT tool_use_id FROM tool_calls WHERE session = ? AND use_seq = ? AND result_seq IS NULL
     ORDER BY id`,
+  // INDEXED BY: without statistics SQLite may walk the answered-calls index over `result_seq > NULL`,
+  // reading every answered call of the session: O(history) per window application.
   resultsOfUse: `SELECT result_seq FROM tool_calls INDEXED BY tool_calls_use
     WHERE session = ? AND use_seq = ? AND result_seq IS NOT NULL`,
   usesOfResult: 'SELECT use_seq FROM tool_calls WHERE session = ? AND result_seq = ?',
@@ -148,7 +150,6 @@ const PLUCKED: ReadonlySet<keyof typeof SQL> = new Set<keyof typeof SQL>([
   'firstPairStart',
   'firstUserStart',
   'seekCumulative',
-  'openToolCall',
   'openCallsOfUse',
   'resultsOfUse',
   'usesOfResult',

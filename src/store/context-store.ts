@@ -211,7 +211,7 @@ export class ContextStore {
     const prepared = inputs.map((m, i) => prepareMessage(m, i, tokenCounter, this.limits))
     return this.write(sessionId, () => {
       const before = this.sessionRow(sessionId)
-      const entries = this.appendPrepared(sessionId, prepared)
+      const entries = this.appendPrepared(sessionId, prepared, before)
       if (before !== undefined && before.boundary > 0 && before.boundary === before.message_count)
         this.skipInvalidStart(before.pk, before.boundary)
       return entries
@@ -569,13 +569,19 @@ export class ContextStore {
     }
   }
 
-  private appendPrepared(sessionId: string, prepared: readonly PreparedMessage[]): LedgerEntry[] {
-    const session = this.sessionRow(sessionId) ?? this.createSession(sessionId)
+  private appendPrepared(
+    sessionId: string,
+    prepared: readonly PreparedMessage[],
+    known: SessionRow | undefined,
+  ): LedgerEntry[] {
+    const session = known ?? this.createSession(sessionId)
     const pk = session.pk
     const now = Date.now()
     let n = session.message_count
     let total = session.total_tokens
-    let prev: { seq: number; cls: MessageClass } | undefined
+    // `inBatch`: the previous message was appended by this call, so its class (with real tool ids) and
+    // the fact that none of its calls was answered yet are known without asking the database.
+    let prev: { seq: number; cls: MessageClass; inBatch: boolean } | undefined
     if (n > 0) {
       const f = this.st.flagsBySeq.get(pk, n - 1) as {
         role: 'user' | 'assistant'
@@ -592,6 +598,7 @@ export class ContextStore {
           toolResultIds: f.has_tool_result ? ['?'] : [],
           plainUser: f.plain_user === 1,
         },
+        inBatch: false,
       }
     }
     const insert = (m: PreparedMessage): number => {
@@ -619,19 +626,18 @@ export class ContextStore {
           this.st.setTrimPoint.run(pk, prev.seq)
         if (isToolPairStart(prev.cls, c)) this.st.setPairStart.run(pk, prev.seq)
       }
-      for (const r of m.toolResults) {
-        const open = this.st.openToolCall.get(pk, r.id) as number | undefined
-        if (open !== undefined) this.st.answerToolCall.run(seq, r.status, open)
-      }
+      for (const r of m.toolResults) this.st.answerToolCall.run(seq, r.status, pk, r.id)
       for (const u of m.toolUses) this.st.insertToolCall.run(pk, u.id, u.name, seq)
       if (m.pinned) this.st.insertPinEvent.run(pk, seq, 'pin', 'append', 'metadata.custom.pinned', now)
-      prev = { seq, cls: c }
+      prev = { seq, cls: c, inBatch: true }
       n++
       return seq
     }
     const entries: LedgerEntry[] = []
     for (const m of prepared) {
-      const existing = this.st.messageByUid.get(pk, m.message.trackingId) as MessageRow | undefined
+      const existing = m.minted
+        ? undefined
+        : (this.st.messageByUid.get(pk, m.message.trackingId) as MessageRow | undefined)
       if (existing !== undefined) {
         const stored = JSON.parse(existing.body) as StoredMessageData
         if (contentKey(stored) !== contentKey(m.message))
@@ -647,7 +653,9 @@ export class ContextStore {
       // conversation any more: record error results for them first (see interrupted-tool-results.ts).
       if (prev !== undefined && prev.cls.toolUseIds.length > 0) {
         const answered = new Set(m.cls.toolResultIds)
-        const open = this.st.openCallsOfUse.all(pk, prev.seq) as string[]
+        const open = prev.inBatch
+          ? prev.cls.toolUseIds
+          : (this.st.openCallsOfUse.all(pk, prev.seq) as string[])
         const missing = open.filter((id) => !answered.has(id))
         if (missing.length > 0) insert(interruptedToolResults(missing, this.limits))
       }

@@ -23,6 +23,8 @@ export interface PreparedMessage {
   readonly tokens: number
   /** Whether it arrived with Strands' pin flag. */
   readonly pinned: boolean
+  /** Whether its trackingId was minted here (a fresh UUID cannot already be in the session). */
+  readonly minted: boolean
   /** Tool name and status per toolUse / toolResult id, for the link rows. */
   readonly toolUses: readonly { id: string; name: string }[]
   readonly toolResults: readonly { id: string; status: 'success' | 'error' }[]
@@ -82,6 +84,7 @@ export function prepareMessage(
     cls,
     tokens: countTokens(counter, message),
     pinned: hasPinFlag(message),
+    minted: valid.trackingId === undefined,
     toolUses,
     toolResults,
   }

@@ -74,7 +74,7 @@ describe('statements', () => {
     seekCumulative: 'SEARCH messages USING COVERING INDEX messages_session_cum (session=? AND cum_tokens>?)',
     openCallsOfUse: 'SEARCH tool_calls USING INDEX tool_calls_use (session=? AND use_seq=?)',
     resultsOfUse: 'SEARCH tool_calls USING INDEX tool_calls_use (session=? AND use_seq=?)',
-    usesOfResult: 'SEARCH tool_calls USING INDEX tool_calls_result (session=? AND result_seq=?)',
+    usesOfResult: 'SEARCH tool_calls USING INDEX tool_calls_answered (session=? AND result_seq=?)',
     sessionByPk: 'SEARCH sessions USING INTEGER PRIMARY KEY (rowid=?)',
   }
   it.each(Object.entries(golden))('%s has its golden plan', (name, expected) => {
@@ -82,7 +82,7 @@ describe('statements', () => {
   })
 
   it('links a tool result through the partial index of open calls', () => {
-    expect(plan(STATEMENT_SQL.openToolCall)[0]).toBe(
+    expect(plan(STATEMENT_SQL.answerToolCall)).toContain(
       'SEARCH tool_calls USING INDEX tool_calls_open (session=? AND tool_use_id=?)',
     )
   })
