@@ -76,12 +76,11 @@ export const messages = sqliteTable(
     index('messages_kept')
       .on(t.session, t.seq)
       .where(sql`${t.kept} = 1`),
-    index('messages_trim_points')
-      .on(t.session, t.seq)
-      .where(sql`${t.trimPoint} = 1`),
-    index('messages_pair_starts')
-      .on(t.session, t.seq)
-      .where(sql`${t.pairStart} = 1`),
+    // One partial index for every place a window may start (trim points and tool-pair starts), covering
+    // the flags the cut queries filter on: a turn dirties one leaf of it instead of one leaf of two.
+    index('messages_cut_points')
+      .on(t.session, t.seq, t.trimPoint, t.pairStart, t.plainUser)
+      .where(sql`${t.trimPoint} = 1 OR ${t.pairStart} = 1`),
   ],
 )
 

@@ -66,11 +66,10 @@ describe('statements', () => {
     keptSeqs: 'SEARCH messages USING COVERING INDEX messages_kept (session=?)',
     pinnedSeqs: 'SEARCH messages USING COVERING INDEX messages_pinned (session=?)',
     firstTrimPoint:
-      'SEARCH messages USING COVERING INDEX messages_trim_points (session=? AND seq>? AND seq<?)',
-    lastTrimPoint:
-      'SEARCH messages USING COVERING INDEX messages_trim_points (session=? AND seq>? AND seq<?)',
+      'SEARCH messages USING COVERING INDEX messages_cut_points (session=? AND seq>? AND seq<?)',
+    lastTrimPoint: 'SEARCH messages USING COVERING INDEX messages_cut_points (session=? AND seq>? AND seq<?)',
     firstPairStart:
-      'SEARCH messages USING COVERING INDEX messages_pair_starts (session=? AND seq>? AND seq<?)',
+      'SEARCH messages USING COVERING INDEX messages_cut_points (session=? AND seq>? AND seq<?)',
     seekCumulative: 'SEARCH messages USING COVERING INDEX messages_session_cum (session=? AND cum_tokens>?)',
     openCallsOfUse: 'SEARCH tool_calls USING INDEX tool_calls_use (session=? AND use_seq=?)',
     resultsOfUse: 'SEARCH tool_calls USING INDEX tool_calls_use (session=? AND use_seq=?)',
@@ -90,8 +89,8 @@ describe('statements', () => {
   it('uses the partial indexes for pins, kept rows, trim points and pair starts', () => {
     expect(plan(STATEMENT_SQL.pinnedSeqs).join('\n')).toContain('messages_pinned')
     expect(plan(STATEMENT_SQL.keptSeqs).join('\n')).toContain('messages_kept')
-    expect(plan(STATEMENT_SQL.firstTrimPoint).join('\n')).toContain('messages_trim_points')
-    expect(plan(STATEMENT_SQL.firstPairStart).join('\n')).toContain('messages_pair_starts')
+    expect(plan(STATEMENT_SQL.firstTrimPoint).join('\n')).toContain('messages_cut_points')
+    expect(plan(STATEMENT_SQL.firstPairStart).join('\n')).toContain('messages_cut_points')
     expect(plan(STATEMENT_SQL.seekCumulative).join('\n')).toContain('messages_session_cum')
   })
 
