@@ -19,6 +19,16 @@ export interface SessionRow {
   metadata: string | null
 }
 
+/** A session row with the flags of its newest message (null when it has none). */
+export interface SessionForAppendRow extends SessionRow {
+  last_role: 'user' | 'assistant' | null
+  last_has_tool_use: number | null
+  last_has_tool_result: number | null
+  last_plain_user: number | null
+  last_trim_point: number | null
+  last_pair_start: number | null
+}
+
 /** The columns of a message row that entries are built from. */
 export interface MessageRow {
   seq: number
@@ -60,15 +70,20 @@ const SQL = {
 
   insertMessage: `INSERT INTO messages (session, seq, uid, role, body, tokens, cum_tokens, pinned, kept,
       plain_user, trim_point, pair_start, has_tool_use, has_tool_result, created_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, ?, ?, ?)`,
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)`,
   messageByUid:
     'SELECT seq, uid, body, tokens, pinned, kept, created_at, window_body FROM messages WHERE session = ? AND uid = ?',
   messageBySeq:
     'SELECT seq, uid, body, tokens, pinned, kept, created_at, window_body FROM messages WHERE session = ? AND seq = ?',
   flagsBySeq: `SELECT role, has_tool_use, has_tool_result, trim_point, plain_user, tokens
     FROM messages WHERE session = ? AND seq = ?`,
-  setTrimPoint: 'UPDATE messages SET trim_point = 1 WHERE session = ? AND seq = ?',
-  setPairStart: 'UPDATE messages SET pair_start = 1 WHERE session = ? AND seq = ?',
+  setCutFlags: 'UPDATE messages SET trim_point = ?, pair_start = ? WHERE session = ? AND seq = ?',
+  // The session row and its newest message's flags in one read: what an append needs to start.
+  sessionForAppend: `SELECT s.*, m.role AS last_role, m.has_tool_use AS last_has_tool_use,
+      m.has_tool_result AS last_has_tool_result, m.plain_user AS last_plain_user,
+      m.trim_point AS last_trim_point, m.pair_start AS last_pair_start
+    FROM sessions s LEFT JOIN messages m ON m.session = s.pk AND m.seq = s.message_count - 1
+    WHERE s.id = ?`,
   setPinned: 'UPDATE messages SET pinned = ? WHERE session = ? AND seq = ?',
   setKept: 'UPDATE messages SET kept = ? WHERE session = ? AND seq = ?',
   history: `SELECT seq, uid, body, tokens, pinned, kept, created_at, window_body FROM messages

@@ -7,7 +7,13 @@
 import type Database from 'better-sqlite3'
 import { ContextLedgerError } from '../errors.js'
 import { openDatabase, type OpenDatabaseOptions } from '../db/open.js'
-import { prepareStatements, type MessageRow, type SessionRow, type Statements } from '../db/statements.js'
+import {
+  prepareStatements,
+  type MessageRow,
+  type SessionForAppendRow,
+  type SessionRow,
+  type Statements,
+} from '../db/statements.js'
 import { withPinFlag, hasPinFlag } from '../messages/pin-flag.js'
 import { DEFAULT_MESSAGE_LIMITS, type MessageLimits } from '../messages/schema.js'
 import { classifyMessage, isToolPairStart, isTrimPoint, type MessageClass } from '../messages/classify.js'
@@ -210,7 +216,8 @@ export class ContextStore {
     const inputs: unknown[] = Array.isArray(messages) ? messages : [messages]
     const prepared = inputs.map((m, i) => prepareMessage(m, i, tokenCounter, this.limits))
     return this.write(sessionId, () => {
-      const before = this.sessionRow(sessionId)
+      const before = this.st.sessionForAppend.get(sessionId) as SessionForAppendRow | undefined
+      if (before !== undefined) this.pks.set(sessionId, before.pk)
       const entries = this.appendPrepared(sessionId, prepared, before)
       if (before !== undefined && before.boundary > 0 && before.boundary === before.message_count)
         this.skipInvalidStart(before.pk, before.boundary)
@@ -572,39 +579,39 @@ export class ContextStore {
   private appendPrepared(
     sessionId: string,
     prepared: readonly PreparedMessage[],
-    known: SessionRow | undefined,
+    known: SessionForAppendRow | undefined,
   ): LedgerEntry[] {
     const session = known ?? this.createSession(sessionId)
     const pk = session.pk
     const now = Date.now()
     let n = session.message_count
     let total = session.total_tokens
-    // `inBatch`: the previous message was appended by this call, so its class (with real tool ids) and
-    // the fact that none of its calls was answered yet are known without asking the database.
-    let prev: { seq: number; cls: MessageClass; inBatch: boolean } | undefined
-    if (n > 0) {
-      const f = this.st.flagsBySeq.get(pk, n - 1) as {
-        role: 'user' | 'assistant'
-        has_tool_use: number
-        has_tool_result: number
-        plain_user: number
-      }
-      // Only the role and whether tool blocks are present matter for the flags the next message sets.
+    // The previous message: its class (for the flags the next message settles), the flags it was written
+    // with, and whether it was appended by this call (then its calls are all still open, with real ids).
+    let prev: { seq: number; cls: MessageClass; trim: boolean; pair: boolean; inBatch: boolean } | undefined
+    if (known !== undefined && known.last_role !== null) {
       prev = {
         seq: n - 1,
+        // Only the role and whether tool blocks are present matter for the flags the next message sets.
         cls: {
-          role: f.role,
-          toolUseIds: f.has_tool_use ? ['?'] : [],
-          toolResultIds: f.has_tool_result ? ['?'] : [],
-          plainUser: f.plain_user === 1,
+          role: known.last_role,
+          toolUseIds: known.last_has_tool_use ? ['?'] : [],
+          toolResultIds: known.last_has_tool_result ? ['?'] : [],
+          plainUser: known.last_plain_user === 1,
         },
+        trim: known.last_trim_point === 1,
+        pair: known.last_pair_start === 1,
         inBatch: false,
       }
     }
-    const insert = (m: PreparedMessage): number => {
+    // `next` is the message expected to follow (the next one of the batch): flags that depend on it are
+    // written with the row, and corrected below in the rare case something else followed.
+    const insert = (m: PreparedMessage, next: MessageClass | undefined): number => {
       const seq = n
       total += m.tokens
       const c = m.cls
+      const trim = isTrimPoint(c, next)
+      const pair = isToolPairStart(c, next)
       this.st.insertMessage.run(
         pk,
         seq,
@@ -615,26 +622,28 @@ export class ContextStore {
         total,
         m.pinned ? 1 : 0,
         c.plainUser ? 1 : 0,
-        isTrimPoint(c, undefined) ? 1 : 0,
+        trim ? 1 : 0,
+        pair ? 1 : 0,
         c.toolUseIds.length > 0 ? 1 : 0,
         c.toolResultIds.length > 0 ? 1 : 0,
         now,
       )
       if (prev !== undefined) {
-        // Flags that depend on the next message are settled now that it exists.
-        if (!isTrimPoint(prev.cls, undefined) && isTrimPoint(prev.cls, c))
-          this.st.setTrimPoint.run(pk, prev.seq)
-        if (isToolPairStart(prev.cls, c)) this.st.setPairStart.run(pk, prev.seq)
+        const prevTrim = isTrimPoint(prev.cls, c)
+        const prevPair = isToolPairStart(prev.cls, c)
+        if (prevTrim !== prev.trim || prevPair !== prev.pair)
+          this.st.setCutFlags.run(prevTrim ? 1 : 0, prevPair ? 1 : 0, pk, prev.seq)
       }
       for (const r of m.toolResults) this.st.answerToolCall.run(seq, r.status, pk, r.id)
       for (const u of m.toolUses) this.st.insertToolCall.run(pk, u.id, u.name, seq)
       if (m.pinned) this.st.insertPinEvent.run(pk, seq, 'pin', 'append', 'metadata.custom.pinned', now)
-      prev = { seq, cls: c, inBatch: true }
+      prev = { seq, cls: c, trim, pair, inBatch: true }
       n++
       return seq
     }
     const entries: LedgerEntry[] = []
-    for (const m of prepared) {
+    for (let i = 0; i < prepared.length; i++) {
+      const m = prepared[i] as PreparedMessage
       const existing = m.minted
         ? undefined
         : (this.st.messageByUid.get(pk, m.message.trackingId) as MessageRow | undefined)
@@ -657,9 +666,9 @@ export class ContextStore {
           ? prev.cls.toolUseIds
           : (this.st.openCallsOfUse.all(pk, prev.seq) as string[])
         const missing = open.filter((id) => !answered.has(id))
-        if (missing.length > 0) insert(interruptedToolResults(missing, this.limits))
+        if (missing.length > 0) insert(interruptedToolResults(missing, this.limits), m.cls)
       }
-      const seq = insert(m)
+      const seq = insert(m, prepared[i + 1]?.cls)
       entries.push({
         sessionId,
         seq,

@@ -75,6 +75,8 @@ describe('statements', () => {
     resultsOfUse: 'SEARCH tool_calls USING INDEX tool_calls_use (session=? AND use_seq=?)',
     usesOfResult: 'SEARCH tool_calls USING INDEX tool_calls_answered (session=? AND result_seq=?)',
     sessionByPk: 'SEARCH sessions USING INTEGER PRIMARY KEY (rowid=?)',
+    sessionForAppend: 'SEARCH s USING INDEX sessions_id_unique (id=?)',
+    setCutFlags: 'SEARCH messages USING INDEX messages_session_seq (session=? AND seq=?)',
   }
   it.each(Object.entries(golden))('%s has its golden plan', (name, expected) => {
     expect(plan(STATEMENT_SQL[name as keyof typeof STATEMENT_SQL])[0]).toBe(expected)
