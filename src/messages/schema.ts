@@ -154,40 +154,53 @@ function describe(value: unknown): string {
   return typeof value
 }
 
-/** Walks the raw value once: plain JSON only, bounded depth and string length, no prototype keys. */
-function checkStructure(value: unknown, path: Path, depth: number, limits: MessageLimits): void {
-  if (depth > limits.maxDepth) throw invalid(path, `nested deeper than ${limits.maxDepth} levels`)
+/**
+ * Walks the raw value once: plain JSON only, bounded depth and string length, no prototype keys. `path`
+ * is one shared stack (pushed and popped, copied only when throwing): this runs on every append.
+ */
+function checkStructure(value: unknown, path: Path, limits: MessageLimits): void {
+  if (path.length > limits.maxDepth) throw invalid([...path], `nested deeper than ${limits.maxDepth} levels`)
   switch (typeof value) {
     case 'string':
       if (value.length > limits.maxStringLength)
-        throw invalid(path, `string of ${value.length} chars exceeds the limit of ${limits.maxStringLength}`)
-      if (!value.isWellFormed()) throw invalid(path, 'string contains a lone UTF-16 surrogate')
+        throw invalid(
+          [...path],
+          `string of ${value.length} chars exceeds the limit of ${limits.maxStringLength}`,
+        )
+      if (!value.isWellFormed()) throw invalid([...path], 'string contains a lone UTF-16 surrogate')
       return
     case 'number':
-      if (!Number.isFinite(value)) throw invalid(path, `expected a finite number, got ${value}`)
+      if (!Number.isFinite(value)) throw invalid([...path], `expected a finite number, got ${value}`)
       return
     case 'boolean':
       return
     case 'object': {
       if (value === null) return
       if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) checkStructure(value[i], [...path, i], depth + 1, limits)
+        for (let i = 0; i < value.length; i++) {
+          path.push(i)
+          checkStructure(value[i], path, limits)
+          path.pop()
+        }
         return
       }
       const proto: unknown = Object.getPrototypeOf(value)
       if (proto !== Object.prototype && proto !== null)
         throw invalid(
-          path,
+          [...path],
           `expected a plain JSON object, got ${value.constructor?.name ?? 'an exotic object'}`,
         )
-      for (const key of Object.keys(value)) {
-        if (key === '__proto__') throw invalid([...path, key], 'the key "__proto__" is not accepted')
-        checkStructure((value as Record<string, unknown>)[key], [...path, key], depth + 1, limits)
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue
+        path.push(key)
+        if (key === '__proto__') throw invalid([...path], 'the key "__proto__" is not accepted')
+        checkStructure((value as Record<string, unknown>)[key], path, limits)
+        path.pop()
       }
       return
     }
     default:
-      throw invalid(path, `expected a JSON value, got ${describe(value)}`)
+      throw invalid([...path], `expected a JSON value, got ${describe(value)}`)
   }
 }
 
@@ -223,7 +236,7 @@ function checkBlock(block: unknown, path: Path, allowed: (kind: string) => z.Zod
  * @throws ContextLedgerError `INVALID_MESSAGE` naming the path of the first bad field
  */
 export function validateMessage(input: unknown, limits: MessageLimits = DEFAULT_MESSAGE_LIMITS): MessageData {
-  checkStructure(input, [], 0, limits)
+  checkStructure(input, [], limits)
   parseWith(envelope, input, [])
   const content = (input as { content: unknown[] }).content
   for (let i = 0; i < content.length; i++) {
