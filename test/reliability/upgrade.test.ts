@@ -37,7 +37,10 @@ const current = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).leng
 
 describe('upgrading a schema-0 ledger', () => {
   it('is a real schema-0 file', () => {
-    const db = new Database(FIXTURE, { readonly: true })
+    // Inspect a copy: even a read-only connection leaves -wal/-shm files next to a WAL-mode database.
+    const copy = dir.file('inspect.db')
+    copyFileSync(FIXTURE, copy)
+    const db = new Database(copy, { readonly: true })
     expect(db.pragma('user_version', { simple: true })).toBe(1)
     expect(expected.userVersion).toBe(1)
     const columns = (
