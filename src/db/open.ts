@@ -59,8 +59,8 @@ const SQLITE_MAGIC = 'SQLite format 3\0'
  * a disk that filled). SQLite itself takes some such files for an empty database — which opening would
  * then overwrite with a fresh ledger — and reads pages past the end of a truncated one as absent,
  * failing (or answering wrongly) only when a query reaches them. The header records the page count; when
- * it is valid (its change counter matches `version-valid-for`) and no write-ahead log could hold the
- * missing pages, a shorter file is damaged. Reads at most 100 bytes; writes nothing.
+ * it is valid (its change counter matches `version-valid-for`) and no write-ahead log or journal could
+ * hold the missing pages, a shorter file is damaged. Reads at most 100 bytes; writes nothing.
  */
 function checkFileHeader(path: string): void {
   if (path === ':memory:' || path === '' || !existsSync(path)) return
@@ -87,8 +87,9 @@ function checkFileHeader(path: string): void {
   const pageSize = rawPageSize === 1 ? 65536 : rawPageSize
   const pages = header.readUInt32BE(28)
   const valid = header.readUInt32BE(24) === header.readUInt32BE(92)
-  const wal = `${path}-wal`
-  if (!valid || pages === 0 || size >= pages * pageSize || (existsSync(wal) && statSync(wal).size > 0)) return
+  // A write-ahead log or a hot rollback journal may hold (or be about to restore) the missing pages.
+  const pending = (suffix: string): boolean => existsSync(path + suffix) && statSync(path + suffix).size > 0
+  if (!valid || pages === 0 || size >= pages * pageSize || pending('-wal') || pending('-journal')) return
   throw truncated(
     `its header counts ${pages} pages of ${pageSize} bytes (${pages * pageSize} bytes), the file has ${size}`,
   )

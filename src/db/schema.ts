@@ -16,17 +16,15 @@ export const sessions = sqliteTable('sessions', {
   id: text('id').notNull().unique(),
   /** Milliseconds since the epoch. */
   createdAt: integer('created_at').notNull(),
-  /** Milliseconds since the epoch, bumped by every write to the session. */
+  /** Milliseconds since the epoch, bumped by window and pin changes (appends show in the newest row). */
   updatedAt: integer('updated_at').notNull(),
   /** Free-form JSON the caller attached, or null. */
   metadata: text('metadata'),
   /** First seq of the window's tail; every message at or after it is in the window. */
   boundary: integer('boundary').notNull().default(0),
-  /** Number of messages; also the next seq. */
-  messageCount: integer('message_count').notNull().default(0),
-  /** Sum of all messages' tokens; equals the newest message's `cum_tokens`. */
-  totalTokens: integer('total_tokens').notNull().default(0),
-  /** Incremented by every write: a cheap change detector for readers. */
+  // The message count and token total are the newest message's seq + 1 and cum_tokens: not stored here,
+  // so an append never rewrites the session row.
+  /** Incremented by every window or pin change: a cheap change detector for readers. */
   version: integer('version').notNull().default(0),
 })
 

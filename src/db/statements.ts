@@ -19,7 +19,7 @@ export interface SessionRow {
   metadata: string | null
 }
 
-/** A session row with the flags of its newest message (null when it has none). */
+/** A session row with the flags of its newest message (null when it has none), as every session read returns it. */
 export interface SessionForAppendRow extends SessionRow {
   last_role: 'user' | 'assistant' | null
   last_has_tool_use: number | null
@@ -58,15 +58,26 @@ export interface WindowRow {
   pinned: number
 }
 
+/**
+ * A session as the store reads it. The message count and token total are not stored on the session:
+ * they are the newest message's seq + 1 and prefix sum (one index seek), so an append does not rewrite
+ * the session row — one page less in every commit. The newest message's flags come along for appends.
+ */
+const SESSION_SELECT = `SELECT s.pk, s.id, s.created_at, s.metadata, s.boundary, s.version,
+    coalesce(t.seq + 1, 0) AS message_count, coalesce(t.cum_tokens, 0) AS total_tokens,
+    max(s.updated_at, coalesce(t.created_at, 0)) AS updated_at,
+    t.role AS last_role, t.has_tool_use AS last_has_tool_use, t.has_tool_result AS last_has_tool_result,
+    t.plain_user AS last_plain_user, t.trim_point AS last_trim_point, t.pair_start AS last_pair_start
+  FROM sessions s LEFT JOIN messages t
+    ON t.session = s.pk AND t.seq = (SELECT seq FROM messages WHERE session = s.pk ORDER BY seq DESC LIMIT 1)`
+
 const SQL = {
-  sessionById: 'SELECT * FROM sessions WHERE id = ?',
-  sessionByPk: 'SELECT * FROM sessions WHERE pk = ?',
+  sessionById: `${SESSION_SELECT} WHERE s.id = ?`,
+  sessionByPk: `${SESSION_SELECT} WHERE s.pk = ?`,
   insertSession: 'INSERT INTO sessions (id, created_at, updated_at, metadata) VALUES (?, ?, ?, ?)',
-  sessionAfterAppend:
-    'UPDATE sessions SET message_count = ?, total_tokens = ?, updated_at = ?, version = version + 1 WHERE pk = ?',
   sessionBoundary: 'UPDATE sessions SET boundary = ?, updated_at = ?, version = version + 1 WHERE pk = ?',
   sessionTouch: 'UPDATE sessions SET updated_at = ?, version = version + 1 WHERE pk = ?',
-  allSessions: 'SELECT * FROM sessions ORDER BY id',
+  allSessions: `${SESSION_SELECT} ORDER BY s.id`,
 
   insertMessage: `INSERT INTO messages (session, seq, uid, role, body, tokens, cum_tokens, pinned, kept,
       plain_user, trim_point, pair_start, has_tool_use, has_tool_result, created_at)
@@ -78,12 +89,7 @@ const SQL = {
   flagsBySeq: `SELECT role, has_tool_use, has_tool_result, trim_point, plain_user, tokens
     FROM messages WHERE session = ? AND seq = ?`,
   setCutFlags: 'UPDATE messages SET trim_point = ?, pair_start = ? WHERE session = ? AND seq = ?',
-  // The session row and its newest message's flags in one read: what an append needs to start.
-  sessionForAppend: `SELECT s.*, m.role AS last_role, m.has_tool_use AS last_has_tool_use,
-      m.has_tool_result AS last_has_tool_result, m.plain_user AS last_plain_user,
-      m.trim_point AS last_trim_point, m.pair_start AS last_pair_start
-    FROM sessions s LEFT JOIN messages m ON m.session = s.pk AND m.seq = s.message_count - 1
-    WHERE s.id = ?`,
+
   setPinned: 'UPDATE messages SET pinned = ? WHERE session = ? AND seq = ?',
   setKept: 'UPDATE messages SET kept = ? WHERE session = ? AND seq = ?',
   history: `SELECT seq, uid, body, tokens, pinned, kept, created_at, window_body FROM messages

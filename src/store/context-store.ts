@@ -216,7 +216,7 @@ export class ContextStore {
     const inputs: unknown[] = Array.isArray(messages) ? messages : [messages]
     const prepared = inputs.map((m, i) => prepareMessage(m, i, tokenCounter, this.limits))
     return this.write(sessionId, () => {
-      const before = this.st.sessionForAppend.get(sessionId) as SessionForAppendRow | undefined
+      const before = this.st.sessionById.get(sessionId) as SessionForAppendRow | undefined
       if (before !== undefined) this.pks.set(sessionId, before.pk)
       const entries = this.appendPrepared(sessionId, prepared, before)
       if (before !== undefined && before.boundary > 0 && before.boundary === before.message_count)
@@ -681,7 +681,6 @@ export class ContextStore {
         windowMessage: undefined,
       })
     }
-    if (n !== session.message_count) this.st.sessionAfterAppend.run(n, total, now, pk)
     return entries
   }
 

@@ -74,8 +74,7 @@ describe('statements', () => {
     openCallsOfUse: 'SEARCH tool_calls USING INDEX tool_calls_use (session=? AND use_seq=?)',
     resultsOfUse: 'SEARCH tool_calls USING INDEX tool_calls_use (session=? AND use_seq=?)',
     usesOfResult: 'SEARCH tool_calls USING INDEX tool_calls_answered (session=? AND result_seq=?)',
-    sessionByPk: 'SEARCH sessions USING INTEGER PRIMARY KEY (rowid=?)',
-    sessionForAppend: 'SEARCH s USING INDEX sessions_id_unique (id=?)',
+    sessionByPk: 'SEARCH s USING INTEGER PRIMARY KEY (rowid=?)',
     setCutFlags: 'SEARCH messages USING INDEX messages_session_seq (session=? AND seq=?)',
   }
   it.each(Object.entries(golden))('%s has its golden plan', (name, expected) => {

@@ -1,0 +1,2 @@
+ALTER TABLE `sessions` DROP COLUMN `message_count`;--> statement-breakpoint
+ALTER TABLE `sessions` DROP COLUMN `total_tokens`;
