@@ -44,7 +44,7 @@ export const messages = sqliteTable(
     /** The message JSON exactly as appended. */
     body: text('body').notNull(),
     tokens: integer('tokens').notNull(),
-    /** Inclusive prefix sum of `tokens` in the session: budget cuts are one index seek. */
+    /** Inclusive prefix sum of `tokens` in the session: budget cuts bisect it (it only grows with seq). */
     cumTokens: integer('cum_tokens').notNull(),
     pinned: integer('pinned', { mode: 'boolean' }).notNull().default(false),
     /** Before the boundary yet still in the window. Meaningless at or after the boundary. */
@@ -67,7 +67,6 @@ export const messages = sqliteTable(
   (t) => [
     uniqueIndex('messages_session_seq').on(t.session, t.seq),
     uniqueIndex('messages_session_uid').on(t.session, t.uid),
-    index('messages_session_cum').on(t.session, t.cumTokens, t.seq),
     index('messages_pinned')
       .on(t.session, t.seq)
       .where(sql`${t.pinned} = 1`),

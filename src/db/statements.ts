@@ -120,9 +120,6 @@ const SQL = {
     ORDER BY seq LIMIT 1`,
   firstPairStart: `SELECT seq FROM messages WHERE session = ? AND pair_start = 1 AND seq >= ? AND seq < ?
     ORDER BY seq LIMIT 1`,
-  seekCumulative: `SELECT seq FROM messages WHERE session = ? AND cum_tokens >= ?
-    ORDER BY cum_tokens, seq LIMIT 1`,
-
   insertToolCall: 'INSERT INTO tool_calls (session, tool_use_id, name, use_seq) VALUES (?, ?, ?, ?)',
   // Links a toolResult to the latest unanswered toolUse with its id, in one statement. INDEXED BY: without
   // statistics SQLite may prefer walking tool_calls_use, which reads every call of the session.
@@ -170,7 +167,6 @@ const PLUCKED: ReadonlySet<keyof typeof SQL> = new Set<keyof typeof SQL>([
   'lastPlainUser',
   'firstPairStart',
   'firstUserStart',
-  'seekCumulative',
   'openCallsOfUse',
   'resultsOfUse',
   'usesOfResult',

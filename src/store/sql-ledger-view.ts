@@ -74,8 +74,32 @@ export class SqlLedgerView implements LedgerView {
   firstPairStart(from: number, to: number): number | undefined {
     return this.st.firstPairStart.get(this.pk, from, to) as number | undefined
   }
+  /**
+   * `cum_tokens` only grows with seq, so the answer is found by galloping back from the newest message
+   * and then bisecting: O(log distance) point lookups. A budget cut lands near the window, so the
+   * distance is about the window's length however long the archive is — and no index on `cum_tokens`
+   * has to be written on every append.
+   */
   seekCumulative(tokens: number): number | undefined {
-    return this.st.seekCumulative.get(this.pk, tokens) as number | undefined
+    if (this.count === 0 || this.totalTokens < tokens) return undefined
+    const cum = (seq: number): number => this.st.cumAt.get(this.pk, seq) as number
+    // Invariant: cum(hi) >= tokens; every seq < lo has cum < tokens.
+    let hi = this.count - 1
+    let lo = 0
+    for (let step = 1; hi > 0; step *= 2) {
+      const probe = Math.max(0, hi - step)
+      if (cum(probe) < tokens) {
+        lo = probe + 1
+        break
+      }
+      hi = probe
+    }
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (cum(mid) >= tokens) hi = mid
+      else lo = mid + 1
+    }
+    return hi
   }
   tokensBefore(seq: number): number {
     if (seq <= 0) return 0

@@ -70,7 +70,6 @@ describe('statements', () => {
     lastTrimPoint: 'SEARCH messages USING COVERING INDEX messages_cut_points (session=? AND seq>? AND seq<?)',
     firstPairStart:
       'SEARCH messages USING COVERING INDEX messages_cut_points (session=? AND seq>? AND seq<?)',
-    seekCumulative: 'SEARCH messages USING COVERING INDEX messages_session_cum (session=? AND cum_tokens>?)',
     openCallsOfUse: 'SEARCH tool_calls USING INDEX tool_calls_use (session=? AND use_seq=?)',
     resultsOfUse: 'SEARCH tool_calls USING INDEX tool_calls_use (session=? AND use_seq=?)',
     usesOfResult: 'SEARCH tool_calls USING INDEX tool_calls_answered (session=? AND result_seq=?)',
@@ -92,7 +91,6 @@ describe('statements', () => {
     expect(plan(STATEMENT_SQL.keptSeqs).join('\n')).toContain('messages_kept')
     expect(plan(STATEMENT_SQL.firstTrimPoint).join('\n')).toContain('messages_cut_points')
     expect(plan(STATEMENT_SQL.firstPairStart).join('\n')).toContain('messages_cut_points')
-    expect(plan(STATEMENT_SQL.seekCumulative).join('\n')).toContain('messages_session_cum')
   })
 
   it('reads the window in one statement: kept rows, then the tail', () => {
