@@ -165,6 +165,21 @@ function benchFlat(scratch: Scratch, cfg: Config): Row[] {
     return { m, turns: new TurnFactory(`S${r}x`, 5) }
   })
 
+  // Time the steady state with a token budget that binds before windowSize does, so applyWindow()
+  // exercises both cuts: the count walk and the bisection of cum_tokens.
+  const stats = store.session('large')
+  const perMessage =
+    stats === undefined || stats.messageCount === 0 ? 100 : stats.totalTokens / stats.messageCount
+  const budget = Math.round(perMessage * (WINDOW - 8))
+  const budgeted = (m: PersistentConversationManager): PersistentConversationManager =>
+    new PersistentConversationManager({
+      store,
+      sessionId: m.sessionId,
+      windowSize: WINDOW,
+      tokenBudget: budget,
+    })
+  log(`  steady state: windowSize ${WINDOW}, tokenBudget ${budget} (binds first)`)
+
   const iterations = 100
   const ops = ['append', 'applyWindow', 'window'] as const
   const perRun: Record<(typeof ops)[number], PairRun[]> = { append: [], applyWindow: [], window: [] }
@@ -172,12 +187,12 @@ function benchFlat(scratch: Scratch, cfg: Config): Row[] {
     const small = smalls[r] as { m: PersistentConversationManager; turns: TurnFactory }
     const sides = [
       {
-        m: large,
+        m: budgeted(large),
         turns: largeTurns,
         t: { append: [] as number[], applyWindow: [] as number[], window: [] as number[] },
       },
       {
-        m: small.m,
+        m: budgeted(small.m),
         turns: small.turns,
         t: { append: [] as number[], applyWindow: [] as number[], window: [] as number[] },
       },
@@ -238,7 +253,8 @@ function main(): void {
       '',
       'Baselines: (a) raw better-sqlite3, same 4 messages: tracking id + JSON.stringify + INSERT each (UNIQUE',
       '(session, seq)) + UPDATE sessions, one transaction; (b) raw SELECT ... ORDER BY seq DESC LIMIT n +',
-      `JSON.parse; (c) the same operation of ours in a session of 1,000 messages (windowSize ${WINDOW}).`,
+      `JSON.parse; (c) the same operation of ours in a session of 1,000 messages (windowSize ${WINDOW} and a token`,
+      'budget that binds first, so applyWindow() runs both the count and the token cut).',
       'WAL, synchronous=NORMAL on both sides. Targets are from issue 2; this program never fails on a MISS.',
       '',
     ]
