@@ -116,8 +116,6 @@ const SQL = {
     ORDER BY seq DESC LIMIT 1`,
   lastPlainUser: `SELECT seq FROM messages WHERE session = ? AND trim_point = 1 AND seq >= ? AND seq < ?
     AND plain_user = 1 ORDER BY seq DESC LIMIT 1`,
-  firstUserStart: `SELECT seq FROM messages WHERE session = ? AND seq >= ? AND role = 'user' AND has_tool_result = 0
-    ORDER BY seq LIMIT 1`,
   firstPairStart: `SELECT seq FROM messages WHERE session = ? AND pair_start = 1 AND seq >= ? AND seq < ?
     ORDER BY seq LIMIT 1`,
   insertToolCall: 'INSERT INTO tool_calls (session, tool_use_id, name, use_seq) VALUES (?, ?, ?, ?)',
@@ -166,7 +164,6 @@ const PLUCKED: ReadonlySet<keyof typeof SQL> = new Set<keyof typeof SQL>([
   'lastTrimPoint',
   'lastPlainUser',
   'firstPairStart',
-  'firstUserStart',
   'openCallsOfUse',
   'resultsOfUse',
   'usesOfResult',

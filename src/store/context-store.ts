@@ -226,14 +226,20 @@ export class ContextStore {
   }
 
   /**
-   * After a cut that left the window empty, messages that cannot open a window (an assistant reply, a
-   * tool result whose call left) go straight to the archive: the boundary moves to the first user message
-   * without toolResult, so the window stays valid for a provider between appends.
+   * After a cut that left the window's tail empty, messages that cannot continue the window go straight
+   * to the archive — the boundary moves past them — so the window stays valid for a provider between
+   * appends: with nothing kept, anything but a user message without toolResult (an assistant reply, the
+   * result of a call that left); with kept messages, a tool result none of whose calls is in the window.
    */
   private skipInvalidStart(pk: number, boundary: number): void {
-    if ((this.st.keptCount.get(pk, boundary) as number) > 0) return
-    const session = this.st.sessionByPk.get(pk) as SessionRow
-    const start = (this.st.firstUserStart.get(pk, boundary) as number | undefined) ?? session.message_count
+    const kept = new Set((this.st.keptSeqs.all(pk) as number[]).filter((s) => s < boundary))
+    const count = (this.st.sessionByPk.get(pk) as SessionRow).message_count
+    let start = boundary
+    for (; start < count; start++) {
+      const f = this.st.flagsBySeq.get(pk, start) as { role: string; has_tool_result: number }
+      if (kept.size === 0 ? f.role === 'user' && f.has_tool_result === 0 : f.has_tool_result === 0) break
+      if (kept.size > 0 && (this.st.usesOfResult.all(pk, start) as number[]).some((u) => kept.has(u))) break
+    }
     if (start > boundary) this.st.sessionBoundary.run(start, Date.now(), pk)
   }
 

@@ -349,8 +349,9 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
       if (plan.evicted > 0) return plan
     }
   }
-  // Only the budget can force this: the current turn alone does not fit it.
-  if (budget !== undefined && (byTokens === undefined || byTokens > b)) return protectedOnly()
+  // No valid cut keeps the window within the budget: the budget is a hard limit (windowSize is not,
+  // for a turn without a trim point), so everything unprotected goes.
+  if (budget !== undefined && current.tokens > budget) return protectedOnly()
   return unchanged()
 }
 
