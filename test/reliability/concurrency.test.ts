@@ -68,7 +68,11 @@ describe('concurrency', () => {
             const session = appended.get(a) ?? new Map<string, string>()
             session.set(m.trackingId, json)
             appended.set(a, session)
-            if (a === 'shared') order.set(`w${w}`, [...(order.get(`w${w}`) ?? []), m.trackingId])
+            if (a === 'shared') {
+              const mine = order.get(`w${w}`) ?? []
+              mine.push(m.trackingId)
+              order.set(`w${w}`, mine)
+            }
           } else if (tag === 'W' && a !== undefined) {
             acked.set(a, Math.max(acked.get(a) ?? 0, Number(b)))
           } else if (tag === 'E') {

@@ -101,6 +101,11 @@ function verify(
           entry?.pinned,
         ])
     }
+    // The call in flight at the kill landed one way or the other; from now on that state must hold.
+    if (pending !== undefined) {
+      const entry = byId.get(pending[0])
+      if (entry !== undefined) ack.pins.set(pending[0], entry.pinned)
+    }
     let repairs = 0
     for (const e of report.history) {
       if (!isRepair(e.message)) continue
