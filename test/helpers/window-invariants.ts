@@ -106,7 +106,7 @@ function linkCalls(messages: readonly StoredMessageData[]): { links: [number, nu
 
 /**
  * Checks every DESIGN §4 rule the ledger must keep at all times for one session, and throws on the first
- * one broken.
+ * one broken. Safe to call while other connections write: it reads one committed state.
  *
  * @param store - an open store
  * @param sessionId - the session to check
@@ -121,9 +121,16 @@ export function assertWindowRules(
   ranges: ProtectedRanges = {},
   options: WindowRuleOptions = {},
 ): WindowRulesReport {
-  const history = readHistory(store, sessionId)
-  const window = store.window(sessionId)
-  const summary = store.session(sessionId)
+  // One read transaction: the archive, the window and the summary come from one committed state even
+  // while other connections write.
+  const { history, window, summary } = store
+    .connection()
+    .transaction(() => ({
+      history: readHistory(store, sessionId),
+      window: store.window(sessionId),
+      summary: store.session(sessionId),
+    }))
+    .deferred()
   const n = history.length
 
   // Archive: dense, unique, byte-identical.

@@ -13,7 +13,6 @@ import {
   ContextLedgerError,
   openContextStore,
   PersistentConversationManager,
-  type ContextStore,
   type StoredMessageData,
 } from '../../src/index.js'
 import { assertWindowRules } from '../helpers/window-invariants.js'
@@ -28,14 +27,6 @@ const RANGES = CONCURRENT_LIMITS.protectedMessages
 const dir = useTempDir()
 const launch = useWorker('concurrent-writer')
 const launchHolder = useWorker('lock-holder')
-
-/** Runs the shared-session check inside one read transaction, so it sees a single committed state. */
-function checkShared(store: ContextStore, previousBoundary: number): number {
-  const check = store
-    .connection()
-    .transaction(() => assertWindowRules(store, 'shared', RANGES, { previousBoundary }))
-  return check.deferred().boundary
-}
 
 describe('concurrency', () => {
   it(`${WRITERS} processes append to their own and a shared session without errors or losses (seed ${SEED})`, async () => {
@@ -101,7 +92,7 @@ describe('concurrency', () => {
     })
     while (!finished) {
       const t = Date.now()
-      boundary = checkShared(reader, boundary)
+      boundary = assertWindowRules(reader, 'shared', RANGES, { previousBoundary: boundary }).boundary
       polls++
       // Leave the writers most of the CPU: pause at least twice as long as the check took.
       const pause = Math.max(250, 2 * (Date.now() - t))
