@@ -231,8 +231,15 @@ function benchFlat(scratch: Scratch, cfg: Config): Row[] {
   ]
 }
 
-function main(): void {
-  const cfg = parseArgs(process.argv.slice(2))
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2)
+  if (argv.includes('--scale')) {
+    // Issue 4's scale run: 1,000,000 messages across 1,000 sessions (see bench/scale.ts).
+    const { runScale } = await import('./scale.js')
+    await runScale(argv.filter((a) => a !== '--scale'))
+    return
+  }
+  const cfg = parseArgs(argv)
   const scratch = new Scratch()
   try {
     log(`context-ledger bench: ${cfg.runs} runs${cfg.quick ? ' (--quick)' : ''}, scratch in ${scratch.dir}`)
@@ -264,4 +271,4 @@ function main(): void {
   }
 }
 
-main()
+await main()
