@@ -214,11 +214,12 @@ export class ContextStore {
     this.ensureOpen()
     checkSessionId(sessionId)
     const inputs: unknown[] = Array.isArray(messages) ? messages : [messages]
-    const prepared = inputs.map((m, i) => prepareMessage(m, i, tokenCounter, this.limits))
+    const batch = Array.isArray(messages)
+    const prepared = inputs.map((m, i) => prepareMessage(m, batch ? i : -1, tokenCounter, this.limits))
     return this.write(sessionId, () => {
       const before = this.st.sessionById.get(sessionId) as SessionForAppendRow | undefined
       if (before !== undefined) this.pks.set(sessionId, before.pk)
-      const entries = this.appendPrepared(sessionId, prepared, before)
+      const entries = this.appendPrepared(sessionId, prepared, before, batch)
       if (before !== undefined && before.boundary > 0 && before.boundary === before.message_count)
         this.skipInvalidStart(before.pk, before.boundary)
       return entries
@@ -333,7 +334,7 @@ export class ContextStore {
    */
   setWindowContent(sessionId: string, ref: MessageRef, message: unknown): void {
     this.ensureOpen()
-    const replacement = message === null ? null : prepareMessage(message, 0, () => 0, this.limits)
+    const replacement = message === null ? null : prepareMessage(message, -1, () => 0, this.limits)
     this.write(sessionId, () => {
       const session = this.sessionRow(sessionId)
       const seq = session === undefined ? undefined : this.resolveSeq(session, ref)
@@ -586,6 +587,7 @@ export class ContextStore {
     sessionId: string,
     prepared: readonly PreparedMessage[],
     known: SessionForAppendRow | undefined,
+    batch: boolean,
   ): LedgerEntry[] {
     const session = known ?? this.createSession(sessionId)
     const pk = session.pk
@@ -612,7 +614,7 @@ export class ContextStore {
     }
     // `next` is the message expected to follow (the next one of the batch): flags that depend on it are
     // written with the row, and corrected below in the rare case something else followed.
-    const insert = (m: PreparedMessage, next: MessageClass | undefined): number => {
+    const insert = (m: PreparedMessage, next: MessageClass | undefined, index: number): number => {
       const seq = n
       total += m.tokens
       const c = m.cls
@@ -640,7 +642,20 @@ export class ContextStore {
         if (prevTrim !== prev.trim || prevPair !== prev.pair)
           this.st.setCutFlags.run(prevTrim ? 1 : 0, prevPair ? 1 : 0, pk, prev.seq)
       }
-      for (const r of m.toolResults) this.st.answerToolCall.run(seq, r.status, pk, r.id)
+      for (const r of m.toolResults) {
+        // Every result answers a call: one the session never made, or already answered (by an earlier
+        // result, or by a repair row because the conversation went on first), would break the window.
+        if (this.st.answerToolCall.run(seq, r.status, pk, r.id).changes === 0) {
+          const path = `${batch ? `[${index}].` : ''}content[${r.block}].toolResult.toolUseId`
+          throw new ContextLedgerError(
+            'INVALID_MESSAGE',
+            `Invalid message at ${path}: no call "${r.id}" is waiting for a result in session "${sessionId}" ` +
+              '(never made, or already answered — a call left open is answered by a repair row as soon as ' +
+              'another message follows it)',
+            { path, sessionId },
+          )
+        }
+      }
       for (const u of m.toolUses) this.st.insertToolCall.run(pk, u.id, u.name, seq)
       if (m.pinned) this.st.insertPinEvent.run(pk, seq, 'pin', 'append', 'metadata.custom.pinned', now)
       prev = { seq, cls: c, trim, pair, inBatch: true }
@@ -672,9 +687,9 @@ export class ContextStore {
           ? prev.cls.toolUseIds
           : (this.st.openCallsOfUse.all(pk, prev.seq) as string[])
         const missing = open.filter((id) => !answered.has(id))
-        if (missing.length > 0) insert(interruptedToolResults(missing, this.limits), m.cls)
+        if (missing.length > 0) insert(interruptedToolResults(missing, this.limits), m.cls, i)
       }
-      const seq = insert(m, prepared[i + 1]?.cls)
+      const seq = insert(m, prepared[i + 1]?.cls, i)
       entries.push({
         sessionId,
         seq,

@@ -27,7 +27,7 @@ export interface PreparedMessage {
   readonly minted: boolean
   /** Tool name and status per toolUse / toolResult id, for the link rows. */
   readonly toolUses: readonly { id: string; name: string }[]
-  readonly toolResults: readonly { id: string; status: 'success' | 'error' }[]
+  readonly toolResults: readonly { id: string; status: 'success' | 'error'; block: number }[]
 }
 
 /**
@@ -45,11 +45,11 @@ export function contentKey(message: MessageData): string {
  * Validates and prepares one message.
  *
  * @param input - what the caller passed
- * @param index - its position in the batch, for error messages
+ * @param index - its position in the batch (errors name it), or -1 for a single message
  * @param counter - the token counter
  * @param limits - validation limits
  * @returns the prepared message
- * @throws ContextLedgerError `INVALID_MESSAGE` (path prefixed with the batch index when > 0) or `INVALID_TOKEN_COUNT`
+ * @throws ContextLedgerError `INVALID_MESSAGE` (path prefixed with `[index].` in a batch) or `INVALID_TOKEN_COUNT`
  */
 export function prepareMessage(
   input: unknown,
@@ -61,7 +61,7 @@ export function prepareMessage(
   try {
     valid = validateMessage(input, limits)
   } catch (error) {
-    if (error instanceof ContextLedgerError && index > 0)
+    if (error instanceof ContextLedgerError && index >= 0)
       throw new ContextLedgerError('INVALID_MESSAGE', `Message ${index} of the batch: ${error.message}`, {
         path: `[${index}].${error.path ?? ''}`,
         cause: error.cause,
@@ -72,12 +72,12 @@ export function prepareMessage(
     valid.trackingId === undefined ? { ...valid, trackingId: randomUUID() } : (valid as StoredMessageData)
   const cls = classifyMessage(message)
   const toolUses: { id: string; name: string }[] = []
-  const toolResults: { id: string; status: 'success' | 'error' }[] = []
-  for (const block of message.content) {
+  const toolResults: { id: string; status: 'success' | 'error'; block: number }[] = []
+  message.content.forEach((block, i) => {
     if ('toolUse' in block) toolUses.push({ id: block.toolUse.toolUseId, name: block.toolUse.name })
     else if ('toolResult' in block)
-      toolResults.push({ id: block.toolResult.toolUseId, status: block.toolResult.status })
-  }
+      toolResults.push({ id: block.toolResult.toolUseId, status: block.toolResult.status, block: i })
+  })
   return {
     message,
     body: JSON.stringify(message),

@@ -108,7 +108,50 @@ describe('ContextStore', () => {
       expect(caught).toBeInstanceOf(ContextLedgerError)
       expect((caught as ContextLedgerError).code).toBe('INVALID_MESSAGE')
       expect((caught as ContextLedgerError).path).toBe('[1].content[1].toolUse.toolUseId')
+      try {
+        m.append([bad])
+      } catch (e) {
+        caught = e
+      }
+      expect((caught as ContextLedgerError).path).toBe('[0].content[1].toolUse.toolUseId')
+      try {
+        m.append(bad)
+      } catch (e) {
+        caught = e
+      }
+      expect((caught as ContextLedgerError).path).toBe('content[1].toolUse.toolUseId')
       expect(m.history()).toStrictEqual([])
+    })
+
+    it('refuses a tool result no call is waiting for, naming it, and appends none of the batch', () => {
+      const m = new PersistentConversationManager({ store, sessionId: 's' })
+      const call: MessageData = {
+        role: 'assistant',
+        content: [{ toolUse: { name: 'f', toolUseId: 'c1', input: {} } }],
+      }
+      const result = (id: string): MessageData => ({
+        role: 'user',
+        content: [{ text: 'here' }, { toolResult: { toolUseId: id, status: 'success', content: [] } }],
+      })
+      m.append([user('go'), call])
+      let caught: unknown
+      try {
+        m.append([result('c1'), assistant('ok'), result('c1')])
+      } catch (e) {
+        caught = e
+      }
+      expect((caught as ContextLedgerError).code).toBe('INVALID_MESSAGE')
+      expect((caught as ContextLedgerError).path).toBe('[2].content[1].toolResult.toolUseId')
+      expect(m.history()).toHaveLength(2)
+      // The call stays open; its one real answer is accepted.
+      m.append(result('c1'))
+      expect(codeOf(() => m.append(result('never-called')))).toBe('INVALID_MESSAGE')
+      // A call left open while the conversation went on is answered by a repair row; a late result is refused.
+      m.append([call, user('moving on')])
+      expect(m.history().at(-2)?.message.metadata?.custom?.contextLedger).toStrictEqual({
+        repair: 'missing-tool-result',
+      })
+      expect(codeOf(() => m.append(result('c1')))).toBe('INVALID_MESSAGE')
     })
 
     it('records tokens from the configured counter and refuses a counter that returns garbage', () => {
