@@ -71,6 +71,13 @@ const SESSION_SELECT = `SELECT s.pk, s.id, s.created_at, s.metadata, s.boundary,
   FROM sessions s LEFT JOIN messages t
     ON t.session = s.pk AND t.seq = (SELECT seq FROM messages WHERE session = s.pk ORDER BY seq DESC LIMIT 1)`
 
+/** A pinned message with its session and the latest pin event (who, when, why). */
+const PINNED_SELECT = `SELECT s.id AS session_id, m.seq, m.uid, m.body, m.kept, s.boundary,
+      e.actor, e.reason, e.at
+    FROM messages m JOIN sessions s ON s.pk = m.session
+    LEFT JOIN pin_events e ON e.id = (SELECT id FROM pin_events
+      WHERE session = m.session AND seq = m.seq AND action = 'pin' ORDER BY id DESC LIMIT 1)`
+
 const SQL = {
   sessionById: `${SESSION_SELECT} WHERE s.id = ?`,
   sessionByPk: `${SESSION_SELECT} WHERE s.pk = ?`,
@@ -138,13 +145,9 @@ const SQL = {
 
   insertPinEvent:
     'INSERT INTO pin_events (session, seq, action, actor, reason, at) VALUES (?, ?, ?, ?, ?, ?)',
-  pinnedMessages: `SELECT s.id AS session_id, m.seq, m.uid, m.body, m.kept, s.boundary,
-      e.actor, e.reason, e.at
-    FROM messages m JOIN sessions s ON s.pk = m.session
-    LEFT JOIN pin_events e ON e.id = (SELECT id FROM pin_events
-      WHERE session = m.session AND seq = m.seq AND action = 'pin' ORDER BY id DESC LIMIT 1)
-    WHERE m.pinned = 1 AND (@s IS NULL OR m.session = @s)
-    ORDER BY s.id, m.seq`,
+  // One session's pins seek the partial pinned index; all sessions' pins walk it (only pinned rows).
+  pinnedMessages: `${PINNED_SELECT} WHERE m.pinned = 1 AND m.session = ? ORDER BY m.seq`,
+  allPinnedMessages: `${PINNED_SELECT} WHERE m.pinned = 1 ORDER BY s.id, m.seq`,
   pinEvents: `SELECT s.id AS session_id, e.seq, m.uid, e.action, e.actor, e.reason, e.at
     FROM pin_events e JOIN sessions s ON s.pk = e.session
     JOIN messages m ON m.session = e.session AND m.seq = e.seq

@@ -462,24 +462,26 @@ export class ContextStore {
   pinnedMessages(options: { sessionId?: string } = {}): PinnedMessage[] {
     this.ensureOpen()
     return this.read(() => {
-      let pk: number | null = null
-      if (options.sessionId !== undefined) {
-        const found = this.pk(options.sessionId)
-        if (found === undefined) return []
-        pk = found
+      let rows: unknown[]
+      if (options.sessionId === undefined) rows = this.st.allPinnedMessages.all()
+      else {
+        const pk = this.pk(options.sessionId)
+        if (pk === undefined) return []
+        rows = this.st.pinnedMessages.all(pk)
       }
-      const rows = this.st.pinnedMessages.all({ s: pk }) as {
-        session_id: string
-        seq: number
-        uid: string
-        body: string
-        kept: number
-        boundary: number
-        actor: string | null
-        reason: string | null
-        at: number | null
-      }[]
-      return rows.map((r) => ({
+      return (
+        rows as {
+          session_id: string
+          seq: number
+          uid: string
+          body: string
+          kept: number
+          boundary: number
+          actor: string | null
+          reason: string | null
+          at: number | null
+        }[]
+      ).map((r) => ({
         sessionId: r.session_id,
         seq: r.seq,
         trackingId: r.uid,

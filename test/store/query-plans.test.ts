@@ -29,8 +29,8 @@ beforeAll(() => {
 })
 afterAll(() => cleanup())
 
-/** Statements that may read whole tables: listings over all sessions, and the pin log of a session. */
-const COLD = new Set(['allSessions', 'pinnedMessages'])
+/** Statements that list across all sessions (they walk the sessions table or the partial pinned index). */
+const COLD = new Set(['allSessions', 'allPinnedMessages'])
 
 function plan(sql: string): string[] {
   const db = store.connection()
@@ -84,6 +84,10 @@ describe('statements', () => {
     expect(plan(STATEMENT_SQL.answerToolCall)).toContain(
       'SEARCH tool_calls USING INDEX tool_calls_open (session=? AND tool_use_id=?)',
     )
+  })
+
+  it("lists one session's pins by seeking the partial pinned index", () => {
+    expect(plan(STATEMENT_SQL.pinnedMessages)).toContain('SEARCH m USING INDEX messages_pinned (session=?)')
   })
 
   it('uses the partial indexes for pins, kept rows, trim points and pair starts', () => {
