@@ -51,6 +51,11 @@ export interface LedgerEntry {
   readonly createdAt: Date
   /** What the window shows instead of `message` (e.g. truncated tool results), when set. */
   readonly windowMessage: StoredMessageData | undefined
+  /**
+   * Set on an entry returned by `append()` when the store had to record a repair row just before this
+   * message: error results for tool calls the previous message left open (see docs/reliability.md).
+   */
+  readonly repair?: LedgerEntry
 }
 
 /** A session as `sessions()` lists it. */
@@ -220,8 +225,10 @@ export class ContextStore {
       const before = this.st.sessionById.get(sessionId) as SessionForAppendRow | undefined
       if (before !== undefined) this.pks.set(sessionId, before.pk)
       const entries = this.appendPrepared(sessionId, prepared, before, batch)
-      if (before !== undefined && before.boundary > 0 && before.boundary === before.message_count)
-        this.skipInvalidStart(before.pk, before.boundary)
+      if (before !== undefined && before.boundary > 0 && before.boundary === before.message_count) {
+        const boundary = this.skipInvalidStart(before.pk, before.boundary)
+        return entries.map((e) => (e.seq < boundary ? { ...e, inWindow: false } : e))
+      }
       return entries
     })
   }
@@ -232,7 +239,7 @@ export class ContextStore {
    * appends: with nothing kept, anything but a user message without toolResult (an assistant reply, the
    * result of a call that left); with kept messages, a tool result none of whose calls is in the window.
    */
-  private skipInvalidStart(pk: number, boundary: number): void {
+  private skipInvalidStart(pk: number, boundary: number): number {
     const kept = new Set((this.st.keptSeqs.all(pk) as number[]).filter((s) => s < boundary))
     const count = (this.st.sessionByPk.get(pk) as SessionRow).message_count
     let start = boundary
@@ -242,6 +249,7 @@ export class ContextStore {
       if (kept.size > 0 && (this.st.usesOfResult.all(pk, start) as number[]).some((u) => kept.has(u))) break
     }
     if (start > boundary) this.st.sessionBoundary.run(start, Date.now(), pk)
+    return start
   }
 
   /**
@@ -665,8 +673,20 @@ export class ContextStore {
       return seq
     }
     const entries: LedgerEntry[] = []
+    const entryOf = (m: PreparedMessage, seq: number): LedgerEntry => ({
+      sessionId,
+      seq,
+      trackingId: m.message.trackingId,
+      message: m.message,
+      tokens: m.tokens,
+      pinned: m.pinned,
+      inWindow: true,
+      createdAt: new Date(now),
+      windowMessage: undefined,
+    })
     for (let i = 0; i < prepared.length; i++) {
       const m = prepared[i] as PreparedMessage
+      let repair: LedgerEntry | undefined
       const existing = m.minted
         ? undefined
         : (this.st.messageByUid.get(pk, m.message.trackingId) as MessageRow | undefined)
@@ -689,20 +709,13 @@ export class ContextStore {
           ? prev.cls.toolUseIds
           : (this.st.openCallsOfUse.all(pk, prev.seq) as string[])
         const missing = open.filter((id) => !answered.has(id))
-        if (missing.length > 0) insert(interruptedToolResults(missing, this.limits), m.cls, i)
+        if (missing.length > 0) {
+          const row = interruptedToolResults(missing, this.limits)
+          repair = entryOf(row, insert(row, m.cls, i))
+        }
       }
       const seq = insert(m, prepared[i + 1]?.cls, i)
-      entries.push({
-        sessionId,
-        seq,
-        trackingId: m.message.trackingId,
-        message: m.message,
-        tokens: m.tokens,
-        pinned: m.pinned,
-        inWindow: true,
-        createdAt: new Date(now),
-        windowMessage: undefined,
-      })
+      entries.push(repair === undefined ? entryOf(m, seq) : { ...entryOf(m, seq), repair })
     }
     return entries
   }

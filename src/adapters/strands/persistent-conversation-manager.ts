@@ -210,7 +210,15 @@ export class PersistentConversationManager extends ConversationManager {
       const pinned = hasStrandsPin(message)
       // Usually a plain append. Strands re-announces a message under the same trackingId when it merges
       // continuation input into it; then the window shows the merged form.
-      this.adoptForeign(message, false, undefined)
+      const repair = this.adoptForeign(message, false, undefined)
+      if (repair !== undefined) {
+        // The store answered calls the previous message left open before this one: the model must see
+        // that answer too, right before this message, or the next request is invalid.
+        const at = event.agent.messages.indexOf(message)
+        const shown = fromLedgerMessage(repair.message)
+        if (at >= 0) event.agent.messages.splice(at, 0, shown)
+        state.tracked.set(shown.trackingId, { message: shown, pinned: false })
+      }
       state.tracked.set(message.trackingId, { message, pinned })
     })
     agent.addHook(AfterInvocationEvent, (event) => {
@@ -351,20 +359,27 @@ export class PersistentConversationManager extends ConversationManager {
     }
   }
 
-  private adoptForeign(message: Message, pinned: boolean, seedEntry: LedgerEntry | undefined): void {
+  /** Appends a message the store does not have yet; returns the repair row the store wrote before it, if any. */
+  private adoptForeign(
+    message: Message,
+    pinned: boolean,
+    seedEntry: LedgerEntry | undefined,
+  ): LedgerEntry | undefined {
     const data = toLedgerMessage(message)
     if (seedEntry !== undefined && contentKey(seedEntry.message) === contentKey(data)) {
       if (pinned) this.setPinned({ seq: seedEntry.seq }, true)
-      return
+      return undefined
     }
+    let repair: LedgerEntry | undefined
     try {
-      this.ledger.append(data)
+      repair = this.ledger.append(data).repair
     } catch (error) {
       if (!isContextLedgerError(error, 'DUPLICATE_MESSAGE')) throw error
       // The session holds this trackingId with other content: the agent holds an edited copy.
       this.overlay(data)
     }
     if (pinned) this.setPinned({ trackingId: message.trackingId }, true)
+    return repair
   }
 
   /** Shows `data` in the window in place of the archived message with its trackingId. */

@@ -275,6 +275,39 @@ describe('PersistentConversationManager', () => {
       expect(second.session('s')?.messageCount).toBe(22)
     })
 
+    it('shows the repair row when a restarted agent goes on past a tool call that never got its result', async () => {
+      const store = dir.open()
+      // A process died between the model's toolUse and the tool's result.
+      store.append('s', [
+        { role: 'user', content: [{ text: 'look it up' }] },
+        {
+          role: 'assistant',
+          content: [{ toolUse: { name: 'lookup', toolUseId: 'lost-1', input: { q: 'x' } } }],
+        },
+      ])
+      let seen: Message[] = []
+      const model = new ScriptedModel({
+        script: (call) => {
+          seen = [...call.messages]
+          return 'Starting over.'
+        },
+      })
+      const { agent } = ledgerAgent({ store, sessionId: 's' }, { model })
+      await agent.invoke('what happened?')
+      // The model saw the call answered (by the recorded repair) right before the new question.
+      const results = seen.flatMap((m) => m.content.filter((b) => b.type === 'toolResultBlock'))
+      expect(results.map((b) => (b as { toolUseId: string; status: string }).status)).toStrictEqual(['error'])
+      expect(seen.map((m) => m.role)).toStrictEqual(['user', 'assistant', 'user', 'user'])
+      expect(json(agent.messages)).toStrictEqual(store.window('s'))
+      expect(store.history('s').map((e) => e.message.metadata?.custom?.contextLedger)).toStrictEqual([
+        undefined,
+        undefined,
+        { repair: 'missing-tool-result' },
+        undefined,
+        undefined,
+      ])
+    })
+
     it('appends the messages the agent was built with, and does not append the same seed again after a restart', async () => {
       const seed: MessageData[] = [
         { role: 'user', content: [{ text: 'You are a migration assistant.' }] },
