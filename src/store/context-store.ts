@@ -297,13 +297,7 @@ export class ContextStore {
   ): PinResult {
     this.ensureOpen()
     return this.write(sessionId, () => {
-      const session = this.sessionRow(sessionId)
-      const seq = session === undefined ? undefined : this.resolveSeq(session, ref)
-      const row =
-        seq === undefined || session === undefined
-          ? undefined
-          : (this.st.messageBySeq.get(session.pk, seq) as MessageRow | undefined)
-      if (session === undefined || row === undefined) throw notFound(sessionId, ref)
+      const { session, row } = this.find(sessionId, ref)
       if (Boolean(row.pinned) === pinned)
         return { seq: row.seq, trackingId: row.uid, changed: false, restored: 0 }
       const now = Date.now()
@@ -344,13 +338,7 @@ export class ContextStore {
     this.ensureOpen()
     const replacement = message === null ? null : prepareMessage(message, -1, () => 0, this.limits)
     this.write(sessionId, () => {
-      const session = this.sessionRow(sessionId)
-      const seq = session === undefined ? undefined : this.resolveSeq(session, ref)
-      const row =
-        seq === undefined || session === undefined
-          ? undefined
-          : (this.st.messageBySeq.get(session.pk, seq) as MessageRow | undefined)
-      if (session === undefined || row === undefined) throw notFound(sessionId, ref)
+      const { session, row } = this.find(sessionId, ref)
       if (replacement !== null) {
         const original = JSON.parse(row.body) as StoredMessageData
         const ids = (m: StoredMessageData): string => {
@@ -426,13 +414,7 @@ export class ContextStore {
   message(sessionId: string, ref: MessageRef): LedgerEntry {
     this.ensureOpen()
     return this.read(() => {
-      const session = this.sessionRow(sessionId)
-      const seq = session === undefined ? undefined : this.resolveSeq(session, ref)
-      const row =
-        session === undefined || seq === undefined
-          ? undefined
-          : (this.st.messageBySeq.get(session.pk, seq) as MessageRow | undefined)
-      if (session === undefined || row === undefined) throw notFound(sessionId, ref)
+      const { session, row } = this.find(sessionId, ref)
       return toEntry(session, row)
     })
   }
@@ -549,6 +531,18 @@ export class ContextStore {
   private sessionRow(sessionId: string): SessionRow | undefined {
     const pk = this.pk(sessionId)
     return pk === undefined ? undefined : (this.st.sessionByPk.get(pk) as SessionRow | undefined)
+  }
+
+  /** The session and the row of the message `ref` names; `MESSAGE_NOT_FOUND` when either is missing. */
+  private find(sessionId: string, ref: MessageRef): { session: SessionRow; row: MessageRow } {
+    const session = this.sessionRow(sessionId)
+    const seq = session === undefined ? undefined : this.resolveSeq(session, ref)
+    const row =
+      session === undefined || seq === undefined
+        ? undefined
+        : (this.st.messageBySeq.get(session.pk, seq) as MessageRow | undefined)
+    if (session === undefined || row === undefined) throw notFound(sessionId, ref)
+    return { session, row }
   }
 
   private prepareView(sessionId: string): Prepared {
