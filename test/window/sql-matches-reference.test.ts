@@ -110,18 +110,24 @@ describe('PersistentConversationManager', () => {
               }
               const after = snapshot(m)
               const check = {
-                ...after,
+                store,
+                sessionId: m.sessionId,
+                archive: after.archive,
+                tokens: after.tokens,
                 windowSeqs: after.window,
                 limits: m.limits,
-                result,
+                result: o.kind === 'apply' || o.kind === 'reduce' ? result : undefined,
                 mode: o.kind === 'apply' ? ('apply' as const) : ('overflow' as const),
                 previousBoundary: before.boundary,
               }
-              expectWindowRules(
-                o.kind === 'apply' || o.kind === 'reduce' ? check : { ...check, result: undefined },
-              )
+              const protectedSeqs = expectWindowRules(check)
               if (o.kind === 'reduce')
-                expectProgress({ ...check, before: before.window, boundaryBefore: before.boundary })
+                expectProgress({
+                  ...check,
+                  before: before.window,
+                  boundaryBefore: before.boundary,
+                  protectedSeqs,
+                })
               // What window() returns is the materialized form of exactly these rows.
               expect(m.window().map((x) => x.trackingId)).toStrictEqual(
                 after.window.map((s) => after.archive[s]?.trackingId),
