@@ -530,7 +530,12 @@ export class ContextStore {
 
   private sessionRow(sessionId: string): SessionRow | undefined {
     const pk = this.pk(sessionId)
-    return pk === undefined ? undefined : (this.st.sessionByPk.get(pk) as SessionRow | undefined)
+    if (pk === undefined) return undefined
+    const row = this.st.sessionByPk.get(pk) as SessionRow | undefined
+    if (row?.id === sessionId) return row
+    // A cached key that no longer names this session (its creation was rolled back): look it up again.
+    this.pks.delete(sessionId)
+    return this.st.sessionById.get(sessionId) as SessionRow | undefined
   }
 
   /** The session and the row of the message `ref` names; `MESSAGE_NOT_FOUND` when either is missing. */
@@ -550,10 +555,11 @@ export class ContextStore {
     return { session, view: new SqlLedgerView(this.st, session) }
   }
 
+  /** Creates the session row inside the caller's write transaction; the key is cached only once it commits. */
   private createSession(sessionId: string): SessionRow {
     const now = Date.now()
     this.st.insertSession.run(sessionId, now, now, null)
-    return this.sessionRow(sessionId) as SessionRow
+    return this.st.sessionById.get(sessionId) as SessionRow
   }
 
   private resolveSeq(session: SessionRow, ref: MessageRef): number | undefined {
@@ -730,6 +736,8 @@ export class ContextStore {
           sleepSync(BUSY_BACKOFF_MS * 2 ** attempt * (0.5 + Math.random()))
           continue
         }
+        // A rolled-back transaction may have created a session whose key was cached: forget them all.
+        this.pks.clear()
         throw mapSqliteError(error, sessionId)
       }
     }

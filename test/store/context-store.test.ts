@@ -154,6 +154,25 @@ describe('ContextStore', () => {
       expect(codeOf(() => m.append(result('c1')))).toBe('INVALID_MESSAGE')
     })
 
+    it('keeps sessions apart after a failed first append (no stale key from the rolled-back session)', () => {
+      const orphan: MessageData = {
+        role: 'user',
+        content: [{ toolResult: { toolUseId: 'nope', status: 'success', content: [] } }],
+      }
+      expect(codeOf(() => store.append('A', [orphan]))).toBe('INVALID_MESSAGE')
+      store.append('B', user('secret of B'))
+      expect(store.window('A')).toStrictEqual([])
+      store.append('A', user('hello A'))
+      expect(store.window('A').map((m) => (m.content[0] as { text: string }).text)).toStrictEqual(['hello A'])
+      expect(store.window('B').map((m) => (m.content[0] as { text: string }).text)).toStrictEqual([
+        'secret of B',
+      ])
+      expect(store.sessions().map((x) => [x.id, x.messageCount])).toStrictEqual([
+        ['A', 1],
+        ['B', 1],
+      ])
+    })
+
     it('records tokens from the configured counter and refuses a counter that returns garbage', () => {
       const m = new PersistentConversationManager({ store, sessionId: 's', tokenCounter: () => 42 })
       expect(m.append(user('x')).tokens).toBe(42)
