@@ -123,6 +123,8 @@ const SQL = {
     ORDER BY seq DESC LIMIT 1`,
   lastPlainUser: `SELECT seq FROM messages WHERE session = ? AND trim_point = 1 AND seq >= ? AND seq < ?
     AND plain_user = 1 ORDER BY seq DESC LIMIT 1`,
+  firstPlainUser: `SELECT seq FROM messages WHERE session = ? AND trim_point = 1 AND plain_user = 1 AND seq >= ?
+    ORDER BY seq LIMIT 1`,
   firstPairStart: `SELECT seq FROM messages WHERE session = ? AND pair_start = 1 AND seq >= ? AND seq < ?
     ORDER BY seq LIMIT 1`,
   insertToolCall: 'INSERT INTO tool_calls (session, tool_use_id, name, use_seq) VALUES (?, ?, ?, ?)',
@@ -167,6 +169,7 @@ const PLUCKED: ReadonlySet<keyof typeof SQL> = new Set<keyof typeof SQL>([
   'lastTrimPoint',
   'lastPlainUser',
   'firstPairStart',
+  'firstPlainUser',
   'openCallsOfUse',
   'resultsOfUse',
   'usesOfResult',

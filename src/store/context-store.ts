@@ -151,6 +151,14 @@ interface Prepared {
 
 const SESSION_ID_MAX = 256
 
+/** Limits that protect pinned messages only: what an append may bring back without knowing the manager. */
+const PINS_ONLY: WindowLimits = Object.freeze({
+  windowSize: Number.MAX_SAFE_INTEGER,
+  tokenBudget: undefined,
+  first: 0,
+  last: 0,
+})
+
 function sqliteCode(error: unknown): string | undefined {
   return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined
 }
@@ -225,16 +233,25 @@ export class ContextStore {
       const before = this.st.sessionById.get(sessionId) as SessionForAppendRow | undefined
       if (before !== undefined) this.pks.set(sessionId, before.pk)
       const entries = this.appendPrepared(sessionId, prepared, before, batch)
-      if (before !== undefined && before.boundary > 0 && before.boundary === before.message_count) {
-        const boundary = this.skipInvalidStart(before.pk, before.boundary)
-        return entries.map((e) => (e.seq < boundary ? { ...e, inWindow: false } : e))
+      // A new session, or one whose window's tail is empty after a cut: see skipInvalidStart.
+      if (before === undefined || before.boundary === before.message_count) {
+        const pk = before?.pk ?? (this.st.sessionById.get(sessionId) as SessionRow).pk
+        const from = before?.boundary ?? 0
+        const boundary = this.skipInvalidStart(pk, from)
+        if (boundary === from) return entries
+        // A message appended pinned stays in the window even so (with its tool partners and a lead).
+        const session = this.st.sessionByPk.get(pk) as SessionRow
+        const kept = new Set(protectedToRestore(new SqlLedgerView(this.st, session), PINS_ONLY))
+        for (const s of kept) this.st.setKept.run(1, pk, s)
+        return entries.map((e) => (e.seq < boundary && !kept.has(e.seq) ? { ...e, inWindow: false } : e))
       }
       return entries
     })
   }
 
   /**
-   * After a cut that left the window's tail empty, messages that cannot continue the window go straight
+   * In a new session, or after a cut that left the window's tail empty, messages that cannot continue
+   * the window go straight
    * to the archive — the boundary moves past them — so the window stays valid for a provider between
    * appends: with nothing kept, anything but a user message without toolResult (an assistant reply, the
    * result of a call that left); with kept messages, a tool result none of whose calls is in the window.

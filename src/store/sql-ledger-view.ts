@@ -71,6 +71,9 @@ export class SqlLedgerView implements LedgerView {
     const st = plainOnly ? this.st.lastPlainUser : this.st.lastTrimPoint
     return st.get(this.pk, from, to) as number | undefined
   }
+  firstPlainUser(from: number): number | undefined {
+    return this.st.firstPlainUser.get(this.pk, from) as number | undefined
+  }
   firstPairStart(from: number, to: number): number | undefined {
     return this.st.firstPairStart.get(this.pk, from, to) as number | undefined
   }

@@ -115,6 +115,10 @@ export class ArrayLedgerView implements LedgerView {
     for (let s = to - 1; s >= from; s--) if (plainOnly ? this.plain[s] : this.trim[s]) return s
     return undefined
   }
+  firstPlainUser(from: number): number | undefined {
+    for (let s = from; s < this.count; s++) if (this.plain[s]) return s
+    return undefined
+  }
   firstPairStart(from: number, to: number): number | undefined {
     for (let s = from; s < to; s++) if (this.pairStart[s]) return s
     return undefined

@@ -32,6 +32,8 @@ export interface LedgerView {
   firstTrimPoint(from: number, to: number): number | undefined
   /** Last trim point in `[from, to)`; with `plainOnly`, the last plain user message there. */
   lastTrimPoint(from: number, to: number, plainOnly: boolean): number | undefined
+  /** First plain user message at or after `from`. */
+  firstPlainUser(from: number): number | undefined
   /** First assistant toolUse in `[from, to)` answered by the next message. */
   firstPairStart(from: number, to: number): number | undefined
   /** Smallest seq whose inclusive token prefix sum is at least `tokens`. */

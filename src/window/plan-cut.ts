@@ -152,16 +152,32 @@ function protectedSeqs(view: LedgerView, limits: WindowLimits): Set<number> {
 /**
  * The protected set plus its validity lead: a window must open with a user message, so if the earliest
  * protected message cannot, the nearest plain user message before it comes along (and counts like a
- * protected one).
+ * protected one). Messages before the session's first plain user message — an assistant greeting the
+ * session opens with, say — can never open a valid window, so they (and their tool partners) are not
+ * protected: keeping them would make every request invalid.
  */
 function protectedWithLead(view: LedgerView, limits: WindowLimits): Set<number> {
   const base = protectedSeqs(view, limits)
-  let first: number | undefined
-  for (const s of base) if (first === undefined || s < first) first = s
-  if (first !== undefined && !view.isTrimPoint(first)) {
-    const lead = view.lastTrimPoint(0, first, true)
-    if (lead !== undefined) base.add(lead)
+  const earliest = (): number | undefined => {
+    let first: number | undefined
+    for (const s of base) if (first === undefined || s < first) first = s
+    return first
   }
+  let first = earliest()
+  if (first === undefined || view.isTrimPoint(first)) return base
+  let lead = view.lastTrimPoint(0, first, true)
+  if (lead === undefined) {
+    const opener = view.firstPlainUser(first) ?? view.count
+    let dropped = [...base].filter((s) => s < opener)
+    while (dropped.length > 0) {
+      for (const s of dropped) base.delete(s)
+      dropped = view.partners(dropped).filter((s) => base.has(s))
+    }
+    first = earliest()
+    if (first === undefined || view.isTrimPoint(first)) return base
+    lead = view.lastTrimPoint(0, first, true)
+  }
+  if (lead !== undefined) base.add(lead)
   return base
 }
 

@@ -53,7 +53,19 @@ export function buildConversation(turns: readonly TurnShape[], prefix = 'm'): St
   return out.map((m, i) => ({ ...m, trackingId: `${prefix}${i}` }))
 }
 
-/** Arbitrary conversations of 1..maxTurns turns. */
-export function conversation(maxTurns = 25): fc.Arbitrary<StoredMessageData[]> {
-  return fc.array(turnShape, { minLength: 1, maxLength: maxTurns }).map((t) => buildConversation(t))
+/** Arbitrary conversations of 1..maxTurns turns; some open with an assistant greeting before the first user message. */
+export function conversation(
+  maxTurns = 25,
+  options: { greetings?: boolean } = {},
+): fc.Arbitrary<StoredMessageData[]> {
+  return fc
+    .tuple(fc.array(turnShape, { minLength: 1, maxLength: maxTurns }), fc.integer({ min: 0, max: 5 }))
+    .map(([t, greeting]) => {
+      const messages = buildConversation(t)
+      if (greeting !== 0 || options.greetings === false) return messages
+      return [
+        { role: 'assistant' as const, content: [{ text: 'Hi! How can I help?' }], trackingId: 'greeting' },
+        ...messages,
+      ]
+    })
 }

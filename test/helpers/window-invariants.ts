@@ -234,6 +234,27 @@ export function assertWindowRules(
   for (let s = 0; s < Math.min(ranges.first ?? 0, n); s++) protect(s)
   for (let s = Math.max(0, n - (ranges.last ?? 0)); s < n; s++) protect(s)
   while (frontier.length > 0) for (const q of partners.get(frontier.pop() as number) ?? []) protect(q)
+  // Validity before protection: when no plain user message precedes the earliest protected one, nothing
+  // before the session's first plain user message can open a window, so it (and what is tied to it by
+  // tool calls) is not protected.
+  const isPlainUser = (m: StoredMessageData): boolean =>
+    m.role === 'user' && toolIds(m).uses.length === 0 && toolIds(m).results.length === 0
+  const earliest = Math.min(...prot)
+  const startsValidly = (s: number): boolean => {
+    const m = archive[s] as StoredMessageData
+    if (m.role !== 'user' || toolIds(m).results.length > 0) return false
+    if (toolIds(m).uses.length === 0) return true
+    const next = archive[s + 1]
+    return next !== undefined && toolIds(next).results.length > 0
+  }
+  if (prot.size > 0 && !startsValidly(earliest) && !archive.slice(0, earliest).some(isPlainUser)) {
+    const opener = archive.findIndex((m, s) => s >= earliest && isPlainUser(m))
+    const drop = [...prot].filter((s) => s < (opener < 0 ? n : opener))
+    while (drop.length > 0) {
+      const s = drop.pop() as number
+      if (prot.delete(s)) drop.push(...(partners.get(s) ?? []).filter((q) => prot.has(q)))
+    }
+  }
   const windowSet = new Set(windowSeqs)
   const protectedSeqs = [...prot].sort((a, b) => a - b)
   const missing = protectedSeqs.filter((s) => !windowSet.has(s))

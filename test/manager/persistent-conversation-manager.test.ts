@@ -139,6 +139,39 @@ describe('PersistentConversationManager', () => {
     })
   })
 
+  describe('window', () => {
+    it('never opens with an assistant greeting the session started with, even under protectedMessageRange 1', () => {
+      const m = new PersistentConversationManager({
+        store,
+        sessionId: 's',
+        windowSize: 3,
+        protectedMessageRange: 1,
+      })
+      const greeting = m.append(assistant('Hi!'))
+      expect(greeting.inWindow).toBe(false)
+      m.append(turns(3))
+      m.applyWindow()
+      // The greeting is seq 0, the "first 1"; it cannot open a window, so it is not protected.
+      expect(m.window().map((x) => (x.content[0] as { text: string }).text)).toStrictEqual(['q2', 'a2'])
+      expect(m.history()[0]?.message).toStrictEqual({ ...assistant('Hi!'), trackingId: greeting.trackingId })
+    })
+
+    it('keeps a message appended pinned in the window even right after a cut emptied it', () => {
+      const m = new PersistentConversationManager({
+        store,
+        sessionId: 's',
+        tokenBudget: 100,
+        tokenCounter: () => 60,
+      })
+      m.append([user('a'), assistant('b')])
+      expect(m.applyWindow()).toMatchObject({ cut: 'protected-only', windowMessages: 0 })
+      const pinned = m.append({ ...assistant('keep me'), metadata: { custom: { pinned: true } } })
+      expect(pinned.inWindow).toBe(true)
+      const window = m.window().map((x) => (x.content[0] as { text: string }).text)
+      expect(window).toStrictEqual(['a', 'keep me'])
+    })
+  })
+
   describe('reduce', () => {
     it('evicts something on overflow even within the window, and says why when nothing can go', () => {
       const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 40 })

@@ -36,16 +36,12 @@ describe('ContextStore', () => {
   describe('append', () => {
     it('round-trips every block kind byte-identically', () => {
       const m = new PersistentConversationManager({ store, sessionId: 's' })
-      const entries = m.append([everyBlockMessage, everyToolResultMessage])
-      expect(entries.map((e) => JSON.stringify(e.message))).toStrictEqual([
-        JSON.stringify(everyBlockMessage),
-        JSON.stringify(everyToolResultMessage),
-      ])
+      const ask = { ...user('show me everything'), trackingId: 'ask' }
+      const entries = m.append([ask, everyBlockMessage, everyToolResultMessage])
+      const expected = [ask, everyBlockMessage, everyToolResultMessage].map((x) => JSON.stringify(x))
+      expect(entries.map((e) => JSON.stringify(e.message))).toStrictEqual(expected)
       const history = m.history()
-      expect(history.map((e) => JSON.stringify(e.message))).toStrictEqual([
-        JSON.stringify(everyBlockMessage),
-        JSON.stringify(everyToolResultMessage),
-      ])
+      expect(history.map((e) => JSON.stringify(e.message))).toStrictEqual(expected)
       expect(JSON.stringify(m.message({ trackingId: everyBlockMessage.trackingId }).message)).toBe(
         JSON.stringify(everyBlockMessage),
       )

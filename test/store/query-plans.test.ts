@@ -70,6 +70,7 @@ describe('statements', () => {
     lastTrimPoint: 'SEARCH messages USING COVERING INDEX messages_cut_points (session=? AND seq>? AND seq<?)',
     firstPairStart:
       'SEARCH messages USING COVERING INDEX messages_cut_points (session=? AND seq>? AND seq<?)',
+    firstPlainUser: 'SEARCH messages USING COVERING INDEX messages_cut_points (session=? AND seq>?)',
     openCallsOfUse: 'SEARCH tool_calls USING INDEX tool_calls_use (session=? AND use_seq=?)',
     resultsOfUse: 'SEARCH tool_calls USING INDEX tool_calls_use (session=? AND use_seq=?)',
     usesOfResult: 'SEARCH tool_calls USING INDEX tool_calls_answered (session=? AND result_seq=?)',

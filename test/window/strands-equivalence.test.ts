@@ -70,7 +70,9 @@ describe('PersistentConversationManager', () => {
     it('keep exactly what Strands 1.19 SlidingWindowConversationManager keeps when nothing is protected', () => {
       fc.assert(
         fc.property(
-          conversation(30),
+          // Sessions that open with an assistant message are left out: their greeting goes straight to the
+          // archive here (no window can start with it), while Strands keeps it at the front.
+          conversation(30, { greetings: false }),
           fc.array(step, { minLength: 1, maxLength: 60 }),
           fc.integer({ min: 1, max: 12 }),
           (messages, steps, windowSize) => {
