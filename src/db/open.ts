@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { ContextLedgerError } from '../errors.js'
+import { errorCode, isBusy, toLedgerError } from './sqlite-errors.js'
 
 /** `'CLDG'`: the SQLite `application_id` of every context-ledger file. */
 export const APPLICATION_ID = 0x434c4447
@@ -25,12 +26,8 @@ export interface OpenDatabaseOptions {
 
 type Db = Database.Database
 
-function sqliteCode(error: unknown): string | undefined {
-  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined
-}
-
 function refuse(path: string, error: unknown): never {
-  const code = sqliteCode(error)
+  const code = errorCode(error)
   if (code === 'SQLITE_NOTADB')
     throw new ContextLedgerError(
       'NOT_A_LEDGER',
@@ -39,17 +36,17 @@ function refuse(path: string, error: unknown): never {
         cause: error,
       },
     )
-  if (code === 'SQLITE_CORRUPT' || code?.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_IOERR_SHORT_READ')
+  if (code?.startsWith('SQLITE_CORRUPT') === true || code === 'SQLITE_IOERR_SHORT_READ')
     throw new ContextLedgerError('CORRUPT_DATABASE', `${path} is damaged (${code}); it was not modified`, {
       cause: error,
     })
-  if (code === 'SQLITE_BUSY' || code?.startsWith('SQLITE_BUSY_'))
+  if (isBusy(error))
     throw new ContextLedgerError(
       'DATABASE_BUSY',
       `${path} is being created or upgraded by another connection that held its lock past the busy timeout (${code})`,
       { cause: error },
     )
-  throw error
+  throw toLedgerError(error, `open ${path}`)
 }
 
 const SQLITE_MAGIC = 'SQLite format 3\0'
@@ -159,9 +156,23 @@ function migrate(db: Db, path: string, migrations: Migrations): void {
  *   or upgrading the file holds its lock past the busy timeout.
  */
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Db {
-  const migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER })
-  checkFileHeader(path)
-  const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 })
+  let db: Db
+  let migrations: Migrations
+  try {
+    migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER })
+    checkFileHeader(path)
+    db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 })
+  } catch (error) {
+    // A missing directory, a directory given as the file, no permission: typed, with the cause.
+    // (better-sqlite3 reports a missing directory as a bare TypeError.)
+    const mapped = error instanceof ContextLedgerError ? error : toLedgerError(error, `open ${path}`)
+    if (mapped instanceof ContextLedgerError) throw mapped
+    throw new ContextLedgerError(
+      'STORAGE_ERROR',
+      `Could not open ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    )
+  }
   try {
     // Read-only identity check first: journal_mode=WAL below rewrites the header.
     const state = checkIdentity(path, readIdentity(db), migrations.length)

@@ -7,6 +7,7 @@
 import type Database from 'better-sqlite3'
 import { ContextLedgerError } from '../errors.js'
 import { openDatabase, type OpenDatabaseOptions } from '../db/open.js'
+import { isBusy, toLedgerError } from '../db/sqlite-errors.js'
 import {
   prepareStatements,
   type MessageRow,
@@ -24,6 +25,7 @@ import type { WindowLimits } from '../window/window-options.js'
 import { interruptedToolResults } from './interrupted-tool-results.js'
 import { contentKey, prepareMessage, type PreparedMessage } from './prepare-message.js'
 import { SqlLedgerView } from './sql-ledger-view.js'
+import { ArrayLedgerView } from '../window/array-view.js'
 
 /** Options for {@link openContextStore}. */
 export interface ContextStoreOptions extends OpenDatabaseOptions {
@@ -144,12 +146,9 @@ export interface PinResult {
 /** What `applyWindow()` or `reduce()` did. */
 export type WindowResult = Omit<WindowPlan, 'kept'>
 
-interface Prepared {
-  readonly session: SessionRow
-  readonly view: SqlLedgerView
-}
-
 const SESSION_ID_MAX = 256
+
+const NO_STATE = Object.freeze({ boundary: 0, kept: [] })
 
 /** Limits that protect pinned messages only: what an append may bring back without knowing the manager. */
 const PINS_ONLY: WindowLimits = Object.freeze({
@@ -158,10 +157,6 @@ const PINS_ONLY: WindowLimits = Object.freeze({
   first: 0,
   last: 0,
 })
-
-function sqliteCode(error: unknown): string | undefined {
-  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined
-}
 
 /**
  * A ledger file. Create one with {@link openContextStore}; share it between managers and sessions; close
@@ -229,6 +224,7 @@ export class ContextStore {
     const inputs: unknown[] = Array.isArray(messages) ? messages : [messages]
     const batch = Array.isArray(messages)
     const prepared = inputs.map((m, i) => prepareMessage(m, batch ? i : -1, tokenCounter, this.limits))
+    if (prepared.length === 0) return []
     return this.write(sessionId, () => {
       const before = this.st.sessionById.get(sessionId) as SessionForAppendRow | undefined
       if (before !== undefined) this.pks.set(sessionId, before.pk)
@@ -279,8 +275,15 @@ export class ContextStore {
    */
   applyWindow(sessionId: string, limits: WindowLimits, mode: ReduceMode = 'apply'): WindowResult {
     this.ensureOpen()
+    checkSessionId(sessionId)
     return this.write(sessionId, () => {
-      const { session, view } = this.prepareView(sessionId)
+      const session = this.sessionRow(sessionId)
+      // A session with no messages yet is not created by asking; it reports what an empty one would.
+      if (session === undefined) {
+        const { kept: _none, ...empty } = planCut(new ArrayLedgerView([], [], [], NO_STATE), limits, mode)
+        return empty
+      }
+      const view = new SqlLedgerView(this.st, session)
       const { kept, ...result } = planCut(view, limits, mode)
       const oldKept = new Set(view.kept)
       const newKept = new Set(kept)
@@ -313,6 +316,7 @@ export class ContextStore {
     limits: WindowLimits,
   ): PinResult {
     this.ensureOpen()
+    checkSessionId(sessionId)
     return this.write(sessionId, () => {
       const { session, row } = this.find(sessionId, ref)
       if (Boolean(row.pinned) === pinned)
@@ -353,6 +357,7 @@ export class ContextStore {
    */
   setWindowContent(sessionId: string, ref: MessageRef, message: unknown): void {
     this.ensureOpen()
+    checkSessionId(sessionId)
     const replacement = message === null ? null : prepareMessage(message, -1, () => 0, this.limits)
     this.write(sessionId, () => {
       const { session, row } = this.find(sessionId, ref)
@@ -384,9 +389,15 @@ export class ContextStore {
    */
   window(sessionId: string): StoredMessageData[] {
     this.ensureOpen()
+    checkSessionId(sessionId)
     const pk = this.pk(sessionId)
     if (pk === undefined) return []
-    const rows = this.st.window.all({ s: pk }) as { body: string; pinned: number }[]
+    let rows: { body: string; pinned: number }[]
+    try {
+      rows = this.st.window.all({ s: pk }) as { body: string; pinned: number }[]
+    } catch (error) {
+      throw toLedgerError(error, `read the window of session "${sessionId}"`, sessionId)
+    }
     const out = new Array<StoredMessageData>(rows.length)
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i] as { body: string; pinned: number }
@@ -405,6 +416,7 @@ export class ContextStore {
    */
   history(sessionId: string, options: { fromSeq?: number; limit?: number } = {}): LedgerEntry[] {
     this.ensureOpen()
+    checkSessionId(sessionId)
     const fromSeq = options.fromSeq ?? 0
     const limit = options.limit ?? 100
     if (!Number.isSafeInteger(fromSeq) || fromSeq < 0 || !Number.isSafeInteger(limit) || limit < 0)
@@ -430,6 +442,7 @@ export class ContextStore {
    */
   message(sessionId: string, ref: MessageRef): LedgerEntry {
     this.ensureOpen()
+    checkSessionId(sessionId)
     return this.read(() => {
       const { session, row } = this.find(sessionId, ref)
       return toEntry(session, row)
@@ -454,6 +467,7 @@ export class ContextStore {
    */
   session(sessionId: string): SessionSummary | undefined {
     this.ensureOpen()
+    checkSessionId(sessionId)
     return this.read(() => {
       const row = this.sessionRow(sessionId)
       return row === undefined ? undefined : this.summarize(row)
@@ -509,6 +523,7 @@ export class ContextStore {
    */
   pinEvents(sessionId: string): PinEvent[] {
     this.ensureOpen()
+    checkSessionId(sessionId)
     const pk = this.pk(sessionId)
     if (pk === undefined) return []
     const rows = this.st.pinEvents.all(pk) as {
@@ -565,11 +580,6 @@ export class ContextStore {
         : (this.st.messageBySeq.get(session.pk, seq) as MessageRow | undefined)
     if (session === undefined || row === undefined) throw notFound(sessionId, ref)
     return { session, row }
-  }
-
-  private prepareView(sessionId: string): Prepared {
-    const session = this.sessionRow(sessionId) ?? this.createSession(sessionId)
-    return { session, view: new SqlLedgerView(this.st, session) }
   }
 
   /** Creates the session row inside the caller's write transaction; the key is cached only once it commits. */
@@ -755,14 +765,18 @@ export class ContextStore {
         }
         // A rolled-back transaction may have created a session whose key was cached: forget them all.
         this.pks.clear()
-        throw mapSqliteError(error, sessionId)
+        throw toLedgerError(error, `write to session "${sessionId}"; nothing was written`, sessionId)
       }
     }
   }
 
   /** Runs `fn` in a read transaction, so multi-statement reads see one snapshot. */
   private read<T>(fn: () => T): T {
-    return this.tx.deferred(fn) as T
+    try {
+      return this.tx.deferred(fn) as T
+    } catch (error) {
+      throw toLedgerError(error, `read ${this.path}`)
+    }
   }
 }
 
@@ -776,28 +790,6 @@ const sleepCell = new Int32Array(new SharedArrayBuffer(4))
 /** Blocks the thread for `ms`: the API is synchronous, so a retry cannot yield to the event loop. */
 function sleepSync(ms: number): void {
   Atomics.wait(sleepCell, 0, 0, ms)
-}
-
-function isBusy(error: unknown): boolean {
-  const code = sqliteCode(error)
-  return code === 'SQLITE_BUSY' || code?.startsWith('SQLITE_BUSY_') === true
-}
-
-function mapSqliteError(error: unknown, sessionId: string): unknown {
-  const code = sqliteCode(error)
-  if (code === 'SQLITE_FULL')
-    return new ContextLedgerError(
-      'STORAGE_FULL',
-      `The database or the disk is full; nothing was written to session "${sessionId}"`,
-      { cause: error, sessionId },
-    )
-  if (isBusy(error))
-    return new ContextLedgerError(
-      'DATABASE_BUSY',
-      `Another connection held the write lock of the database past the busy timeout and ${BUSY_RETRIES} retries (${code}); nothing was written to session "${sessionId}"`,
-      { cause: error, sessionId },
-    )
-  return error
 }
 
 function toEntry(session: SessionRow, row: MessageRow): LedgerEntry {

@@ -311,6 +311,22 @@ describe('ContextStore', () => {
       }
     })
 
+    it('refuses a path it cannot open as STORAGE_ERROR, with the cause', () => {
+      const dir = tempDir()
+      for (const bad of [dir.file('missing/ledger.db'), dir.dir]) {
+        let caught: unknown
+        try {
+          openContextStore(bad)
+        } catch (e) {
+          caught = e
+        }
+        expect(caught).toBeInstanceOf(ContextLedgerError)
+        expect((caught as ContextLedgerError).code).toBe('STORAGE_ERROR')
+        expect((caught as ContextLedgerError).cause).toBeInstanceOf(Error)
+      }
+      dir.cleanup()
+    })
+
     it('sets WAL mode and a busy timeout', () => {
       const db = store.connection()
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
