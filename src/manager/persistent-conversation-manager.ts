@@ -112,11 +112,12 @@ export class PersistentConversationManager {
    * Makes room, as Strands' `reduce` does: evicts at least one unprotected message whenever a valid cut
    * exists, even when the window is within its limits (then from its third message on).
    *
-   * @param options - `overflow: true` when the model refused the input as too long
+   * @param _options - `overflow: true` when the model refused the input as too long. The core reduces the
+   *   same way either way (so does Strands' proactive reduction); adapters use the flag to decide whether
+   *   to truncate tool results first.
    * @returns `evicted` and, when nothing could go, `reason`
    */
-  reduce(options: ReduceOptions = {}): WindowResult {
-    void options.overflow
+  reduce(_options: ReduceOptions = {}): WindowResult {
     return this.store.applyWindow(this.sessionId, this.limits, 'overflow')
   }
 
