@@ -8,7 +8,6 @@
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
-  ContextLedgerError,
   openContextStore,
   PersistentConversationManager,
   type ContextStore,
@@ -17,6 +16,7 @@ import {
 import { assertWindowRules } from '../helpers/window-invariants.js'
 import { ledgerChecksum } from './db-checksum.js'
 import { LONG, useTempDir } from './support.js'
+import { refusal } from '../helpers/refusal.js'
 
 const RUNS = LONG ? 3000 : 300
 const MAX_STRING = 4096
@@ -319,16 +319,6 @@ beforeEach(() => {
   manager.applyWindow()
 })
 afterEach(() => store.close())
-
-function refusal(fn: () => unknown): ContextLedgerError {
-  try {
-    fn()
-  } catch (error) {
-    if (error instanceof ContextLedgerError) return error
-    throw new Error(`expected a ContextLedgerError, got ${String(error)}`, { cause: error })
-  }
-  throw new Error('expected the call to be refused')
-}
 
 describe('bad input', () => {
   it('is refused with INVALID_MESSAGE naming the defect, and the ledger does not change', () => {

@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'vitest'
 import {
-  ContextLedgerError,
   openContextStore,
   PersistentConversationManager,
   type ContextStore,
@@ -15,19 +14,10 @@ import { assertWindowRules } from '../helpers/window-invariants.js'
 import { ledgerChecksum } from './db-checksum.js'
 import { MessageFactory } from './workers/worker-kit.js'
 import { useTempDir } from './support.js'
+import { refusal } from '../helpers/refusal.js'
 
 const dir = useTempDir()
 const LIMITS = { windowSize: 6, protectedMessages: { first: 1 } }
-
-function refusal(fn: () => unknown): ContextLedgerError {
-  try {
-    fn()
-  } catch (error) {
-    if (error instanceof ContextLedgerError) return error
-    throw new Error(`expected a ContextLedgerError, got ${String(error)}`, { cause: error })
-  }
-  throw new Error('expected the call to fail')
-}
 
 /** Caps the file at its current size plus `spare` pages. */
 function fill(store: ContextStore, spare: number): void {

@@ -9,6 +9,7 @@ import {
   type MessageData,
 } from '../../src/index.js'
 import { everyBlockMessage, everyToolResultMessage } from '../helpers/all-blocks.js'
+import { refusal } from '../helpers/refusal.js'
 import { tempDir, tempStore } from '../helpers/temp-store.js'
 
 let store: ContextStore
@@ -22,14 +23,8 @@ afterEach(() => cleanup())
 const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
 const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
 
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn()
-  } catch (e) {
-    if (e instanceof ContextLedgerError) return e.code
-    throw e
-  }
-  return undefined
+function codeOf(fn: () => unknown): string {
+  return refusal(fn).code
 }
 
 describe('ContextStore', () => {
