@@ -4,18 +4,10 @@
  * of JSON, like the reference measurements in `perf-anchors.md`.
  */
 import type { MessageData } from '../src/index.js'
+import { prng } from '../examples/demo-shared.js'
 
-/** A small, seeded PRNG (mulberry32), so every run stores the same bytes. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** The demo's seeded PRNG (mulberry32), so every run stores the same bytes. */
+export { prng }
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz     ,.ABCDEFGHIJ0123456789'
 
