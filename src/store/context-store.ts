@@ -247,10 +247,10 @@ export class ContextStore {
 
   /**
    * In a new session, or after a cut that left the window's tail empty, messages that cannot continue
-   * the window go straight
-   * to the archive — the boundary moves past them — so the window stays valid for a provider between
-   * appends: with nothing kept, anything but a user message without toolResult (an assistant reply, the
-   * result of a call that left); with kept messages, a tool result none of whose calls is in the window.
+   * the window go straight to the archive — the boundary moves past them — so the window stays valid for
+   * a provider between appends: with nothing kept, anything but a user message without toolResult (an
+   * assistant greeting, a reply or result whose question left); with kept messages, a tool result none of
+   * whose calls is in the window.
    */
   private skipInvalidStart(pk: number, boundary: number): number {
     const kept = new Set((this.st.keptSeqs.all(pk) as number[]).filter((s) => s < boundary))
