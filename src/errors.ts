@@ -10,7 +10,6 @@ export const ERROR_CODES = [
   'INVALID_OPTIONS',
   'INVALID_TOKEN_COUNT',
   'MESSAGE_NOT_FOUND',
-  'SESSION_NOT_FOUND',
   'DUPLICATE_MESSAGE',
   'SCHEMA_TOO_NEW',
   'NOT_A_LEDGER',
@@ -20,7 +19,6 @@ export const ERROR_CODES = [
   'STORE_CLOSED',
   'NO_VALID_SPLIT',
   'CORRUPT_DATABASE',
-  'TOOL_ERROR',
 ] as const
 
 /** A stable, machine-readable reason for a {@link ContextLedgerError}. */
