@@ -103,12 +103,14 @@ const SQL = {
     WHERE session = ? AND seq >= ? ORDER BY seq LIMIT ?`,
 
   // The window: kept rows before the boundary, then the tail, read in one statement so that a concurrent
-  // writer cannot slip between the two halves. Each half is in seq order and the halves do not overlap.
+  // writer cannot slip between the two halves. ORDER BY costs nothing: SQLite merges the two halves, each
+  // already in index order (MERGE (UNION ALL), no temporary B-tree).
   window: `SELECT seq, coalesce(window_body, body) AS body, pinned FROM messages
       WHERE session = @s AND kept = 1 AND seq < (SELECT boundary FROM sessions WHERE pk = @s)
     UNION ALL
     SELECT seq, coalesce(window_body, body) AS body, pinned FROM messages
-      WHERE session = @s AND seq >= (SELECT boundary FROM sessions WHERE pk = @s)`,
+      WHERE session = @s AND seq >= (SELECT boundary FROM sessions WHERE pk = @s)
+    ORDER BY seq`,
   setWindowBody: 'UPDATE messages SET window_body = ? WHERE session = ? AND seq = ?',
   keptSeqs: 'SELECT seq FROM messages WHERE session = ? AND kept = 1 ORDER BY seq',
   keptCount: 'SELECT count(*) FROM messages WHERE session = ? AND kept = 1 AND seq < ?',

@@ -101,6 +101,8 @@ describe('statements', () => {
   it('reads the window in one statement: kept rows, then the tail', () => {
     expect(STATEMENT_SQL.window).toMatch(/UNION ALL/)
     const details = plan(STATEMENT_SQL.window).join('\n')
+    expect(details).toContain('MERGE (UNION ALL)')
+    expect(details).not.toContain('TEMP B-TREE')
     expect(details).toContain('messages_kept')
     expect(details).toContain('messages_session_seq')
   })
