@@ -93,7 +93,7 @@ const SQL = {
     'SELECT seq, uid, body, tokens, pinned, kept, created_at, window_body FROM messages WHERE session = ? AND uid = ?',
   messageBySeq:
     'SELECT seq, uid, body, tokens, pinned, kept, created_at, window_body FROM messages WHERE session = ? AND seq = ?',
-  flagsBySeq: `SELECT role, has_tool_use, has_tool_result, trim_point, plain_user, tokens
+  flagsBySeq: `SELECT role, has_tool_use, has_tool_result, trim_point, plain_user, tokens, pinned
     FROM messages WHERE session = ? AND seq = ?`,
   setCutFlags: 'UPDATE messages SET trim_point = ?, pair_start = ? WHERE session = ? AND seq = ?',
 
@@ -117,7 +117,6 @@ const SQL = {
   keptTokens: 'SELECT coalesce(sum(tokens), 0) FROM messages WHERE session = ? AND kept = 1 AND seq < ?',
   pinnedSeqs: 'SELECT seq FROM messages WHERE session = ? AND pinned = 1 ORDER BY seq',
   pinnedCount: 'SELECT count(*) FROM messages WHERE session = ? AND pinned = 1',
-  tokensAt: 'SELECT tokens FROM messages WHERE session = ? AND seq = ?',
   cumAt: 'SELECT cum_tokens FROM messages WHERE session = ? AND seq = ?',
   firstTrimPoint: `SELECT seq FROM messages WHERE session = ? AND trim_point = 1 AND seq >= ? AND seq < ?
     ORDER BY seq LIMIT 1`,
@@ -137,10 +136,17 @@ const SQL = {
     WHERE session = ? AND tool_use_id = ? AND result_seq IS NULL ORDER BY use_seq DESC LIMIT 1)`,
   openCallsOfUse: `SELECT tool_use_id FROM tool_calls WHERE session = ? AND use_seq = ? AND result_seq IS NULL
     ORDER BY id`,
-  // INDEXED BY: without statistics SQLite may walk the answered-calls index over `result_seq > NULL`,
-  // reading every answered call of the session: O(history) per window application.
-  resultsOfUse: `SELECT result_seq FROM tool_calls INDEXED BY tool_calls_use
-    WHERE session = ? AND use_seq = ? AND result_seq IS NOT NULL`,
+  // Batched lookups for a set of seqs, passed as one JSON array bound to @seqs (a value, never SQL text):
+  // one statement per set instead of one per message, so a window with a thousand pins costs a few
+  // statements. CROSS JOIN keeps the seqs as the outer loop (SQLite would otherwise walk every call of
+  // the session and probe the array), and INDEXED BY picks the index the seq seeks.
+  resultsOfUses: `SELECT t.result_seq FROM json_each(@seqs) j
+    CROSS JOIN tool_calls t INDEXED BY tool_calls_use ON t.session = @s AND t.use_seq = j.value
+    WHERE t.result_seq IS NOT NULL`,
+  usesOfResults: `SELECT t.use_seq FROM json_each(@seqs) j
+    CROSS JOIN tool_calls t INDEXED BY tool_calls_answered ON t.session = @s AND t.result_seq = j.value`,
+  tokensOfSeqs: `SELECT coalesce(m.tokens, 0) FROM json_each(@seqs) j
+    LEFT JOIN messages m ON m.session = @s AND m.seq = j.value ORDER BY j.key`,
   usesOfResult: 'SELECT use_seq FROM tool_calls WHERE session = ? AND result_seq = ?',
   crossingResults: `SELECT result_seq FROM tool_calls WHERE session = ? AND use_seq >= ? AND use_seq < ?
     AND result_seq IS NOT NULL AND (result_seq < ? OR result_seq >= ?)`,
@@ -165,7 +171,6 @@ const PLUCKED: ReadonlySet<keyof typeof SQL> = new Set<keyof typeof SQL>([
   'keptTokens',
   'pinnedSeqs',
   'pinnedCount',
-  'tokensAt',
   'cumAt',
   'firstTrimPoint',
   'lastTrimPoint',
@@ -173,7 +178,9 @@ const PLUCKED: ReadonlySet<keyof typeof SQL> = new Set<keyof typeof SQL>([
   'firstPairStart',
   'firstPlainUser',
   'openCallsOfUse',
-  'resultsOfUse',
+  'resultsOfUses',
+  'usesOfResults',
+  'tokensOfSeqs',
   'usesOfResult',
   'crossingResults',
   'crossingUses',

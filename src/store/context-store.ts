@@ -233,12 +233,15 @@ export class ContextStore {
       if (before === undefined || before.boundary === before.message_count) {
         const pk = before?.pk ?? (this.st.sessionById.get(sessionId) as SessionRow).pk
         const from = before?.boundary ?? 0
-        const boundary = this.skipInvalidStart(pk, from)
+        const { boundary, skippedPinned } = this.skipInvalidStart(pk, from)
         if (boundary === from) return entries
         // A message appended pinned stays in the window even so (with its tool partners and a lead).
-        const session = this.st.sessionByPk.get(pk) as SessionRow
-        const kept = new Set(protectedToRestore(new SqlLedgerView(this.st, session), PINS_ONLY))
-        for (const s of kept) this.st.setKept.run(1, pk, s)
+        const kept = new Set<number>()
+        if (skippedPinned) {
+          const session = this.st.sessionByPk.get(pk) as SessionRow
+          for (const s of protectedToRestore(new SqlLedgerView(this.st, session), PINS_ONLY)) kept.add(s)
+          for (const s of kept) this.st.setKept.run(1, pk, s)
+        }
         return entries.map((e) => (e.seq < boundary && !kept.has(e.seq) ? { ...e, inWindow: false } : e))
       }
       return entries
@@ -252,17 +255,24 @@ export class ContextStore {
    * assistant greeting, a reply or result whose question left); with kept messages, a tool result none of
    * whose calls is in the window.
    */
-  private skipInvalidStart(pk: number, boundary: number): number {
-    const kept = new Set((this.st.keptSeqs.all(pk) as number[]).filter((s) => s < boundary))
+  private skipInvalidStart(pk: number, boundary: number): { boundary: number; skippedPinned: boolean } {
     const count = (this.st.sessionByPk.get(pk) as SessionRow).message_count
+    // Read the kept rows only when the first new message is not a user message without toolResult, which
+    // continues any window (the common case: a new turn).
+    let kept: Set<number> | undefined
     let start = boundary
+    let skippedPinned = false
     for (; start < count; start++) {
-      const f = this.st.flagsBySeq.get(pk, start) as { role: string; has_tool_result: number }
-      if (kept.size === 0 ? f.role === 'user' && f.has_tool_result === 0 : f.has_tool_result === 0) break
-      if (kept.size > 0 && (this.st.usesOfResult.all(pk, start) as number[]).some((u) => kept.has(u))) break
+      const f = this.st.flagsBySeq.get(pk, start) as { role: string; has_tool_result: number; pinned: number }
+      if (f.role === 'user' && f.has_tool_result === 0) break
+      const inWindow = (kept ??= new Set((this.st.keptSeqs.all(pk) as number[]).filter((s) => s < boundary)))
+      if (inWindow.size > 0 && f.has_tool_result === 0) break
+      if (inWindow.size > 0 && (this.st.usesOfResult.all(pk, start) as number[]).some((u) => inWindow.has(u)))
+        break
+      skippedPinned ||= f.pinned === 1
     }
     if (start > boundary) this.st.sessionBoundary.run(start, Date.now(), pk)
-    return start
+    return { boundary: start, skippedPinned }
   }
 
   /**

@@ -40,12 +40,14 @@ export class SqlLedgerView implements LedgerView {
     return pluckNumbers(this.st.pinnedSeqs.all(this.pk))
   }
   partners(seqs: readonly number[]): number[] {
-    const out = new Set<number>()
-    for (const s of seqs) {
-      for (const r of pluckNumbers(this.st.resultsOfUse.all(this.pk, s))) out.add(r)
-      for (const u of pluckNumbers(this.st.usesOfResult.all(this.pk, s))) out.add(u)
-    }
-    return [...out]
+    if (seqs.length === 0) return []
+    const args = { s: this.pk, seqs: JSON.stringify(seqs) }
+    return [
+      ...new Set([
+        ...pluckNumbers(this.st.resultsOfUses.all(args)),
+        ...pluckNumbers(this.st.usesOfResults.all(args)),
+      ]),
+    ]
   }
   crossingPartners(lo: number, hi: number): number[] {
     return [
@@ -56,7 +58,8 @@ export class SqlLedgerView implements LedgerView {
     ]
   }
   tokensOf(seqs: readonly number[]): number[] {
-    return seqs.map((s) => (this.st.tokensAt.get(this.pk, s) as number | undefined) ?? 0)
+    if (seqs.length === 0) return []
+    return pluckNumbers(this.st.tokensOfSeqs.all({ s: this.pk, seqs: JSON.stringify(seqs) }))
   }
   isTrimPoint(seq: number): boolean {
     return this.st.firstTrimPoint.get(this.pk, seq, seq + 1) !== undefined

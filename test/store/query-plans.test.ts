@@ -38,7 +38,8 @@ function plan(sql: string): string[] {
   const stmt = db.prepare(`EXPLAIN QUERY PLAN ${sql}`)
   const named = /@s\b/.test(sql)
   const count = (sql.match(/\?/g) ?? []).length
-  const rows = (named ? stmt.all({ s: 1 }) : stmt.all(...Array.from({ length: count }, () => 1))) as {
+  const args = /@seqs\b/.test(sql) ? { s: 1, seqs: '[1,2,3]' } : { s: 1 }
+  const rows = (named ? stmt.all(args) : stmt.all(...Array.from({ length: count }, () => 1))) as {
     detail: string
   }[]
   return rows.map((r) => r.detail)
@@ -61,7 +62,6 @@ describe('statements', () => {
     messageByUid: 'SEARCH messages USING INDEX messages_session_uid (session=? AND uid=?)',
     messageBySeq: 'SEARCH messages USING INDEX messages_session_seq (session=? AND seq=?)',
     flagsBySeq: 'SEARCH messages USING INDEX messages_session_seq (session=? AND seq=?)',
-    tokensAt: 'SEARCH messages USING INDEX messages_session_seq (session=? AND seq=?)',
     cumAt: 'SEARCH messages USING INDEX messages_session_seq (session=? AND seq=?)',
     keptSeqs: 'SEARCH messages USING COVERING INDEX messages_kept (session=?)',
     pinnedSeqs: 'SEARCH messages USING COVERING INDEX messages_pinned (session=?)',
@@ -72,13 +72,24 @@ describe('statements', () => {
       'SEARCH messages USING COVERING INDEX messages_cut_points (session=? AND seq>? AND seq<?)',
     firstPlainUser: 'SEARCH messages USING COVERING INDEX messages_cut_points (session=? AND seq>?)',
     openCallsOfUse: 'SEARCH tool_calls USING INDEX tool_calls_use (session=? AND use_seq=?)',
-    resultsOfUse: 'SEARCH tool_calls USING INDEX tool_calls_use (session=? AND use_seq=?)',
     usesOfResult: 'SEARCH tool_calls USING INDEX tool_calls_answered (session=? AND result_seq=?)',
     sessionByPk: 'SEARCH s USING INTEGER PRIMARY KEY (rowid=?)',
     setCutFlags: 'SEARCH messages USING INDEX messages_session_seq (session=? AND seq=?)',
   }
   it.each(Object.entries(golden))('%s has its golden plan', (name, expected) => {
     expect(plan(STATEMENT_SQL[name as keyof typeof STATEMENT_SQL])[0]).toBe(expected)
+  })
+
+  it('looks up a set of seqs with one index seek per seq, in one statement', () => {
+    expect(plan(STATEMENT_SQL.resultsOfUses)).toContain(
+      'SEARCH t USING INDEX tool_calls_use (session=? AND use_seq=?)',
+    )
+    expect(plan(STATEMENT_SQL.usesOfResults)).toContain(
+      'SEARCH t USING INDEX tool_calls_answered (session=? AND result_seq=?)',
+    )
+    expect(plan(STATEMENT_SQL.tokensOfSeqs)).toContain(
+      'SEARCH m USING INDEX messages_session_seq (session=? AND seq=?) LEFT-JOIN',
+    )
   })
 
   it('links a tool result through the partial index of open calls', () => {
