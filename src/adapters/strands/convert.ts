@@ -6,7 +6,7 @@
  */
 import { Message } from '@strands-agents/sdk'
 import type { MessageData as StrandsMessageData } from '@strands-agents/sdk'
-import type { MessageData, StoredMessageData } from '../../index.js'
+import { isPinned, pinMessage, unpinMessage, type MessageData, type StoredMessageData } from '../../index.js'
 
 /**
  * The JSON form of a Strands message, as the ledger stores it.
@@ -29,6 +29,11 @@ export function fromLedgerMessage(data: MessageData): Message {
   return Message.fromJSON(data as unknown as StrandsMessageData)
 }
 
+/** The metadata-only view of a live message that the ledger's pin helpers read and write. */
+function metadataOf(message: Message): MessageData {
+  return { role: message.role, content: [], metadata: message.metadata as MessageData['metadata'] }
+}
+
 /**
  * Whether a live message carries Strands' pin flag.
  *
@@ -36,25 +41,20 @@ export function fromLedgerMessage(data: MessageData): Message {
  * @returns true when `metadata.custom.pinned === true`
  */
 export function hasStrandsPin(message: Message): boolean {
-  return message.metadata?.custom?.pinned === true
+  return isPinned(metadataOf(message))
 }
 
 /**
  * Sets or clears Strands' pin flag in place, as the SDK's `pinMessage` / `unpinMessage` do: other metadata
- * is kept, and an emptied `custom` (then `metadata`) is removed.
+ * is kept, and an emptied `custom` (then `metadata`) is removed — the ledger's `pinMessage` /
+ * `unpinMessage` decide the new metadata, applied to the live object.
  *
  * @param message - the message to change
  * @param pinned - the flag to set
  */
 export function setStrandsPin(message: Message, pinned: boolean): void {
   if (hasStrandsPin(message) === pinned) return
-  if (pinned) {
-    message.metadata = { ...message.metadata, custom: { ...message.metadata?.custom, pinned: true } }
-    return
-  }
-  const { pinned: _dropped, ...custom } = message.metadata?.custom ?? {}
-  const { custom: _old, ...rest } = message.metadata ?? {}
-  const next = Object.keys(custom).length > 0 ? { ...rest, custom } : rest
-  if (Object.keys(next).length > 0) message.metadata = next
-  else delete message.metadata
+  const next = (pinned ? pinMessage : unpinMessage)(metadataOf(message)).metadata
+  if (next === undefined) delete message.metadata
+  else message.metadata = next as Message['metadata']
 }
