@@ -32,7 +32,13 @@ export {
   type PinResult,
   type SessionSummary,
   type WindowResult,
+  type WindowReadOptions,
+  type EditAttribution,
+  type MessageEdit,
+  type RedactOptions,
 } from './store/context-store.js'
+export { alternateRoles } from './window/alternate-roles.js'
+export { redactedForm, REDACTED_TEXT } from './messages/redact.js'
 export {
   PersistentConversationManager,
   type PersistentConversationManagerOptions,

@@ -63,6 +63,16 @@ export const messages = sqliteTable(
      * The archive keeps `body` untouched.
      */
     windowBody: text('window_body'),
+    /**
+     * Seq of the earlier message of the session that this one repeats: a message re-sent under a trackingId
+     * the session already holds (not a retry of its newest messages) is a new occurrence with a new id.
+     */
+    repeatOf: integer('repeat_of'),
+    /**
+     * Holds a toolResult for a call that was no longer waiting (answered by a repair row or an earlier
+     * result): archived as sent, shown in the window as text (`window_body`), linked to no call.
+     */
+    late: integer('late', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [
     uniqueIndex('messages_session_seq').on(t.session, t.seq),
@@ -125,4 +135,28 @@ export const pinEvents = sqliteTable(
     at: integer('at').notNull(),
   },
   (t) => [index('pin_events_message').on(t.session, t.seq, t.id)],
+)
+
+/**
+ * The audit of changes to messages after they were appended: edits (the window shows the new form; the
+ * archive keeps the original in `messages.body`) and redactions (the original's bytes are gone from the
+ * archive; this row says who and when).
+ */
+export const messageEdits = sqliteTable(
+  'message_edits',
+  {
+    id: integer('id').primaryKey(),
+    session: integer('session')
+      .notNull()
+      .references(() => sessions.pk),
+    seq: integer('seq').notNull(),
+    kind: text('kind', { enum: ['edit', 'redact'] }).notNull(),
+    /** Who made the change: `'user'`, `'strands'` (an edit seen in `agent.messages`), or any name. */
+    actor: text('actor').notNull(),
+    reason: text('reason'),
+    at: integer('at').notNull(),
+    /** An edit's new form; null for a redaction, and for edits a later redaction erased. */
+    body: text('body'),
+  },
+  (t) => [index('message_edits_message').on(t.session, t.seq, t.id)],
 )

@@ -39,6 +39,8 @@ export interface MessageRow {
   kept: number
   created_at: number
   window_body: string | null
+  repeat_of: number | null
+  late: number
 }
 
 /** The flags of a message row that appends and the window rules read. */
@@ -71,6 +73,9 @@ const SESSION_SELECT = `SELECT s.pk, s.id, s.created_at, s.metadata, s.boundary,
   FROM sessions s LEFT JOIN messages t
     ON t.session = s.pk AND t.seq = (SELECT seq FROM messages WHERE session = s.pk ORDER BY seq DESC LIMIT 1)`
 
+/** What an entry is built from. */
+const ENTRY_COLUMNS = 'seq, uid, body, tokens, pinned, kept, created_at, window_body, repeat_of, late'
+
 /** A pinned message with its session and the latest pin event (who, when, why). */
 const PINNED_SELECT = `SELECT s.id AS session_id, m.seq, m.uid, m.body, m.kept, s.boundary,
       e.actor, e.reason, e.at
@@ -87,20 +92,19 @@ const SQL = {
   allSessions: `${SESSION_SELECT} ORDER BY s.id`,
 
   insertMessage: `INSERT INTO messages (session, seq, uid, role, body, tokens, cum_tokens, pinned, kept,
-      plain_user, trim_point, pair_start, has_tool_use, has_tool_result, created_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)`,
-  messageByUid:
-    'SELECT seq, uid, body, tokens, pinned, kept, created_at, window_body FROM messages WHERE session = ? AND uid = ?',
-  messageBySeq:
-    'SELECT seq, uid, body, tokens, pinned, kept, created_at, window_body FROM messages WHERE session = ? AND seq = ?',
+      plain_user, trim_point, pair_start, has_tool_use, has_tool_result, created_at, window_body, repeat_of, late)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  messageByUid: `SELECT ${ENTRY_COLUMNS} FROM messages WHERE session = ? AND uid = ?`,
+  messageBySeq: `SELECT ${ENTRY_COLUMNS} FROM messages WHERE session = ? AND seq = ?`,
+  // Whether the rows after a message are only this batch's own (a retry) or the store's repair rows.
+  uidsAfter: 'SELECT uid, body FROM messages WHERE session = ? AND seq > ? ORDER BY seq LIMIT ?',
   flagsBySeq: `SELECT role, has_tool_use, has_tool_result, trim_point, plain_user, tokens, pinned
     FROM messages WHERE session = ? AND seq = ?`,
   setCutFlags: 'UPDATE messages SET trim_point = ?, pair_start = ? WHERE session = ? AND seq = ?',
 
   setPinned: 'UPDATE messages SET pinned = ? WHERE session = ? AND seq = ?',
   setKept: 'UPDATE messages SET kept = ? WHERE session = ? AND seq = ?',
-  history: `SELECT seq, uid, body, tokens, pinned, kept, created_at, window_body FROM messages
-    WHERE session = ? AND seq >= ? ORDER BY seq LIMIT ?`,
+  history: `SELECT ${ENTRY_COLUMNS} FROM messages WHERE session = ? AND seq >= ? ORDER BY seq LIMIT ?`,
 
   // The window: kept rows before the boundary, then the tail, read in one statement so that a concurrent
   // writer cannot slip between the two halves. ORDER BY costs nothing: SQLite merges the two halves, each
@@ -134,6 +138,10 @@ const SQL = {
   answerToolCall: `UPDATE tool_calls SET result_seq = ?, status = ? WHERE id = (
     SELECT id FROM tool_calls INDEXED BY tool_calls_open
     WHERE session = ? AND tool_use_id = ? AND result_seq IS NULL ORDER BY use_seq DESC LIMIT 1)`,
+  isOpenCall: `SELECT 1 FROM tool_calls INDEXED BY tool_calls_open
+    WHERE session = ? AND tool_use_id = ? AND result_seq IS NULL`,
+  // Only for a result whose call is not waiting (rare): walks the session's calls, newest first.
+  madeCall: 'SELECT name FROM tool_calls WHERE session = ? AND tool_use_id = ? ORDER BY use_seq DESC LIMIT 1',
   openCallsOfUse: `SELECT tool_use_id FROM tool_calls WHERE session = ? AND use_seq = ? AND result_seq IS NULL
     ORDER BY id`,
   // Batched lookups for a set of seqs, passed as one JSON array bound to @seqs (a value, never SQL text):
@@ -152,6 +160,13 @@ const SQL = {
     AND result_seq IS NOT NULL AND (result_seq < ? OR result_seq >= ?)`,
   crossingUses: `SELECT use_seq FROM tool_calls WHERE session = ? AND result_seq >= ? AND result_seq < ?
     AND (use_seq < ? OR use_seq >= ?)`,
+
+  setBody: 'UPDATE messages SET body = ?, window_body = NULL WHERE session = ? AND seq = ?',
+  insertEdit:
+    'INSERT INTO message_edits (session, seq, kind, actor, reason, at, body) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  eraseEditBodies: 'UPDATE message_edits SET body = NULL WHERE session = ? AND seq = ?',
+  edits: `SELECT e.seq, m.uid, e.kind, e.actor, e.reason, e.at, e.body FROM message_edits e
+    JOIN messages m ON m.session = e.session AND m.seq = e.seq WHERE e.session = ? ORDER BY e.id`,
 
   insertPinEvent:
     'INSERT INTO pin_events (session, seq, action, actor, reason, at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -178,6 +193,8 @@ const PLUCKED: ReadonlySet<keyof typeof SQL> = new Set<keyof typeof SQL>([
   'firstPairStart',
   'firstPlainUser',
   'openCallsOfUse',
+  'isOpenCall',
+  'madeCall',
   'resultsOfUses',
   'usesOfResults',
   'tokensOfSeqs',

@@ -14,6 +14,10 @@ import {
   type PinAttribution,
   type PinResult,
   type WindowResult,
+  type EditAttribution,
+  type MessageEdit,
+  type RedactOptions,
+  type WindowReadOptions,
 } from '../store/context-store.js'
 import {
   optionsError,
@@ -124,10 +128,45 @@ export class PersistentConversationManager {
   /**
    * The messages the model should see, in order; pinned ones carry `metadata.custom.pinned = true`.
    *
+   * @param options - `alternate: true` merges runs of same-role messages (roles strictly alternate)
    * @returns the materialized window
    */
-  window(): StoredMessageData[] {
-    return this.store.window(this.sessionId)
+  window(options: WindowReadOptions = {}): StoredMessageData[] {
+    return this.store.window(this.sessionId, options)
+  }
+
+  /**
+   * Edits a message as the model sees it; the archive keeps the original and the edit log records it.
+   *
+   * @param ref - `{ windowIndex }`, `{ seq }` or `{ trackingId }`
+   * @param message - the new form (same role, trackingId and tool ids)
+   * @param attribution - who edits (default `'user'`) and why
+   * @returns the entry after the edit
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`
+   */
+  edit(ref: MessageRef, message: MessageData, attribution: EditAttribution = {}): LedgerEntry {
+    return this.store.editMessage(this.sessionId, ref, message, attribution)
+  }
+
+  /**
+   * Erases a message's original from the archive (see {@link ContextStore.redactMessage}).
+   *
+   * @param ref - `{ windowIndex }`, `{ seq }` or `{ trackingId }`
+   * @param options - who redacts (default `'user'`), why, and an optional replacement
+   * @returns the entry after the redaction
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`
+   */
+  redact(ref: MessageRef, options: RedactOptions = {}): LedgerEntry {
+    return this.store.redactMessage(this.sessionId, ref, options)
+  }
+
+  /**
+   * The session's edit log, oldest first.
+   *
+   * @returns every edit and redaction
+   */
+  edits(): MessageEdit[] {
+    return this.store.edits(this.sessionId)
   }
 
   /**

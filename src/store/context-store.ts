@@ -20,9 +20,13 @@ import { DEFAULT_MESSAGE_LIMITS, type MessageLimits } from '../messages/schema.j
 import { classifyMessage, isToolPairStart, isTrimPoint, type MessageClass } from '../messages/classify.js'
 import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
 import type { StoredMessageData } from '../messages/types.js'
+import { redactedForm } from '../messages/redact.js'
+import { alternateRoles } from '../window/alternate-roles.js'
 import { planCut, protectedToRestore, type ReduceMode, type WindowPlan } from '../window/plan-cut.js'
 import type { WindowLimits } from '../window/window-options.js'
-import { interruptedToolResults } from './interrupted-tool-results.js'
+import { randomUUID } from 'node:crypto'
+import { interruptedToolResults, MISSING_TOOL_RESULT_REPAIR } from './interrupted-tool-results.js'
+import { lateResultsWindowForm, type LateResult } from './late-tool-results.js'
 import { contentKey, prepareMessage, type PreparedMessage } from './prepare-message.js'
 import { SqlLedgerView } from './sql-ledger-view.js'
 import { ArrayLedgerView } from '../window/array-view.js'
@@ -51,8 +55,18 @@ export interface LedgerEntry {
   readonly inWindow: boolean
   /** When it was appended. */
   readonly createdAt: Date
-  /** What the window shows instead of `message` (e.g. truncated tool results), when set. */
+  /** What the window shows instead of `message` (e.g. truncated tool results, an edit), when set. */
   readonly windowMessage: StoredMessageData | undefined
+  /**
+   * The seq of the earlier message this one repeats: a message sent again under a trackingId the session
+   * already held (not a retry of its newest messages) is stored as a new occurrence with a new trackingId.
+   */
+  readonly repeatOf: number | undefined
+  /**
+   * True when it holds a toolResult for a call that was no longer waiting (answered by a repair row or an
+   * earlier result): archived as sent, shown in the window as text (`windowMessage`).
+   */
+  readonly late: boolean
   /**
    * Set on an entry returned by `append()` when the store had to record a repair row just before this
    * message: error results for tool calls the previous message left open (see docs/reliability.md).
@@ -141,6 +155,49 @@ export interface PinResult {
   readonly changed: boolean
   /** Messages brought back into the window (the pinned message and its tool partners). */
   readonly restored: number
+}
+
+/** Options of {@link ContextStore.window}. */
+export interface WindowReadOptions {
+  /** Merge runs of same-role messages so that roles strictly alternate. Default false. */
+  alternate?: boolean
+}
+
+/** Who changes a message and why. */
+export interface EditAttribution {
+  /** Who: `'user'` (default), `'strands'`, or any name. */
+  actor?: string
+  /** Why. */
+  reason?: string
+}
+
+/** Options of {@link ContextStore.redactMessage}. */
+export interface RedactOptions extends EditAttribution {
+  /**
+   * What the archive keeps instead: a message with the original's role, trackingId and tool ids. Default:
+   * the same shape with every content replaced by `[redacted]`.
+   */
+  replacement?: unknown
+}
+
+/** One entry of the edit log. */
+export interface MessageEdit {
+  /** The session. */
+  readonly sessionId: string
+  /** The message's seq. */
+  readonly seq: number
+  /** The message's trackingId. */
+  readonly trackingId: string
+  /** `'edit'`: the window shows a new form; `'redact'`: the original was erased from the archive. */
+  readonly kind: 'edit' | 'redact'
+  /** Who made the change. */
+  readonly actor: string
+  /** Why, when given. */
+  readonly reason: string | undefined
+  /** When. */
+  readonly at: Date
+  /** An edit's new form; undefined for a redaction and for edits a later redaction erased. */
+  readonly message: StoredMessageData | undefined
 }
 
 /** What `applyWindow()` or `reduce()` did. */
@@ -389,15 +446,168 @@ export class ContextStore {
     })
   }
 
+  /**
+   * Edits a message as the model sees it: the window shows `message` from now on, the archive keeps the
+   * original, and the change is recorded in the edit log (who, when, why, the new form). The edit must
+   * keep the role, trackingId and tool ids of the original, so tool pairs survive. An edit equal to what
+   * the window already shows records nothing; one equal to the archived original shows the original again.
+   *
+   * @param sessionId - the session
+   * @param ref - which message
+   * @param message - the new form
+   * @param attribution - who edits (default `'user'`) and why
+   * @returns the message's entry after the edit
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`
+   */
+  editMessage(
+    sessionId: string,
+    ref: MessageRef,
+    message: unknown,
+    attribution: EditAttribution = {},
+  ): LedgerEntry {
+    this.ensureOpen()
+    checkSessionId(sessionId)
+    const prepared = prepareMessage(message, -1, () => 0, this.limits)
+    return this.write(sessionId, () => {
+      const { session, row } = this.find(sessionId, ref)
+      // An edit without a trackingId is an edit of the message `ref` names.
+      const edit = prepared.minted ? withTrackingId(prepared, row.uid) : prepared
+      checkSameShape(sessionId, row, edit.message, 'An edit')
+      if ((row.window_body ?? row.body) === edit.body) return toEntry(session, row)
+      const now = Date.now()
+      this.st.setWindowBody.run(edit.body === row.body ? null : edit.body, session.pk, row.seq)
+      this.st.insertEdit.run(
+        session.pk,
+        row.seq,
+        'edit',
+        attribution.actor ?? 'user',
+        attribution.reason ?? null,
+        now,
+        edit.body,
+      )
+      this.st.sessionTouch.run(now, session.pk)
+      return toEntry(session, this.st.messageBySeq.get(session.pk, row.seq) as MessageRow)
+    })
+  }
+
+  /**
+   * Erases a message from the archive itself: its stored bytes are replaced by `replacement` (default:
+   * the same role, trackingId and tool ids with every content replaced by `[redacted]`), earlier edits'
+   * copies are erased too, and the edit log records who redacted it and when — without the original. The
+   * freed bytes are overwritten (`secure_delete`) and the write-ahead log is checkpointed and truncated,
+   * so the original is not left in the file; a connection reading at that moment can delay the truncation
+   * until the next checkpoint. The token count recorded on append is kept.
+   *
+   * @param sessionId - the session
+   * @param ref - which message
+   * @param options - who redacts (default `'user'`), why, and an optional replacement
+   * @returns the message's entry after the redaction
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE` (a replacement that changes role,
+   *   trackingId or tool ids)
+   */
+  redactMessage(sessionId: string, ref: MessageRef, options: RedactOptions = {}): LedgerEntry {
+    this.ensureOpen()
+    checkSessionId(sessionId)
+    const given =
+      options.replacement === undefined
+        ? undefined
+        : prepareMessage(options.replacement, -1, () => 0, this.limits)
+    const entry = this.write(sessionId, () => {
+      const { session, row } = this.find(sessionId, ref)
+      const original = JSON.parse(row.body) as StoredMessageData
+      const replacement =
+        given === undefined
+          ? redactedForm(original)
+          : (given.minted ? withTrackingId(given, row.uid) : given).message
+      checkSameShape(sessionId, row, replacement, 'A redaction')
+      const now = Date.now()
+      this.st.setBody.run(JSON.stringify(replacement), session.pk, row.seq)
+      // A late result's window form quotes the result: it is rebuilt from the redacted body.
+      if (row.late === 1)
+        this.st.setWindowBody.run(JSON.stringify(this.lateForm(session.pk, replacement)), session.pk, row.seq)
+      this.st.eraseEditBodies.run(session.pk, row.seq)
+      this.st.insertEdit.run(
+        session.pk,
+        row.seq,
+        'redact',
+        options.actor ?? 'user',
+        options.reason ?? null,
+        now,
+        null,
+      )
+      this.st.sessionTouch.run(now, session.pk)
+      return toEntry(session, this.st.messageBySeq.get(session.pk, row.seq) as MessageRow)
+    })
+    // Freed space is zeroed (`secure_delete` is on for every connection), but the old page images live on
+    // in the write-ahead log until it is checkpointed and truncated.
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)')
+    } catch (error) {
+      throw toLedgerError(
+        error,
+        `checkpoint after redacting in session "${sessionId}" (the redaction is committed)`,
+        sessionId,
+      )
+    }
+    return entry
+  }
+
+  /**
+   * The edit log of a session, oldest first: every edit and redaction with who, when and why.
+   *
+   * @param sessionId - the session
+   * @returns the edits (empty for an unknown session)
+   */
+  edits(sessionId: string): MessageEdit[] {
+    this.ensureOpen()
+    checkSessionId(sessionId)
+    return this.read(() => {
+      const pk = this.pk(sessionId)
+      if (pk === undefined) return []
+      const rows = this.st.edits.all(pk) as {
+        seq: number
+        uid: string
+        kind: 'edit' | 'redact'
+        actor: string
+        reason: string | null
+        at: number
+        body: string | null
+      }[]
+      return rows.map((r) => ({
+        sessionId,
+        seq: r.seq,
+        trackingId: r.uid,
+        kind: r.kind,
+        actor: r.actor,
+        reason: r.reason ?? undefined,
+        at: new Date(r.at),
+        message: r.body === null ? undefined : (JSON.parse(r.body) as StoredMessageData),
+      }))
+    })
+  }
+
+  /** The window form of a late-result row, with the tool names the session recorded. */
+  private lateForm(pk: number, message: StoredMessageData): StoredMessageData {
+    const late: LateResult[] = []
+    message.content.forEach((block, i) => {
+      if (!('toolResult' in block)) return
+      const id = block.toolResult.toolUseId
+      late.push({ block: i, id, name: (this.st.madeCall.get(pk, id) as string | undefined) ?? 'unknown' })
+    })
+    return lateResultsWindowForm(message, late)
+  }
+
   // ---------------------------------------------------------------- reads
 
   /**
    * The messages the model should see, in order. Pinned messages carry `metadata.custom.pinned = true`.
    *
    * @param sessionId - the session
+   * @param options - `alternate: true` merges runs of same-role messages so that roles strictly alternate
+   *   (for providers such as Bedrock Converse); the archive is unchanged
    * @returns the window (empty for an unknown session)
    */
-  window(sessionId: string): StoredMessageData[] {
+  window(sessionId: string, options: WindowReadOptions = {}): StoredMessageData[] {
     this.ensureOpen()
     checkSessionId(sessionId)
     const pk = this.pk(sessionId)
@@ -414,7 +624,7 @@ export class ContextStore {
       const message = JSON.parse(row.body) as StoredMessageData
       out[i] = row.pinned === 1 || hasPinFlag(message) ? withPinFlag(message, row.pinned === 1) : message
     }
-    return out
+    return options.alternate === true ? alternateRoles(out) : out
   }
 
   /**
@@ -661,10 +871,34 @@ export class ContextStore {
     }
     // `next` is the message expected to follow (the next one of the batch): flags that depend on it are
     // written with the row, and corrected below in the rare case something else followed.
-    const insert = (m: PreparedMessage, next: MessageClass | undefined, index: number): number => {
+    const insert = (
+      m: PreparedMessage,
+      next: MessageClass | undefined,
+      index: number,
+      repeatOf: number | null,
+    ): { seq: number; shown: StoredMessageData | undefined } => {
       const seq = n
+      // Every result answers a call. A call the session never made is refused; one that is no longer
+      // waiting (a repair row or an earlier result answered it) makes this a late result: archived as
+      // sent, shown in the window as text (see late-tool-results.ts).
+      const late: LateResult[] = []
+      for (const r of m.toolResults) {
+        if (this.st.answerToolCall.run(seq, r.status, pk, r.id).changes > 0) continue
+        const name = this.st.madeCall.get(pk, r.id) as string | undefined
+        if (name === undefined) {
+          const path = `${batch ? `[${index}].` : ''}content[${r.block}].toolResult.toolUseId`
+          throw new ContextLedgerError(
+            'INVALID_MESSAGE',
+            `Invalid message at ${path}: session "${sessionId}" never made a tool call "${r.id}"`,
+            { path, sessionId },
+          )
+        }
+        late.push({ block: r.block, id: r.id, name })
+      }
+      const shown = late.length > 0 ? lateResultsWindowForm(m.message, late) : undefined
+      // The window rules see what the window shows.
+      const c = shown === undefined ? m.cls : classifyMessage(shown)
       total += m.tokens
-      const c = m.cls
       const trim = isTrimPoint(c, next)
       const pair = isToolPairStart(c, next)
       this.st.insertMessage.run(
@@ -682,6 +916,9 @@ export class ContextStore {
         c.toolUseIds.length > 0 ? 1 : 0,
         c.toolResultIds.length > 0 ? 1 : 0,
         now,
+        shown === undefined ? null : JSON.stringify(shown),
+        repeatOf,
+        late.length > 0 ? 1 : 0,
       )
       if (prev !== undefined) {
         const prevTrim = isTrimPoint(prev.cls, c)
@@ -689,55 +926,57 @@ export class ContextStore {
         if (prevTrim !== prev.trim || prevPair !== prev.pair)
           this.st.setCutFlags.run(prevTrim ? 1 : 0, prevPair ? 1 : 0, pk, prev.seq)
       }
-      for (const r of m.toolResults) {
-        // Every result answers a call: one the session never made, or already answered (by an earlier
-        // result, or by a repair row because the conversation went on first), would break the window.
-        if (this.st.answerToolCall.run(seq, r.status, pk, r.id).changes === 0) {
-          const path = `${batch ? `[${index}].` : ''}content[${r.block}].toolResult.toolUseId`
-          throw new ContextLedgerError(
-            'INVALID_MESSAGE',
-            `Invalid message at ${path}: no call "${r.id}" is waiting for a result in session "${sessionId}" ` +
-              '(never made, or already answered — a call left open is answered by a repair row as soon as ' +
-              'another message follows it)',
-            { path, sessionId },
-          )
-        }
-      }
       for (const u of m.toolUses) this.st.insertToolCall.run(pk, u.id, u.name, seq)
       if (m.pinned) this.st.insertPinEvent.run(pk, seq, 'pin', 'append', 'metadata.custom.pinned', now)
       prev = { seq, cls: c, trim, pair, inBatch: true }
       n++
-      return seq
+      return { seq, shown }
     }
     const entries: LedgerEntry[] = []
-    const entryOf = (m: PreparedMessage, seq: number): LedgerEntry => ({
+    const entryOf = (
+      m: PreparedMessage,
+      at: { seq: number; shown: StoredMessageData | undefined },
+      repeatOf: number | null,
+    ): LedgerEntry => ({
       sessionId,
-      seq,
+      seq: at.seq,
       trackingId: m.message.trackingId,
       message: m.message,
       tokens: m.tokens,
       pinned: m.pinned,
       inWindow: true,
       createdAt: new Date(now),
-      windowMessage: undefined,
+      windowMessage: at.shown,
+      repeatOf: repeatOf ?? undefined,
+      late: at.shown !== undefined,
     })
+    // Caller-given trackingIds of this batch: rows carrying them (or repair rows) after a stored message
+    // make re-sending that message a retry of the newest messages.
+    const batchIds = new Set(prepared.filter((p) => !p.minted).map((p) => p.message.trackingId))
     for (let i = 0; i < prepared.length; i++) {
-      const m = prepared[i] as PreparedMessage
-      let repair: LedgerEntry | undefined
+      let m = prepared[i] as PreparedMessage
+      let repeatOf: number | null = null
       const existing = m.minted
         ? undefined
         : (this.st.messageByUid.get(pk, m.message.trackingId) as MessageRow | undefined)
       if (existing !== undefined) {
-        const stored = JSON.parse(existing.body) as StoredMessageData
-        if (contentKey(stored) !== contentKey(m.message))
-          throw new ContextLedgerError(
-            'DUPLICATE_MESSAGE',
-            `Session "${sessionId}" already holds a different message with trackingId ${m.message.trackingId} (seq ${existing.seq})`,
-            { sessionId },
-          )
-        entries.push(toEntry({ ...session, message_count: n }, existing))
-        continue
+        if (this.isRetry(pk, existing.seq, batchIds)) {
+          const stored = JSON.parse(existing.body) as StoredMessageData
+          if (contentKey(stored) !== contentKey(m.message))
+            throw new ContextLedgerError(
+              'DUPLICATE_MESSAGE',
+              `Session "${sessionId}" already holds a different message with trackingId ${m.message.trackingId} (seq ${existing.seq})`,
+              { sessionId },
+            )
+          entries.push(toEntry({ ...session, message_count: n }, existing))
+          continue
+        }
+        // Not a retry: the message is sent again (a clone of an earlier one). It is a new occurrence with
+        // a new trackingId, recording which message it repeats.
+        repeatOf = existing.seq
+        m = withTrackingId(m, randomUUID())
       }
+      let repair: LedgerEntry | undefined
       // Calls of the previous message that this one does not answer can never be answered in a valid
       // conversation any more: record error results for them first (see interrupted-tool-results.ts).
       if (prev !== undefined && prev.cls.toolUseIds.length > 0) {
@@ -748,13 +987,25 @@ export class ContextStore {
         const missing = open.filter((id) => !answered.has(id))
         if (missing.length > 0) {
           const row = interruptedToolResults(missing, this.limits)
-          repair = entryOf(row, insert(row, m.cls, i))
+          repair = entryOf(row, insert(row, m.cls, i, null), null)
         }
       }
-      const seq = insert(m, prepared[i + 1]?.cls, i)
-      entries.push(repair === undefined ? entryOf(m, seq) : { ...entryOf(m, seq), repair })
+      const at = insert(m, prepared[i + 1]?.cls, i, repeatOf)
+      const entry = entryOf(m, at, repeatOf)
+      entries.push(repair === undefined ? entry : { ...entry, repair })
     }
     return entries
+  }
+
+  /**
+   * Whether re-sending the message at `seq` is a retry: only the newest messages can be retried, so every
+   * row after it must be of the same batch (by trackingId) or a repair row the store wrote for it.
+   */
+  private isRetry(pk: number, seq: number, batchIds: ReadonlySet<string>): boolean {
+    // A batch of k messages wrote at most k rows and k repair rows after its first message.
+    const limit = 2 * batchIds.size + 1
+    const after = this.st.uidsAfter.all(pk, seq, limit) as { uid: string; body: string }[]
+    return after.length < limit && after.every((r) => batchIds.has(r.uid) || isRepairRow(r.body))
   }
 
   /**
@@ -813,7 +1064,37 @@ function toEntry(session: SessionRow, row: MessageRow): LedgerEntry {
     inWindow: row.seq >= session.boundary || row.kept === 1,
     createdAt: new Date(row.created_at),
     windowMessage: row.window_body === null ? undefined : (JSON.parse(row.window_body) as StoredMessageData),
+    repeatOf: row.repeat_of ?? undefined,
+    late: row.late === 1,
   }
+}
+
+/** The same prepared message under another trackingId (a new occurrence of a re-sent message). */
+function withTrackingId(m: PreparedMessage, trackingId: string): PreparedMessage {
+  const message = { ...m.message, trackingId }
+  return { ...m, message, body: JSON.stringify(message), minted: true }
+}
+
+/** Whether a stored body is a repair row the store wrote (see interrupted-tool-results.ts). */
+function isRepairRow(body: string): boolean {
+  if (!body.includes(MISSING_TOOL_RESULT_REPAIR)) return false
+  const custom = (JSON.parse(body) as StoredMessageData).metadata?.custom
+  const marker = (custom?.contextLedger as { repair?: unknown } | undefined)?.repair
+  return marker === MISSING_TOOL_RESULT_REPAIR
+}
+
+/** Refuses a new form that would change what ties the message to the session: role, id, tool ids. */
+function checkSameShape(sessionId: string, row: MessageRow, next: StoredMessageData, what: string): void {
+  const ids = (m: StoredMessageData): string => {
+    const c = classifyMessage(m)
+    return JSON.stringify([m.role, m.trackingId, c.toolUseIds, c.toolResultIds])
+  }
+  if (ids(JSON.parse(row.body) as StoredMessageData) !== ids(next))
+    throw new ContextLedgerError(
+      'INVALID_MESSAGE',
+      `${what} of seq ${row.seq} must keep the role, trackingId and tool ids of the original`,
+      { sessionId, path: '(message)' },
+    )
 }
 
 function notFound(sessionId: string, ref: MessageRef): ContextLedgerError<'MESSAGE_NOT_FOUND'> {

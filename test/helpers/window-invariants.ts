@@ -68,6 +68,42 @@ function toolIds(message: StoredMessageData): { uses: string[]; results: string[
 }
 
 /**
+ * The provider-strict form `window({ alternate: true })`: roles alternate, it starts with a user message
+ * without toolResult, every toolResult answers a toolUse of the message right before it, every toolUse is
+ * answered by the message right after it (but a call in flight in the newest message), and it holds
+ * exactly the window's blocks.
+ */
+function checkAlternating(
+  sessionId: string,
+  window: readonly StoredMessageData[],
+  alternate: readonly StoredMessageData[],
+  endsWithNewest: boolean,
+): void {
+  const blocks = (ms: readonly StoredMessageData[]): string[] =>
+    ms.flatMap((m) => m.content.map((b) => JSON.stringify(b))).sort()
+  if (JSON.stringify(blocks(window)) !== JSON.stringify(blocks(alternate)))
+    fail(sessionId, 'alternate keeps every block', `${window.length} messages became ${alternate.length}`)
+  alternate.forEach((m, i) => {
+    const prev = alternate[i - 1]
+    if (prev !== undefined && prev.role === m.role)
+      fail(sessionId, 'alternate roles', `messages ${i - 1} and ${i} are both ${m.role}`)
+    const uses = new Set(prev === undefined ? [] : toolIds(prev).uses)
+    for (const id of toolIds(m).results)
+      if (!uses.has(id))
+        fail(sessionId, 'alternate toolResult follows its toolUse', `message ${i} answers ${id}`)
+    const next = alternate[i + 1]
+    const answered = new Set(next === undefined ? [] : toolIds(next).results)
+    const inFlight = next === undefined && endsWithNewest && m.role === 'assistant'
+    for (const id of toolIds(m).uses)
+      if (!answered.has(id) && !inFlight)
+        fail(sessionId, 'alternate toolUse answered next', `message ${i} calls ${id}`)
+  })
+  const first = alternate[0]
+  if (first !== undefined && (first.role !== 'user' || toolIds(first).results.length > 0))
+    fail(sessionId, 'alternate start', JSON.stringify(first))
+}
+
+/**
  * Reads a session's whole archive.
  *
  * @param store - the store
@@ -123,11 +159,12 @@ export function assertWindowRules(
 ): WindowRulesReport {
   // One read transaction: the archive, the window and the summary come from one committed state even
   // while other connections write.
-  const { history, window, summary } = store
+  const { history, window, alternate, summary } = store
     .connection()
     .transaction(() => ({
       history: readHistory(store, sessionId),
       window: store.window(sessionId),
+      alternate: store.window(sessionId, { alternate: true }),
       summary: store.session(sessionId),
     }))
     .deferred()
@@ -213,6 +250,8 @@ export function assertWindowRules(
     if (!(seq === n - 1 && m.role === 'assistant'))
       fail(sessionId, 'toolUse answered', `seq ${seq} has a toolUse with no result after it in the window`)
   }
+
+  checkAlternating(sessionId, window, alternate, windowSeqs.at(-1) === n - 1)
 
   // Protection, from the archive: pins, ranges, tool partners (transitively).
   const archive = history.map((e) => e.message)

@@ -109,11 +109,13 @@ describe('ContextStore.append after an interrupted tool call', () => {
     assertWindowRules(store, 's')
   })
 
-  it('does not repair for a retried message that is already stored', () => {
+  it('does not repair for a retried batch that is already stored', () => {
     store = openContextStore(dir.file('a.db'))
-    const [u, c] = store.append('s', [user('go', 'u-1'), calls('t1')])
-    store.append('s', u?.message as MessageData)
+    const call = { ...calls('t1'), trackingId: 'c-1' }
+    const [u, c] = store.append('s', [user('go', 'u-1'), call])
+    const again = store.append('s', [u?.message as MessageData, call])
     expect(store.session('s')?.messageCount).toBe(2)
+    expect(again.map((e) => e.seq)).toStrictEqual([0, 1])
     expect(c?.seq).toBe(1)
   })
 
@@ -122,13 +124,13 @@ describe('ContextStore.append after an interrupted tool call', () => {
     store.append('s', [user('go', 'u-1'), calls('t1')])
     const error = (() => {
       try {
-        store.append('s', [user('next'), user('different text', 'u-1')])
+        store.append('s', [user('next'), results('never-called')])
       } catch (e) {
         return e
       }
     })()
     expect(error).toBeInstanceOf(ContextLedgerError)
-    expect((error as ContextLedgerError).code).toBe('DUPLICATE_MESSAGE')
+    expect((error as ContextLedgerError).code).toBe('INVALID_MESSAGE')
     expect(store.session('s')?.messageCount).toBe(2)
     expect(statuses(store)).toStrictEqual([{ tool_use_id: 't1', use_seq: 1, result_seq: null, status: null }])
   })

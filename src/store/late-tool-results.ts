@@ -1,0 +1,54 @@
+/**
+ * Late tool results. A toolResult can arrive for a call that is no longer waiting: the conversation moved
+ * on first (another writer's message, a restart), so the store answered the call with a repair row, or an
+ * earlier result answered it. Refusing such a result would lose an acknowledged message and wedge the
+ * writer that sent it; linking it would break the window (a toolResult must follow its toolUse). So it is
+ * archived exactly as sent and the window shows each late result as a text block in its place: the model
+ * still reads what the tool returned, and every provider accepts the window.
+ */
+import type { ContentBlockData, StoredMessageData, ToolResultContentData } from '../messages/types.js'
+
+/** One late result block: its position in the message and the call it answers. */
+export interface LateResult {
+  /** Index of the toolResult block in the message's content. */
+  readonly block: number
+  /** The toolUseId it answers. */
+  readonly id: string
+  /** The tool's name, from the call the session recorded. */
+  readonly name: string
+}
+
+function itemText(item: ToolResultContentData): string {
+  if ('text' in item) return item.text
+  if ('json' in item) return JSON.stringify(item.json)
+  if ('image' in item) return `[image: ${item.image.format}]`
+  if ('video' in item) return `[video: ${item.video.format}]`
+  return `[document: ${item.document.name}, ${item.document.format}]`
+}
+
+/**
+ * The window form of a message holding late results: each late toolResult block becomes a text block
+ * naming the call, its status and its content; every other block, the role, trackingId and metadata stay.
+ *
+ * @param message - the message as archived
+ * @param late - its late result blocks
+ * @returns the message the window shows
+ */
+export function lateResultsWindowForm(
+  message: StoredMessageData,
+  late: readonly LateResult[],
+): StoredMessageData {
+  const byBlock = new Map(late.map((l) => [l.block, l]))
+  const content = message.content.map((block, i): ContentBlockData => {
+    const l = byBlock.get(i)
+    if (l === undefined || !('toolResult' in block)) return block
+    const r = block.toolResult
+    const body = r.content.map(itemText).join('\n')
+    return {
+      text:
+        `[Late tool result] The call ${JSON.stringify(l.id)} to ${l.name} returned after the conversation had ` +
+        `moved on (status: ${r.status}):\n${body}`,
+    }
+  })
+  return { ...message, content }
+}

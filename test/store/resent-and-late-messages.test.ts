@@ -1,0 +1,138 @@
+/**
+ * Messages sent again and results that arrive late: neither may be dropped or refused.
+ * - A message re-sent under a trackingId the session holds earlier (a clone of an old message) is a new
+ *   occurrence with a new trackingId that records which message it repeats; only a retry of the newest
+ *   messages is a no-op.
+ * - A toolResult for a call that is no longer waiting (answered by a repair row because another writer's
+ *   message came first) is archived as sent and shown in the window as text.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { PersistentConversationManager, type ContextStore, type MessageData } from '../../src/index.js'
+import { refusal } from '../helpers/refusal.js'
+import { tempStore } from '../helpers/temp-store.js'
+import { assertWindowRules, readHistory } from '../helpers/window-invariants.js'
+
+const user = (text: string, trackingId?: string): MessageData => ({
+  role: 'user',
+  content: [{ text }],
+  ...(trackingId === undefined ? {} : { trackingId }),
+})
+const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
+const call = (id: string, name = 'deploy'): MessageData => ({
+  role: 'assistant',
+  content: [{ toolUse: { toolUseId: id, name, input: { id } } }],
+})
+const result = (id: string, text = `result of ${id}`): MessageData => ({
+  role: 'user',
+  content: [{ toolResult: { toolUseId: id, status: 'success', content: [{ text }] } }],
+})
+
+let store: ContextStore
+let cleanup: () => void
+beforeEach(() => ({ store, cleanup } = tempStore()))
+afterEach(() => cleanup())
+
+describe('ContextStore.append', () => {
+  describe('a message sent again', () => {
+    it('stores a re-sent earlier message as a new occurrence that records what it repeats', () => {
+      const m = new PersistentConversationManager({ store, sessionId: 's' })
+      const first = m.append(user('what is the weather?', 'q-1'))
+      m.append(assistant('sunny'))
+      const again = m.append(user('what is the weather?', 'q-1'))
+      expect(again.seq).toBe(2)
+      expect(again.trackingId).not.toBe('q-1')
+      expect(again.repeatOf).toBe(first.seq)
+      expect(again.message).toStrictEqual({ ...user('what is the weather?'), trackingId: again.trackingId })
+      expect(m.history().map((e) => [e.message.role, e.repeatOf])).toStrictEqual([
+        ['user', undefined],
+        ['assistant', undefined],
+        ['user', 0],
+      ])
+      expect(m.window().map((x) => x.role)).toStrictEqual(['user', 'assistant', 'user'])
+      // The repeat is itself an ordinary message: a retry of it (by its new id) is a no-op.
+      expect(m.append(again.message).seq).toBe(2)
+      expect(m.history()).toHaveLength(3)
+      assertWindowRules(store, 's')
+    })
+
+    it('keeps a retry of the newest batch a no-op, repair rows included', () => {
+      const m = new PersistentConversationManager({ store, sessionId: 's' })
+      m.append([user('go', 'u-1'), { ...call('t1'), trackingId: 'c-1' }])
+      const batch = [user('are you there?', 'u-2'), assistant('yes')]
+      const entries = m.append([batch[0] as MessageData])
+      expect(entries[0]?.repair).toBeDefined()
+      expect(m.history()).toHaveLength(4)
+      expect(m.append(batch[0] as MessageData).seq).toBe(3)
+      expect(m.history()).toHaveLength(4)
+    })
+
+    it('refuses a changed message under the newest trackingId (not a retry, not a repeat)', () => {
+      const m = new PersistentConversationManager({ store, sessionId: 's' })
+      m.append(user('hello', 'u-1'))
+      expect(refusal(() => m.append(user('changed', 'u-1'))).code).toBe('DUPLICATE_MESSAGE')
+      m.append(assistant('hi'))
+      // Once something else followed, the same trackingId is a repeat, whatever its content.
+      expect(m.append(user('changed', 'u-1')).repeatOf).toBe(0)
+    })
+  })
+
+  describe('a tool result that arrives late', () => {
+    it('archives a result whose call a repair row answered, and shows it in the window as text', () => {
+      const a = new PersistentConversationManager({ store, sessionId: 'shared' })
+      const b = new PersistentConversationManager({ store, sessionId: 'shared' })
+      a.append([user('deploy please'), call('a-1')])
+      // B's prompt arrives while A's tool runs: the store answers A's call with a repair row.
+      const prompt = b.append(user('status?'))
+      expect(prompt.repair?.message.content[0]).toHaveProperty('toolResult.status', 'error')
+      // A's real result arrives: archived byte for byte, not refused.
+      const late = a.append(result('a-1', 'deployed v2'))
+      expect(late.late).toBe(true)
+      expect(late.message).toStrictEqual({ ...result('a-1', 'deployed v2'), trackingId: late.trackingId })
+      expect(late.windowMessage?.content).toStrictEqual([
+        {
+          text:
+            '[Late tool result] The call "a-1" to deploy returned after the conversation had moved on ' +
+            '(status: success):\ndeployed v2',
+        },
+      ])
+      const shown = a.window().at(-1)
+      expect(shown?.content[0]).toHaveProperty('text')
+      expect(shown?.trackingId).toBe(late.trackingId)
+      // The conversation goes on for both writers.
+      a.append(assistant('done'))
+      b.append(user('thanks'))
+      expect(readHistory(store, 'shared').map((e) => e.late)).toStrictEqual([
+        false,
+        false,
+        false,
+        false,
+        true,
+        false,
+        false,
+      ])
+      assertWindowRules(store, 'shared')
+    })
+
+    it('keeps every message of two interleaved tool-using writers, and a valid window after each', () => {
+      const writers = ['a', 'b'].map((w) => ({
+        w,
+        m: new PersistentConversationManager({ store, sessionId: 'shared', windowSize: 12 }),
+      }))
+      let appended = 0
+      for (let turn = 0; turn < 30; turn++) {
+        // Each writer runs a tool round; the other writer's steps fall in between.
+        for (const { w, m } of writers) m.append(user(`${w} prompt ${turn}`))
+        for (const { w, m } of writers) m.append(call(`${w}-${turn}`))
+        for (const { w, m } of writers) m.append(result(`${w}-${turn}`))
+        for (const { w, m } of writers) m.append(assistant(`${w} answer ${turn}`))
+        appended += 8
+        writers[turn % 2]?.m.applyWindow()
+        assertWindowRules(store, 'shared')
+      }
+      const history = readHistory(store, 'shared')
+      const own = history.filter((e) => e.message.metadata?.custom?.contextLedger === undefined)
+      expect(own).toHaveLength(appended)
+      expect(history.filter((e) => e.late).length).toBeGreaterThan(0)
+    })
+  })
+})
