@@ -703,7 +703,17 @@ export class ContextStore {
           )
         }
       }
-      for (const u of m.toolUses) this.st.insertToolCall.run(pk, u.id, u.name, seq)
+      for (const u of m.toolUses) {
+        if (this.st.openCallById.get(pk, u.id) !== undefined) {
+          const path = `${batch ? `[${index}].` : ''}content[${u.block}].toolUse.toolUseId`
+          throw new ContextLedgerError(
+            'INVALID_MESSAGE',
+            `Invalid message at ${path}: a call with this toolUseId is still waiting for its result in session "${sessionId}"; every open call needs its own id`,
+            { path, sessionId },
+          )
+        }
+        this.st.insertToolCall.run(pk, u.id, u.name, seq)
+      }
       if (m.pinned) this.st.insertPinEvent.run(pk, seq, 'pin', 'append', 'metadata.custom.pinned', now)
       prev = { seq, cls: c, trim, pair, inBatch: true }
       n++
