@@ -12,7 +12,10 @@ export const ERROR_CODES = [
   'MESSAGE_NOT_FOUND',
   'DUPLICATE_MESSAGE',
   'SCHEMA_TOO_NEW',
+  'SCHEMA_TOO_OLD',
   'NOT_A_LEDGER',
+  'FILE_NOT_FOUND',
+  'READ_ONLY',
   'STORAGE_FULL',
   'STORAGE_ERROR',
   'DATABASE_BUSY',
@@ -28,7 +31,10 @@ export type ErrorCode = (typeof ERROR_CODES)[number]
 export interface ContextLedgerErrorDetails {
   /** The original error, e.g. the SQLite error or the zod error. */
   cause?: unknown
-  /** For `INVALID_MESSAGE`: the path of the offending field, e.g. `content[1].toolUse.toolUseId`. */
+  /**
+   * For `INVALID_MESSAGE`: the path of the offending field, e.g. `content[1].toolUse.toolUseId`; for
+   * `INVALID_OPTIONS`: the option, e.g. `limits.maxDepth` or `ref.seq`.
+   */
   path?: string
   /** The session the operation was about, when there is one. */
   sessionId?: string
@@ -48,7 +54,7 @@ export interface ContextLedgerErrorDetails {
 export class ContextLedgerError<C extends ErrorCode = ErrorCode> extends Error {
   /** Stable reason, e.g. `'INVALID_MESSAGE'`. */
   readonly code: C
-  /** For `INVALID_MESSAGE`: the path of the offending field. */
+  /** For `INVALID_MESSAGE`: the path of the offending field; for `INVALID_OPTIONS`: the option. */
   readonly path: string | undefined
   /** The session the failed operation concerned, if any. */
   readonly sessionId: string | undefined

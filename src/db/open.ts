@@ -3,7 +3,7 @@
  * the schema up to date with the migrations drizzle-kit generated. Identity lives in the SQLite header:
  * `application_id` marks a context-ledger file and `user_version` counts the migrations applied.
  */
-import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
@@ -16,13 +16,43 @@ export const APPLICATION_ID = 0x434c4447
 /** Where the shipped migrations live, from both `src/db` and `dist/db`. */
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url))
 
-/** Connection settings. */
+/** Connection settings, as callers give them (checked by `resolveStoreOptions`). */
 export interface OpenDatabaseOptions {
-  /** How long a write waits for another connection's lock, in ms. Default 5000. */
+  /** How long a write waits for another connection's lock, in ms: an integer in [0, 2³¹−1]. Default 5000. */
   busyTimeoutMs?: number
-  /** `'normal'` (default; durable across process crashes) or `'full'` (also across power loss). */
-  synchronous?: 'normal' | 'full'
+  /**
+   * `'normal'` (default; durable across process crashes) or `'full'` (also across power loss), in any
+   * letter case, as SQLite's own pragma takes it. Anything else is refused.
+   */
+  synchronous?: 'normal' | 'full' | 'NORMAL' | 'FULL'
+  /**
+   * Open for reading only: never writes or migrates the file; every write call throws `READ_ONLY`. The
+   * file must exist and be at the current schema. Default false.
+   */
+  readonly?: boolean
+  /** Refuse with `FILE_NOT_FOUND` instead of creating a new ledger when the file does not exist. Default false. */
+  mustExist?: boolean
 }
+
+/** Checked connection settings. */
+export interface DatabaseSettings {
+  /** Busy timeout in ms. */
+  readonly busyTimeoutMs: number
+  /** The `synchronous` pragma's value. */
+  readonly synchronous: 'NORMAL' | 'FULL'
+  /** Read-only connection. */
+  readonly readonly: boolean
+  /** Refuse a missing file. */
+  readonly mustExist: boolean
+}
+
+/** The settings of a store opened without options. */
+export const DEFAULT_DATABASE_SETTINGS: DatabaseSettings = Object.freeze({
+  busyTimeoutMs: 5000,
+  synchronous: 'NORMAL',
+  readonly: false,
+  mustExist: false,
+})
 
 type Db = Database.Database
 
@@ -40,6 +70,12 @@ function refuse(path: string, error: unknown): never {
     throw new ContextLedgerError('CORRUPT_DATABASE', `${path} is damaged (${code}); it was not modified`, {
       cause: error,
     })
+  if (code === 'SQLITE_READONLY_DIRECTORY')
+    throw new ContextLedgerError(
+      'READ_ONLY',
+      `${path} cannot be opened, even to read: SQLite must create its -wal and -shm files next to a WAL database, and this process cannot write to its directory; copy the file to a writable directory`,
+      { cause: error },
+    )
   if (isBusy(error))
     throw new ContextLedgerError(
       'DATABASE_BUSY',
@@ -92,6 +128,32 @@ function checkFileHeader(path: string): void {
   )
 }
 
+/**
+ * Gives the owner write permission back on a `-wal` or `-shm` file that lacks it. SQLite creates both
+ * with the database file's mode — even for a connection that only reads — and a read-only connection can
+ * never checkpoint and delete them. So reading a `0444` ledger leaves `0444` side files behind, and once
+ * the ledger is writable again every write fails with `SQLITE_READONLY` on the `-shm`. A mode change does
+ * not touch the files' contents or disturb a connection that has them open, so it is safe at any time;
+ * it is done only where the process may (it owns the file, or is root) and is best effort: where it
+ * cannot be done, a later write reports `READ_ONLY`.
+ *
+ * @param path - the database file
+ */
+export function restoreSideFileModes(path: string): void {
+  const euid = process.geteuid?.()
+  if (euid === undefined) return
+  for (const suffix of ['-wal', '-shm']) {
+    const side = path + suffix
+    try {
+      const stat = statSync(side)
+      if ((stat.mode & 0o200) !== 0 || (euid !== 0 && euid !== stat.uid)) continue
+      chmodSync(side, (stat.mode & 0o777) | 0o200)
+    } catch {
+      // Absent, or removed meanwhile by the last connection closing: nothing to restore.
+    }
+  }
+}
+
 interface Identity {
   applicationId: number
   userVersion: number
@@ -123,6 +185,23 @@ function checkIdentity(path: string, id: Identity, known: number): 'fresh' | 'cu
 
 type Migrations = ReturnType<typeof readMigrationFiles>
 
+function missing(path: string): ContextLedgerError<'FILE_NOT_FOUND'> {
+  return new ContextLedgerError(
+    'FILE_NOT_FOUND',
+    `${path} does not exist (opened with mustExist or readonly, so no new ledger was created)`,
+  )
+}
+
+function tooOld(path: string, db: Db, known: number): ContextLedgerError<'SCHEMA_TOO_OLD'> {
+  const version = db.pragma('user_version', { simple: true }) as number
+  const what =
+    version === 0 ? 'is an empty database with no ledger schema yet' : `uses ledger schema version ${version}`
+  return new ContextLedgerError(
+    'SCHEMA_TOO_OLD',
+    `${path} ${what}, and this context-ledger needs version ${known}: a read-only open cannot migrate it; open it once without readonly to upgrade it`,
+  )
+}
+
 function migrate(db: Db, path: string, migrations: Migrations): void {
   // IMMEDIATE takes the write lock before re-reading the version, so two processes opening a fresh
   // file at once cannot both run the same migration.
@@ -144,25 +223,41 @@ function migrate(db: Db, path: string, migrations: Migrations): void {
   run.immediate()
 }
 
+/** Whether `path` names a database without a file (in memory, or SQLite's private temporary file). */
+export function isInMemory(path: string): boolean {
+  return path === ':memory:' || path === ''
+}
+
 /**
  * Opens (creating if needed) a ledger database and migrates it.
  *
  * @param path - a file path or `':memory:'`
- * @param options - busy timeout and durability
+ * @param settings - busy timeout, durability, read-only, must-exist (already checked)
  * @returns an open better-sqlite3 connection in WAL mode
  * @throws ContextLedgerError `NOT_A_LEDGER` for a non-SQLite file or another application's database,
  *   `CORRUPT_DATABASE` for a damaged or truncated file, `SCHEMA_TOO_NEW` for a file from a newer
- *   context-ledger — none of these modify the file — and `DATABASE_BUSY` when another connection creating
- *   or upgrading the file holds its lock past the busy timeout.
+ *   context-ledger — none of these modify the file — `DATABASE_BUSY` when another connection creating
+ *   or upgrading the file holds its lock past the busy timeout, `FILE_NOT_FOUND` for a missing file when
+ *   it must exist (`mustExist`, `readonly`), and `SCHEMA_TOO_OLD` for a file opened `readonly` that needs
+ *   migrating.
  */
-export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Db {
+export function openDatabase(path: string, settings: DatabaseSettings = DEFAULT_DATABASE_SETTINGS): Db {
   let db: Db
   let migrations: Migrations
+  const mustExist = settings.mustExist || settings.readonly
   try {
     migrations = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER })
+    if (mustExist && !existsSync(path)) throw missing(path)
     checkFileHeader(path)
-    db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 })
+    if (!isInMemory(path)) restoreSideFileModes(path)
+    db = new Database(path, {
+      timeout: settings.busyTimeoutMs,
+      readonly: settings.readonly,
+      fileMustExist: mustExist,
+    })
   } catch (error) {
+    // Removed between the check and the open.
+    if (mustExist && errorCode(error) === 'SQLITE_CANTOPEN' && !existsSync(path)) throw missing(path)
     // A missing directory, a directory given as the file, no permission: typed, with the cause.
     // (better-sqlite3 reports a missing directory as a bare TypeError.)
     const mapped = error instanceof ContextLedgerError ? error : toLedgerError(error, `open ${path}`)
@@ -176,8 +271,15 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   try {
     // Read-only identity check first: journal_mode=WAL below rewrites the header.
     const state = checkIdentity(path, readIdentity(db), migrations.length)
+    if (settings.readonly) {
+      if (!isInMemory(path)) restoreSideFileModes(path)
+      if (state !== 'current') throw tooOld(path, db, migrations.length)
+      db.pragma('foreign_keys = ON')
+      db.prepare('SELECT seq FROM messages LIMIT 1').get()
+      return db
+    }
     db.pragma('journal_mode = WAL')
-    db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
+    db.pragma(settings.synchronous === 'FULL' ? 'synchronous = FULL' : 'synchronous = NORMAL')
     // Every append rewrites the same few hot pages (the tail leaves of each index, the session row); a
     // checkpoint copies each page once however often it was rewritten, and costs two fsyncs. Checkpointing
     // every 10,000 pages (≈40 MiB of WAL) instead of 1,000 makes appends ~2x cheaper on this machine.
@@ -191,6 +293,8 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     // Touch the ledger's root page, so a file damaged there is refused now rather than mid-conversation;
     // one row, not a count, keeps opening a big ledger as cheap as a small one.
     db.prepare('SELECT seq FROM messages LIMIT 1').get()
+    // Reading a file another user made read-only gives its side files that mode: see restoreSideFileModes.
+    if (!isInMemory(path)) restoreSideFileModes(path)
     return db
   } catch (error) {
     db.close()

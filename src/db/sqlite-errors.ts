@@ -55,6 +55,12 @@ export function toLedgerError(error: unknown, what: string, sessionId?: string):
     )
   if (code === 'SQLITE_NOTADB')
     return new ContextLedgerError('NOT_A_LEDGER', `Not a SQLite database; could not ${what}`, details)
+  if (code === 'SQLITE_READONLY' || code.startsWith('SQLITE_READONLY_'))
+    return new ContextLedgerError(
+      'READ_ONLY',
+      `The ledger cannot be written (${code}): the file, its directory or its -wal/-shm files are read-only for this process; could not ${what}`,
+      details,
+    )
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_IOERR_SHORT_READ')
     return new ContextLedgerError(
       'CORRUPT_DATABASE',
@@ -64,4 +70,25 @@ export function toLedgerError(error: unknown, what: string, sessionId?: string):
   if (code.startsWith('SQLITE_') || /^E[A-Z]+$/.test(code))
     return new ContextLedgerError('STORAGE_ERROR', `Storage failed (${code}); could not ${what}`, details)
   return error
+}
+
+/**
+ * Maps any failure of a read to a typed error. Besides what {@link toLedgerError} maps, a read can fail
+ * while decoding what it read — a stored body that is not the JSON the store wrote, changed behind its
+ * back — which is damage to the file, not a bug of the caller: `CORRUPT_DATABASE`.
+ *
+ * @param error - what was caught
+ * @param what - the operation, e.g. `read the window of session "s"`
+ * @param sessionId - the session concerned, if any
+ * @returns a {@link ContextLedgerError}
+ */
+export function toReadError(error: unknown, what: string, sessionId?: string): ContextLedgerError {
+  const mapped = toLedgerError(error, what, sessionId)
+  if (mapped instanceof ContextLedgerError) return mapped
+  const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+  return new ContextLedgerError(
+    'CORRUPT_DATABASE',
+    `A stored row could not be decoded (${detail}); could not ${what}`,
+    { cause: error, ...(sessionId === undefined ? {} : { sessionId }) },
+  )
 }

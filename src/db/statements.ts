@@ -133,13 +133,14 @@ const SQL = {
   firstPairStart: `SELECT seq FROM messages WHERE session = ? AND pair_start = 1 AND seq >= ? AND seq < ?
     ORDER BY seq LIMIT 1`,
   insertToolCall: 'INSERT INTO tool_calls (session, tool_use_id, name, use_seq) VALUES (?, ?, ?, ?)',
+  // Whether a call with this id is still waiting for its result (a second one could never be told apart).
+  openCallById: `SELECT 1 FROM tool_calls INDEXED BY tool_calls_open
+    WHERE session = ? AND tool_use_id = ? AND result_seq IS NULL LIMIT 1`,
   // Links a toolResult to the latest unanswered toolUse with its id, in one statement. INDEXED BY: without
   // statistics SQLite may prefer walking tool_calls_use, which reads every call of the session.
   answerToolCall: `UPDATE tool_calls SET result_seq = ?, status = ? WHERE id = (
     SELECT id FROM tool_calls INDEXED BY tool_calls_open
     WHERE session = ? AND tool_use_id = ? AND result_seq IS NULL ORDER BY use_seq DESC LIMIT 1)`,
-  isOpenCall: `SELECT 1 FROM tool_calls INDEXED BY tool_calls_open
-    WHERE session = ? AND tool_use_id = ? AND result_seq IS NULL`,
   // Only for a result whose call is not waiting (rare): walks the session's calls, newest first.
   madeCall: 'SELECT name FROM tool_calls WHERE session = ? AND tool_use_id = ? ORDER BY use_seq DESC LIMIT 1',
   openCallsOfUse: `SELECT tool_use_id FROM tool_calls WHERE session = ? AND use_seq = ? AND result_seq IS NULL
@@ -193,8 +194,8 @@ const PLUCKED: ReadonlySet<keyof typeof SQL> = new Set<keyof typeof SQL>([
   'firstPairStart',
   'firstPlainUser',
   'openCallsOfUse',
-  'isOpenCall',
   'madeCall',
+  'openCallById',
   'resultsOfUses',
   'usesOfResults',
   'tokensOfSeqs',

@@ -1,26 +1,18 @@
 /**
- * Validation of incoming messages. A cheap structural walk first refuses what zod would either accept or
- * choke on (prototype keys, lone surrogates, non-JSON values, absurd depth or size); then strict zod
- * schemas check the Strands `MessageData` shape. Every refusal is an `INVALID_MESSAGE` error naming the
- * path of the first bad field, e.g. `content[2].toolUse.toolUseId`.
+ * Validation of incoming messages. One walk first copies the caller's value into plain JSON, refusing
+ * what zod would either accept or choke on (prototype keys, lone surrogates, non-JSON values, absurd depth
+ * or size; see `json-snapshot.ts`); then strict zod schemas check the Strands `MessageData` shape of that
+ * copy, and a last pass the rules providers add (no empty message, no empty text block, one id per tool
+ * call and per result). Every refusal is an `INVALID_MESSAGE` error naming the path of the first bad
+ * field, e.g. `content[2].toolUse.toolUseId`.
  */
 import { z } from 'zod'
-import { ContextLedgerError } from '../errors.js'
+import { snapshotJson, invalidMessage, describeType, type Path } from './json-snapshot.js'
+import { resolveMessageLimits, type MessageLimits } from './limits.js'
 import type { JsonValue, MessageData } from './types.js'
 
-/** Limits applied to every incoming message. */
-export interface MessageLimits {
-  /** Deepest nesting of objects and arrays accepted (default 64). */
-  maxDepth: number
-  /** Longest string accepted, in UTF-16 code units (default 16 Mi). */
-  maxStringLength: number
-}
-
-/** The limits used when a store is opened without its own. */
-export const DEFAULT_MESSAGE_LIMITS: Readonly<MessageLimits> = Object.freeze({
-  maxDepth: 64,
-  maxStringLength: 16 * 1024 * 1024,
-})
+export { DEFAULT_MESSAGE_LIMITS, MESSAGE_LIMIT_BOUNDS, type MessageLimits } from './limits.js'
+export { formatPath } from './json-snapshot.js'
 
 const str = z.string()
 const nonEmpty = z.string().min(1)
@@ -127,126 +119,105 @@ const envelope = z.strictObject({
   metadata: metadataSchema.optional(),
 })
 
-type Path = (string | number)[]
-
-/** Formats a path as `content[1].toolUse.toolUseId`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = ''
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`
-    else out += out === '' ? String(part) : `.${String(part)}`
-  }
-  return out === '' ? '(message)' : out
-}
-
-function invalid(path: Path, problem: string, cause?: unknown): ContextLedgerError<'INVALID_MESSAGE'> {
-  const where = formatPath(path)
-  return new ContextLedgerError('INVALID_MESSAGE', `Invalid message at ${where}: ${problem}`, {
-    path: where,
-    cause,
-  })
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'array'
-  if (typeof value === 'number' && !Number.isFinite(value)) return String(value)
-  return typeof value
-}
-
-/**
- * Walks the raw value once: plain JSON only, bounded depth and string length, no prototype keys. `path`
- * is one shared stack (pushed and popped, copied only when throwing): this runs on every append.
- */
-function checkStructure(value: unknown, path: Path, limits: MessageLimits): void {
-  if (path.length > limits.maxDepth) throw invalid([...path], `nested deeper than ${limits.maxDepth} levels`)
-  switch (typeof value) {
-    case 'string':
-      if (value.length > limits.maxStringLength)
-        throw invalid(
-          [...path],
-          `string of ${value.length} chars exceeds the limit of ${limits.maxStringLength}`,
-        )
-      if (!value.isWellFormed()) throw invalid([...path], 'string contains a lone UTF-16 surrogate')
-      return
-    case 'number':
-      if (!Number.isFinite(value)) throw invalid([...path], `expected a finite number, got ${value}`)
-      return
-    case 'boolean':
-      return
-    case 'object': {
-      if (value === null) return
-      if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) {
-          path.push(i)
-          checkStructure(value[i], path, limits)
-          path.pop()
-        }
-        return
-      }
-      const proto: unknown = Object.getPrototypeOf(value)
-      if (proto !== Object.prototype && proto !== null)
-        throw invalid(
-          [...path],
-          `expected a plain JSON object, got ${value.constructor?.name ?? 'an exotic object'}`,
-        )
-      for (const key in value) {
-        if (!Object.hasOwn(value, key)) continue
-        path.push(key)
-        if (key === '__proto__') throw invalid([...path], 'the key "__proto__" is not accepted')
-        checkStructure((value as Record<string, unknown>)[key], path, limits)
-        path.pop()
-      }
-      return
-    }
-    default:
-      throw invalid([...path], `expected a JSON value, got ${describe(value)}`)
-  }
-}
-
 function parseWith(schema: z.ZodType, value: unknown, path: Path): void {
   const result = schema.safeParse(value)
   if (result.success) return
   const issue = result.error.issues[0]
   const issuePath = issue?.path ?? []
   const keys = issue?.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : ''
-  throw invalid([...path, ...(issuePath as Path)], `${issue?.message ?? 'invalid'}${keys}`, result.error)
+  throw invalidMessage(
+    [...path, ...(issuePath as Path)],
+    `${issue?.message ?? 'invalid'}${keys}`,
+    result.error,
+  )
 }
 
 function checkBlock(block: unknown, path: Path, allowed: (kind: string) => z.ZodType | undefined): string {
   if (typeof block !== 'object' || block === null || Array.isArray(block))
-    throw invalid(path, `expected a content block object, got ${describe(block)}`)
+    throw invalidMessage(path, `expected a content block object, got ${describeType(block)}`)
   const keys = Object.keys(block)
   if (keys.length !== 1)
-    throw invalid(path, `a content block has exactly one key, got ${keys.length} (${keys.join(', ')})`)
+    throw invalidMessage(path, `a content block has exactly one key, got ${keys.length} (${keys.join(', ')})`)
   const kind = keys[0] as string
   const schema = allowed(kind)
-  if (schema === undefined) throw invalid([...path, kind], `unknown content block kind "${kind}"`)
+  if (schema === undefined) throw invalidMessage([...path, kind], `unknown content block kind "${kind}"`)
   parseWith(schema, (block as Record<string, unknown>)[kind], [...path, kind])
   return kind
 }
 
+/** Shortens a caller's id for an error message (ids may be megabytes long). */
+function quoteId(id: string): string {
+  return JSON.stringify(id.length > 64 ? `${id.slice(0, 64)}…` : id)
+}
+
 /**
- * Validates a message and returns it typed. The value is not copied or reordered, so
- * `JSON.stringify(input)` is exactly what gets stored.
+ * Validates a message and returns a plain copy of it: the caller's value is read once (see
+ * `json-snapshot.ts`), and the copy is what gets checked, counted and stored. For plain-JSON input,
+ * `JSON.stringify` of the copy equals `JSON.stringify(input)`.
+ *
+ * Beyond the Strands shape, a message must have at least one content block, its text blocks must not be
+ * empty (providers refuse both), and no two of its toolUse blocks, nor two of its toolResult blocks, may
+ * share a `toolUseId` (one of them could never be told apart from the other, leaving a call open forever).
  *
  * @param input - anything a caller passed as a message
- * @param limits - depth and string-length limits
- * @returns the same object, typed as {@link MessageData}
+ * @param limits - depth and string-length limits (defaults for the fields left out)
+ * @returns the plain copy, typed as {@link MessageData}
+ * @throws ContextLedgerError `INVALID_MESSAGE` naming the path of the first bad field; `INVALID_OPTIONS`
+ *   for limits out of bounds
+ */
+export function validateMessage(input: unknown, limits?: Partial<MessageLimits>): MessageData {
+  return snapshotMessage(input, resolveMessageLimits(limits))
+}
+
+/**
+ * {@link validateMessage} with limits already checked: what the store runs on every append.
+ *
+ * @param input - anything a caller passed as a message
+ * @param limits - resolved limits
+ * @returns the plain copy
  * @throws ContextLedgerError `INVALID_MESSAGE` naming the path of the first bad field
  */
-export function validateMessage(input: unknown, limits: MessageLimits = DEFAULT_MESSAGE_LIMITS): MessageData {
-  checkStructure(input, [], limits)
-  parseWith(envelope, input, [])
-  const content = (input as { content: unknown[] }).content
+export function snapshotMessage(input: unknown, limits: MessageLimits): MessageData {
+  const message = snapshotJson(input, limits)
+  parseWith(envelope, message, [])
+  const content = (message as { content: unknown[] }).content
+  if (content.length === 0)
+    throw invalidMessage(
+      ['content'],
+      'a message needs at least one content block (providers refuse empty messages)',
+    )
+  // Tool ids seen so far in this message, with the block that carried each.
+  let uses: Map<string, number> | undefined
+  let results: Map<string, number> | undefined
   for (let i = 0; i < content.length; i++) {
     const path: Path = ['content', i]
-    const kind = checkBlock(content[i], path, blockSchema)
-    if (kind === 'toolResult') {
-      const items = (content[i] as { toolResult: { content: unknown[] } }).toolResult.content
+    const block = content[i]
+    const kind = checkBlock(block, path, blockSchema)
+    if (kind === 'text') {
+      if ((block as { text: string }).text === '')
+        throw invalidMessage([...path, 'text'], 'empty text (providers refuse empty text blocks)')
+    } else if (kind === 'toolUse') {
+      const id = (block as { toolUse: { toolUseId: string } }).toolUse.toolUseId
+      const first = (uses ??= new Map()).get(id)
+      if (first !== undefined)
+        throw invalidMessage(
+          [...path, 'toolUse', 'toolUseId'],
+          `duplicate toolUseId ${quoteId(id)}, already used by content[${first}]; every call needs its own id`,
+        )
+      uses.set(id, i)
+    } else if (kind === 'toolResult') {
+      const result = (block as { toolResult: { toolUseId: string; content: unknown[] } }).toolResult
+      const first = (results ??= new Map()).get(result.toolUseId)
+      if (first !== undefined)
+        throw invalidMessage(
+          [...path, 'toolResult', 'toolUseId'],
+          `duplicate toolResult for ${quoteId(result.toolUseId)}, already answered by content[${first}]; a call has one result`,
+        )
+      results.set(result.toolUseId, i)
+      const items = result.content
       for (let j = 0; j < items.length; j++)
         checkBlock(items[j], [...path, 'toolResult', 'content', j], toolResultItem)
     }
   }
-  return input as MessageData
+  return message as unknown as MessageData
 }

@@ -6,8 +6,8 @@
  */
 import type Database from 'better-sqlite3'
 import { ContextLedgerError } from '../errors.js'
-import { openDatabase, type OpenDatabaseOptions } from '../db/open.js'
-import { isBusy, toLedgerError } from '../db/sqlite-errors.js'
+import { openDatabase } from '../db/open.js'
+import { isBusy, toLedgerError, toReadError } from '../db/sqlite-errors.js'
 import {
   prepareStatements,
   type MessageRow,
@@ -16,7 +16,7 @@ import {
   type Statements,
 } from '../db/statements.js'
 import { withPinFlag, hasPinFlag } from '../messages/pin-flag.js'
-import { DEFAULT_MESSAGE_LIMITS, type MessageLimits } from '../messages/schema.js'
+import type { MessageLimits } from '../messages/schema.js'
 import { classifyMessage, isToolPairStart, isTrimPoint, type MessageClass } from '../messages/classify.js'
 import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
 import type { StoredMessageData } from '../messages/types.js'
@@ -30,12 +30,25 @@ import { lateResultsWindowForm, type LateResult } from './late-tool-results.js'
 import { contentKey, prepareMessage, type PreparedMessage } from './prepare-message.js'
 import { SqlLedgerView } from './sql-ledger-view.js'
 import { ArrayLedgerView } from '../window/array-view.js'
+import {
+  checkAttribution,
+  checkBoolean,
+  checkHistoryOptions,
+  checkMessageRef,
+  checkPinnedMessagesOptions,
+  checkReduceMode,
+  checkSessionId,
+  checkTokenCounter,
+  checkWindowLimits,
+  type HistoryOptions,
+  type MessageRef,
+  type PinAttribution,
+  type PinnedMessagesOptions,
+} from './check-args.js'
+import { resolveStoreOptions, type ContextStoreOptions } from './store-options.js'
 
-/** Options for {@link openContextStore}. */
-export interface ContextStoreOptions extends OpenDatabaseOptions {
-  /** Validation limits for incoming messages. */
-  limits?: Partial<MessageLimits>
-}
+export type { ContextStoreOptions } from './store-options.js'
+export type { MessageRef, PinAttribution } from './check-args.js'
 
 /** One archived message with its ledger facts. */
 export interface LedgerEntry {
@@ -134,17 +147,6 @@ export interface PinEvent {
   readonly at: Date
 }
 
-/** Names a message: by seq, by tracking id, or by its position in the current window. */
-export type MessageRef = { seq: number } | { trackingId: string } | { windowIndex: number }
-
-/** Who pins and why. */
-export interface PinAttribution {
-  /** Who: `'user'` (default), `'agent'`, `'rule'`, or any name. */
-  actor?: string
-  /** Why. */
-  reason?: string
-}
-
 /** What a pin or unpin did. */
 export interface PinResult {
   /** The message's seq. */
@@ -203,8 +205,6 @@ export interface MessageEdit {
 /** What `applyWindow()` or `reduce()` did. */
 export type WindowResult = Omit<WindowPlan, 'kept'>
 
-const SESSION_ID_MAX = 256
-
 const NO_STATE = Object.freeze({ boundary: 0, kept: [] })
 
 /** Limits that protect pinned messages only: what an append may bring back without knowing the manager. */
@@ -225,6 +225,8 @@ export class ContextStore {
   private readonly db: Database.Database
   private readonly st: Statements
   private readonly limits: MessageLimits
+  /** Opened with `readonly: true`: every write call throws `READ_ONLY`. */
+  readonly readonly: boolean
   private readonly pks = new Map<string, number>()
   private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>
 
@@ -233,11 +235,14 @@ export class ContextStore {
    *
    * @param path - a file path or `':memory:'`
    * @param options - connection and validation options
+   * @throws ContextLedgerError `INVALID_OPTIONS` naming a bad option, and what {@link openContextStore} throws
    */
   constructor(path: string, options: ContextStoreOptions = {}) {
+    const settings = resolveStoreOptions(path, options)
     this.path = path
-    this.limits = { ...DEFAULT_MESSAGE_LIMITS, ...options.limits }
-    this.db = openDatabase(path, options)
+    this.limits = settings.limits
+    this.readonly = settings.readonly
+    this.db = openDatabase(path, settings)
     this.st = prepareStatements(this.db)
     this.tx = this.db.transaction((fn: () => unknown) => fn())
   }
@@ -276,8 +281,9 @@ export class ContextStore {
    * @throws ContextLedgerError `INVALID_MESSAGE`, `INVALID_TOKEN_COUNT`, `DUPLICATE_MESSAGE`, `STORAGE_FULL`
    */
   append(sessionId: string, messages: unknown, tokenCounter: TokenCounter = estimateTokens): LedgerEntry[] {
-    this.ensureOpen()
+    this.ensureWritable()
     checkSessionId(sessionId)
+    checkTokenCounter(tokenCounter)
     const inputs: unknown[] = Array.isArray(messages) ? messages : [messages]
     const batch = Array.isArray(messages)
     const prepared = inputs.map((m, i) => prepareMessage(m, batch ? i : -1, tokenCounter, this.limits))
@@ -341,8 +347,10 @@ export class ContextStore {
    * @returns how many messages left the window, and why none did when none did
    */
   applyWindow(sessionId: string, limits: WindowLimits, mode: ReduceMode = 'apply'): WindowResult {
-    this.ensureOpen()
+    this.ensureWritable()
     checkSessionId(sessionId)
+    checkWindowLimits(limits)
+    checkReduceMode(mode)
     return this.write(sessionId, () => {
       const session = this.sessionRow(sessionId)
       // A session with no messages yet is not created by asking; it reports what an empty one would.
@@ -382,8 +390,12 @@ export class ContextStore {
     attribution: PinAttribution,
     limits: WindowLimits,
   ): PinResult {
-    this.ensureOpen()
+    this.ensureWritable()
     checkSessionId(sessionId)
+    checkMessageRef(ref)
+    checkBoolean(pinned, 'pinned')
+    attribution = checkAttribution(attribution)
+    checkWindowLimits(limits)
     return this.write(sessionId, () => {
       const { session, row } = this.find(sessionId, ref)
       if (Boolean(row.pinned) === pinned)
@@ -423,8 +435,9 @@ export class ContextStore {
    * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`
    */
   setWindowContent(sessionId: string, ref: MessageRef, message: unknown): void {
-    this.ensureOpen()
+    this.ensureWritable()
     checkSessionId(sessionId)
+    checkMessageRef(ref)
     const replacement = message === null ? null : prepareMessage(message, -1, () => 0, this.limits)
     this.write(sessionId, () => {
       const { session, row } = this.find(sessionId, ref)
@@ -610,21 +623,21 @@ export class ContextStore {
   window(sessionId: string, options: WindowReadOptions = {}): StoredMessageData[] {
     this.ensureOpen()
     checkSessionId(sessionId)
-    const pk = this.pk(sessionId)
-    if (pk === undefined) return []
-    let rows: { body: string; pinned: number }[]
+    // One statement, so no read transaction: the session lookup and the decoding are mapped here.
     try {
-      rows = this.st.window.all({ s: pk }) as { body: string; pinned: number }[]
+      const pk = this.pk(sessionId)
+      if (pk === undefined) return []
+      const rows = this.st.window.all({ s: pk }) as { body: string; pinned: number }[]
+      const out = new Array<StoredMessageData>(rows.length)
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i] as { body: string; pinned: number }
+        const message = JSON.parse(row.body) as StoredMessageData
+        out[i] = row.pinned === 1 || hasPinFlag(message) ? withPinFlag(message, row.pinned === 1) : message
+      }
+      return options.alternate === true ? alternateRoles(out) : out
     } catch (error) {
-      throw toLedgerError(error, `read the window of session "${sessionId}"`, sessionId)
+      throw toReadError(error, `read the window of session "${sessionId}"`, sessionId)
     }
-    const out = new Array<StoredMessageData>(rows.length)
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i] as { body: string; pinned: number }
-      const message = JSON.parse(row.body) as StoredMessageData
-      out[i] = row.pinned === 1 || hasPinFlag(message) ? withPinFlag(message, row.pinned === 1) : message
-    }
-    return options.alternate === true ? alternateRoles(out) : out
   }
 
   /**
@@ -634,22 +647,20 @@ export class ContextStore {
    * @param options - `fromSeq` (default 0) and `limit` (default 100)
    * @returns entries, oldest first
    */
-  history(sessionId: string, options: { fromSeq?: number; limit?: number } = {}): LedgerEntry[] {
+  history(sessionId: string, options?: HistoryOptions): LedgerEntry[] {
     this.ensureOpen()
     checkSessionId(sessionId)
-    const fromSeq = options.fromSeq ?? 0
-    const limit = options.limit ?? 100
-    if (!Number.isSafeInteger(fromSeq) || fromSeq < 0 || !Number.isSafeInteger(limit) || limit < 0)
-      throw new ContextLedgerError(
-        'INVALID_OPTIONS',
-        `history() takes a non-negative integer fromSeq and limit, got fromSeq ${fromSeq} and limit ${limit}`,
-      )
-    return this.read(() => {
-      const session = this.sessionRow(sessionId)
-      if (session === undefined) return []
-      const rows = this.st.history.all(session.pk, fromSeq, limit) as MessageRow[]
-      return rows.map((r) => toEntry(session, r))
-    })
+    const { fromSeq, limit } = checkHistoryOptions(options)
+    return this.read(
+      () => {
+        const session = this.sessionRow(sessionId)
+        if (session === undefined) return []
+        const rows = this.st.history.all(session.pk, fromSeq, limit) as MessageRow[]
+        return rows.map((r) => toEntry(session, r))
+      },
+      `read the history of session "${sessionId}"`,
+      sessionId,
+    )
   }
 
   /**
@@ -663,10 +674,15 @@ export class ContextStore {
   message(sessionId: string, ref: MessageRef): LedgerEntry {
     this.ensureOpen()
     checkSessionId(sessionId)
-    return this.read(() => {
-      const { session, row } = this.find(sessionId, ref)
-      return toEntry(session, row)
-    })
+    checkMessageRef(ref)
+    return this.read(
+      () => {
+        const { session, row } = this.find(sessionId, ref)
+        return toEntry(session, row)
+      },
+      `read a message of session "${sessionId}"`,
+      sessionId,
+    )
   }
 
   /**
@@ -676,7 +692,10 @@ export class ContextStore {
    */
   sessions(): SessionSummary[] {
     this.ensureOpen()
-    return this.read(() => (this.st.allSessions.all() as SessionRow[]).map((s) => this.summarize(s)))
+    return this.read(
+      () => (this.st.allSessions.all() as SessionRow[]).map((s) => this.summarize(s)),
+      'list the sessions',
+    )
   }
 
   /**
@@ -688,10 +707,14 @@ export class ContextStore {
   session(sessionId: string): SessionSummary | undefined {
     this.ensureOpen()
     checkSessionId(sessionId)
-    return this.read(() => {
-      const row = this.sessionRow(sessionId)
-      return row === undefined ? undefined : this.summarize(row)
-    })
+    return this.read(
+      () => {
+        const row = this.sessionRow(sessionId)
+        return row === undefined ? undefined : this.summarize(row)
+      },
+      `read session "${sessionId}"`,
+      sessionId,
+    )
   }
 
   /**
@@ -700,39 +723,44 @@ export class ContextStore {
    * @param options - `sessionId` to restrict to one session; all sessions when omitted
    * @returns pinned messages ordered by session and seq
    */
-  pinnedMessages(options: { sessionId?: string } = {}): PinnedMessage[] {
+  pinnedMessages(options?: PinnedMessagesOptions): PinnedMessage[] {
     this.ensureOpen()
-    return this.read(() => {
-      let rows: unknown[]
-      if (options.sessionId === undefined) rows = this.st.allPinnedMessages.all()
-      else {
-        const pk = this.pk(options.sessionId)
-        if (pk === undefined) return []
-        rows = this.st.pinnedMessages.all(pk)
-      }
-      return (
-        rows as {
-          session_id: string
-          seq: number
-          uid: string
-          body: string
-          kept: number
-          boundary: number
-          actor: string | null
-          reason: string | null
-          at: number | null
-        }[]
-      ).map((r) => ({
-        sessionId: r.session_id,
-        seq: r.seq,
-        trackingId: r.uid,
-        message: withPinFlag(JSON.parse(r.body) as StoredMessageData, true),
-        inWindow: r.seq >= r.boundary || r.kept === 1,
-        pinnedAt: new Date(r.at ?? 0),
-        actor: r.actor ?? 'append',
-        reason: r.reason ?? undefined,
-      }))
-    })
+    const sessionId = checkPinnedMessagesOptions(options)
+    return this.read(
+      () => {
+        let rows: unknown[]
+        if (sessionId === undefined) rows = this.st.allPinnedMessages.all()
+        else {
+          const pk = this.pk(sessionId)
+          if (pk === undefined) return []
+          rows = this.st.pinnedMessages.all(pk)
+        }
+        return (
+          rows as {
+            session_id: string
+            seq: number
+            uid: string
+            body: string
+            kept: number
+            boundary: number
+            actor: string | null
+            reason: string | null
+            at: number | null
+          }[]
+        ).map((r) => ({
+          sessionId: r.session_id,
+          seq: r.seq,
+          trackingId: r.uid,
+          message: withPinFlag(JSON.parse(r.body) as StoredMessageData, true),
+          inWindow: r.seq >= r.boundary || r.kept === 1,
+          pinnedAt: new Date(r.at ?? 0),
+          actor: r.actor ?? 'append',
+          reason: r.reason ?? undefined,
+        }))
+      },
+      'read the pinned messages',
+      sessionId,
+    )
   }
 
   /**
@@ -744,6 +772,12 @@ export class ContextStore {
   pinEvents(sessionId: string): PinEvent[] {
     this.ensureOpen()
     checkSessionId(sessionId)
+    return this.read(() => this.pinLog(sessionId), `read the pin log of session "${sessionId}"`, sessionId)
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private pinLog(sessionId: string): PinEvent[] {
     const pk = this.pk(sessionId)
     if (pk === undefined) return []
     const rows = this.st.pinEvents.all(pk) as {
@@ -766,10 +800,17 @@ export class ContextStore {
     }))
   }
 
-  // ---------------------------------------------------------------- internals
-
   private ensureOpen(): void {
     if (!this.db.open) throw new ContextLedgerError('STORE_CLOSED', `The store for ${this.path} is closed`)
+  }
+
+  private ensureWritable(): void {
+    this.ensureOpen()
+    if (this.readonly)
+      throw new ContextLedgerError(
+        'READ_ONLY',
+        `The store for ${this.path} was opened with readonly: true; it cannot be written`,
+      )
   }
 
   private pk(sessionId: string): number | undefined {
@@ -926,7 +967,17 @@ export class ContextStore {
         if (prevTrim !== prev.trim || prevPair !== prev.pair)
           this.st.setCutFlags.run(prevTrim ? 1 : 0, prevPair ? 1 : 0, pk, prev.seq)
       }
-      for (const u of m.toolUses) this.st.insertToolCall.run(pk, u.id, u.name, seq)
+      for (const u of m.toolUses) {
+        if (this.st.openCallById.get(pk, u.id) !== undefined) {
+          const path = `${batch ? `[${index}].` : ''}content[${u.block}].toolUse.toolUseId`
+          throw new ContextLedgerError(
+            'INVALID_MESSAGE',
+            `Invalid message at ${path}: a call with this toolUseId is still waiting for its result in session "${sessionId}"; every open call needs its own id`,
+            { path, sessionId },
+          )
+        }
+        this.st.insertToolCall.run(pk, u.id, u.name, seq)
+      }
       if (m.pinned) this.st.insertPinEvent.run(pk, seq, 'pin', 'append', 'metadata.custom.pinned', now)
       prev = { seq, cls: c, trim, pair, inBatch: true }
       n++
@@ -1031,12 +1082,15 @@ export class ContextStore {
     }
   }
 
-  /** Runs `fn` in a read transaction, so multi-statement reads see one snapshot. */
-  private read<T>(fn: () => T): T {
+  /**
+   * Runs `fn` in a read transaction, so multi-statement reads see one snapshot. Every failure, of SQLite
+   * or of decoding a stored row, becomes a typed error naming `what`.
+   */
+  private read<T>(fn: () => T, what = `read ${this.path}`, sessionId?: string): T {
     try {
       return this.tx.deferred(fn) as T
     } catch (error) {
-      throw toLedgerError(error, `read ${this.path}`)
+      throw toReadError(error, what, sessionId)
     }
   }
 }
@@ -1105,21 +1159,16 @@ function notFound(sessionId: string, ref: MessageRef): ContextLedgerError<'MESSA
   )
 }
 
-function checkSessionId(sessionId: unknown): void {
-  if (typeof sessionId !== 'string' || sessionId.length === 0 || sessionId.length > SESSION_ID_MAX)
-    throw new ContextLedgerError(
-      'INVALID_OPTIONS',
-      `A sessionId is a non-empty string of at most ${SESSION_ID_MAX} characters, got ${JSON.stringify(sessionId)}`,
-    )
-}
-
 /**
  * Opens a ledger file, creating and migrating it as needed.
  *
  * @param path - a file path, or `':memory:'` for a throwaway store
- * @param options - busy timeout, durability and validation limits
+ * @param options - busy timeout, durability, validation limits, `readonly`, `mustExist`
  * @returns the store
- * @throws ContextLedgerError `NOT_A_LEDGER`, `CORRUPT_DATABASE` or `SCHEMA_TOO_NEW` (the file is left untouched)
+ * @throws ContextLedgerError `INVALID_OPTIONS` naming a bad option; `NOT_A_LEDGER`, `CORRUPT_DATABASE` or
+ *   `SCHEMA_TOO_NEW` (the file is left untouched); `FILE_NOT_FOUND` for a missing file with `mustExist` or
+ *   `readonly`; `SCHEMA_TOO_OLD` for a file that needs migrating opened `readonly`; `READ_ONLY` when the
+ *   file cannot be opened even to read because its directory is not writable
  *
  * @example
  * ```ts
@@ -1130,4 +1179,4 @@ export function openContextStore(path: string, options: ContextStoreOptions = {}
   return new ContextStore(path, options)
 }
 
-export { checkSessionId }
+export { checkSessionId } from './check-args.js'

@@ -1,12 +1,14 @@
 /**
  * Everything about an incoming message that can be computed before taking the write lock: validation,
  * the tracking id, the exact JSON to store, its classification and its token count. User code (the
- * token counter) therefore never runs inside a transaction.
+ * token counter) therefore never runs inside a transaction. The caller's value is read once, into a
+ * plain copy (`snapshotMessage`); the body, the classification and the token count all come from that
+ * copy, and the body is serialized before the token counter (caller code) sees the copy.
  */
 import { randomUUID } from 'node:crypto'
 import { classifyMessage, type MessageClass } from '../messages/classify.js'
 import { hasPinFlag } from '../messages/pin-flag.js'
-import { validateMessage, type MessageLimits } from '../messages/schema.js'
+import { snapshotMessage, type MessageLimits } from '../messages/schema.js'
 import { countTokens, type TokenCounter } from '../messages/tokens.js'
 import type { MessageData, StoredMessageData } from '../messages/types.js'
 import { ContextLedgerError } from '../errors.js'
@@ -26,7 +28,7 @@ export interface PreparedMessage {
   /** Whether its trackingId was minted here (a fresh UUID cannot already be in the session). */
   readonly minted: boolean
   /** Tool name and status per toolUse / toolResult id, for the link rows. */
-  readonly toolUses: readonly { id: string; name: string }[]
+  readonly toolUses: readonly { id: string; name: string; block: number }[]
   readonly toolResults: readonly { id: string; status: 'success' | 'error'; block: number }[]
 }
 
@@ -59,7 +61,7 @@ export function prepareMessage(
 ): PreparedMessage {
   let valid: MessageData
   try {
-    valid = validateMessage(input, limits)
+    valid = snapshotMessage(input, limits)
   } catch (error) {
     if (error instanceof ContextLedgerError && index >= 0)
       throw new ContextLedgerError('INVALID_MESSAGE', `Message ${index} of the batch: ${error.message}`, {
@@ -68,24 +70,31 @@ export function prepareMessage(
       })
     throw error
   }
-  const message: StoredMessageData =
-    valid.trackingId === undefined ? { ...valid, trackingId: randomUUID() } : (valid as StoredMessageData)
+  const minted = valid.trackingId === undefined
+  // The copy is ours: the minted id goes last, where spreading would put it too.
+  if (minted) valid.trackingId = randomUUID()
+  const message = valid as StoredMessageData
+  const body = serialize(message)
   const cls = classifyMessage(message)
-  const toolUses: { id: string; name: string }[] = []
+  const toolUses: { id: string; name: string; block: number }[] = []
   const toolResults: { id: string; status: 'success' | 'error'; block: number }[] = []
   message.content.forEach((block, i) => {
-    if ('toolUse' in block) toolUses.push({ id: block.toolUse.toolUseId, name: block.toolUse.name })
+    if ('toolUse' in block) toolUses.push({ id: block.toolUse.toolUseId, name: block.toolUse.name, block: i })
     else if ('toolResult' in block)
       toolResults.push({ id: block.toolResult.toolUseId, status: block.toolResult.status, block: i })
   })
-  return {
-    message,
-    body: JSON.stringify(message),
-    cls,
-    tokens: countTokens(counter, message),
-    pinned: hasPinFlag(message),
-    minted: valid.trackingId === undefined,
-    toolUses,
-    toolResults,
+  const pinned = hasPinFlag(message)
+  return { message, body, cls, tokens: countTokens(counter, message), pinned, minted, toolUses, toolResults }
+}
+
+/** `JSON.stringify` of a validated copy; only a body too long for a JS string can fail. */
+function serialize(message: StoredMessageData): string {
+  try {
+    return JSON.stringify(message)
+  } catch (error) {
+    throw new ContextLedgerError('INVALID_MESSAGE', 'Invalid message at (message): too large to serialize', {
+      path: '(message)',
+      cause: error,
+    })
   }
 }

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod'
 import { ContextLedgerError } from '../errors.js'
-import { formatPath } from '../messages/schema.js'
+import { formatPath } from '../messages/json-snapshot.js'
 
 /** Which messages are always in the window, besides pins. */
 export interface ProtectedMessages {
@@ -50,20 +50,23 @@ const limitSchema = z.strictObject({
 })
 
 /**
- * Throws `INVALID_OPTIONS` for the first problem zod found, naming the option.
+ * The `INVALID_OPTIONS` error for the first problem zod found, naming the option (also as `path`; an
+ * unknown option is named by its own key).
  *
  * @param error - the zod error
  * @param what - what was being configured, e.g. `PersistentConversationManager`
+ * @returns the error to throw
  */
 export function optionsError(error: z.ZodError, what: string): ContextLedgerError<'INVALID_OPTIONS'> {
   const issue = error.issues[0]
-  const where = formatPath(issue?.path ?? [])
+  const unknown = issue?.code === 'unrecognized_keys' ? issue.keys : []
+  const path = [...(issue?.path ?? []), ...unknown.slice(0, 1)]
+  const where = path.length === 0 ? '(options)' : formatPath(path)
   const detail =
-    issue?.code === 'unrecognized_keys'
-      ? `unknown option(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`
-      : issue?.message
+    unknown.length > 0 ? `unknown option(s) ${unknown.map((k) => `"${k}"`).join(', ')}` : issue?.message
   return new ContextLedgerError('INVALID_OPTIONS', `Invalid ${what} options at ${where}: ${detail}`, {
     cause: error,
+    path: where,
   })
 }
 

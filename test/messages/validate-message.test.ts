@@ -13,9 +13,12 @@ function pathOf(input: unknown, limits?: { maxDepth: number; maxStringLength: nu
 }
 
 describe('validateMessage', () => {
-  it('accepts every Strands block kind and returns the same object', () => {
-    expect(validateMessage(everyBlockMessage)).toBe(everyBlockMessage)
-    expect(validateMessage(everyToolResultMessage)).toBe(everyToolResultMessage)
+  it('accepts every Strands block kind and returns a plain copy that serializes identically', () => {
+    for (const message of [everyBlockMessage, everyToolResultMessage]) {
+      const valid = validateMessage(message)
+      expect(valid).not.toBe(message)
+      expect(JSON.stringify(valid)).toBe(JSON.stringify(message))
+    }
   })
 
   it('names the path of the first bad field', () => {
@@ -61,7 +64,7 @@ describe('validateMessage', () => {
       pathOf({ role: 'assistant', content: [{ toolUse: { name: 'f', toolUseId: 'i', input: deep } }] }),
     ).toMatch(/^content\[0\]\.toolUse\.input(\.d)+$/)
     expect(
-      pathOf({ role: 'user', content: [{ text: 'x'.repeat(11) }] }, { maxDepth: 64, maxStringLength: 10 }),
+      pathOf({ role: 'user', content: [{ text: 'x'.repeat(257) }] }, { maxDepth: 64, maxStringLength: 256 }),
     ).toBe('content[0].text')
   })
 })

@@ -76,8 +76,16 @@ interface Bundler {
   }): Promise<unknown>
 }
 
-/** Starts a worker script as a child process: `node <worker> ...args`, stdio piped. */
-export type WorkerLauncher = (args: readonly string[]) => ChildProcess
+/** Whom a worker runs as: an unprivileged user, for tests of file permissions that root would ignore. */
+export interface WorkerUser {
+  /** User id. */
+  readonly uid: number
+  /** Group id. */
+  readonly gid: number
+}
+
+/** Starts a worker script as a child process: `node <worker> ...args`, stdio piped, optionally as `user`. */
+export type WorkerLauncher = (args: readonly string[], user?: WorkerUser) => ChildProcess
 
 /**
  * Registers hooks that make `name` (a file in `workers/`, without `.ts`) startable as a child process.
@@ -113,9 +121,13 @@ export function useWorker(name: string): WorkerLauncher {
     command = [join(outdir, `${name}.mjs`)]
   })
   afterAll(() => rmSync(outdir, { recursive: true, force: true }))
-  return (args) => {
+  return (args, user) => {
     if (command === undefined) throw new Error(`worker ${name} is not built yet`)
-    return spawn(process.execPath, [...command, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] })
+    return spawn(process.execPath, [...command, ...args], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...user,
+    })
   }
 }
 

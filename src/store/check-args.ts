@@ -1,0 +1,225 @@
+/**
+ * Checks of the arguments every public store call takes besides messages: session ids, message
+ * references, pin attributions, window limits and query options. Each refuses a bad value with
+ * `INVALID_OPTIONS` naming the argument or field (also as the error's `path`), so no call gets as far as
+ * reading a property of `null` or running a query with a nonsense bound. They are hand-written, not zod:
+ * some run on every append and every window read.
+ */
+import { ContextLedgerError } from '../errors.js'
+import { DEFAULT_MESSAGE_LIMITS, describeValue } from '../messages/limits.js'
+import type { TokenCounter } from '../messages/tokens.js'
+import type { ReduceMode } from '../window/plan-cut.js'
+import type { WindowLimits } from '../window/window-options.js'
+
+/** The longest session id, in UTF-16 code units. */
+export const SESSION_ID_MAX = 256
+
+/** The longest pin actor name. */
+const ACTOR_MAX = 256
+
+/** Names a message: by seq, by tracking id, or by its position in the current window. */
+export type MessageRef = { seq: number } | { trackingId: string } | { windowIndex: number }
+
+/** Who pins and why. */
+export interface PinAttribution {
+  /** Who: `'user'` (default), `'agent'`, `'rule'`, or any name (1–256 characters). */
+  actor?: string
+  /** Why. */
+  reason?: string
+}
+
+/** Options of `history()`. */
+export interface HistoryOptions {
+  /** First seq returned (default 0). */
+  fromSeq?: number
+  /** Most entries returned (default 100). */
+  limit?: number
+}
+
+/** Options of `pinnedMessages()`. */
+export interface PinnedMessagesOptions {
+  /** Restrict to one session; every session when omitted. */
+  sessionId?: string
+}
+
+/**
+ * The `INVALID_OPTIONS` error for one argument or field.
+ *
+ * @param field - e.g. `ref.seq`, `options.limit`
+ * @param problem - what was expected and what arrived
+ * @returns the error to throw
+ */
+export function invalidOption(field: string, problem: string): ContextLedgerError<'INVALID_OPTIONS'> {
+  return new ContextLedgerError('INVALID_OPTIONS', `Invalid ${field}: ${problem}`, { path: field })
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Refuses a value that is not a plain object, or that has a key outside `known`. */
+function checkKeys(value: unknown, field: string, known: readonly string[]): Record<string, unknown> {
+  if (!isRecord(value)) throw invalidOption(field, `expected an object, got ${describeValue(value)}`)
+  for (const key in value)
+    if (Object.hasOwn(value, key) && !known.includes(key))
+      throw invalidOption(`${field}.${key}`, `unknown field (known: ${known.join(', ')})`)
+  return value
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+}
+
+function checkCount(value: unknown, field: string, min = 0): number {
+  if (!isCount(value) || value < min)
+    throw invalidOption(field, `expected an integer ≥ ${min}, got ${describeValue(value)}`)
+  return value
+}
+
+function checkText(value: unknown, field: string, min: number, max: number): string {
+  if (typeof value !== 'string') throw invalidOption(field, `expected a string, got ${describeValue(value)}`)
+  if (value.length < min || value.length > max)
+    throw invalidOption(field, `expected ${min}–${max} characters, got ${value.length}`)
+  if (!value.isWellFormed()) throw invalidOption(field, 'contains a lone UTF-16 surrogate')
+  return value
+}
+
+/**
+ * Checks a session id: a well-formed string of 1–256 UTF-16 code units (a lone surrogate would be
+ * stored as U+FFFD and never be found again).
+ *
+ * @param sessionId - what the caller passed
+ * @param field - how to name it in the error
+ * @throws ContextLedgerError `INVALID_OPTIONS`
+ */
+export function checkSessionId(sessionId: unknown, field = 'sessionId'): asserts sessionId is string {
+  if (
+    typeof sessionId !== 'string' ||
+    sessionId.length === 0 ||
+    sessionId.length > SESSION_ID_MAX ||
+    !sessionId.isWellFormed()
+  )
+    throw invalidOption(
+      field,
+      `a sessionId is a non-empty, well-formed string of at most ${SESSION_ID_MAX} characters, got ${describeValue(sessionId)}`,
+    )
+}
+
+/**
+ * Checks a message reference: exactly one of `seq` (integer ≥ 0), `trackingId` (non-empty string) or
+ * `windowIndex` (integer ≥ 0), and nothing else. A field set to `undefined` counts as absent.
+ *
+ * @param ref - what the caller passed
+ * @returns the reference
+ * @throws ContextLedgerError `INVALID_OPTIONS` naming `ref` or the bad field
+ */
+export function checkMessageRef(ref: unknown): MessageRef {
+  const r = checkKeys(ref, 'ref', ['seq', 'trackingId', 'windowIndex'])
+  const given = (['seq', 'trackingId', 'windowIndex'] as const).filter((k) => r[k] !== undefined)
+  if (given.length !== 1)
+    throw invalidOption(
+      'ref',
+      `name a message by exactly one of seq, trackingId or windowIndex, got ${given.length === 0 ? 'none' : given.join(' and ')}`,
+    )
+  if (r.trackingId !== undefined)
+    checkText(r.trackingId, 'ref.trackingId', 1, DEFAULT_MESSAGE_LIMITS.maxStringLength)
+  else if (r.seq !== undefined) checkCount(r.seq, 'ref.seq')
+  else checkCount(r.windowIndex, 'ref.windowIndex')
+  return r as MessageRef
+}
+
+/**
+ * Checks a pin attribution: an object with an optional `actor` (1–256 characters) and `reason`.
+ *
+ * @param attribution - what the caller passed (undefined for none)
+ * @returns the attribution
+ * @throws ContextLedgerError `INVALID_OPTIONS` naming the field
+ */
+export function checkAttribution(attribution: unknown): PinAttribution {
+  if (attribution === undefined) return {}
+  const a = checkKeys(attribution, 'attribution', ['actor', 'reason'])
+  if (a.actor !== undefined) checkText(a.actor, 'attribution.actor', 1, ACTOR_MAX)
+  if (a.reason !== undefined)
+    checkText(a.reason, 'attribution.reason', 0, DEFAULT_MESSAGE_LIMITS.maxStringLength)
+  return a as PinAttribution
+}
+
+/**
+ * Checks `history()` options and fills in the defaults.
+ *
+ * @param options - what the caller passed (undefined for the defaults)
+ * @returns `fromSeq` (default 0) and `limit` (default 100)
+ * @throws ContextLedgerError `INVALID_OPTIONS` naming the field
+ */
+export function checkHistoryOptions(options: unknown): { fromSeq: number; limit: number } {
+  if (options === undefined) return { fromSeq: 0, limit: 100 }
+  const o = checkKeys(options, 'options', ['fromSeq', 'limit'])
+  return {
+    fromSeq: o.fromSeq === undefined ? 0 : checkCount(o.fromSeq, 'options.fromSeq'),
+    limit: o.limit === undefined ? 100 : checkCount(o.limit, 'options.limit'),
+  }
+}
+
+/**
+ * Checks `pinnedMessages()` options.
+ *
+ * @param options - what the caller passed (undefined for all sessions)
+ * @returns the session to restrict to, if any
+ * @throws ContextLedgerError `INVALID_OPTIONS` naming the field
+ */
+export function checkPinnedMessagesOptions(options: unknown): string | undefined {
+  if (options === undefined) return undefined
+  const o = checkKeys(options, 'options', ['sessionId'])
+  if (o.sessionId !== undefined) checkSessionId(o.sessionId, 'options.sessionId')
+  return o.sessionId
+}
+
+/**
+ * Checks resolved window limits as the store's window calls take them (`resolveWindowLimits` makes them
+ * from a manager's options): `windowSize` an integer ≥ 1, `tokenBudget` undefined or an integer ≥ 1,
+ * `first` and `last` integers ≥ 0, nothing else.
+ *
+ * @param limits - what the caller passed
+ * @throws ContextLedgerError `INVALID_OPTIONS` naming the field
+ */
+export function checkWindowLimits(limits: unknown): asserts limits is WindowLimits {
+  const l = checkKeys(limits, 'limits', ['windowSize', 'tokenBudget', 'first', 'last'])
+  checkCount(l.windowSize, 'limits.windowSize', 1)
+  if (l.tokenBudget !== undefined) checkCount(l.tokenBudget, 'limits.tokenBudget', 1)
+  checkCount(l.first, 'limits.first')
+  checkCount(l.last, 'limits.last')
+}
+
+/**
+ * Checks the mode of `applyWindow()`.
+ *
+ * @param mode - what the caller passed
+ * @throws ContextLedgerError `INVALID_OPTIONS`
+ */
+export function checkReduceMode(mode: unknown): asserts mode is ReduceMode {
+  if (mode !== 'apply' && mode !== 'overflow')
+    throw invalidOption('mode', `expected 'apply' or 'overflow', got ${describeValue(mode)}`)
+}
+
+/**
+ * Checks a boolean argument.
+ *
+ * @param value - what the caller passed
+ * @param field - its name
+ * @throws ContextLedgerError `INVALID_OPTIONS`
+ */
+export function checkBoolean(value: unknown, field: string): asserts value is boolean {
+  if (typeof value !== 'boolean')
+    throw invalidOption(field, `expected a boolean, got ${describeValue(value)}`)
+}
+
+/**
+ * Checks a token counter.
+ *
+ * @param counter - what the caller passed
+ * @throws ContextLedgerError `INVALID_OPTIONS`
+ */
+export function checkTokenCounter(counter: unknown): asserts counter is TokenCounter {
+  if (typeof counter !== 'function')
+    throw invalidOption('tokenCounter', `expected a function, got ${describeValue(counter)}`)
+}
