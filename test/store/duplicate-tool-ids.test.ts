@@ -65,7 +65,12 @@ describe('a duplicate toolUseId inside one assistant message', () => {
     // The one call was answered: a second result for it is late — archived, shown as text, never linked.
     const late = manager.append(result('x'))
     expect(late.late).toBe(true)
-    expect(manager.window().at(-1)?.content.some((b) => 'toolResult' in b)).toBe(false)
+    expect(
+      manager
+        .window()
+        .at(-1)
+        ?.content.some((b) => 'toolResult' in b),
+    ).toBe(false)
     assertWindowRules(store, 's')
   })
 
