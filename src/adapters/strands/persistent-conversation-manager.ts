@@ -160,6 +160,7 @@ export class PersistentConversationManager extends ConversationManager {
       overflow: error !== undefined,
       threshold: error === undefined ? this._compressionThreshold : undefined,
       truncate: this.truncatesToolResults,
+      logger: this.logger,
     })
     this.lastReduction = report
     return reduced

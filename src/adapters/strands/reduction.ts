@@ -1,16 +1,19 @@
 /**
  * The adapter's reduction policy: what `reduce` does when the model refused the input (or proactive
  * compression asks for room). Truncate oversized tool results in the window first (the archive keeps the
- * originals), then evict until the model's own token count says the input fits.
+ * originals), then evict until the model's own token count says the input fits. A truncation the store
+ * refuses is skipped and logged — eviction still runs — so overflow recovery never becomes an outage.
  */
-import type { LocalAgent, Model } from '@strands-agents/sdk'
+import type { LocalAgent, Logger, Model } from '@strands-agents/sdk'
 import {
+  isContextLedgerError,
   isPinned,
   truncateToolResults,
   type NothingEvictedReason,
   type PersistentConversationManager as LedgerManager,
 } from '../../index.js'
 import type { AgentSync } from './agent-sync.js'
+import { logLine } from './log.js'
 
 /** What the last {@link PersistentConversationManager.reduce} did. */
 export interface ReductionReport {
@@ -18,6 +21,8 @@ export interface ReductionReport {
   readonly trigger: 'overflow' | 'proactive'
   /** Messages whose tool results the window now shows truncated (their originals stay in the archive). */
   readonly truncated: number
+  /** Truncations the store refused (logged); those messages were left for eviction. */
+  readonly truncationsRefused: number
   /** Messages that left the window. */
   readonly evicted: number
   /**
@@ -41,6 +46,8 @@ export interface ReductionRequest {
   readonly threshold: number | undefined
   /** Whether to truncate oversized tool results before evicting. */
   readonly truncate: boolean
+  /** Where to report what could not be done. */
+  readonly logger: Logger
 }
 
 /**
@@ -58,7 +65,9 @@ export async function reduceWindow(
 ): Promise<{ reduced: boolean; report: ReductionReport }> {
   const { agent, model, overflow, threshold } = request
   const trigger = overflow ? 'overflow' : 'proactive'
-  const truncated = request.truncate ? truncateWindow(ledger) : 0
+  const { truncated, refused: truncationsRefused } = request.truncate
+    ? truncateWindow(ledger, request.logger)
+    : { truncated: 0, refused: 0 }
   let evicted = 0
   let reason: NothingEvictedReason | undefined
   let fits: boolean | undefined = false
@@ -83,24 +92,52 @@ export async function reduceWindow(
   }
   return {
     reduced: truncated + evicted > 0,
-    report: { trigger, truncated, evicted, fits, reason: evicted === 0 ? reason : undefined },
+    report: {
+      trigger,
+      truncated,
+      truncationsRefused,
+      evicted,
+      fits,
+      reason: evicted === 0 ? reason : undefined,
+    },
   }
 }
 
-/** Truncates every unpinned oversized tool result in the window, oldest first; returns how many. */
-function truncateWindow(ledger: LedgerManager): number {
+/**
+ * Truncates every unpinned oversized tool result in the window, oldest first. A truncated form the store
+ * refuses (say, a message stored under looser limits than the store now has) is logged and skipped: the
+ * message stays whole and eviction deals with it.
+ */
+function truncateWindow(ledger: LedgerManager, logger: Logger): { truncated: number; refused: number } {
   const window = ledger.window()
   let truncated = 0
+  let refused = 0
   for (let i = 0; i < window.length; i++) {
     // A pinned message and its tool-pair partner stay whole, as in Strands.
     if (isPinned(window, i)) continue
     const message = window[i] as (typeof window)[number]
     const shown = truncateToolResults(message)
     if (shown === message) continue
-    ledger.store.setWindowContent(ledger.sessionId, { trackingId: message.trackingId }, shown)
-    truncated++
+    try {
+      ledger.store.setWindowContent(ledger.sessionId, { trackingId: message.trackingId }, shown)
+      truncated++
+    } catch (error) {
+      if (!isContextLedgerError(error)) throw error
+      refused++
+      logger.warn(
+        logLine(
+          {
+            session_id: ledger.sessionId,
+            tracking_id: message.trackingId,
+            code: error.code,
+            path: error.path,
+          },
+          `tool result truncation refused by the store, leaving the message to eviction: ${error.message}`,
+        ),
+      )
+    }
   }
-  return truncated
+  return { truncated, refused }
 }
 
 /**

@@ -137,6 +137,7 @@ describe('PersistentConversationManager', () => {
       expect(manager.lastReduction).toStrictEqual({
         trigger: 'overflow',
         truncated: 3,
+        truncationsRefused: 0,
         evicted: 0,
         fits: true,
         reason: undefined,
@@ -172,6 +173,7 @@ describe('PersistentConversationManager', () => {
       expect(manager.lastReduction).toStrictEqual({
         trigger: 'overflow',
         truncated: 1,
+        truncationsRefused: 0,
         evicted: 2,
         fits: true,
         reason: undefined,
@@ -197,6 +199,7 @@ describe('PersistentConversationManager', () => {
       expect(manager.lastReduction).toStrictEqual({
         trigger: 'overflow',
         truncated: 0,
+        truncationsRefused: 0,
         evicted: 4,
         fits: true,
         reason: undefined,
