@@ -146,10 +146,18 @@ export class PersistentConversationManager extends ConversationManager {
    * over the threshold is truncated, oldest first (the window shows the truncated form, `history()` the
    * original). If the model's token count says that is not enough — or nothing could be truncated —
    * messages are evicted: on an overflow until the count says the input fits (or nothing more can go),
-   * proactively for one round. `agent.messages` is then the window.
+   * proactively for one round. `agent.messages` is then the window. A truncation the store refuses is
+   * logged and left to eviction.
+   *
+   * When an overflow cannot be absorbed — the window is still over the model's limit and nothing more can
+   * leave it, or nothing would be left to send — it returns false, so Strands raises its
+   * `ContextWindowOverflowError` instead of retrying; the logger gets one line naming the session, the
+   * window's size and the reason, and {@link lastReduction} carries the same. The model is never handed an
+   * empty conversation.
    *
    * @param options - the agent, its model, and the overflow error (absent for proactive compression)
-   * @returns true when anything was truncated or evicted; false lets an overflow error propagate
+   * @returns on an overflow, true when something was truncated or evicted and the input may now fit (the
+   *   agent retries); proactively, true when something was truncated or evicted
    */
   override async reduce({ agent, model, error }: ConversationManagerReduceOptions): Promise<boolean> {
     const sync = this.syncOf(agent)

@@ -15,6 +15,13 @@ import {
 import type { AgentSync } from './agent-sync.js'
 import { logLine } from './log.js'
 
+/**
+ * Why a reduction could not make the window fit: the planner's reason when nothing more could leave, or
+ * `'window-empty'` when nothing is left to show (the adapter never sends the model an empty
+ * conversation).
+ */
+export type ReductionFailure = NothingEvictedReason | 'window-empty'
+
 /** What the last {@link PersistentConversationManager.reduce} did. */
 export interface ReductionReport {
   /** `'overflow'` when the model refused the input, `'proactive'` when the threshold was reached. */
@@ -30,8 +37,18 @@ export interface ReductionReport {
    * compression threshold); undefined when it could not be counted.
    */
   readonly fits: boolean | undefined
-  /** Why nothing could be evicted, when eviction was needed and nothing went. */
-  readonly reason: NothingEvictedReason | undefined
+  /**
+   * Set when the reduction fell short: nothing could be evicted when eviction was needed, or, on an
+   * overflow, the window still does not fit and nothing more can go (then `reduce` returned false and
+   * Strands raised its `ContextWindowOverflowError`).
+   */
+  readonly reason: ReductionFailure | undefined
+  /** Messages in the window afterwards. */
+  readonly windowMessages: number
+  /** The window's tokens afterwards, by the ledger's token counter (truncated results at full size). */
+  readonly windowTokens: number
+  /** The model's own count of its input afterwards (messages, system prompt, tool specs); undefined when it cannot count. */
+  readonly modelTokens: number | undefined
 }
 
 /** What one reduction needs to know. */
@@ -63,23 +80,22 @@ export async function reduceWindow(
   sync: AgentSync,
   request: ReductionRequest,
 ): Promise<{ reduced: boolean; report: ReductionReport }> {
-  const { agent, model, overflow, threshold } = request
-  const trigger = overflow ? 'overflow' : 'proactive'
+  const { agent, model, overflow, threshold, logger } = request
   const { truncated, refused: truncationsRefused } = request.truncate
-    ? truncateWindow(ledger, request.logger)
+    ? truncateWindow(ledger, logger)
     : { truncated: 0, refused: 0 }
   let evicted = 0
-  let reason: NothingEvictedReason | undefined
-  let fits: boolean | undefined = false
+  let reason: ReductionFailure | undefined
+  let count: Count = { fits: false, tokens: undefined }
   if (truncated > 0) {
     sync.show(true)
-    fits = await fitsModel(agent, model, threshold)
+    count = await countInput(agent, model, threshold)
   }
   // On an overflow, evict until the count says it fits; stop when it cannot be counted (the agent's
   // retry calls again if the model still refuses) or when nothing more can go. Proactive compression is
   // best effort: one round, so a prompt that is large for other reasons (tool specs, a huge system
   // prompt) does not empty the window before the model has even refused anything.
-  while (fits === false) {
+  while (count.fits === false) {
     const result = ledger.reduce({ overflow })
     if (result.evicted === 0) {
       reason = result.reason
@@ -87,20 +103,61 @@ export async function reduceWindow(
     }
     evicted += result.evicted
     sync.show(true)
-    fits = await fitsModel(agent, model, threshold)
+    if (agent.messages.length === 0) break
+    count = await countInput(agent, model, threshold)
     if (!overflow) break
   }
-  return {
-    reduced: truncated + evicted > 0,
-    report: {
-      trigger,
-      truncated,
-      truncationsRefused,
-      evicted,
-      fits,
-      reason: evicted === 0 ? reason : undefined,
-    },
+  sync.show(false)
+  const empty = agent.messages.length === 0
+  // The first round evicts without counting (the model just refused); count now so the report says.
+  if (!empty && count.tokens === undefined && count.fits === false)
+    count = await countInput(agent, model, threshold)
+  // An empty window is never handed to the model: a retry would send it an empty conversation.
+  if (empty) reason = 'window-empty'
+  else if (overflow && count.fits === false) reason ??= 'no-valid-cut'
+  else if (evicted > 0) reason = undefined
+  const session = ledger.store.session(ledger.sessionId)
+  const report: ReductionReport = {
+    trigger: overflow ? 'overflow' : 'proactive',
+    truncated,
+    truncationsRefused,
+    evicted,
+    fits: empty ? false : count.fits,
+    reason,
+    windowMessages: agent.messages.length,
+    windowTokens: session?.windowTokens ?? 0,
+    modelTokens: count.tokens,
   }
+  // On an overflow, true means "retry": only when something changed and the count does not say it is
+  // still too much. Proactively, true just says something changed.
+  const reduced = !empty && truncated + evicted > 0 && (!overflow || count.fits !== false)
+  if (overflow && !reduced) logger.warn(unrecoverable(ledger.sessionId, report, model))
+  return { reduced, report }
+}
+
+/** The log line of an overflow the window cannot be brought under. */
+function unrecoverable(sessionId: string, report: ReductionReport, model: Model): string {
+  let limit: number | undefined
+  try {
+    limit = model.getConfig().contextWindowLimit
+  } catch {
+    limit = undefined
+  }
+  return logLine(
+    {
+      session_id: sessionId,
+      window_messages: report.windowMessages,
+      window_tokens: report.windowTokens,
+      model_tokens: report.modelTokens,
+      context_window_limit: limit,
+      truncated: report.truncated,
+      evicted: report.evicted,
+      reason: report.reason,
+    },
+    report.reason === 'window-empty'
+      ? 'context window overflow not recovered: nothing would be left to send; the model error is raised'
+      : 'context window overflow not recovered: the window is still over the limit and nothing more can leave it; the model error is raised',
+  )
 }
 
 /**
@@ -140,15 +197,19 @@ function truncateWindow(ledger: LedgerManager, logger: Logger): { truncated: num
   return { truncated, refused }
 }
 
+/** The model's count of its input, and whether that fits. */
+interface Count {
+  /** Whether it fits; undefined when the model cannot count. */
+  readonly fits: boolean | undefined
+  /** The model's token count, when it could count. */
+  readonly tokens: number | undefined
+}
+
 /**
- * Whether the agent's messages fit by the model's own count: within its context window on an overflow,
- * under the compression threshold proactively. Undefined when the model cannot count.
+ * Counts the agent's input by the model's own count, and whether it fits: within its context window on an
+ * overflow, under the compression threshold proactively.
  */
-async function fitsModel(
-  agent: LocalAgent,
-  model: Model,
-  threshold: number | undefined,
-): Promise<boolean | undefined> {
+async function countInput(agent: LocalAgent, model: Model, threshold: number | undefined): Promise<Count> {
   try {
     const toolSpecs = agent.toolRegistry.list().map((tool) => tool.toolSpec)
     const tokens = await model.countTokens(agent.messages, {
@@ -156,8 +217,8 @@ async function fitsModel(
       ...(agent.systemPrompt === undefined ? {} : { systemPrompt: agent.systemPrompt }),
     })
     const ratio = model.estimateUtilization(tokens)
-    return threshold === undefined ? ratio <= 1 : ratio < threshold
+    return { fits: threshold === undefined ? ratio <= 1 : ratio < threshold, tokens }
   } catch {
-    return undefined
+    return { fits: undefined, tokens: undefined }
   }
 }

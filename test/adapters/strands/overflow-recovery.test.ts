@@ -5,7 +5,7 @@
  * A real `Agent`, the scripted model, real SQLite files.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { tool } from '@strands-agents/sdk'
+import { ContextWindowOverflowError, tool } from '@strands-agents/sdk'
 import type { Logger } from '@strands-agents/sdk'
 import { z } from 'zod'
 import { openContextStore, type JsonValue, type MessageData } from '../../../src/index.js'
@@ -122,5 +122,44 @@ describe('overflow recovery', () => {
     } finally {
       store.close()
     }
+  })
+
+  it('never sends the model an empty conversation: an overflow the window cannot absorb raises the model error, logged', async () => {
+    const store = dir.open()
+    const logger = recordingLogger()
+    const seen: number[] = []
+    const model = new ScriptedModel({
+      script: (call) => {
+        seen.push(call.messages.length)
+        return assistantScript()(call)
+      },
+      contextWindowLimit: 500,
+    })
+    const { agent, manager } = ledgerAgent({ store, sessionId: 's', tokenBudget: 300, logger }, { model })
+    await agent.invoke('hello')
+    await agent.invoke('there')
+    const note = `note ${'n'.repeat(4000)}`
+    await expect(agent.invoke(note)).rejects.toBeInstanceOf(ContextWindowOverflowError)
+
+    expect(seen.every((length) => length > 0)).toBe(true)
+    expect(manager.lastReduction).toMatchObject({ trigger: 'overflow', fits: false })
+    expect(manager.lastReduction?.reason).toBeDefined()
+    expect(manager.lastReduction?.windowTokens).toBe(store.session('s')?.windowTokens)
+    expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
+    const warning = logger.lines.find((line) => line.text.includes('context window overflow not recovered'))
+    expect(warning?.level).toBe('warn')
+    expect(warning?.text).toMatch(
+      new RegExp(
+        `^session_id=<s>, window_messages=<${manager.lastReduction?.windowMessages}>, window_tokens=<${manager.lastReduction?.windowTokens}>.*reason=<${manager.lastReduction?.reason}>`,
+      ),
+    )
+    // The prompt is archived, and the session is not wedged.
+    expect(manager.ledger.history({ limit: 10 }).map((e) => e.message.content[0])).toContainEqual({
+      text: note,
+    })
+    await agent.invoke('hello again')
+    expect(agent.messages.at(-1)?.toJSON().content).toStrictEqual([{ text: 'Noted: hello again' }])
+    expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
+    expect(seen.every((length) => length > 0)).toBe(true)
   })
 })

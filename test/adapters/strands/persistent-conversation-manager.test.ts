@@ -134,7 +134,7 @@ describe('PersistentConversationManager', () => {
       for (const prompt of ['ask a', 'ask b', 'ask c', 'ask d']) await agent.invoke(prompt)
 
       expect(model.overflows).toBe(1)
-      expect(manager.lastReduction).toStrictEqual({
+      expect(manager.lastReduction).toMatchObject({
         trigger: 'overflow',
         truncated: 3,
         truncationsRefused: 0,
@@ -170,7 +170,7 @@ describe('PersistentConversationManager', () => {
       await agent.invoke('ask a')
 
       expect(model.overflows).toBe(1)
-      expect(manager.lastReduction).toStrictEqual({
+      expect(manager.lastReduction).toMatchObject({
         trigger: 'overflow',
         truncated: 1,
         truncationsRefused: 0,
@@ -196,7 +196,7 @@ describe('PersistentConversationManager', () => {
       for (const prompt of ['ask a', 'ask b', 'ask c', 'ask d']) await agent.invoke(prompt)
 
       expect(model.overflows).toBe(2)
-      expect(manager.lastReduction).toStrictEqual({
+      expect(manager.lastReduction).toMatchObject({
         trigger: 'overflow',
         truncated: 0,
         truncationsRefused: 0,
@@ -214,7 +214,9 @@ describe('PersistentConversationManager', () => {
     it('returns false and lets the overflow propagate when nothing can be truncated or evicted', async () => {
       const store = dir.open()
       const model = new ScriptedModel({ script: assistantScript(), contextWindowLimit: 500 })
-      const { agent, manager } = ledgerAgent({ store, sessionId: 's' }, { model })
+      const warnings: string[] = []
+      const logger = { debug() {}, info() {}, warn: (line: string) => warnings.push(line), error() {} }
+      const { agent, manager } = ledgerAgent({ store, sessionId: 's', logger }, { model })
       await expect(agent.invoke(`note ${'n'.repeat(4000)}`)).rejects.toBeInstanceOf(
         ContextWindowOverflowError,
       )
@@ -223,9 +225,14 @@ describe('PersistentConversationManager', () => {
         truncated: 0,
         evicted: 0,
         fits: false,
+        windowMessages: 1,
       })
       expect(manager.lastReduction?.reason).toBeDefined()
       expect(manager.ledger.history()).toHaveLength(1)
+      expect(warnings).toHaveLength(1)
+      expect(warnings[0]).toMatch(
+        /^session_id=<s>, window_messages=<1>, window_tokens=<\d+>, model_tokens=<\d+>/,
+      )
     })
 
     it('reduces proactively through the same path when the projected input reaches the threshold', async () => {
