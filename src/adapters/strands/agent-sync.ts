@@ -2,17 +2,36 @@
  * Keeps one Strands agent's `agent.messages` and the ledger in step: messages the agent adds or the user
  * pushes go to the store, changes made the Strands way (pin flags, replaced messages) are recorded, and
  * `agent.messages` is replaced in place by the window the store computes.
+ *
+ * A message the store refuses never wedges the agent. It is repaired when it can be ({@link
+ * repairMessage}: lone surrogates, over-long values, too-deep JSON…), and the live message is then
+ * rewritten to the stored form, so the model sees exactly what was archived. Otherwise it is refused
+ * once: logged, left out of the archive, and removed from `agent.messages`, so no later call meets it
+ * again.
  */
-import type { LocalAgent, Message } from '@strands-agents/sdk'
+import type { Logger, LocalAgent, Message } from '@strands-agents/sdk'
 import {
+  ContextLedgerError,
+  DEFAULT_MESSAGE_LIMITS,
   isContextLedgerError,
+  repairMessage,
   type ContextStore,
   type LedgerEntry,
+  type MessageData,
+  type MessageLimits,
   type MessageRef,
+  type MessageRepair,
   type PersistentConversationManager as LedgerManager,
   type PinAttribution,
 } from '../../index.js'
-import { fromLedgerMessage, hasStrandsPin, setStrandsPin, toLedgerMessage } from './convert.js'
+import {
+  assignStoredForm,
+  fromLedgerMessage,
+  hasStrandsPin,
+  setStrandsPin,
+  toLedgerMessage,
+} from './convert.js'
+import { logLine } from './log.js'
 
 /** A message of `agent.messages` as the sync last saw it. */
 interface Tracked {
@@ -22,10 +41,31 @@ interface Tracked {
   pinned: boolean
 }
 
+/** What storing a new message came to. */
+type Stored =
+  | { readonly refused?: undefined; readonly repairRow: LedgerEntry | undefined }
+  | { readonly refused: ContextLedgerError }
+
 const STRANDS_PIN: PinAttribution = { actor: 'strands', reason: 'metadata.custom.pinned' }
+const SHOWN_REPAIRS = 3
 
 function contentKey(message: { role: string; content: unknown }): string {
   return JSON.stringify([message.role, message.content])
+}
+
+/**
+ * The store's validation limits, which repairs must meet. `ContextStore` keeps them in a private field;
+ * reading it here avoids asking the caller to pass the same limits twice.
+ */
+function limitsOf(store: ContextStore): MessageLimits {
+  const limits = (store as unknown as { limits?: MessageLimits }).limits
+  return limits ?? DEFAULT_MESSAGE_LIMITS
+}
+
+function describeRepairs(repairs: readonly MessageRepair[]): string {
+  const shown = repairs.slice(0, SHOWN_REPAIRS).map((r) => `${r.problem} at ${r.path}`)
+  if (repairs.length > SHOWN_REPAIRS) shown.push(`${repairs.length - SHOWN_REPAIRS} more`)
+  return shown.join('; ')
 }
 
 /** One agent's view of one session. */
@@ -35,10 +75,12 @@ export class AgentSync {
   /**
    * @param agent - the agent whose `messages` this keeps
    * @param ledger - the core manager of the session
+   * @param logger - where repairs and refusals are reported
    */
   constructor(
     readonly agent: LocalAgent,
     private readonly ledger: LedgerManager,
+    private readonly logger: Logger,
   ) {}
 
   private get store(): ContextStore {
@@ -49,7 +91,11 @@ export class AgentSync {
     return this.ledger.sessionId
   }
 
-  /** Start: the agent's constructor messages join the session, then the agent sees the window. */
+  /**
+   * Start: the agent's constructor messages join the session, then the agent sees the window. Refusals
+   * are only logged: Strands caches a failed `initialize()` for good, so throwing here would break the
+   * agent for its whole life.
+   */
   restore(): void {
     const session = this.store.session(this.sessionId)
     // Messages built without a trackingId get a fresh one in every process; a seed the session already
@@ -63,21 +109,30 @@ export class AgentSync {
     this.show(true)
   }
 
-  /** `MessageAddedEvent`: appends the message the agent just added. */
+  /**
+   * `MessageAddedEvent`: appends the message the agent just added (repaired if need be).
+   *
+   * @param message - the message, already in `agent.messages`
+   * @throws ContextLedgerError `INVALID_MESSAGE` when the store refuses it even repaired; it is then logged
+   *   and gone from `agent.messages`, and the invocation ends with this error
+   */
   added(message: Message): void {
-    const pinned = hasStrandsPin(message)
     // Usually a plain append. Strands re-announces a message under the same trackingId when it merges
     // continuation input into it; then the window shows the merged form.
-    const repair = this.adoptForeign(message, false, undefined)
-    if (repair !== undefined) {
+    const stored = this.storeNew(message, false, undefined)
+    if (stored.refused !== undefined) {
+      this.drop([message])
+      throw stored.refused
+    }
+    if (stored.repairRow !== undefined) {
       // The store answered calls the previous message left open before this one: the model must see
       // that answer too, right before this message, or the next request is invalid.
       const at = this.agent.messages.indexOf(message)
-      const shown = fromLedgerMessage(repair.message)
+      const shown = fromLedgerMessage(stored.repairRow.message)
       if (at >= 0) this.agent.messages.splice(at, 0, shown)
       this.tracked.set(shown.trackingId, { message: shown, pinned: false })
     }
-    this.tracked.set(message.trackingId, { message, pinned })
+    this.tracked.set(message.trackingId, { message, pinned: hasStrandsPin(message) })
   }
 
   /**
@@ -95,19 +150,28 @@ export class AgentSync {
   /**
    * Brings changes made to `agent.messages` outside the agent loop into the store: messages it does not
    * know are appended; replaced messages (redacted, merged) are shown in their new form; Strands-style
-   * pins and unpins are recorded.
+   * pins and unpins are recorded. Messages the store refuses are logged and removed from
+   * `agent.messages`.
    *
    * @param seed - at start, the session's first messages, to recognize a seed the session already has
+   * @returns the refusals, in order (already logged)
    */
-  adopt(seed?: readonly LedgerEntry[]): void {
+  adopt(seed?: readonly LedgerEntry[]): ContextLedgerError[] {
     const messages = this.agent.messages
+    const refusals: ContextLedgerError[] = []
+    const refused: Message[] = []
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i] as Message
       const pinned = hasStrandsPin(message)
       const tracked = this.tracked.get(message.trackingId)
       if (tracked === undefined) {
-        this.adoptForeign(message, pinned, seed?.[i])
-        this.tracked.set(message.trackingId, { message, pinned })
+        const stored = this.storeNew(message, pinned, seed?.[i])
+        if (stored.refused !== undefined) {
+          refusals.push(stored.refused)
+          refused.push(message)
+          continue
+        }
+        this.tracked.set(message.trackingId, { message, pinned: hasStrandsPin(message) })
         continue
       }
       if (tracked.message !== message) {
@@ -121,6 +185,8 @@ export class AgentSync {
         tracked.pinned = pinned
       }
     }
+    this.drop(refused)
+    return refusals
   }
 
   /** Replaces `agent.messages` in place by the window (only the flags when the same messages are shown). */
@@ -150,27 +216,99 @@ export class AgentSync {
     this.tracked = tracked
   }
 
-  /** Appends a message the store does not have yet; returns the repair row the store wrote before it, if any. */
-  private adoptForeign(
-    message: Message,
-    pinned: boolean,
-    seedEntry: LedgerEntry | undefined,
-  ): LedgerEntry | undefined {
+  /** Removes messages (by identity) from `agent.messages`. */
+  private drop(messages: readonly Message[]): void {
+    if (messages.length === 0) return
+    const gone = new Set(messages)
+    const kept = this.agent.messages.filter((m) => !gone.has(m))
+    this.agent.messages.splice(0, this.agent.messages.length, ...kept)
+  }
+
+  /**
+   * Stores a message the sync has not seen: recognized as the session's seed, appended (repaired if the
+   * store refuses it as it is), or refused (logged). Returns the repair row the store wrote before it.
+   */
+  private storeNew(message: Message, pinned: boolean, seedEntry: LedgerEntry | undefined): Stored {
     const data = toLedgerMessage(message)
     if (seedEntry !== undefined && contentKey(seedEntry.message) === contentKey(data)) {
       if (pinned) this.setPinned({ seq: seedEntry.seq }, true)
-      return undefined
+      return { repairRow: undefined }
     }
-    let repair: LedgerEntry | undefined
+    let entry: LedgerEntry | undefined
     try {
-      repair = this.ledger.append(data).repair
+      entry = this.appendOrOverlay(data)
     } catch (error) {
-      if (!isContextLedgerError(error, 'DUPLICATE_MESSAGE')) throw error
-      // The session holds this trackingId with other content: the agent holds an edited copy.
-      this.overlay(data)
+      if (!isContextLedgerError(error, 'INVALID_MESSAGE')) throw error
+      const repaired = this.appendRepaired(message, data, error)
+      if (repaired.refused !== undefined) return repaired
+      entry = repaired.entry
     }
     if (pinned) this.setPinned({ trackingId: message.trackingId }, true)
-    return repair
+    return { repairRow: entry?.repair }
+  }
+
+  /**
+   * The store refused `data`: store its repaired form and show that form in the live message, or refuse
+   * the message once (logged) when repair cannot make it acceptable.
+   */
+  private appendRepaired(
+    message: Message,
+    data: MessageData,
+    error: ContextLedgerError,
+  ): { refused?: undefined; entry: LedgerEntry | undefined } | { refused: ContextLedgerError } {
+    const { message: repaired, repairs } = repairMessage(data, limitsOf(this.store))
+    let final = error
+    if (repairs.length > 0) {
+      try {
+        const entry = this.appendOrOverlay(repaired)
+        assignStoredForm(message, entry?.message ?? repaired)
+        this.logger.warn(
+          logLine(
+            {
+              session_id: this.sessionId,
+              tracking_id: message.trackingId,
+              role: message.role,
+              repairs: repairs.length,
+            },
+            `message repaired before it was stored (${describeRepairs(repairs)}); agent.messages shows the stored form`,
+          ),
+        )
+        return { entry }
+      } catch (second) {
+        if (!isContextLedgerError(second, 'INVALID_MESSAGE')) throw second
+        final = second
+      }
+    }
+    const refusal = new ContextLedgerError(
+      'INVALID_MESSAGE',
+      `Session "${this.sessionId}": the store refused message ${message.trackingId} (${message.role})${repairs.length > 0 ? ' even after repair' : ''}; it was left out of the archive and removed from agent.messages. ${final.message}`,
+      { sessionId: this.sessionId, ...(final.path === undefined ? {} : { path: final.path }), cause: final },
+    )
+    this.logger.error(
+      logLine(
+        {
+          session_id: this.sessionId,
+          tracking_id: message.trackingId,
+          role: message.role,
+          code: refusal.code,
+          path: refusal.path,
+        },
+        `message refused: left out of the archive and removed from agent.messages: ${final.message}`,
+      ),
+      refusal,
+    )
+    return { refused: refusal }
+  }
+
+  /** Appends; a trackingId the session holds with other content is an edited copy, shown in the window. */
+  private appendOrOverlay(data: MessageData): LedgerEntry | undefined {
+    try {
+      return this.ledger.append(data)
+    } catch (error) {
+      if (!isContextLedgerError(error, 'DUPLICATE_MESSAGE')) throw error
+      this.overlay(data as ReturnType<typeof toLedgerMessage>)
+      return undefined
+    }
   }
 
   /** Shows `data` in the window in place of the archived message with its trackingId. */

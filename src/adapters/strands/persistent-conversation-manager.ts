@@ -111,7 +111,7 @@ export class PersistentConversationManager extends ConversationManager {
   override initAgent(agent: LocalAgent): void {
     super.initAgent(agent)
     attached.set(agent, this)
-    const sync = new AgentSync(agent, this.ledger)
+    const sync = new AgentSync(agent, this.ledger, this.logger)
     this.syncs.set(agent, sync)
     sync.restore()
     // Plugins that load messages on start (Strands' SessionManager restores its snapshot here) run first;
@@ -127,8 +127,10 @@ export class PersistentConversationManager extends ConversationManager {
     )
     agent.addHook(BeforeInvocationEvent, (event) => {
       const sync = this.syncOf(event.agent)
-      sync.adopt()
+      const refusals = sync.adopt()
       sync.show(false)
+      // Messages pushed since the last invocation that the store refused: the caller learns it here.
+      if (refusals[0] !== undefined) throw refusals[0]
     })
     agent.addHook(MessageAddedEvent, (event) => {
       this.syncOf(event.agent).added(event.message)
@@ -206,7 +208,7 @@ export class PersistentConversationManager extends ConversationManager {
   private syncOf(agent: LocalAgent): AgentSync {
     let sync = this.syncs.get(agent)
     if (sync === undefined) {
-      sync = new AgentSync(agent, this.ledger)
+      sync = new AgentSync(agent, this.ledger, this.logger)
       this.syncs.set(agent, sync)
     }
     return sync

@@ -6,11 +6,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ContextWindowOverflowError, tool } from '@strands-agents/sdk'
-import type { Logger } from '@strands-agents/sdk'
 import { z } from 'zod'
 import { openContextStore, type JsonValue, type MessageData } from '../../../src/index.js'
 import { ScriptedModel } from '../../../examples/strands-scripted-model.js'
-import { assistantScript, json, ledgerAgent, tempDir, type TempDir } from './helpers.js'
+import { assistantScript, json, ledgerAgent, recordingLogger, tempDir, type TempDir } from './helpers.js'
 
 let dir: TempDir
 beforeEach(() => {
@@ -19,16 +18,6 @@ beforeEach(() => {
 afterEach(() => {
   dir.cleanup()
 })
-
-/** A logger that keeps every line, by level. */
-function recordingLogger(): Logger & { lines: { level: string; text: string }[] } {
-  const lines: { level: string; text: string }[] = []
-  const at =
-    (level: string) =>
-    (...args: unknown[]) =>
-      lines.push({ level, text: args.map(String).join(' ') })
-  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }
-}
 
 function nested(depth: number): JsonValue {
   let value: JsonValue = 'leaf'
