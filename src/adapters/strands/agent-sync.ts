@@ -8,6 +8,10 @@
  * rewritten to the stored form, so the model sees exactly what was archived. Otherwise it is refused
  * once: logged, left out of the archive, and removed from `agent.messages`, so no later call meets it
  * again.
+ *
+ * The ledger is append-only, so a new message can only join at the end: one inserted in `agent.messages`
+ * before messages the ledger already has is refused the same way (`MESSAGE_OUT_OF_ORDER`, naming its
+ * index), never moved to the end behind the caller's back.
  */
 import type { Logger, LocalAgent, Message } from '@strands-agents/sdk'
 import {
@@ -160,11 +164,17 @@ export class AgentSync {
     const messages = this.agent.messages
     const refusals: ContextLedgerError[] = []
     const refused: Message[] = []
+    const lastKnown = this.lastKnownIndex(seed)
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i] as Message
       const pinned = hasStrandsPin(message)
       const tracked = this.tracked.get(message.trackingId)
       if (tracked === undefined) {
+        if (i < lastKnown && !this.isSeed(seed, i, message) && !this.inLedger(message.trackingId)) {
+          refusals.push(this.outOfOrder(message, i))
+          refused.push(message)
+          continue
+        }
         const stored = this.storeNew(message, pinned, seed?.[i])
         if (stored.refused !== undefined) {
           refusals.push(stored.refused)
@@ -214,6 +224,60 @@ export class AgentSync {
       }
     }
     this.tracked = tracked
+  }
+
+  /**
+   * The index of the last message of `agent.messages` the ledger already has: one the sync tracks, or at
+   * start (with a seed) one the session holds. New messages may only come after it.
+   */
+  private lastKnownIndex(seed: readonly LedgerEntry[] | undefined): number {
+    const messages = this.agent.messages
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const message = messages[i] as Message
+      if (this.tracked.has(message.trackingId)) return i
+      if (seed !== undefined && (this.isSeed(seed, i, message) || this.inLedger(message.trackingId))) return i
+    }
+    return -1
+  }
+
+  /** Whether the message at `i` is the session's own seed message at that position. */
+  private isSeed(seed: readonly LedgerEntry[] | undefined, i: number, message: Message): boolean {
+    const entry = seed?.[i]
+    return entry !== undefined && contentKey(entry.message) === contentKey(toLedgerMessage(message))
+  }
+
+  /** Whether the session holds a message with this trackingId. */
+  private inLedger(trackingId: string): boolean {
+    try {
+      this.ledger.message({ trackingId })
+      return true
+    } catch (error) {
+      if (isContextLedgerError(error, 'MESSAGE_NOT_FOUND')) return false
+      throw error
+    }
+  }
+
+  /** The refusal of a new message inserted before messages the ledger has (logged). */
+  private outOfOrder(message: Message, index: number): ContextLedgerError {
+    const refusal = new ContextLedgerError(
+      'MESSAGE_OUT_OF_ORDER',
+      `Session "${this.sessionId}": agent.messages[${index}] (${message.role}, trackingId ${message.trackingId}) is new but sits before messages the ledger already has; the ledger is append-only, so it was not stored and was removed from agent.messages. Add new messages at the end.`,
+      { sessionId: this.sessionId, path: `agent.messages[${index}]` },
+    )
+    this.logger.error(
+      logLine(
+        {
+          session_id: this.sessionId,
+          tracking_id: message.trackingId,
+          role: message.role,
+          code: refusal.code,
+          index,
+        },
+        'new message inserted before stored ones refused: not stored, removed from agent.messages',
+      ),
+      refusal,
+    )
+    return refusal
   }
 
   /** Removes messages (by identity) from `agent.messages`. */

@@ -186,8 +186,9 @@ export class PersistentConversationManager extends ConversationManager {
    */
   runPinMessageTool(agent: LocalAgent, input: unknown): PinMessageToolResult {
     const sync = this.syncOf(agent)
+    // Indices refer to the messages the model saw, before adoption drops any the store refuses.
+    const messages = [...agent.messages]
     sync.adopt()
-    const messages = agent.messages
     const result = handlePinMessage(this.ledger, input, {
       target: {
         count: messages.length,
@@ -198,7 +199,7 @@ export class PersistentConversationManager extends ConversationManager {
       // Keep Strands' flag in step with the store, so the next adoption sees no change to record.
       // A call that reached the store leaves the message pinned exactly when it asked to pin.
       const pinned = pinMessageInputSchema.parse(input).action === 'pin'
-      const message = messages.find((m) => m.trackingId === result.pin?.trackingId)
+      const message = agent.messages.find((m) => m.trackingId === result.pin?.trackingId)
       if (message !== undefined) sync.showPin(message, pinned)
     }
     return result

@@ -230,3 +230,90 @@ describe('a message the store refuses as it is', () => {
     ])
   })
 })
+
+describe('a new message inserted before stored ones', () => {
+  it('is refused with MESSAGE_OUT_OF_ORDER naming its index, from the next invoke; nothing is reordered and the session goes on', async () => {
+    const store = dir.open()
+    const logger = recordingLogger()
+    const { agent, manager } = ledgerAgent({ store, sessionId: 's', logger })
+    await agent.invoke('one')
+    await agent.invoke('two')
+    const before = json(agent.messages)
+    agent.messages.splice(1, 0, new Message({ role: 'user', content: [new TextBlock('inserted')] }))
+
+    const refusal = await agent.invoke('three').catch((error: unknown) => error)
+    expect(refusal).toBeInstanceOf(ContextLedgerError)
+    expect(refusal).toMatchObject({ code: 'MESSAGE_OUT_OF_ORDER', sessionId: 's', path: 'agent.messages[1]' })
+    expect((refusal as Error).message).toContain('agent.messages[1]')
+    expect(json(agent.messages)).toStrictEqual(before)
+    expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
+    expect(logger.lines.map((l) => [l.level, l.extra[0]])).toStrictEqual([['error', refusal]])
+    expect(logger.lines[0]?.text).toMatch(/code=<MESSAGE_OUT_OF_ORDER>, index=<1> \|/)
+
+    await agent.invoke('three')
+    expect(texts(manager.ledger.history().map((e) => e.message))).toStrictEqual([
+      'one',
+      'Noted: one',
+      'two',
+      'Noted: two',
+      'three',
+      'Noted: three',
+    ])
+    expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
+  })
+
+  it('is refused at the end of the invocation when a tool inserts it, logged; the turn itself is kept', async () => {
+    const store = dir.open()
+    const logger = recordingLogger()
+    const insert = tool({
+      name: 'lookup',
+      description: 'Inserts a message at the start of the conversation',
+      inputSchema: z.object({ q: z.string() }),
+      callback: (_input, context) => {
+        context?.agent.messages.splice(
+          0,
+          0,
+          new Message({ role: 'user', content: [new TextBlock('sneaked in')] }),
+        )
+        return 'done'
+      },
+    })
+    const { agent, manager } = ledgerAgent({ store, sessionId: 's', logger }, { tools: [insert] })
+    await agent.invoke('hello')
+    await agent.invoke('ask x')
+    expect(texts(manager.ledger.history().map((e) => e.message))).toStrictEqual([
+      'hello',
+      'Noted: hello',
+      'ask x',
+      'toolUse',
+      'toolResult',
+      'Answer 2',
+    ])
+    expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
+    expect(logger.lines.map((l) => [l.level, (l.extra[0] as ContextLedgerError).code])).toStrictEqual([
+      ['error', 'MESSAGE_OUT_OF_ORDER'],
+    ])
+    await agent.invoke('bye')
+    expect(manager.ledger.history()).toHaveLength(8)
+  })
+
+  it('is refused among the messages an agent is built with, without breaking initialize()', async () => {
+    const store = dir.open()
+    const first = ledgerAgent({ store, sessionId: 's', logger: recordingLogger() })
+    await first.agent.invoke('one')
+    const stored = json(first.agent.messages)
+    const logger = recordingLogger()
+    const inserted = { role: 'user', content: [{ text: 'inserted' }] } as MessageData
+    const second = ledgerAgent(
+      { store, sessionId: 's', logger },
+      { messages: [stored[0] as MessageData, inserted, stored[1] as MessageData] },
+    )
+    await second.agent.initialize()
+    expect(json(second.agent.messages)).toStrictEqual(stored)
+    expect(logger.lines.map((l) => (l.extra[0] as ContextLedgerError).code)).toStrictEqual([
+      'MESSAGE_OUT_OF_ORDER',
+    ])
+    await second.agent.invoke('two')
+    expect(second.manager.ledger.history()).toHaveLength(4)
+  })
+})
