@@ -285,6 +285,17 @@ describe('PersistentConversationManager', () => {
       expect(second.session('s')?.messageCount).toBe(22)
     })
 
+    it('restores at initialize(): agent.messages is empty right after new Agent() (Strands gives the manager no agent before), the window after', async () => {
+      const store = dir.open()
+      const one = ledgerAgent({ store, sessionId: 's', windowSize: 4 })
+      for (const prompt of ['a', 'b', 'c']) await one.agent.invoke(prompt)
+      const two = ledgerAgent({ store, sessionId: 's', windowSize: 4 })
+      expect(two.agent.messages).toStrictEqual([])
+      await two.agent.initialize()
+      expect(json(two.agent.messages)).toStrictEqual(store.window('s'))
+      expect(json(two.agent.messages)).toStrictEqual(json(one.agent.messages))
+    })
+
     it('shows the repair row when a restarted agent goes on past a tool call that never got its result', async () => {
       const store = dir.open()
       // A process died between the model's toolUse and the tool's result.
