@@ -10,6 +10,7 @@ import { z } from 'zod'
 import {
   ContextLedgerError,
   DEFAULT_MESSAGE_LIMITS,
+  openContextStore,
   type JsonValue,
   type MessageData,
 } from '../../../src/index.js'
@@ -140,6 +141,23 @@ describe('a message the store refuses as it is', () => {
     })
     expect(manager.ledger.history()).toHaveLength(6)
     expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
+  })
+
+  it("repairs to the store's own limits", async () => {
+    const store = openContextStore(dir.file('small.db'), { limits: { maxStringLength: 1000, maxDepth: 64 } })
+    try {
+      const { agent, manager } = ledgerAgent(
+        { store, sessionId: 's', logger: recordingLogger() },
+        { tools: [lookupReturning(() => 'z'.repeat(5000))] },
+      )
+      await agent.invoke('ask z')
+      const text = toolResultOf(manager.ledger.history()[2]?.message)?.text as string
+      expect(text.length).toBeLessThanOrEqual(1000)
+      expect(text.length).toBeGreaterThan(950)
+      expect(manager.ledger.history()).toHaveLength(4)
+    } finally {
+      store.close()
+    }
   })
 
   it('stores JSON nested 70 levels deep with its too-deep part as JSON text', async () => {
