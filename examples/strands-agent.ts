@@ -45,6 +45,9 @@ const agent = new Agent({
   }),
   printer: false,
 })
+// Restores the session into agent.messages now (the first invoke would do it too): Strands hands the
+// manager its agent only in initialize(), so agent.messages is empty until then.
+await agent.initialize()
 
 await agent.invoke('I am planning a week in Lisbon in March. Please keep that in mind.')
 const result = await agent.invoke('What is the weather there right now?')

@@ -19,6 +19,14 @@ export type {
   ToolUseData,
 } from './messages/types.js'
 export { validateMessage, DEFAULT_MESSAGE_LIMITS, type MessageLimits } from './messages/schema.js'
+export {
+  repairMessage,
+  EMPTY_MESSAGE_PLACEHOLDER,
+  MAX_RECORDED_REPAIRS,
+  type MessageRepair,
+  type RepairProblem,
+  type RepairResult,
+} from './messages/repair-message.js'
 export { estimateTokens, type TokenCounter } from './messages/tokens.js'
 export {
   ContextStore,

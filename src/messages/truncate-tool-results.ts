@@ -2,9 +2,11 @@
  * Tool-result truncation in Strands' format (`@strands-agents/sdk` 1.19, sliding window): long text keeps
  * its first and last 200 characters around a `<truncated chars="K"/>` marker; images, videos and binary
  * or remote documents become one-line placeholders; large JSON becomes `[json: N chars]`. Unlike Strands,
- * the message's metadata survives (usage, custom keys, the pin flag), and the function is pure: it works
- * on the JSON form and never changes its input.
+ * the message's metadata survives (usage, custom keys, the pin flag), a cut never splits a surrogate pair
+ * (Strands' can, and leaves text the store refuses), and the function is pure: it works on the JSON form
+ * and never changes its input.
  */
+import { headOf, tailOf } from './text-cut.js'
 import type {
   DocumentBlockData,
   MediaBlockData,
@@ -24,16 +26,20 @@ export const TRUNCATION_THRESHOLD = 2 * TRUNCATION_PRESERVE_CHARS + 50
 
 /**
  * Head/tail-truncates a text longer than {@link TRUNCATION_THRESHOLD} UTF-16 code units. Like Strands, it
- * slices code units, so a surrogate pair at a cut may be split.
+ * keeps 200 code units at each end; unlike Strands, a cut that would split a surrogate pair keeps one unit
+ * fewer on that side, so the result is always well-formed (lone surrogates already in the input become
+ * U+FFFD) and the store accepts it.
  *
  * @param text - any text
- * @returns the first 200 units, `\n<truncated chars="K"/>\n`, the last 200 units; undefined when the text
- *   is short enough to keep
+ * @returns the first 200 (or 199) units, `\n<truncated chars="K"/>\n` with K the units removed, the last
+ *   200 (or 199) units; undefined when the text is short enough to keep
  */
 export function truncateLongText(text: string): string | undefined {
   if (text.length <= TRUNCATION_THRESHOLD) return undefined
-  const removed = text.length - 2 * TRUNCATION_PRESERVE_CHARS
-  return `${text.slice(0, TRUNCATION_PRESERVE_CHARS)}\n<truncated chars="${removed}"/>\n${text.slice(-TRUNCATION_PRESERVE_CHARS)}`
+  const head = headOf(text, TRUNCATION_PRESERVE_CHARS)
+  const tail = tailOf(text, TRUNCATION_PRESERVE_CHARS)
+  const removed = text.length - head.length - tail.length
+  return `${head.toWellFormed()}\n<truncated chars="${removed}"/>\n${tail.toWellFormed()}`
 }
 
 /** Decoded size of canonical base64 without decoding it (Strands reports the byte length). */

@@ -3,6 +3,7 @@
  * `_truncateToolResults` on the same messages), with message metadata kept.
  */
 import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import { Message, SlidingWindowConversationManager } from '@strands-agents/sdk'
 import type { MessageData as StrandsMessageData } from '@strands-agents/sdk'
 import type { MessageData, ToolResultContentData } from '../../src/index.js'
@@ -93,7 +94,6 @@ const cases: [string, MessageData][] = [
       trackingId: '7f0c9f5e-9d55-4b8e-9c57-3f3b0c1f8a02',
     },
   ],
-  ['a text whose cut splits a surrogate pair', result([{ text: `${'a'.repeat(199)}😀${'b'.repeat(400)}` }])],
 ]
 
 describe('truncateToolResults', () => {
@@ -147,6 +147,42 @@ describe('truncateLongText', () => {
     expect(truncateLongText('a'.repeat(450))).toBeUndefined()
     expect(truncateLongText('a'.repeat(451))).toBe(
       `${'a'.repeat(200)}\n<truncated chars="51"/>\n${'a'.repeat(200)}`,
+    )
+  })
+
+  it('cuts on code point boundaries where Strands would split a surrogate pair', () => {
+    // Strands slices UTF-16 units and leaves a lone surrogate, which the store refuses.
+    const headCut = `${'a'.repeat(199)}😀${'b'.repeat(400)}`
+    expect(strandsTruncation(result([{ text: headCut }]))).not.toStrictEqual(
+      truncateToolResults(result([{ text: headCut }])),
+    )
+    expect(truncateLongText(headCut)).toBe(`${'a'.repeat(199)}\n<truncated chars="202"/>\n${'b'.repeat(200)}`)
+    const tailCut = `${'a'.repeat(400)}😀${'b'.repeat(199)}`
+    expect(truncateLongText(tailCut)).toBe(`${'a'.repeat(200)}\n<truncated chars="202"/>\n${'b'.repeat(199)}`)
+  })
+
+  it('always returns well-formed text, a prefix and a suffix of well-formed input, and the exact count', () => {
+    // Units biased towards surrogates: pairs, lone highs and lone lows, among ASCII.
+    const unit = fc.oneof(
+      fc.constant('😀'),
+      fc.integer({ min: 0xd800, max: 0xdfff }).map((u) => String.fromCharCode(u)),
+      fc.constantFrom('a', 'b', ' '),
+    )
+    const text = fc.array(unit, { minLength: 200, maxLength: 700 }).map((units) => units.join(''))
+    fc.assert(
+      fc.property(text, (input) => {
+        const out = truncateLongText(input)
+        if (input.length <= TRUNCATION_THRESHOLD) return out === undefined
+        if (out === undefined || !out.isWellFormed()) return false
+        const match = /^([\s\S]*)\n<truncated chars="(\d+)"\/>\n([\s\S]*)$/.exec(out)
+        if (match === null) return false
+        const [, head = '', removed, tail = ''] = match
+        if (head.length < TRUNCATION_PRESERVE_CHARS - 1 || tail.length < TRUNCATION_PRESERVE_CHARS - 1)
+          return false
+        if (Number(removed) !== input.length - head.length - tail.length) return false
+        return !input.isWellFormed() || (input.startsWith(head) && input.endsWith(tail))
+      }),
+      { numRuns: 500 },
     )
   })
 })

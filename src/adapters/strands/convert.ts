@@ -58,3 +58,20 @@ export function setStrandsPin(message: Message, pinned: boolean): void {
   if (next === undefined) delete message.metadata
   else message.metadata = next as Message['metadata']
 }
+
+/**
+ * Makes a live message equal to its stored form, in place — content, metadata and trackingId — so every
+ * holder of the object (`agent.messages`, the agent's result) sees what the ledger archived.
+ *
+ * @param message - the live message
+ * @param stored - the form the ledger holds (same role)
+ */
+export function assignStoredForm(message: Message, stored: MessageData): void {
+  const fresh = fromLedgerMessage(stored)
+  // `content` is a readonly reference to a mutable array: replace its blocks, not the array.
+  message.content.splice(0, message.content.length, ...fresh.content)
+  if (fresh.metadata === undefined) delete message.metadata
+  else message.metadata = fresh.metadata
+  // trackingId is readonly in the SDK's typings but a plain field; a repaired id must be the one shown.
+  if (message.trackingId !== fresh.trackingId) Object.assign(message, { trackingId: fresh.trackingId })
+}

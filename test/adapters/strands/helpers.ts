@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Agent, tool } from '@strands-agents/sdk'
-import type { Message, Tool } from '@strands-agents/sdk'
+import type { Logger, Message, Tool } from '@strands-agents/sdk'
 import { z } from 'zod'
 import { openContextStore, type ContextStore, type MessageData } from '../../../src/index.js'
 import {
@@ -116,4 +116,19 @@ export function ledgerAgent(
 /** The JSON of a Strands message list, as the ledger stores it. */
 export function json(messages: readonly Message[]): MessageData[] {
   return messages.map((m) => m.toJSON() as unknown as MessageData)
+}
+
+/** A Strands `Logger` that keeps every call, by level (the first argument as text, the rest as given). */
+export interface RecordingLogger extends Logger {
+  readonly lines: { level: 'debug' | 'info' | 'warn' | 'error'; text: string; extra: unknown[] }[]
+}
+
+export function recordingLogger(): RecordingLogger {
+  const lines: RecordingLogger['lines'] = []
+  const at =
+    (level: RecordingLogger['lines'][number]['level']) =>
+    (text: unknown, ...extra: unknown[]) => {
+      lines.push({ level, text: String(text), extra })
+    }
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }
 }

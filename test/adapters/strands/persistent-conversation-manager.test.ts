@@ -134,9 +134,10 @@ describe('PersistentConversationManager', () => {
       for (const prompt of ['ask a', 'ask b', 'ask c', 'ask d']) await agent.invoke(prompt)
 
       expect(model.overflows).toBe(1)
-      expect(manager.lastReduction).toStrictEqual({
+      expect(manager.lastReduction).toMatchObject({
         trigger: 'overflow',
         truncated: 3,
+        truncationsRefused: 0,
         evicted: 0,
         fits: true,
         reason: undefined,
@@ -169,9 +170,10 @@ describe('PersistentConversationManager', () => {
       await agent.invoke('ask a')
 
       expect(model.overflows).toBe(1)
-      expect(manager.lastReduction).toStrictEqual({
+      expect(manager.lastReduction).toMatchObject({
         trigger: 'overflow',
         truncated: 1,
+        truncationsRefused: 0,
         evicted: 2,
         fits: true,
         reason: undefined,
@@ -194,9 +196,10 @@ describe('PersistentConversationManager', () => {
       for (const prompt of ['ask a', 'ask b', 'ask c', 'ask d']) await agent.invoke(prompt)
 
       expect(model.overflows).toBe(2)
-      expect(manager.lastReduction).toStrictEqual({
+      expect(manager.lastReduction).toMatchObject({
         trigger: 'overflow',
         truncated: 0,
+        truncationsRefused: 0,
         evicted: 4,
         fits: true,
         reason: undefined,
@@ -211,7 +214,9 @@ describe('PersistentConversationManager', () => {
     it('returns false and lets the overflow propagate when nothing can be truncated or evicted', async () => {
       const store = dir.open()
       const model = new ScriptedModel({ script: assistantScript(), contextWindowLimit: 500 })
-      const { agent, manager } = ledgerAgent({ store, sessionId: 's' }, { model })
+      const warnings: string[] = []
+      const logger = { debug() {}, info() {}, warn: (line: string) => warnings.push(line), error() {} }
+      const { agent, manager } = ledgerAgent({ store, sessionId: 's', logger }, { model })
       await expect(agent.invoke(`note ${'n'.repeat(4000)}`)).rejects.toBeInstanceOf(
         ContextWindowOverflowError,
       )
@@ -220,9 +225,14 @@ describe('PersistentConversationManager', () => {
         truncated: 0,
         evicted: 0,
         fits: false,
+        windowMessages: 1,
       })
       expect(manager.lastReduction?.reason).toBeDefined()
       expect(manager.ledger.history()).toHaveLength(1)
+      expect(warnings).toHaveLength(1)
+      expect(warnings[0]).toMatch(
+        /^session_id=<s>, window_messages=<1>, window_tokens=<\d+>, model_tokens=<\d+>/,
+      )
     })
 
     it('reduces proactively through the same path when the projected input reaches the threshold', async () => {
@@ -273,6 +283,17 @@ describe('PersistentConversationManager', () => {
       expect(json(two.agent.messages)).toStrictEqual(two.manager.ledger.window())
       expect(second.pinnedMessages({ sessionId: 's' })).toStrictEqual(pinsBefore)
       expect(second.session('s')?.messageCount).toBe(22)
+    })
+
+    it('restores at initialize(): agent.messages is empty right after new Agent() (Strands gives the manager no agent before), the window after', async () => {
+      const store = dir.open()
+      const one = ledgerAgent({ store, sessionId: 's', windowSize: 4 })
+      for (const prompt of ['a', 'b', 'c']) await one.agent.invoke(prompt)
+      const two = ledgerAgent({ store, sessionId: 's', windowSize: 4 })
+      expect(two.agent.messages).toStrictEqual([])
+      await two.agent.initialize()
+      expect(json(two.agent.messages)).toStrictEqual(store.window('s'))
+      expect(json(two.agent.messages)).toStrictEqual(json(one.agent.messages))
     })
 
     it('shows the repair row when a restarted agent goes on past a tool call that never got its result', async () => {

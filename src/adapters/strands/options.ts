@@ -1,0 +1,93 @@
+/**
+ * Options of the Strands adapter: the core manager's, plus Strands' proactive compression, tool-result
+ * truncation and a logger. Checked once, in the constructor.
+ */
+import type { Logger, ProactiveCompressionConfig } from '@strands-agents/sdk'
+import {
+  ContextLedgerError,
+  type PersistentConversationManagerOptions as LedgerManagerOptions,
+} from '../../index.js'
+import { defaultLogger } from './log.js'
+
+/** Options of the Strands {@link PersistentConversationManager}: the core manager's, plus Strands' own. */
+export interface PersistentConversationManagerOptions extends LedgerManagerOptions {
+  /**
+   * Strands' proactive compression: `true` reduces when the projected input reaches 70% of the model's
+   * context window, `{ compressionThreshold }` at that ratio (in (0, 1]). Off when omitted.
+   */
+  proactiveCompression?: boolean | ProactiveCompressionConfig
+  /** Truncate oversized tool results in the window before evicting anything. Default true. */
+  truncateToolResults?: boolean
+  /**
+   * Where the manager reports what it handled on its own (repaired or refused messages, truncations the
+   * store refused, overflows it could not recover from), one line each in Strands' `key=<value> | text`
+   * style. A Strands `Logger` (the interface `configureLogging` takes). Default: `console.warn` and
+   * `console.error`.
+   */
+  logger?: Logger
+}
+
+/** The options split into what the base class, the core manager and the adapter each take. */
+export interface ResolvedOptions {
+  /** For Strands' `ConversationManager` constructor. */
+  readonly base: { proactiveCompression?: boolean | ProactiveCompressionConfig }
+  /** For the core manager. */
+  readonly core: LedgerManagerOptions
+  /** Whether reductions truncate tool results first. */
+  readonly truncateToolResults: boolean
+  /** Where reports go. */
+  readonly logger: Logger
+}
+
+function invalid(field: string, expected: string, got: unknown): ContextLedgerError<'INVALID_OPTIONS'> {
+  let shown: string
+  try {
+    shown = JSON.stringify(got) ?? String(got)
+  } catch {
+    shown = String(got)
+  }
+  return new ContextLedgerError(
+    'INVALID_OPTIONS',
+    `Invalid PersistentConversationManager options at ${field}: expected ${expected}, got ${shown}`,
+  )
+}
+
+function isLogger(value: unknown): value is Logger {
+  if (typeof value !== 'object' || value === null) return false
+  const logger = value as Record<string, unknown>
+  return ['debug', 'info', 'warn', 'error'].every((level) => typeof logger[level] === 'function')
+}
+
+/**
+ * Checks the adapter's own options and splits them; the core manager checks the rest.
+ *
+ * @param options - what the caller passed
+ * @returns the options for each part
+ * @throws ContextLedgerError `INVALID_OPTIONS`
+ */
+export function resolveOptions(options: PersistentConversationManagerOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null)
+    throw new ContextLedgerError(
+      'INVALID_OPTIONS',
+      `PersistentConversationManager takes an options object with store and sessionId, got ${String(options)}`,
+    )
+  const { proactiveCompression, truncateToolResults, logger, ...core } = options
+  if (truncateToolResults !== undefined && typeof truncateToolResults !== 'boolean')
+    throw invalid('truncateToolResults', 'a boolean', truncateToolResults)
+  if (logger !== undefined && !isLogger(logger))
+    throw invalid('logger', 'an object with debug, info, warn and error functions', logger)
+  let base: ResolvedOptions['base'] = {}
+  if (proactiveCompression !== undefined && typeof proactiveCompression !== 'boolean') {
+    const threshold: unknown = (proactiveCompression as { compressionThreshold?: unknown } | null)
+      ?.compressionThreshold
+    if (typeof threshold !== 'number' || !(threshold > 0 && threshold <= 1))
+      throw invalid('proactiveCompression.compressionThreshold', 'a number in (0, 1]', threshold)
+  }
+  if (proactiveCompression !== undefined) base = { proactiveCompression }
+  return {
+    base,
+    core,
+    truncateToolResults: truncateToolResults ?? true,
+    logger: logger ?? defaultLogger,
+  }
+}

@@ -1,0 +1,224 @@
+/**
+ * The adapter's reduction policy: what `reduce` does when the model refused the input (or proactive
+ * compression asks for room). Truncate oversized tool results in the window first (the archive keeps the
+ * originals), then evict until the model's own token count says the input fits. A truncation the store
+ * refuses is skipped and logged — eviction still runs — so overflow recovery never becomes an outage.
+ */
+import type { LocalAgent, Logger, Model } from '@strands-agents/sdk'
+import {
+  isContextLedgerError,
+  isPinned,
+  truncateToolResults,
+  type NothingEvictedReason,
+  type PersistentConversationManager as LedgerManager,
+} from '../../index.js'
+import type { AgentSync } from './agent-sync.js'
+import { logLine } from './log.js'
+
+/**
+ * Why a reduction could not make the window fit: the planner's reason when nothing more could leave, or
+ * `'window-empty'` when nothing is left to show (the adapter never sends the model an empty
+ * conversation).
+ */
+export type ReductionFailure = NothingEvictedReason | 'window-empty'
+
+/** What the last {@link PersistentConversationManager.reduce} did. */
+export interface ReductionReport {
+  /** `'overflow'` when the model refused the input, `'proactive'` when the threshold was reached. */
+  readonly trigger: 'overflow' | 'proactive'
+  /** Messages whose tool results the window now shows truncated (their originals stay in the archive). */
+  readonly truncated: number
+  /** Truncations the store refused (logged); those messages were left for eviction. */
+  readonly truncationsRefused: number
+  /** Messages that left the window. */
+  readonly evicted: number
+  /**
+   * Whether the model's token count says the window now fits (under the context window limit, or the
+   * compression threshold); undefined when it could not be counted.
+   */
+  readonly fits: boolean | undefined
+  /**
+   * Set when the reduction fell short: nothing could be evicted when eviction was needed, or, on an
+   * overflow, the window still does not fit and nothing more can go (then `reduce` returned false and
+   * Strands raised its `ContextWindowOverflowError`).
+   */
+  readonly reason: ReductionFailure | undefined
+  /** Messages in the window afterwards. */
+  readonly windowMessages: number
+  /** The window's tokens afterwards, by the ledger's token counter (truncated results at full size). */
+  readonly windowTokens: number
+  /** The model's own count of its input afterwards (messages, system prompt, tool specs); undefined when it cannot count. */
+  readonly modelTokens: number | undefined
+}
+
+/** What one reduction needs to know. */
+export interface ReductionRequest {
+  /** The agent whose window is reduced. */
+  readonly agent: LocalAgent
+  /** Its model, for token counts. */
+  readonly model: Model
+  /** Whether the model refused the input (false: proactive compression). */
+  readonly overflow: boolean
+  /** For proactive compression: the utilization ratio to get under. */
+  readonly threshold: number | undefined
+  /** Whether to truncate oversized tool results before evicting. */
+  readonly truncate: boolean
+  /** Where to report what could not be done. */
+  readonly logger: Logger
+}
+
+/**
+ * Makes room in the window (see the module comment); `agent.messages` is the window afterwards.
+ *
+ * @param ledger - the core manager of the session
+ * @param sync - the agent's sync, to show the window
+ * @param request - what triggered the reduction and how
+ * @returns whether anything changed, and the report
+ */
+export async function reduceWindow(
+  ledger: LedgerManager,
+  sync: AgentSync,
+  request: ReductionRequest,
+): Promise<{ reduced: boolean; report: ReductionReport }> {
+  const { agent, model, overflow, threshold, logger } = request
+  const { truncated, refused: truncationsRefused } = request.truncate
+    ? truncateWindow(ledger, logger)
+    : { truncated: 0, refused: 0 }
+  let evicted = 0
+  let reason: ReductionFailure | undefined
+  let count: Count = { fits: false, tokens: undefined }
+  if (truncated > 0) {
+    sync.show(true)
+    count = await countInput(agent, model, threshold)
+  }
+  // On an overflow, evict until the count says it fits; stop when it cannot be counted (the agent's
+  // retry calls again if the model still refuses) or when nothing more can go. Proactive compression is
+  // best effort: one round, so a prompt that is large for other reasons (tool specs, a huge system
+  // prompt) does not empty the window before the model has even refused anything.
+  while (count.fits === false) {
+    const result = ledger.reduce({ overflow })
+    if (result.evicted === 0) {
+      reason = result.reason
+      break
+    }
+    evicted += result.evicted
+    sync.show(true)
+    if (agent.messages.length === 0) break
+    count = await countInput(agent, model, threshold)
+    if (!overflow) break
+  }
+  sync.show(false)
+  const empty = agent.messages.length === 0
+  // The first round evicts without counting (the model just refused); count now so the report says.
+  if (!empty && count.tokens === undefined && count.fits === false)
+    count = await countInput(agent, model, threshold)
+  // An empty window is never handed to the model: a retry would send it an empty conversation.
+  if (empty) reason = 'window-empty'
+  else if (overflow && count.fits === false) reason ??= 'no-valid-cut'
+  else if (evicted > 0) reason = undefined
+  const session = ledger.store.session(ledger.sessionId)
+  const report: ReductionReport = {
+    trigger: overflow ? 'overflow' : 'proactive',
+    truncated,
+    truncationsRefused,
+    evicted,
+    fits: empty ? false : count.fits,
+    reason,
+    windowMessages: agent.messages.length,
+    windowTokens: session?.windowTokens ?? 0,
+    modelTokens: count.tokens,
+  }
+  // On an overflow, true means "retry": only when something changed and the count does not say it is
+  // still too much. Proactively, true just says something changed.
+  const reduced = !empty && truncated + evicted > 0 && (!overflow || count.fits !== false)
+  if (overflow && !reduced) logger.warn(unrecoverable(ledger.sessionId, report, model))
+  return { reduced, report }
+}
+
+/** The log line of an overflow the window cannot be brought under. */
+function unrecoverable(sessionId: string, report: ReductionReport, model: Model): string {
+  let limit: number | undefined
+  try {
+    limit = model.getConfig().contextWindowLimit
+  } catch {
+    limit = undefined
+  }
+  return logLine(
+    {
+      session_id: sessionId,
+      window_messages: report.windowMessages,
+      window_tokens: report.windowTokens,
+      model_tokens: report.modelTokens,
+      context_window_limit: limit,
+      truncated: report.truncated,
+      evicted: report.evicted,
+      reason: report.reason,
+    },
+    report.reason === 'window-empty'
+      ? 'context window overflow not recovered: nothing would be left to send; the model error is raised'
+      : 'context window overflow not recovered: the window is still over the limit and nothing more can leave it; the model error is raised',
+  )
+}
+
+/**
+ * Truncates every unpinned oversized tool result in the window, oldest first. A truncated form the store
+ * refuses (say, a message stored under looser limits than the store now has) is logged and skipped: the
+ * message stays whole and eviction deals with it.
+ */
+function truncateWindow(ledger: LedgerManager, logger: Logger): { truncated: number; refused: number } {
+  const window = ledger.window()
+  let truncated = 0
+  let refused = 0
+  for (let i = 0; i < window.length; i++) {
+    // A pinned message and its tool-pair partner stay whole, as in Strands.
+    if (isPinned(window, i)) continue
+    const message = window[i] as (typeof window)[number]
+    const shown = truncateToolResults(message)
+    if (shown === message) continue
+    try {
+      ledger.store.setWindowContent(ledger.sessionId, { trackingId: message.trackingId }, shown)
+      truncated++
+    } catch (error) {
+      if (!isContextLedgerError(error)) throw error
+      refused++
+      logger.warn(
+        logLine(
+          {
+            session_id: ledger.sessionId,
+            tracking_id: message.trackingId,
+            code: error.code,
+            path: error.path,
+          },
+          `tool result truncation refused by the store, leaving the message to eviction: ${error.message}`,
+        ),
+      )
+    }
+  }
+  return { truncated, refused }
+}
+
+/** The model's count of its input, and whether that fits. */
+interface Count {
+  /** Whether it fits; undefined when the model cannot count. */
+  readonly fits: boolean | undefined
+  /** The model's token count, when it could count. */
+  readonly tokens: number | undefined
+}
+
+/**
+ * Counts the agent's input by the model's own count, and whether it fits: within its context window on an
+ * overflow, under the compression threshold proactively.
+ */
+async function countInput(agent: LocalAgent, model: Model, threshold: number | undefined): Promise<Count> {
+  try {
+    const toolSpecs = agent.toolRegistry.list().map((tool) => tool.toolSpec)
+    const tokens = await model.countTokens(agent.messages, {
+      toolSpecs,
+      ...(agent.systemPrompt === undefined ? {} : { systemPrompt: agent.systemPrompt }),
+    })
+    const ratio = model.estimateUtilization(tokens)
+    return { fits: threshold === undefined ? ratio <= 1 : ratio < threshold, tokens }
+  } catch {
+    return { fits: undefined, tokens: undefined }
+  }
+}
