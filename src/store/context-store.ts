@@ -224,7 +224,8 @@ export class ContextStore {
   readonly path: string
   private readonly db: Database.Database
   private readonly st: Statements
-  private readonly limits: MessageLimits
+  /** The validation limits every incoming message must meet (frozen). */
+  readonly limits: Readonly<MessageLimits>
   /** Opened with `readonly: true`: every write call throws `READ_ONLY`. */
   readonly readonly: boolean
   private readonly pks = new Map<string, number>()
@@ -240,7 +241,7 @@ export class ContextStore {
   constructor(path: string, options: ContextStoreOptions = {}) {
     const settings = resolveStoreOptions(path, options)
     this.path = path
-    this.limits = settings.limits
+    this.limits = Object.freeze({ ...settings.limits })
     this.readonly = settings.readonly
     this.db = openDatabase(path, settings)
     this.st = prepareStatements(this.db)

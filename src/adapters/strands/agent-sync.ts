@@ -16,13 +16,11 @@
 import type { Logger, LocalAgent, Message } from '@strands-agents/sdk'
 import {
   ContextLedgerError,
-  DEFAULT_MESSAGE_LIMITS,
   isContextLedgerError,
   repairMessage,
   type ContextStore,
   type LedgerEntry,
   type MessageData,
-  type MessageLimits,
   type MessageRef,
   type MessageRepair,
   type PersistentConversationManager as LedgerManager,
@@ -41,6 +39,8 @@ import { logLine } from './log.js'
 interface Tracked {
   /** The object, to notice when Strands (or the user) replaced it. */
   message: Message
+  /** Its role and content at that time (JSON), to notice an edit made in place. */
+  key: string
   /** Its pin flag at that time, to notice a pin or unpin made the Strands way. */
   pinned: boolean
 }
@@ -51,19 +51,25 @@ type Stored =
   | { readonly refused: ContextLedgerError }
 
 const STRANDS_PIN: PinAttribution = { actor: 'strands', reason: 'metadata.custom.pinned' }
+const STRANDS_EDIT = { actor: 'strands', reason: 'changed in agent.messages' }
 const SHOWN_REPAIRS = 3
 
 function contentKey(message: { role: string; content: unknown }): string {
   return JSON.stringify([message.role, message.content])
 }
 
-/**
- * The store's validation limits, which repairs must meet. `ContextStore` keeps them in a private field;
- * reading it here avoids asking the caller to pass the same limits twice.
- */
-function limitsOf(store: ContextStore): MessageLimits {
-  const limits = (store as unknown as { limits?: MessageLimits }).limits
-  return limits ?? DEFAULT_MESSAGE_LIMITS
+/** The content key of a live message. */
+function keyOf(message: Message): string {
+  return contentKey(toLedgerMessage(message))
+}
+
+/** Whether `call` holds a toolUse for every toolResult of `answer`. */
+function answersCallsOf(answer: MessageData, call: Message | undefined): boolean {
+  if (call === undefined) return false
+  const uses = new Set(
+    toLedgerMessage(call).content.flatMap((b) => ('toolUse' in b ? [b.toolUse.toolUseId] : [])),
+  )
+  return answer.content.every((b) => !('toolResult' in b) || uses.has(b.toolResult.toolUseId))
 }
 
 function describeRepairs(repairs: readonly MessageRepair[]): string {
@@ -80,11 +86,13 @@ export class AgentSync {
    * @param agent - the agent whose `messages` this keeps
    * @param ledger - the core manager of the session
    * @param logger - where repairs and refusals are reported
+   * @param alternate - show the window with runs of same-role messages merged (roles strictly alternate)
    */
   constructor(
     readonly agent: LocalAgent,
     private readonly ledger: LedgerManager,
     private readonly logger: Logger,
+    private readonly alternate = false,
   ) {}
 
   private get store(): ContextStore {
@@ -128,15 +136,45 @@ export class AgentSync {
       this.drop([message])
       throw stored.refused
     }
-    if (stored.repairRow !== undefined) {
-      // The store answered calls the previous message left open before this one: the model must see
-      // that answer too, right before this message, or the next request is invalid.
-      const at = this.agent.messages.indexOf(message)
+    const at = this.agent.messages.indexOf(message)
+    // The store answered calls the previous message left open before this one: the model must see that
+    // answer too, right before this message, or the next request is invalid. A repair row answering a call
+    // this agent does not show (another writer's, on a shared session) stays out of this turn's view; the
+    // window shows it from the next invocation on.
+    if (
+      stored.repairRow !== undefined &&
+      at >= 0 &&
+      answersCallsOf(stored.repairRow.message, this.agent.messages[at - 1])
+    ) {
       const shown = fromLedgerMessage(stored.repairRow.message)
-      if (at >= 0) this.agent.messages.splice(at, 0, shown)
-      this.tracked.set(shown.trackingId, { message: shown, pinned: false })
+      this.agent.messages.splice(at, 0, shown)
+      this.track(shown)
     }
-    this.tracked.set(message.trackingId, { message, pinned: hasStrandsPin(message) })
+    this.track(message)
+    if (this.alternate) this.mergeWithPrevious(message)
+  }
+
+  /**
+   * With `alternate`, a message that follows one of the same role within an invocation joins it, as
+   * `window({ alternate: true })` would show them: the roles the model sees keep alternating.
+   */
+  private mergeWithPrevious(message: Message): void {
+    const messages = this.agent.messages
+    const at = messages.indexOf(message)
+    const previous = messages[at - 1]
+    if (at < 1 || previous === undefined || previous.role !== message.role) return
+    const [merged] = this.ledger
+      .window({ alternate: true })
+      .filter((m) => m.trackingId === previous.trackingId)
+    if (merged === undefined) return
+    assignStoredForm(previous, merged)
+    messages.splice(at, 1)
+    this.track(previous)
+  }
+
+  /** Records a live message as seen in its current form. */
+  private track(message: Message): void {
+    this.tracked.set(message.trackingId, { message, key: keyOf(message), pinned: hasStrandsPin(message) })
   }
 
   /**
@@ -148,7 +186,7 @@ export class AgentSync {
    */
   showPin(message: Message, pinned: boolean): void {
     setStrandsPin(message, pinned)
-    this.tracked.set(message.trackingId, { message, pinned })
+    this.track(message)
   }
 
   /**
@@ -165,14 +203,28 @@ export class AgentSync {
     const refusals: ContextLedgerError[] = []
     const refused: Message[] = []
     const lastKnown = this.lastKnownIndex(seed)
+    const seen = new Set<string>()
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i] as Message
       const pinned = hasStrandsPin(message)
-      const tracked = this.tracked.get(message.trackingId)
+      // A second message under a trackingId already met here is a copy (e.g. `clone()` of an earlier
+      // message) sent again: new to the ledger, which stores it as a new occurrence.
+      const tracked = seen.has(message.trackingId) ? undefined : this.tracked.get(message.trackingId)
+      seen.add(message.trackingId)
       if (tracked === undefined) {
         if (i < lastKnown && !this.isSeed(seed, i, message) && !this.inLedger(message.trackingId)) {
           refusals.push(this.outOfOrder(message, i))
           refused.push(message)
+          continue
+        }
+        // A message the ledger holds (loaded by another plugin, or the agent was built with it) is that
+        // message, not a new one: adopted, with any change recorded as an edit.
+        const known = this.storedEntry(message.trackingId)
+        if (known !== undefined) {
+          const key = keyOf(message)
+          if (key !== contentKey(known.windowMessage ?? known.message)) this.edit(toLedgerMessage(message))
+          if (pinned && !known.pinned) this.setPinned({ trackingId: message.trackingId }, true)
+          this.track(message)
           continue
         }
         const stored = this.storeNew(message, pinned, seed?.[i])
@@ -181,15 +233,16 @@ export class AgentSync {
           refused.push(message)
           continue
         }
-        this.tracked.set(message.trackingId, { message, pinned: hasStrandsPin(message) })
+        seen.add(message.trackingId)
+        this.track(message)
         continue
       }
-      if (tracked.message !== message) {
-        const before = toLedgerMessage(tracked.message)
-        const after = toLedgerMessage(message)
-        if (contentKey(before) !== contentKey(after)) this.overlay(after)
-        tracked.message = message
-      }
+      // Replaced or edited in place (a redaction, a correction): the window shows the new form, and the
+      // ledger's edit log records it; the archive keeps the original.
+      const key = keyOf(message)
+      if (key !== tracked.key) this.edit(toLedgerMessage(message))
+      tracked.message = message
+      tracked.key = key
       if (pinned !== tracked.pinned) {
         this.setPinned({ trackingId: message.trackingId }, pinned)
         tracked.pinned = pinned
@@ -199,31 +252,32 @@ export class AgentSync {
     return refusals
   }
 
-  /** Replaces `agent.messages` in place by the window (only the flags when the same messages are shown). */
+  /**
+   * Makes `agent.messages` the window: a message shown as it already is stays the same object (only its
+   * pin flag is set); every other position gets a new message from the window.
+   *
+   * @param force - rebuild every message object
+   */
   show(force: boolean): void {
-    const window = this.ledger.window()
+    const window = this.ledger.window({ alternate: this.alternate })
     const messages = this.agent.messages
-    let same = !force && window.length === messages.length
-    for (let i = 0; same && i < window.length; i++)
-      same = (messages[i] as Message).trackingId === (window[i] as { trackingId: string }).trackingId
-    const tracked = new Map<string, Tracked>()
-    if (same) {
-      for (let i = 0; i < window.length; i++) {
-        const message = messages[i] as Message
-        const pinned =
-          (window[i] as { metadata?: { custom?: { pinned?: unknown } } }).metadata?.custom?.pinned === true
-        setStrandsPin(message, pinned)
-        tracked.set(message.trackingId, { message, pinned })
+    const next = window.map((data, i) => {
+      const live = messages[i]
+      if (
+        !force &&
+        live !== undefined &&
+        live.trackingId === data.trackingId &&
+        keyOf(live) === contentKey(data)
+      ) {
+        setStrandsPin(live, data.metadata?.custom?.pinned === true)
+        return live
       }
-    } else {
-      messages.length = 0
-      for (const data of window) {
-        const message = fromLedgerMessage(data)
-        messages.push(message)
-        tracked.set(message.trackingId, { message, pinned: hasStrandsPin(message) })
-      }
-    }
-    this.tracked = tracked
+      return fromLedgerMessage(data)
+    })
+    if (next.length !== messages.length || next.some((m, i) => m !== messages[i]))
+      messages.splice(0, messages.length, ...next)
+    this.tracked = new Map()
+    for (const message of next) this.track(message)
   }
 
   /**
@@ -248,11 +302,15 @@ export class AgentSync {
 
   /** Whether the session holds a message with this trackingId. */
   private inLedger(trackingId: string): boolean {
+    return this.storedEntry(trackingId) !== undefined
+  }
+
+  /** The session's message with this trackingId, if it holds one. */
+  private storedEntry(trackingId: string): LedgerEntry | undefined {
     try {
-      this.ledger.message({ trackingId })
-      return true
+      return this.ledger.message({ trackingId })
     } catch (error) {
-      if (isContextLedgerError(error, 'MESSAGE_NOT_FOUND')) return false
+      if (isContextLedgerError(error, 'MESSAGE_NOT_FOUND')) return undefined
       throw error
     }
   }
@@ -301,6 +359,10 @@ export class AgentSync {
     let entry: LedgerEntry | undefined
     try {
       entry = this.appendOrOverlay(data)
+      // A copy of an earlier message is stored as a new occurrence under a new trackingId: the live
+      // message takes it, so agent.messages and the window name the same message.
+      if (entry !== undefined && entry.trackingId !== data.trackingId)
+        Object.assign(message, { trackingId: entry.trackingId })
     } catch (error) {
       if (!isContextLedgerError(error, 'INVALID_MESSAGE')) throw error
       const repaired = this.appendRepaired(message, data, error)
@@ -320,7 +382,7 @@ export class AgentSync {
     data: MessageData,
     error: ContextLedgerError,
   ): { refused?: undefined; entry: LedgerEntry | undefined } | { refused: ContextLedgerError } {
-    const { message: repaired, repairs } = repairMessage(data, limitsOf(this.store))
+    const { message: repaired, repairs } = repairMessage(data, this.store.limits)
     let final = error
     if (repairs.length > 0) {
       try {
@@ -364,25 +426,41 @@ export class AgentSync {
     return { refused: refusal }
   }
 
-  /** Appends; a trackingId the session holds with other content is an edited copy, shown in the window. */
+  /**
+   * Appends; a trackingId the session holds as its newest message with other content is that message
+   * changed (Strands merges continuation input into it): an edit.
+   */
   private appendOrOverlay(data: MessageData): LedgerEntry | undefined {
     try {
       return this.ledger.append(data)
     } catch (error) {
       if (!isContextLedgerError(error, 'DUPLICATE_MESSAGE')) throw error
-      this.overlay(data as ReturnType<typeof toLedgerMessage>)
+      this.edit(data as ReturnType<typeof toLedgerMessage>)
       return undefined
     }
   }
 
-  /** Shows `data` in the window in place of the archived message with its trackingId. */
-  private overlay(data: ReturnType<typeof toLedgerMessage>): void {
+  /**
+   * Records a change made in `agent.messages` as an edit: the window shows `data` in place of the
+   * archived message with its trackingId. A change of role or tool ids cannot stand in for the original
+   * without breaking tool pairs: it is logged, and the window (hence `agent.messages`, at the next
+   * `show`) keeps the stored form.
+   */
+  private edit(data: ReturnType<typeof toLedgerMessage>): void {
     try {
-      this.store.setWindowContent(this.sessionId, { trackingId: data.trackingId }, data)
+      this.ledger.edit({ trackingId: data.trackingId }, data, STRANDS_EDIT)
     } catch (error) {
-      // A replacement that changes the role or tool ids cannot stand in for the original without breaking
-      // tool pairs; the window keeps showing the archived message.
-      if (!isContextLedgerError(error, 'INVALID_MESSAGE')) throw error
+      if (
+        !isContextLedgerError(error, 'INVALID_MESSAGE') &&
+        !isContextLedgerError(error, 'MESSAGE_NOT_FOUND')
+      )
+        throw error
+      this.logger.warn(
+        logLine(
+          { session_id: this.sessionId, tracking_id: data.trackingId, code: error.code },
+          `change to a stored message not recorded, agent.messages shows the stored form again: ${error.message}`,
+        ),
+      )
     }
   }
 

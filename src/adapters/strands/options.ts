@@ -19,6 +19,12 @@ export interface PersistentConversationManagerOptions extends LedgerManagerOptio
   /** Truncate oversized tool results in the window before evicting anything. Default true. */
   truncateToolResults?: boolean
   /**
+   * Show the agent the window with runs of same-role messages merged, so roles strictly alternate (for
+   * providers that require it, such as Bedrock Converse): `window({ alternate: true })`. The archive is
+   * unchanged. Default false.
+   */
+  alternate?: boolean
+  /**
    * Where the manager reports what it handled on its own (repaired or refused messages, truncations the
    * store refused, overflows it could not recover from), one line each in Strands' `key=<value> | text`
    * style. A Strands `Logger` (the interface `configureLogging` takes). Default: `console.warn` and
@@ -35,6 +41,8 @@ export interface ResolvedOptions {
   readonly core: LedgerManagerOptions
   /** Whether reductions truncate tool results first. */
   readonly truncateToolResults: boolean
+  /** Whether the agent sees roles strictly alternating. */
+  readonly alternate: boolean
   /** Where reports go. */
   readonly logger: Logger
 }
@@ -71,9 +79,11 @@ export function resolveOptions(options: PersistentConversationManagerOptions): R
       'INVALID_OPTIONS',
       `PersistentConversationManager takes an options object with store and sessionId, got ${String(options)}`,
     )
-  const { proactiveCompression, truncateToolResults, logger, ...core } = options
+  const { proactiveCompression, truncateToolResults, alternate, logger, ...core } = options
   if (truncateToolResults !== undefined && typeof truncateToolResults !== 'boolean')
     throw invalid('truncateToolResults', 'a boolean', truncateToolResults)
+  if (alternate !== undefined && typeof alternate !== 'boolean')
+    throw invalid('alternate', 'a boolean', alternate)
   if (logger !== undefined && !isLogger(logger))
     throw invalid('logger', 'an object with debug, info, warn and error functions', logger)
   let base: ResolvedOptions['base'] = {}
@@ -88,6 +98,7 @@ export function resolveOptions(options: PersistentConversationManagerOptions): R
     base,
     core,
     truncateToolResults: truncateToolResults ?? true,
+    alternate: alternate ?? false,
     logger: logger ?? defaultLogger,
   }
 }

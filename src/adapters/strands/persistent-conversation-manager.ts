@@ -70,6 +70,8 @@ export class PersistentConversationManager extends ConversationManager {
   readonly ledger: LedgerManager
   /** Whether reductions truncate oversized tool results before evicting. */
   readonly truncatesToolResults: boolean
+  /** Whether the agent sees the window with roles strictly alternating (`alternate` option). */
+  readonly alternate: boolean
   /** Where the manager reports what it handled on its own. */
   readonly logger: Logger
   /** What the last reduction did, for logs and tests; undefined before the first. */
@@ -87,6 +89,7 @@ export class PersistentConversationManager extends ConversationManager {
     super(resolved.base)
     this.ledger = new LedgerManager(resolved.core)
     this.truncatesToolResults = resolved.truncateToolResults
+    this.alternate = resolved.alternate
     this.logger = resolved.logger
   }
 
@@ -111,7 +114,7 @@ export class PersistentConversationManager extends ConversationManager {
   override initAgent(agent: LocalAgent): void {
     super.initAgent(agent)
     attached.set(agent, this)
-    const sync = new AgentSync(agent, this.ledger, this.logger)
+    const sync = new AgentSync(agent, this.ledger, this.logger, this.alternate)
     this.syncs.set(agent, sync)
     sync.restore()
     // Plugins that load messages on start (Strands' SessionManager restores its snapshot here) run first;
@@ -209,7 +212,7 @@ export class PersistentConversationManager extends ConversationManager {
   private syncOf(agent: LocalAgent): AgentSync {
     let sync = this.syncs.get(agent)
     if (sync === undefined) {
-      sync = new AgentSync(agent, this.ledger, this.logger)
+      sync = new AgentSync(agent, this.ledger, this.logger, this.alternate)
       this.syncs.set(agent, sync)
     }
     return sync
