@@ -1,0 +1,155 @@
+/**
+ * The Strands adapter when the conversation is not one agent appending fresh messages: a second agent on
+ * the same session, a message sent again, a message edited in `agent.messages`, and a provider that needs
+ * alternating roles. Every case runs a real `Agent` with the scripted model on a real ledger file.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { MessageAddedEvent, TextBlock, type Message } from '@strands-agents/sdk'
+import { assertWindowRules, readHistory } from '../../helpers/window-invariants.js'
+import { ScriptedModel, type ScriptedCall } from '../../../examples/strands-scripted-model.js'
+import { assistantScript, json, ledgerAgent, tempDir, type TempDir } from './helpers.js'
+
+let dir: TempDir
+beforeEach(() => (dir = tempDir()))
+afterEach(() => dir.cleanup())
+
+/** Why a provider would refuse the conversation a model call was given, or undefined. */
+function invalidity(messages: readonly Message[]): string | undefined {
+  const ids = (m: Message | undefined, type: string): string[] =>
+    (m?.content ?? []).flatMap((b) => (b.type === type ? [(b as { toolUseId: string }).toolUseId] : []))
+  if (messages[0]?.role !== 'user' || ids(messages[0], 'toolResultBlock').length > 0) return 'bad start'
+  for (let i = 1; i < messages.length; i++) {
+    const uses = new Set(ids(messages[i - 1], 'toolUseBlock'))
+    for (const id of ids(messages[i], 'toolResultBlock'))
+      if (!uses.has(id)) return `message ${i} answers ${id}, not a call of the message before it`
+  }
+  return undefined
+}
+
+/** The assistant script, recording every conversation the model was handed. */
+function recordingModel(prefix: string, calls: ScriptedCall[]): ScriptedModel {
+  const script = assistantScript(prefix)
+  return new ScriptedModel({
+    script: (call) => {
+      calls.push({ ...call, messages: [...call.messages] })
+      return script(call)
+    },
+  })
+}
+
+const textOf = (data: { content: readonly unknown[] }): string => JSON.stringify(data.content)
+
+describe('PersistentConversationManager (Strands)', () => {
+  it('keeps two agents on one session working when one prompts while the other runs a tool', async () => {
+    const store = dir.open()
+    const calls: ScriptedCall[] = []
+    const b = ledgerAgent({ store, sessionId: 's' }, { model: recordingModel('b-', calls) })
+    const a = ledgerAgent({ store, sessionId: 's' }, { model: recordingModel('a-', calls) })
+    // B's whole turn lands between A's tool call and A's tool result: the store answers A's call with a
+    // repair row when B's prompt arrives, so A's real result arrives late.
+    // After initialize(), so the ledger's own MessageAddedEvent hook (registered there) has stored A's call.
+    await a.agent.initialize()
+    let interleaved = 0
+    a.agent.addHook(MessageAddedEvent, async (event) => {
+      if (interleaved < 3 && event.message.content.some((x) => x.type === 'toolUseBlock'))
+        await b.agent.invoke(`ask b${++interleaved}`)
+    })
+    for (let i = 0; i < 5; i++) await a.agent.invoke(`ask a${i}`)
+    expect(interleaved).toBe(3)
+    const history = readHistory(store, 's')
+    const archived = history.map((e) => textOf(e.message)).join('\n')
+    for (let i = 0; i < 5; i++) expect(archived).toContain(`a${i}: `)
+    for (let i = 1; i <= 3; i++) expect(archived).toContain(`b${i}: `)
+    expect(history.filter((e) => e.late)).toHaveLength(3)
+    expect(calls.map((c) => invalidity(c.messages)).filter((w) => w !== undefined)).toStrictEqual([])
+    expect(json(a.agent.messages)).toStrictEqual(a.manager.ledger.window())
+    assertWindowRules(store, 's')
+  })
+
+  it('stores a clone of an earlier message sent again as a new occurrence, and shows it', async () => {
+    const store = dir.open()
+    const { agent, manager } = ledgerAgent({ store, sessionId: 's' })
+    await agent.invoke('what is the plan?')
+    await agent.invoke('and the budget?')
+    const again = (agent.messages[0] as Message).clone()
+    await agent.invoke([again])
+    const history = manager.ledger.history()
+    expect(history.map((e) => e.message.role)).toStrictEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ])
+    expect(history[4]?.repeatOf).toBe(0)
+    expect(history[4]?.message.content).toStrictEqual(history[0]?.message.content)
+    expect(history[4]?.trackingId).not.toBe(history[0]?.trackingId)
+    expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
+    assertWindowRules(store, 's')
+  })
+
+  it('records an edit made in place in agent.messages, and shows it after a restart', async () => {
+    const store = dir.open()
+    const { agent, manager } = ledgerAgent({ store, sessionId: 's' })
+    await agent.invoke('my card is 4111-1111-1111-1111')
+    ;(agent.messages[0] as Message).content[0] = new TextBlock('my card is [REDACTED]')
+    await agent.invoke('thanks')
+    expect(manager.ledger.window()[0]?.content).toStrictEqual([{ text: 'my card is [REDACTED]' }])
+    expect(manager.ledger.history()[0]?.message.content).toStrictEqual([
+      { text: 'my card is 4111-1111-1111-1111' },
+    ])
+    expect(manager.ledger.edits()).toMatchObject([{ seq: 0, kind: 'edit', actor: 'strands' }])
+    // A new process over the same file: the edit holds.
+    store.close()
+    const reopened = dir.open()
+    const next = ledgerAgent({ store: reopened, sessionId: 's' })
+    await next.agent.initialize()
+    expect(next.agent.messages[0]?.toJSON().content).toStrictEqual([{ text: 'my card is [REDACTED]' }])
+    // Erasing the original from the archive itself goes through the ledger.
+    next.manager.ledger.redact({ seq: 0 }, { actor: 'dpo' })
+    await next.agent.invoke('anything else?')
+    expect(next.manager.ledger.history()[0]?.message.content).toStrictEqual([{ text: '[redacted]' }])
+    expect(next.agent.messages[0]?.toJSON().content).toStrictEqual([{ text: '[redacted]' }])
+  })
+
+  it('reverts, with a log line, an edit that changes a stored message’s role', async () => {
+    const store = dir.open()
+    const warnings: unknown[] = []
+    const logger = {
+      debug: () => {},
+      info: () => {},
+      warn: (...args: unknown[]) => warnings.push(args),
+      error: () => {},
+    }
+    const { agent, manager } = ledgerAgent({ store, sessionId: 's', logger })
+    await agent.invoke('hello')
+    Object.assign(agent.messages[0] as Message, { role: 'assistant' })
+    await agent.invoke('again')
+    expect(warnings).toHaveLength(1)
+    expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
+    expect(agent.messages[0]?.role).toBe('user')
+  })
+
+  it('hands the model strictly alternating roles with alternate: true', async () => {
+    const run = async (alternate: boolean): Promise<string[][]> => {
+      const calls: ScriptedCall[] = []
+      const store = dir.open(`alt-${alternate}.db`)
+      const { agent } = ledgerAgent(
+        { store, sessionId: 's', windowSize: 4, alternate },
+        { model: recordingModel('t-', calls) },
+      )
+      // A pinned first prompt is kept before the boundary, right before a later prompt.
+      for (const prompt of ['remember: ship friday', 'pin 0 the task', 'q1', 'q2', 'q3'])
+        await agent.invoke(prompt)
+      assertWindowRules(store, 's')
+      return calls.map((c) => c.messages.map((m) => m.role))
+    }
+    const plain = await run(false)
+    const alternating = await run(true)
+    const repeats = (roles: string[][]): number =>
+      roles.filter((r) => r.some((role, i) => i > 0 && role === r[i - 1])).length
+    expect(repeats(plain)).toBeGreaterThan(0)
+    expect(repeats(alternating)).toBe(0)
+  })
+})
