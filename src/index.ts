@@ -44,6 +44,7 @@ export {
   type EditAttribution,
   type MessageEdit,
   type RedactOptions,
+  type RedactResult,
 } from './store/context-store.js'
 export { alternateRoles } from './window/alternate-roles.js'
 export { redactedForm, REDACTED_TEXT } from './messages/redact.js'

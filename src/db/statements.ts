@@ -96,8 +96,15 @@ const SQL = {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   messageByUid: `SELECT ${ENTRY_COLUMNS} FROM messages WHERE session = ? AND uid = ?`,
   messageBySeq: `SELECT ${ENTRY_COLUMNS} FROM messages WHERE session = ? AND seq = ?`,
-  // Whether the rows after a message are only this batch's own (a retry) or the store's repair rows.
-  uidsAfter: 'SELECT uid, body FROM messages WHERE session = ? AND seq > ? ORDER BY seq LIMIT ?',
+  // The session's newest rows, newest first, with the trackingId a re-sent occurrence was sent under: what
+  // a retried batch is compared with.
+  newestRows: `SELECT m.seq, m.uid, m.body, m.tokens, m.pinned, m.kept, m.created_at, m.window_body, m.repeat_of,
+      m.late, o.uid AS sent_as
+    FROM messages m LEFT JOIN messages o ON o.session = m.session AND o.seq = m.repeat_of
+    WHERE m.session = ? ORDER BY m.seq DESC LIMIT ?`,
+  idsAnsweredBy: 'SELECT tool_use_id FROM tool_calls WHERE session = ? AND result_seq = ?',
+  // The occurrences of a message sent again (rare: only a redaction asks; walks the session).
+  repeatsOf: 'SELECT seq FROM messages WHERE session = ? AND repeat_of = ?',
   flagsBySeq: `SELECT role, has_tool_use, has_tool_result, trim_point, plain_user, tokens, pinned
     FROM messages WHERE session = ? AND seq = ?`,
   setCutFlags: 'UPDATE messages SET trim_point = ?, pair_start = ? WHERE session = ? AND seq = ?',
@@ -196,6 +203,8 @@ const PLUCKED: ReadonlySet<keyof typeof SQL> = new Set<keyof typeof SQL>([
   'openCallsOfUse',
   'madeCall',
   'openCallById',
+  'repeatsOf',
+  'idsAnsweredBy',
   'resultsOfUses',
   'usesOfResults',
   'tokensOfSeqs',

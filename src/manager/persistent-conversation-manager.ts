@@ -17,6 +17,7 @@ import {
   type EditAttribution,
   type MessageEdit,
   type RedactOptions,
+  type RedactResult,
   type WindowReadOptions,
 } from '../store/context-store.js'
 import {
@@ -153,10 +154,10 @@ export class PersistentConversationManager {
    *
    * @param ref - `{ windowIndex }`, `{ seq }` or `{ trackingId }`
    * @param options - who redacts (default `'user'`), why, and an optional replacement
-   * @returns the entry after the redaction
+   * @returns the entry after the redaction, with `erased` (see {@link ContextStore.redactMessage})
    * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`
    */
-  redact(ref: MessageRef, options: RedactOptions = {}): LedgerEntry {
+  redact(ref: MessageRef, options: RedactOptions = {}): RedactResult {
     return this.store.redactMessage(this.sessionId, ref, options)
   }
 

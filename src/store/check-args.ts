@@ -223,3 +223,34 @@ export function checkTokenCounter(counter: unknown): asserts counter is TokenCou
   if (typeof counter !== 'function')
     throw invalidOption('tokenCounter', `expected a function, got ${describeValue(counter)}`)
 }
+
+/**
+ * Checks `redactMessage()` options: `actor`, `reason` and `replacement`, nothing else.
+ *
+ * @param options - what the caller passed (undefined for none)
+ * @returns the options
+ * @throws ContextLedgerError `INVALID_OPTIONS` naming the field
+ */
+export function checkRedactOptions(options: unknown): {
+  actor?: string
+  reason?: string
+  replacement?: unknown
+} {
+  if (options === undefined) return {}
+  return checkKeys(options, 'options', ['actor', 'reason', 'replacement'])
+}
+
+/**
+ * Checks `window()` options: an optional boolean `alternate`, nothing else.
+ *
+ * @param options - what the caller passed (undefined for none)
+ * @returns whether to merge runs of same-role messages
+ * @throws ContextLedgerError `INVALID_OPTIONS` naming the field
+ */
+export function checkWindowReadOptions(options: unknown): boolean {
+  if (options === undefined) return false
+  const o = checkKeys(options, 'options', ['alternate'])
+  if (o.alternate === undefined) return false
+  checkBoolean(o.alternate, 'options.alternate')
+  return o.alternate
+}

@@ -36,7 +36,9 @@ import {
   checkHistoryOptions,
   checkMessageRef,
   checkPinnedMessagesOptions,
+  checkRedactOptions,
   checkReduceMode,
+  checkWindowReadOptions,
   checkSessionId,
   checkTokenCounter,
   checkWindowLimits,
@@ -182,6 +184,16 @@ export interface RedactOptions extends EditAttribution {
   replacement?: unknown
 }
 
+/** What {@link ContextStore.redactMessage} did. */
+export type RedactResult = LedgerEntry & {
+  /**
+   * True when no byte of the original is left in the ledger's files. False while another connection
+   * reads an older snapshot of the file: the store finishes the erasure at its next write, at
+   * `completeErasure()` or at `close()`.
+   */
+  readonly erased: boolean
+}
+
 /** One entry of the edit log. */
 export interface MessageEdit {
   /** The session. */
@@ -226,6 +238,8 @@ export class ContextStore {
   private readonly st: Statements
   /** The validation limits every incoming message must meet (frozen). */
   readonly limits: Readonly<MessageLimits>
+  /** A redaction's checkpoint could not finish yet (a reader held an older snapshot). */
+  private erasurePending = false
   /** Opened with `readonly: true`: every write call throws `READ_ONLY`. */
   readonly readonly: boolean
   private readonly pks = new Map<string, number>()
@@ -255,7 +269,10 @@ export class ContextStore {
 
   /** Closes the file. Further calls throw `STORE_CLOSED`. Closing twice is harmless. */
   close(): void {
-    if (this.db.open) this.db.close()
+    if (!this.db.open) return
+    // A redaction whose checkpoint a reader held up is finished now, if no reader still holds it up.
+    if (this.erasurePending && !this.readonly) this.completeErasure()
+    this.db.close()
   }
 
   /**
@@ -289,7 +306,7 @@ export class ContextStore {
     const batch = Array.isArray(messages)
     const prepared = inputs.map((m, i) => prepareMessage(m, batch ? i : -1, tokenCounter, this.limits))
     if (prepared.length === 0) return []
-    return this.write(sessionId, () => {
+    const appended = this.write(sessionId, () => {
       const before = this.st.sessionById.get(sessionId) as SessionForAppendRow | undefined
       if (before !== undefined) this.pks.set(sessionId, before.pk)
       const entries = this.appendPrepared(sessionId, prepared, before, batch)
@@ -310,6 +327,8 @@ export class ContextStore {
       }
       return entries
     })
+    if (this.erasurePending) this.completeErasure()
+    return appended
   }
 
   /**
@@ -465,13 +484,14 @@ export class ContextStore {
    * original, and the change is recorded in the edit log (who, when, why, the new form). The edit must
    * keep the role, trackingId and tool ids of the original, so tool pairs survive. An edit equal to what
    * the window already shows records nothing; one equal to the archived original shows the original again.
+   * In a message holding late tool results, those results stay shown as text whatever the edit says.
    *
    * @param sessionId - the session
    * @param ref - which message
-   * @param message - the new form
+   * @param message - the new form (its trackingId may be omitted)
    * @param attribution - who edits (default `'user'`) and why
    * @returns the message's entry after the edit
-   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`, `INVALID_OPTIONS`, `READ_ONLY`
    */
   editMessage(
     sessionId: string,
@@ -479,23 +499,26 @@ export class ContextStore {
     message: unknown,
     attribution: EditAttribution = {},
   ): LedgerEntry {
-    this.ensureOpen()
+    this.ensureWritable()
     checkSessionId(sessionId)
+    checkMessageRef(ref)
+    const by = checkAttribution(attribution)
     const prepared = prepareMessage(message, -1, () => 0, this.limits)
     return this.write(sessionId, () => {
       const { session, row } = this.find(sessionId, ref)
       // An edit without a trackingId is an edit of the message `ref` names.
       const edit = prepared.minted ? withTrackingId(prepared, row.uid) : prepared
       checkSameShape(sessionId, row, edit.message, 'An edit')
-      if ((row.window_body ?? row.body) === edit.body) return toEntry(session, row)
+      const shown = this.windowBodyFor(session.pk, row, edit.message)
+      if ((row.window_body ?? row.body) === (shown ?? row.body)) return toEntry(session, row)
       const now = Date.now()
-      this.st.setWindowBody.run(edit.body === row.body ? null : edit.body, session.pk, row.seq)
+      this.st.setWindowBody.run(shown, session.pk, row.seq)
       this.st.insertEdit.run(
         session.pk,
         row.seq,
         'edit',
-        attribution.actor ?? 'user',
-        attribution.reason ?? null,
+        by.actor ?? 'user',
+        by.reason ?? null,
         now,
         edit.body,
       )
@@ -505,65 +528,77 @@ export class ContextStore {
   }
 
   /**
-   * Erases a message from the archive itself: its stored bytes are replaced by `replacement` (default:
-   * the same role, trackingId and tool ids with every content replaced by `[redacted]`), earlier edits'
-   * copies are erased too, and the edit log records who redacted it and when — without the original. The
-   * freed bytes are overwritten (`secure_delete`) and the write-ahead log is checkpointed and truncated,
-   * so the original is not left in the file; a connection reading at that moment can delay the truncation
-   * until the next checkpoint. The token count recorded on append is kept.
+   * Erases a message from the archive itself: its stored bytes — and those of every occurrence of it sent
+   * again (`repeatOf`) — are replaced by `replacement` (default: the same role, trackingId and tool ids with
+   * every content replaced by `[redacted]`), earlier edits' copies are erased too, and the edit log records
+   * who redacted it and when, without the original. Freed space is zeroed (`secure_delete`), and the
+   * write-ahead log is checkpointed and truncated so no old page image keeps the original. A checkpoint
+   * cannot finish while another connection reads an older snapshot: then `erased` is false, and the store
+   * finishes it at its next write, at {@link completeErasure} or at {@link close}. The token count
+   * recorded on append is kept.
    *
    * @param sessionId - the session
    * @param ref - which message
    * @param options - who redacts (default `'user'`), why, and an optional replacement
-   * @returns the message's entry after the redaction
+   * @returns the message's entry after the redaction, and whether the original is already gone from the files
    * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE` (a replacement that changes role,
-   *   trackingId or tool ids)
+   *   trackingId or tool ids), `INVALID_OPTIONS`, `READ_ONLY`
    */
-  redactMessage(sessionId: string, ref: MessageRef, options: RedactOptions = {}): LedgerEntry {
-    this.ensureOpen()
+  redactMessage(sessionId: string, ref: MessageRef, options: RedactOptions = {}): RedactResult {
+    this.ensureWritable()
     checkSessionId(sessionId)
+    checkMessageRef(ref)
+    const { replacement, ...attribution } = checkRedactOptions(options)
+    const by = checkAttribution(attribution)
     const given =
-      options.replacement === undefined
-        ? undefined
-        : prepareMessage(options.replacement, -1, () => 0, this.limits)
+      replacement === undefined ? undefined : prepareMessage(replacement, -1, () => 0, this.limits)
     const entry = this.write(sessionId, () => {
       const { session, row } = this.find(sessionId, ref)
-      const original = JSON.parse(row.body) as StoredMessageData
-      const replacement =
-        given === undefined
-          ? redactedForm(original)
-          : (given.minted ? withTrackingId(given, row.uid) : given).message
-      checkSameShape(sessionId, row, replacement, 'A redaction')
+      const root = row.repeat_of ?? row.seq
+      const family = [root, ...(this.st.repeatsOf.all(session.pk, root) as number[])]
       const now = Date.now()
-      this.st.setBody.run(JSON.stringify(replacement), session.pk, row.seq)
-      // A late result's window form quotes the result: it is rebuilt from the redacted body.
-      if (row.late === 1)
-        this.st.setWindowBody.run(JSON.stringify(this.lateForm(session.pk, replacement)), session.pk, row.seq)
-      this.st.eraseEditBodies.run(session.pk, row.seq)
-      this.st.insertEdit.run(
-        session.pk,
-        row.seq,
-        'redact',
-        options.actor ?? 'user',
-        options.reason ?? null,
-        now,
-        null,
-      )
+      for (const seq of family) {
+        const target = seq === row.seq ? row : (this.st.messageBySeq.get(session.pk, seq) as MessageRow)
+        const next =
+          given === undefined
+            ? redactedForm(JSON.parse(target.body) as StoredMessageData)
+            : withTrackingId(given, target.uid).message
+        checkSameShape(sessionId, target, next, 'A redaction')
+        const body = JSON.stringify(next)
+        this.st.setBody.run(body, session.pk, seq)
+        // A late result's window form quotes the result: it is rebuilt from the redacted body.
+        this.st.setWindowBody.run(this.windowBodyFor(session.pk, { ...target, body }, next), session.pk, seq)
+        this.st.eraseEditBodies.run(session.pk, seq)
+        this.st.insertEdit.run(session.pk, seq, 'redact', by.actor ?? 'user', by.reason ?? null, now, null)
+      }
       this.st.sessionTouch.run(now, session.pk)
       return toEntry(session, this.st.messageBySeq.get(session.pk, row.seq) as MessageRow)
     })
-    // Freed space is zeroed (`secure_delete` is on for every connection), but the old page images live on
-    // in the write-ahead log until it is checkpointed and truncated.
+    this.erasurePending = true
+    return { ...entry, erased: this.completeErasure() }
+  }
+
+  /**
+   * Finishes erasing what {@link redactMessage} replaced: checkpoints the write-ahead log into the file
+   * and truncates it, without waiting for readers. Called by the store after each write and on close
+   * while an erasure is pending.
+   *
+   * @returns true when no redacted original is left in the files (or none was pending)
+   */
+  completeErasure(): boolean {
+    this.ensureOpen()
+    if (!this.erasurePending || this.readonly) return !this.erasurePending
+    const timeout = this.db.pragma('busy_timeout', { simple: true }) as number
     try {
-      this.db.pragma('wal_checkpoint(TRUNCATE)')
+      this.db.pragma('busy_timeout = 0')
+      const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[]
+      this.erasurePending = result?.busy !== 0
     } catch (error) {
-      throw toLedgerError(
-        error,
-        `checkpoint after redacting in session "${sessionId}" (the redaction is committed)`,
-        sessionId,
-      )
+      if (!isBusy(error)) throw toLedgerError(error, `checkpoint ${this.path} to erase redacted messages`)
+    } finally {
+      this.db.pragma(`busy_timeout = ${Number(timeout)}`)
     }
-    return entry
+    return !this.erasurePending
   }
 
   /**
@@ -600,15 +635,25 @@ export class ContextStore {
     })
   }
 
-  /** The window form of a late-result row, with the tool names the session recorded. */
-  private lateForm(pk: number, message: StoredMessageData): StoredMessageData {
-    const late: LateResult[] = []
-    message.content.forEach((block, i) => {
-      if (!('toolResult' in block)) return
-      const id = block.toolResult.toolUseId
-      late.push({ block: i, id, name: (this.st.madeCall.get(pk, id) as string | undefined) ?? 'unknown' })
-    })
-    return lateResultsWindowForm(message, late)
+  /**
+   * What the window shows for `row` when its content becomes `message`: in a row holding late tool
+   * results, each result no call links to this row stays a text block (see late-tool-results.ts); null
+   * when that is `message` as archived.
+   */
+  private windowBodyFor(pk: number, row: MessageRow, message: StoredMessageData): string | null {
+    let shown = message
+    if (row.late === 1) {
+      const linked = new Set(this.st.idsAnsweredBy.all(pk, row.seq) as string[])
+      const late: LateResult[] = []
+      message.content.forEach((block, i) => {
+        if (!('toolResult' in block) || linked.has(block.toolResult.toolUseId)) return
+        const id = block.toolResult.toolUseId
+        late.push({ block: i, id, name: (this.st.madeCall.get(pk, id) as string | undefined) ?? 'unknown' })
+      })
+      shown = lateResultsWindowForm(message, late)
+    }
+    const body = JSON.stringify(shown)
+    return body === row.body ? null : body
   }
 
   // ---------------------------------------------------------------- reads
@@ -622,6 +667,7 @@ export class ContextStore {
    * @returns the window (empty for an unknown session)
    */
   window(sessionId: string, options: WindowReadOptions = {}): StoredMessageData[] {
+    const alternate = checkWindowReadOptions(options)
     this.ensureOpen()
     checkSessionId(sessionId)
     // One statement, so no read transaction: the session lookup and the decoding are mapped here.
@@ -635,7 +681,7 @@ export class ContextStore {
         const message = JSON.parse(row.body) as StoredMessageData
         out[i] = row.pinned === 1 || hasPinFlag(message) ? withPinFlag(message, row.pinned === 1) : message
       }
-      return options.alternate === true ? alternateRoles(out) : out
+      return alternate ? alternateRoles(out) : out
     } catch (error) {
       throw toReadError(error, `read the window of session "${sessionId}"`, sessionId)
     }
@@ -937,7 +983,9 @@ export class ContextStore {
         }
         late.push({ block: r.block, id: r.id, name })
       }
-      const shown = late.length > 0 ? lateResultsWindowForm(m.message, late) : undefined
+      // From the validated body: the caller's token counter has seen `m.message` since.
+      const shown =
+        late.length > 0 ? lateResultsWindowForm(JSON.parse(m.body) as StoredMessageData, late) : undefined
       // The window rules see what the window shows.
       const c = shown === undefined ? m.cls : classifyMessage(shown)
       total += m.tokens
@@ -1002,30 +1050,31 @@ export class ContextStore {
       repeatOf: repeatOf ?? undefined,
       late: at.shown !== undefined,
     })
-    // Caller-given trackingIds of this batch: rows carrying them (or repair rows) after a stored message
-    // make re-sending that message a retry of the newest messages.
-    const batchIds = new Set(prepared.filter((p) => !p.minted).map((p) => p.message.trackingId))
+    const retried =
+      known === undefined ? { count: 0, entries: [], newest: undefined } : this.retriedPrefix(pk, prepared)
     for (let i = 0; i < prepared.length; i++) {
       let m = prepared[i] as PreparedMessage
+      const retry = retried.entries[i]
+      if (retry !== undefined) {
+        entries.push(toEntry({ ...session, message_count: n }, retry))
+        continue
+      }
       let repeatOf: number | null = null
       const existing = m.minted
         ? undefined
         : (this.st.messageByUid.get(pk, m.message.trackingId) as MessageRow | undefined)
       if (existing !== undefined) {
-        if (this.isRetry(pk, existing.seq, batchIds)) {
-          const stored = JSON.parse(existing.body) as StoredMessageData
-          if (contentKey(stored) !== contentKey(m.message))
-            throw new ContextLedgerError(
-              'DUPLICATE_MESSAGE',
-              `Session "${sessionId}" already holds a different message with trackingId ${m.message.trackingId} (seq ${existing.seq})`,
-              { sessionId },
-            )
-          entries.push(toEntry({ ...session, message_count: n }, existing))
-          continue
-        }
-        // Not a retry: the message is sent again (a clone of an earlier one). It is a new occurrence with
-        // a new trackingId, recording which message it repeats.
-        repeatOf = existing.seq
+        // The first new message of the batch under the trackingId of the session's newest message, with
+        // other content: not a retry, not a copy sent again — a conflicting message.
+        if (i === retried.count && existing.seq === retried.newest)
+          throw new ContextLedgerError(
+            'DUPLICATE_MESSAGE',
+            `Session "${sessionId}" already holds a different message with trackingId ${m.message.trackingId} as its newest message (seq ${existing.seq})`,
+            { sessionId },
+          )
+        // A copy of an earlier message sent again: a new occurrence with a new trackingId, recording
+        // which message it repeats.
+        repeatOf = existing.repeat_of ?? existing.seq
         m = withTrackingId(m, randomUUID())
       }
       let repair: LedgerEntry | undefined
@@ -1050,14 +1099,35 @@ export class ContextStore {
   }
 
   /**
-   * Whether re-sending the message at `seq` is a retry: only the newest messages can be retried, so every
-   * row after it must be of the same batch (by trackingId) or a repair row the store wrote for it.
+   * How much of a batch is a retry: the longest prefix of it that is already the session's newest
+   * messages, in order, with the same role and content (a message sent again counts under the trackingId
+   * it was sent with). Repair rows the store wrote are skipped. Decided once, before the batch writes
+   * anything, from at most twice the batch's length of rows.
    */
-  private isRetry(pk: number, seq: number, batchIds: ReadonlySet<string>): boolean {
-    // A batch of k messages wrote at most k rows and k repair rows after its first message.
-    const limit = 2 * batchIds.size + 1
-    const after = this.st.uidsAfter.all(pk, seq, limit) as { uid: string; body: string }[]
-    return after.length < limit && after.every((r) => batchIds.has(r.uid) || isRepairRow(r.body))
+  private retriedPrefix(
+    pk: number,
+    prepared: readonly PreparedMessage[],
+  ): { count: number; entries: (MessageRow | undefined)[]; newest: number | undefined } {
+    const rows = (
+      this.st.newestRows.all(pk, 2 * prepared.length + 1) as (MessageRow & { sent_as: string | null })[]
+    ).filter((r) => !isRepairRow(r.body))
+    const newest = rows[0]?.seq
+    const matches = (m: PreparedMessage, r: MessageRow & { sent_as: string | null }): boolean =>
+      !m.minted &&
+      (r.uid === m.message.trackingId || r.sent_as === m.message.trackingId) &&
+      contentKey(JSON.parse(r.body) as StoredMessageData) === contentKey(m.message)
+    for (let j = Math.min(prepared.length, rows.length); j > 0; j--) {
+      // batch[0..j) against the j newest rows, oldest of them first.
+      let all = true
+      for (let i = 0; all && i < j; i++)
+        all = matches(
+          prepared[i] as PreparedMessage,
+          rows[j - 1 - i] as MessageRow & { sent_as: string | null },
+        )
+      if (all)
+        return { count: j, entries: prepared.map((_, i) => (i < j ? rows[j - 1 - i] : undefined)), newest }
+    }
+    return { count: 0, entries: [], newest }
   }
 
   /**
@@ -1126,7 +1196,8 @@ function toEntry(session: SessionRow, row: MessageRow): LedgerEntry {
 
 /** The same prepared message under another trackingId (a new occurrence of a re-sent message). */
 function withTrackingId(m: PreparedMessage, trackingId: string): PreparedMessage {
-  const message = { ...m.message, trackingId }
+  // From the validated body, not `m.message`: the caller's token counter has seen that object since.
+  const message = { ...(JSON.parse(m.body) as StoredMessageData), trackingId }
   return { ...m, message, body: JSON.stringify(message), minted: true }
 }
 
