@@ -4,6 +4,7 @@
  * left in the database, the write-ahead log or freed pages — and the log says who did it and when.
  */
 import { readFileSync, existsSync } from 'node:fs'
+import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
   openContextStore,
@@ -127,6 +128,64 @@ describe('ContextStore.redactMessage', () => {
     expect(fileBytes()).not.toContain(CARD)
     store = openContextStore(path)
     assertWindowRules(store, 's')
+  })
+
+  it('redacts every occurrence of a message sent again, and keeps a repair row recognizable', () => {
+    const m = new PersistentConversationManager({ store, sessionId: 's' })
+    m.append([{ ...user(`card ${CARD}`), trackingId: 'q' }, assistant('ok')])
+    const copy = m.append({ ...user(`card ${CARD}`), trackingId: 'q' })
+    expect(copy.repeatOf).toBe(0)
+    m.redact({ seq: copy.seq })
+    expect(m.history().map((e) => e.message.content)).toStrictEqual([
+      [{ text: '[redacted]' }],
+      [{ text: 'ok' }],
+      [{ text: '[redacted]' }],
+    ])
+    m.append({ role: 'assistant', content: [{ toolUse: { toolUseId: 't', name: 'f', input: {} } }] })
+    const { repair } = m.append(user('next'))
+    m.redact({ seq: repair?.seq as number })
+    expect(m.message({ seq: repair?.seq as number }).message.metadata).toStrictEqual({
+      custom: { contextLedger: { repair: 'missing-tool-result' } },
+    })
+    store.close()
+    expect(fileBytes()).not.toContain(CARD)
+    store = openContextStore(path)
+  })
+
+  it('says the files are not clean yet while a reader holds an older snapshot, and finishes later', () => {
+    const m = new PersistentConversationManager({ store, sessionId: 's' })
+    m.append([user(`card ${CARD}`), assistant('ok')])
+    const reader = new Database(path)
+    reader.prepare('BEGIN').run()
+    reader.prepare('SELECT count(*) FROM messages').get()
+    const redacted = m.redact({ seq: 0 })
+    expect(redacted.erased).toBe(false)
+    expect(store.completeErasure()).toBe(false)
+    reader.prepare('COMMIT').run()
+    reader.close()
+    m.append(user('more'))
+    expect(store.completeErasure()).toBe(true)
+    expect(fileBytes()).not.toContain(CARD)
+  })
+
+  it('checks its arguments and refuses on a read-only store', () => {
+    const m = new PersistentConversationManager({ store, sessionId: 's' })
+    m.append(user('x'))
+    for (const call of [
+      () => store.redactMessage('s', null as never),
+      () => store.redactMessage('s', { seq: 0 }, { actor: 5 } as never),
+      () => store.redactMessage('s', { seq: 0 }, { replacment: user('y') } as never),
+      () => store.editMessage('s', { seq: 0, trackingId: 'x' } as never, user('y')),
+      () => store.editMessage('s', { seq: 0 }, user('y'), null as never),
+      () => store.window('s', { alternate: 'yes' } as never),
+      () => store.window('s', null as never),
+    ])
+      expect(refusal(call).code).toBe('INVALID_OPTIONS')
+    store.close()
+    store = openContextStore(path, { readonly: true })
+    expect(refusal(() => store.redactMessage('s', { seq: 0 })).code).toBe('READ_ONLY')
+    expect(refusal(() => store.editMessage('s', { seq: 0 }, user('y'))).code).toBe('READ_ONLY')
+    expect(store.edits('s')).toStrictEqual([])
   })
 
   it('keeps tool ids, so the tool pair around a redacted result stays valid', () => {

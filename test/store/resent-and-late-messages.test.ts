@@ -76,7 +76,63 @@ describe('ContextStore.append', () => {
     })
   })
 
+  describe('a retried batch', () => {
+    it('is a no-op when it holds a copy sent again (retried after a crash that followed the commit)', () => {
+      const m = new PersistentConversationManager({ store, sessionId: 's' })
+      m.append([user('a', 'A'), assistant('b')])
+      const batch = [user('a', 'A'), user('c', 'C')]
+      const first = m.append(batch)
+      expect(first[0]?.repeatOf).toBe(0)
+      const again = m.append(batch)
+      expect(again.map((e) => e.seq)).toStrictEqual(first.map((e) => e.seq))
+      expect(m.history()).toHaveLength(4)
+    })
+
+    it('is a retry only in the order it was stored: [B, A] after [A, B] is two messages sent again', () => {
+      const m = new PersistentConversationManager({ store, sessionId: 's' })
+      m.append([user('a', 'A'), assistant('b')])
+      m.append([{ ...assistant('b'), trackingId: 'B' }])
+      const swapped = m.append([{ ...assistant('b'), trackingId: 'B' }, user('a', 'A')])
+      expect(swapped.map((e) => e.repeatOf)).toStrictEqual([undefined, 0])
+      expect(m.history()).toHaveLength(4)
+    })
+
+    it('retries a long batch with one read of the newest rows, whatever its length', () => {
+      const m = new PersistentConversationManager({ store, sessionId: 's' })
+      const batch = Array.from({ length: 600 }, (_, i) =>
+        i % 2 === 0 ? user(`q${i}`, `u${i}`) : assistant(`a${i}`),
+      )
+      const named = batch.map((x, i) => ({ ...x, trackingId: x.trackingId ?? `a${i}` }))
+      m.append(named)
+      expect(m.append(named).at(-1)?.seq).toBe(599)
+      expect(m.history({ limit: 1000 })).toHaveLength(600)
+    })
+  })
+
   describe('a tool result that arrives late', () => {
+    it('keeps a valid result of the same message linked, and the late one as text, through edits and redaction', () => {
+      const m = new PersistentConversationManager({ store, sessionId: 's' })
+      m.append([user('go'), call('t1')])
+      m.append(user('moving on'))
+      m.append({ role: 'assistant', content: [{ toolUse: { toolUseId: 't2', name: 'deploy', input: {} } }] })
+      const mixed = m.append({
+        role: 'user',
+        content: [
+          { toolResult: { toolUseId: 't2', status: 'success', content: [{ text: 'valid' }] } },
+          { toolResult: { toolUseId: 't1', status: 'success', content: [{ text: 'late' }] } },
+        ],
+      })
+      expect(mixed.late).toBe(true)
+      const kinds = (): string[] => (m.window().at(-1)?.content ?? []).map((b) => Object.keys(b)[0] as string)
+      expect(kinds()).toStrictEqual(['toolResult', 'text'])
+      m.edit({ seq: mixed.seq }, mixed.message)
+      expect(kinds()).toStrictEqual(['toolResult', 'text'])
+      assertWindowRules(store, 's')
+      m.redact({ seq: mixed.seq })
+      expect(kinds()).toStrictEqual(['toolResult', 'text'])
+      assertWindowRules(store, 's')
+    })
+
     it('archives a result whose call a repair row answered, and shows it in the window as text', () => {
       const a = new PersistentConversationManager({ store, sessionId: 'shared' })
       const b = new PersistentConversationManager({ store, sessionId: 'shared' })
