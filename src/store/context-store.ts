@@ -20,7 +20,14 @@ import { DEFAULT_MESSAGE_LIMITS, type MessageLimits } from '../messages/schema.j
 import { classifyMessage, isToolPairStart, isTrimPoint, type MessageClass } from '../messages/classify.js'
 import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
 import type { StoredMessageData } from '../messages/types.js'
-import { planCut, protectedToRestore, type ReduceMode, type WindowPlan } from '../window/plan-cut.js'
+import {
+  planCut,
+  protectedToRestore,
+  type KeptChanges,
+  type ReduceMode,
+  type WindowPlan,
+} from '../window/plan-cut.js'
+import { toolComponent } from '../window/protection.js'
 import type { WindowLimits } from '../window/window-options.js'
 import { interruptedToolResults } from './interrupted-tool-results.js'
 import { contentKey, prepareMessage, type PreparedMessage } from './prepare-message.js'
@@ -233,16 +240,9 @@ export class ContextStore {
       if (before === undefined || before.boundary === before.message_count) {
         const pk = before?.pk ?? (this.st.sessionById.get(sessionId) as SessionRow).pk
         const from = before?.boundary ?? 0
-        const { boundary, skippedPinned } = this.skipInvalidStart(pk, from)
+        const { boundary, restored } = this.skipInvalidStart(pk, from)
         if (boundary === from) return entries
-        // A message appended pinned stays in the window even so (with its tool partners and a lead).
-        const kept = new Set<number>()
-        if (skippedPinned) {
-          const session = this.st.sessionByPk.get(pk) as SessionRow
-          for (const s of protectedToRestore(new SqlLedgerView(this.st, session), PINS_ONLY)) kept.add(s)
-          for (const s of kept) this.st.setKept.run(1, pk, s)
-        }
-        return entries.map((e) => (e.seq < boundary && !kept.has(e.seq) ? { ...e, inWindow: false } : e))
+        return entries.map((e) => (e.seq < boundary && !restored.has(e.seq) ? { ...e, inWindow: false } : e))
       }
       return entries
     })
@@ -253,26 +253,56 @@ export class ContextStore {
    * the window go straight to the archive — the boundary moves past them — so the window stays valid for
    * a provider between appends: with nothing kept, anything but a user message without toolResult (an
    * assistant greeting, a reply or result whose question left); with kept messages, a tool result none of
-   * whose calls is in the window.
+   * whose calls is in the window. A pinned message skipped this way comes back at once (with its tool
+   * partners and a lead), as a pin would bring it back.
    */
-  private skipInvalidStart(pk: number, boundary: number): { boundary: number; skippedPinned: boolean } {
+  private skipInvalidStart(pk: number, boundary: number): { boundary: number; restored: Set<number> } {
     const count = (this.st.sessionByPk.get(pk) as SessionRow).message_count
-    // Read the kept rows only when the first new message is not a user message without toolResult, which
-    // continues any window (the common case: a new turn).
-    let kept: Set<number> | undefined
+    // Whether anything is kept is asked only when the first new message is not a user message without
+    // toolResult, which continues any window (the common case: a new turn).
+    let anyKept: boolean | undefined
     let start = boundary
-    let skippedPinned = false
+    const skippedPins: number[] = []
     for (; start < count; start++) {
       const f = this.st.flagsBySeq.get(pk, start) as { role: string; has_tool_result: number; pinned: number }
       if (f.role === 'user' && f.has_tool_result === 0) break
-      const inWindow = (kept ??= new Set((this.st.keptSeqs.all(pk) as number[]).filter((s) => s < boundary)))
-      if (inWindow.size > 0 && f.has_tool_result === 0) break
-      if (inWindow.size > 0 && (this.st.usesOfResult.all(pk, start) as number[]).some((u) => inWindow.has(u)))
-        break
-      skippedPinned ||= f.pinned === 1
+      anyKept ??= this.st.anyKept.get(pk) !== undefined
+      if (anyKept && f.has_tool_result === 0) break
+      const inWindow = (u: number): boolean =>
+        u < boundary && (this.st.flagsBySeq.get(pk, u) as { kept: number } | undefined)?.kept === 1
+      if (anyKept && (this.st.usesOfResult.all(pk, start) as number[]).some(inWindow)) break
+      if (f.pinned === 1) skippedPins.push(start)
     }
-    if (start > boundary) this.st.sessionBoundary.run(start, Date.now(), pk)
-    return { boundary: start, skippedPinned }
+    const restored = new Set<number>()
+    if (start === boundary) return { boundary, restored }
+    this.st.sessionBoundary.run(start, Date.now(), pk)
+    if (skippedPins.length > 0) {
+      // The protected ranges are the manager's; the ones the kept rows were last derived for stand in.
+      const session = this.st.sessionByPk.get(pk) as SessionRow
+      const limits = { ...PINS_ONLY, first: session.kept_first ?? 0 }
+      const changes = protectedToRestore(new SqlLedgerView(this.st, session), limits, skippedPins)
+      this.applyKeptChanges(session, changes, limits.first)
+      for (const k of changes.keep) restored.add(k.seq)
+    }
+    return { boundary: start, restored }
+  }
+
+  /**
+   * Writes a plan's changes to the kept rows and the session's kept totals (only what changed). After a
+   * plan that examined every kept row, the marks match `first`, which is recorded.
+   */
+  private applyKeptChanges(session: SessionRow, changes: KeptChanges, first: number): void {
+    const pk = session.pk
+    for (const k of changes.keep) this.st.setKept.run(1, k.recheck ? 1 : 0, pk, k.seq)
+    for (const s of changes.release) this.st.setKept.run(0, 0, pk, s)
+    for (const m of changes.remark) this.st.setRecheck.run(m.recheck ? 1 : 0, pk, m.seq)
+    const keptFirst = changes.complete ? first : session.kept_first
+    if (
+      changes.keptCount !== session.kept_count ||
+      changes.keptTokens !== session.kept_tokens ||
+      keptFirst !== session.kept_first
+    )
+      this.st.setKeptTotals.run(changes.keptCount, changes.keptTokens, keptFirst, pk)
   }
 
   /**
@@ -289,20 +319,13 @@ export class ContextStore {
     return this.write(sessionId, () => {
       const session = this.sessionRow(sessionId)
       // A session with no messages yet is not created by asking; it reports what an empty one would.
-      if (session === undefined) {
-        const { kept: _none, ...empty } = planCut(new ArrayLedgerView([], [], [], NO_STATE), limits, mode)
-        return empty
-      }
-      const view = new SqlLedgerView(this.st, session)
-      const { kept, ...result } = planCut(view, limits, mode)
-      const oldKept = new Set(view.kept)
-      const newKept = new Set(kept)
-      for (const s of oldKept) if (!newKept.has(s)) this.st.setKept.run(0, session.pk, s)
-      for (const s of newKept) if (!oldKept.has(s)) this.st.setKept.run(1, session.pk, s)
-      if (result.boundary !== session.boundary)
-        this.st.sessionBoundary.run(result.boundary, Date.now(), session.pk)
-      else if (result.evicted > 0 || result.restored > 0) this.st.sessionTouch.run(Date.now(), session.pk)
-      return result
+      if (session === undefined) return planCut(new ArrayLedgerView([], [], [], NO_STATE), limits, mode).plan
+      const { plan, changes } = planCut(new SqlLedgerView(this.st, session), limits, mode)
+      this.applyKeptChanges(session, changes, limits.first)
+      if (plan.boundary !== session.boundary)
+        this.st.sessionBoundary.run(plan.boundary, Date.now(), session.pk)
+      else if (plan.evicted > 0 || plan.restored > 0) this.st.sessionTouch.run(Date.now(), session.pk)
+      return plan
     })
   }
 
@@ -342,12 +365,16 @@ export class ContextStore {
         now,
       )
       let restored = 0
+      const view = new SqlLedgerView(this.st, session)
       if (pinned && row.seq < session.boundary) {
-        const view = new SqlLedgerView(this.st, session)
-        for (const s of protectedToRestore(view, limits)) {
-          this.st.setKept.run(1, session.pk, s)
-          restored++
-        }
+        // Just what this pin protects: its tool partners, and a lead if it is now the earliest.
+        const changes = protectedToRestore(view, limits, [row.seq])
+        this.applyKeptChanges(session, changes, limits.first)
+        restored = changes.keep.length
+      } else if (!pinned) {
+        // Kept rows this pin protected may lose their protection: the next plan derives it again.
+        for (const f of view.facts(toolComponent(view, row.seq)))
+          if (f.kept && !f.recheck) this.st.setRecheck.run(1, session.pk, f.seq)
       }
       this.st.sessionTouch.run(now, session.pk)
       return { seq: row.seq, trackingId: row.uid, changed: true, restored }
@@ -365,10 +392,15 @@ export class ContextStore {
    * @param message - the replacement, or null to show the original again
    * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`
    */
-  setWindowContent(sessionId: string, ref: MessageRef, message: unknown): void {
+  setWindowContent(
+    sessionId: string,
+    ref: MessageRef,
+    message: unknown,
+    tokenCounter: TokenCounter = estimateTokens,
+  ): void {
     this.ensureOpen()
     checkSessionId(sessionId)
-    const replacement = message === null ? null : prepareMessage(message, -1, () => 0, this.limits)
+    const replacement = message === null ? null : prepareMessage(message, -1, tokenCounter, this.limits)
     this.write(sessionId, () => {
       const { session, row } = this.find(sessionId, ref)
       if (replacement !== null) {
@@ -384,7 +416,17 @@ export class ContextStore {
             { sessionId, path: '(message)' },
           )
       }
-      this.st.setWindowBody.run(replacement === null ? null : replacement.body, session.pk, row.seq)
+      const windowTokens = replacement === null ? null : replacement.tokens
+      this.st.setWindowBody.run(
+        replacement === null ? null : replacement.body,
+        windowTokens,
+        session.pk,
+        row.seq,
+      )
+      // A kept row counts in the session's kept total with what the window shows.
+      const delta = (windowTokens ?? row.tokens) - (row.window_tokens ?? row.tokens)
+      if (delta !== 0 && row.kept === 1 && row.seq < session.boundary)
+        this.st.setKeptTokens.run(delta, session.pk)
       this.st.sessionTouch.run(Date.now(), session.pk)
     })
   }
@@ -607,21 +649,28 @@ export class ContextStore {
     }
     const i = ref.windowIndex
     if (!Number.isSafeInteger(i) || i < 0) return undefined
-    const kept = (this.st.keptSeqs.all(session.pk) as number[]).filter((s) => s < session.boundary)
-    if (i < kept.length) return kept[i]
-    const seq = session.boundary + i - kept.length
+    const keptCount = this.keptTotals(session).count
+    if (i < keptCount) return this.st.keptAt.get(session.pk, i) as number
+    const seq = session.boundary + i - keptCount
     return seq < session.message_count ? seq : undefined
   }
 
+  /** The kept rows' count and window tokens: the session's totals, counted for a session from before them. */
+  private keptTotals(s: SessionRow): { count: number; tokens: number } {
+    if (s.kept_count !== null && s.kept_tokens !== null) return { count: s.kept_count, tokens: s.kept_tokens }
+    return this.st.keptTotals.get(s.pk) as { count: number; tokens: number }
+  }
+
   private summarize(s: SessionRow): SessionSummary {
-    const keptCount = this.st.keptCount.get(s.pk, s.boundary) as number
-    const keptTokens = this.st.keptTokens.get(s.pk, s.boundary) as number
+    const kept = this.keptTotals(s)
     const before = s.boundary > 0 ? ((this.st.cumAt.get(s.pk, s.boundary - 1) as number | undefined) ?? 0) : 0
+    // The tail's tokens as the window shows them: the prefix-sum difference, corrected for replacements.
+    const correction = this.st.tailCorrection.get(s.pk, s.boundary) as number
     return {
       id: s.id,
       messageCount: s.message_count,
-      windowMessages: keptCount + s.message_count - s.boundary,
-      windowTokens: keptTokens + s.total_tokens - before,
+      windowMessages: kept.count + s.message_count - s.boundary,
+      windowTokens: kept.tokens + s.total_tokens - before + correction,
       totalTokens: s.total_tokens,
       pinnedCount: this.st.pinnedCount.get(s.pk) as number,
       boundary: s.boundary,
