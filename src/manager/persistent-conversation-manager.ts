@@ -156,6 +156,19 @@ export class PersistentConversationManager {
   }
 
   /**
+   * Shows `message` in the window in place of the archived message `ref` names (the archive keeps the
+   * original), counted with this manager's token counter; `null` shows the original again. The
+   * replacement must keep the role, trackingId and tool ids of the original.
+   *
+   * @param ref - `{ windowIndex }`, `{ seq }` or `{ trackingId }`
+   * @param message - the replacement, or null
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`, `INVALID_TOKEN_COUNT`
+   */
+  setWindowContent(ref: MessageRef, message: MessageData | null): void {
+    this.store.setWindowContent(this.sessionId, ref, message, this.tokenCounter)
+  }
+
+  /**
    * The session's archive, evicted messages included.
    *
    * @param options - `fromSeq` (default 0) and `limit` (default 100)

@@ -385,12 +385,15 @@ export class ContextStore {
    * Sets what the window shows for one message, leaving the archived original untouched — for example
    * the message with oversized tool results truncated. `null` restores the original. The replacement must
    * keep the role, the trackingId and the toolUse / toolResult ids of the original, so tool pairs and
-   * identity survive.
+   * identity survive. The window counts the replacement's own tokens (toward `tokenBudget`, in
+   * `windowTokens`), counted here before the write lock is taken.
    *
    * @param sessionId - the session
    * @param ref - which message
    * @param message - the replacement, or null to show the original again
-   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`
+   * @param tokenCounter - counts the replacement's tokens (default: the built-in estimator); pass the
+   *   session's counter (a manager's `setWindowContent` does)
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`, `INVALID_TOKEN_COUNT`
    */
   setWindowContent(
     sessionId: string,

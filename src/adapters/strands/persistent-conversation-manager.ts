@@ -385,7 +385,7 @@ export class PersistentConversationManager extends ConversationManager {
   /** Shows `data` in the window in place of the archived message with its trackingId. */
   private overlay(data: ReturnType<typeof toLedgerMessage>): void {
     try {
-      this.store.setWindowContent(this.sessionId, { trackingId: data.trackingId }, data)
+      this.ledger.setWindowContent({ trackingId: data.trackingId }, data)
     } catch (error) {
       // A replacement that changes the role or tool ids cannot stand in for the original without breaking
       // tool pairs; the window keeps showing the archived message.
@@ -435,7 +435,7 @@ export class PersistentConversationManager extends ConversationManager {
       const message = window[i] as (typeof window)[number]
       const shown = truncateToolResults(message)
       if (shown === message) continue
-      this.store.setWindowContent(this.sessionId, { trackingId: message.trackingId }, shown)
+      this.ledger.setWindowContent({ trackingId: message.trackingId }, shown)
       truncated++
     }
     return truncated
