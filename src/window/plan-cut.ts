@@ -134,8 +134,16 @@ class TailTokens {
       this.suffix[i] = (this.suffix[i + 1] as number) + (this.corrections[i] as TokenCorrection).delta
   }
 
+  private readonly memo = new Map<number, number>()
+
   /** Window tokens of `[c, count)`, for `c` at or after the boundary. */
   from(c: number): number {
+    let tokens = this.memo.get(c)
+    if (tokens === undefined) this.memo.set(c, (tokens = this.compute(c)))
+    return tokens
+  }
+
+  private compute(c: number): number {
     let lo = 0
     let hi = this.corrections.length
     while (lo < hi) {
@@ -209,19 +217,26 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
     requiredCount > limits.windowSize || (budget !== undefined && requiredTokens > budget)
   const overLimit = currentSize > limits.windowSize || (budget !== undefined && currentTokens > budget)
 
-  // The newest turn: its opening (the latest trim point) and where its minimal form resumes.
-  const newest = view.lastTrimPoint(0, n, false)
-  const newestPlain = newest !== undefined && view.isPlainUser(newest)
-  let resume = newest
-  if (newest !== undefined && newestPlain) {
-    if (view.endsInToolUse && n - 1 > newest) resume = n - 1
-    else resume = view.lastPairStart(newest + 1, n) ?? newest
+  // The newest turn: its opening (the latest trim point), whether that is a plain user message (only one
+  // can stand alone as an anchor), and where the turn's minimal form resumes. Looked up when needed.
+  let newestTurn: { start: number; plain: boolean; resume: number } | null | undefined
+  const newest = (): { start: number; plain: boolean; resume: number } | null => {
+    if (newestTurn !== undefined) return newestTurn
+    const start = view.lastTrimPoint(0, n, false)
+    if (start === undefined) return (newestTurn = null)
+    const plain = view.isPlainUser(start)
+    let resume = start
+    if (plain)
+      resume = view.endsInToolUse && n - 1 > start ? n - 1 : (view.lastPairStart(start + 1, n) ?? start)
+    return (newestTurn = { start, plain, resume })
   }
   /** Keeps the newest turn's opening when a cut passes it (only a plain user message can stand alone). */
-  const withNewest = (kept: KeptSet, boundary: number): KeptSet =>
-    newest !== undefined && newestPlain && newest < boundary
-      ? { ...kept, extra: [...kept.extra, newest] }
+  const withNewest = (kept: KeptSet, boundary: number): KeptSet => {
+    const turn = newest()
+    return turn !== null && turn.plain && turn.start < boundary
+      ? { ...kept, extra: [...kept.extra, turn.start] }
       : kept
+  }
 
   const keptSetTokens = (
     kept: KeptSet,
@@ -292,8 +307,10 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
   }
   /** Whether everything in the window besides protected messages belongs to the newest turn's minimal form. */
   function onlyNewestTurnLeft(): boolean {
-    if (newest === undefined || resume === undefined) return false
-    const inFloor = (s: number): boolean => s === newest || s >= resume
+    const turn = newest()
+    if (turn === null) return false
+    const resume = turn.resume
+    const inFloor = (s: number): boolean => s === turn.start || s >= resume
     if (!p.stale.every(inFloor)) return false
     for (let s = b; s < Math.min(resume, n); s++) if (!p.inTail(s) && !inFloor(s)) return false
     return true
@@ -308,17 +325,18 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
   // When the limits cannot be met: everything unprotected goes but the newest turn's minimal form — and
   // a call in flight, whose result will be appended next and must follow it in the window.
   const newestTurnOnly = (): CutDecision => {
-    if (newest === undefined || resume === undefined) {
+    const turn = newest()
+    if (turn === null) {
       if (!view.endsInToolUse) return finish(n, keepBefore(n), 'protected-only')
       const cut = Math.max(b, n - 1)
       const kept = keepBefore(cut)
       const call = cut > n - 1 && p.isKept(n - 1) ? [n - 1] : []
       return finish(cut, { ...kept, extra: [...kept.extra, ...call] }, 'protected-only')
     }
-    const cut = Math.max(b, resume)
+    const cut = Math.max(b, turn.resume)
     const floor: number[] = []
-    if (newest < cut) floor.push(newest)
-    for (let s = resume; s < cut; s++) floor.push(s)
+    if (turn.start < cut) floor.push(turn.start)
+    for (let s = turn.resume; s < cut; s++) floor.push(s)
     const kept = keepBefore(cut)
     return finish(cut, { ...kept, extra: [...kept.extra, ...floor] }, 'newest-turn')
   }
@@ -361,7 +379,7 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
   // toolUse whose result follows, with the turn's opening user message kept as the anchor (it must be a
   // plain user message: one holding a toolUse cannot be separated from its answer).
   const pair = view.firstPairStart(start, n)
-  if (pair !== undefined && (newest === undefined || newestPlain)) {
+  if (pair !== undefined && (newest() === null || newest()?.plain === true)) {
     const kept = withNewest(keepBefore(pair), pair)
     if ((kept.extra.length > 0 || p.headSize > 0) && fitsBudget(kept, pair))
       return finish(pair, kept, 'tool-pair')

@@ -13,7 +13,7 @@
  * protection only for the marked rows, the rows the tail touches, and the last-N range — never for every
  * pin — and trusts the settled rows, which it knows only as a count and a token total.
  */
-import type { LedgerView, RowFacts } from './ledger-view.js'
+import type { LedgerView, ProtectionScope, RowFacts } from './ledger-view.js'
 import type { WindowLimits } from './window-options.js'
 
 /** Sorted unique copy. */
@@ -62,13 +62,18 @@ export class Protection {
   ) {
     const n = view.count
     const b = view.boundary
-    const scope = view.protectionScope(limits.first)
+    // With nothing kept there is nothing to re-derive (marks live on kept rows only), unless the ranges
+    // changed and the first-N range before the boundary must be looked at.
+    const scope: ProtectionScope =
+      view.keptCount === 0 && limits.first === 0
+        ? { candidates: [], settledFirst: undefined, complete: true }
+        : view.protectionScope(limits.first)
     this.complete = scope.complete
     const seeds: number[] = [...scope.candidates, ...extra, ...view.pinnedIn(b, n)]
     for (let s = b; s < Math.min(limits.first, n); s++) seeds.push(s)
     for (let s = Math.max(0, n - limits.last); s < n; s++) seeds.push(s)
-    if (n > 0) seeds.push(n - 1)
-    if (b < n) seeds.push(...view.crossingPartners(b, n))
+    // Tail rows tied to kept rows (a call kept before the boundary whose result came after it).
+    if (b < n && view.keptCount > 0) seeds.push(...view.crossingPartners(b, n))
 
     // Everything tied to the seeds by tool calls, grouped into connected components.
     const parent = new Map<number, number>()
@@ -109,7 +114,6 @@ export class Protection {
       if (list === undefined) members.set(root, [s])
       else list.push(s)
     }
-    const opener = view.firstPlainUser(0)
     const raw: number[][] = []
     for (const list of members.values())
       if (list.some((s) => this.fact(s).pinned || s < limits.first || s >= n - limits.last)) raw.push(list)
@@ -122,6 +126,7 @@ export class Protection {
       return e
     }
     let prot = raw
+    const opener = raw.length > 0 ? view.firstPlainUser(0) : undefined
     const eRaw = earliestOf(raw)
     if (eRaw !== undefined && !view.isTrimPoint(eRaw) && view.lastTrimPoint(0, eRaw, true) === undefined) {
       const cutoff = opener ?? n
