@@ -4,6 +4,7 @@
  *   a. append one agent turn (4 messages)  vs  raw INSERT of the same 4 rows + UPDATE sessions, one txn
  *   b. window() of 40 messages            vs  raw `ORDER BY seq DESC LIMIT 40` + JSON.parse
  *   c. append / applyWindow() / window() in a session of LARGE archived messages vs one of 1,000
+ *   d. pin / append + applyWindow() / window() at 10,000 and 1,000 pins vs 100 (bench/pins.ts)
  *
  * Usage: `npm run bench [-- --quick] [-- --runs N]`. `--quick` uses 100,000 messages instead of 1,000,000
  * for (c). Prints medians over runs and same-run ratios; always exits 0 (measured, not asserted).
@@ -13,6 +14,7 @@ import { readFileSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { openContextStore, PersistentConversationManager, type ContextStore } from '../src/index.js'
 import { RawBaseline, serialize } from './baseline.js'
+import { benchPins } from './pins.js'
 import { TurnFactory } from './fixtures.js'
 import {
   interleavedRun,
@@ -250,6 +252,8 @@ async function main(): Promise<void> {
     rows.push(benchWindow(scratch, cfg))
     log('c. flat cost...')
     rows.push(...benchFlat(scratch, cfg))
+    log('d. pins...')
+    rows.push(...benchPins(scratch, Math.min(cfg.runs, cfg.quick ? 3 : 5)))
     const out = [
       '',
       `Machine: ${machine()}`,
@@ -261,8 +265,10 @@ async function main(): Promise<void> {
       'Baselines: (a) raw better-sqlite3, same 4 messages: tracking id + JSON.stringify + INSERT each (UNIQUE',
       '(session, seq)) + UPDATE sessions, one transaction; (b) raw SELECT ... ORDER BY seq DESC LIMIT n +',
       `JSON.parse; (c) the same operation of ours in a session of 1,000 messages (windowSize ${WINDOW} and a token`,
-      'budget that binds first, so applyWindow() runs both the count and the token cut).',
-      'WAL, synchronous=NORMAL on both sides. Targets are from issue 2; this program never fails on a MISS.',
+      'budget that binds first, so applyWindow() runs both the count and the token cut); (d) the same operation',
+      'of ours in the same session when it held 100 pins (windowSize 40; every pin brings an evicted message',
+      'back, so window() returns every pinned message and grows with them by design).',
+      'WAL, synchronous=NORMAL on both sides. Targets are from issues 2 and 7; this program never fails on a MISS.',
       '',
     ]
     process.stdout.write(out.join('\n'))

@@ -3,7 +3,8 @@
  * `npm run db:generate`; released migrations are never edited.
  *
  * Eviction never deletes a row: it moves `sessions.boundary` and re-marks the `kept` rows (messages
- * before the boundary that stay in the window: pins, protected ranges, tool partners, anchors).
+ * before the boundary that stay in the window: pins, protected ranges, tool partners, anchors). Their
+ * count and window tokens are kept on the session, so nothing has to read every kept row (or every pin).
  */
 import { sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
@@ -26,6 +27,14 @@ export const sessions = sqliteTable('sessions', {
   // so an append never rewrites the session row.
   /** Incremented by every window or pin change: a cheap change detector for readers. */
   version: integer('version').notNull().default(0),
+  // The kept rows' aggregates and the protected range they were derived for. Written only when kept rows
+  // change (never by a plain append). Null on sessions from before they existed: the next plan derives them.
+  /** Number of kept rows (all of them lie before the boundary). */
+  keptCount: integer('kept_count'),
+  /** Window tokens of the kept rows (a replacement's own count where the window shows one). */
+  keptTokens: integer('kept_tokens'),
+  /** The first-N range the kept rows' recheck marks were derived for; another range re-derives them all. */
+  keptFirst: integer('kept_first'),
 })
 
 /** The archive: one row per message, never deleted by eviction. */
@@ -49,6 +58,12 @@ export const messages = sqliteTable(
     pinned: integer('pinned', { mode: 'boolean' }).notNull().default(false),
     /** Before the boundary yet still in the window. Meaningless at or after the boundary. */
     kept: integer('kept', { mode: 'boolean' }).notNull().default(false),
+    /**
+     * A kept row whose protection the next plan must derive again: a last-N row, a lead or anchor, the
+     * newest turn's opening, a row near the session's opening, or one an unpin may have released. Kept
+     * rows without it are protected by a pin or the first-N range and are trusted as they are.
+     */
+    recheck: integer('recheck', { mode: 'boolean' }).notNull().default(false),
     /** User message with neither toolUse nor toolResult. */
     plainUser: integer('plain_user', { mode: 'boolean' }).notNull(),
     /** A valid window start (Strands' trim point). Set for a user toolUse once its answer arrives. */
@@ -73,6 +88,8 @@ export const messages = sqliteTable(
      * result): archived as sent, shown in the window as text (`window_body`), linked to no call.
      */
     late: integer('late', { mode: 'boolean' }).notNull().default(false),
+    /** Tokens of `window_body` (null without one, or when it was set before this column existed). */
+    windowTokens: integer('window_tokens'),
   },
   (t) => [
     uniqueIndex('messages_session_seq').on(t.session, t.seq),
@@ -83,6 +100,14 @@ export const messages = sqliteTable(
     index('messages_kept')
       .on(t.session, t.seq)
       .where(sql`${t.kept} = 1`),
+    index('messages_recheck')
+      .on(t.session, t.seq)
+      .where(sql`${t.recheck} = 1`),
+    // Rows the window counts differently from the archive: the tail's token total is the prefix-sum
+    // difference corrected by a seek over the replaced rows in it.
+    index('messages_window_tokens')
+      .on(t.session, t.seq, t.tokens, t.windowTokens)
+      .where(sql`${t.windowTokens} IS NOT NULL`),
     // One partial index for every place a window may start (trim points and tool-pair starts), covering
     // the flags the cut queries filter on: a turn dirties one leaf of it instead of one leaf of two.
     index('messages_cut_points')

@@ -17,6 +17,11 @@ export interface SessionRow {
   created_at: number
   updated_at: number
   metadata: string | null
+  /** Kept rows and their window tokens; null on a session from before they were recorded. */
+  kept_count: number | null
+  kept_tokens: number | null
+  /** The first-N range the kept rows' recheck marks were derived for; null when unknown. */
+  kept_first: number | null
 }
 
 /** A session row with the flags of its newest message (null when it has none), as every session read returns it. */
@@ -41,6 +46,7 @@ export interface MessageRow {
   window_body: string | null
   repeat_of: number | null
   late: number
+  window_tokens: number | null
 }
 
 /** The flags of a message row that appends and the window rules read. */
@@ -51,6 +57,15 @@ export interface FlagsRow {
   trim_point: number
   plain_user: number
   tokens: number
+}
+
+/** What the window planner reads about a row (see `RowFacts`). */
+export interface FactsRow {
+  seq: number
+  kept: number
+  recheck: number
+  pinned: number
+  window_tokens: number
 }
 
 /** A window row: just what materializing needs. */
@@ -66,6 +81,7 @@ export interface WindowRow {
  * the session row — one page less in every commit. The newest message's flags come along for appends.
  */
 const SESSION_SELECT = `SELECT s.pk, s.id, s.created_at, s.metadata, s.boundary, s.version,
+    s.kept_count, s.kept_tokens, s.kept_first,
     coalesce(t.seq + 1, 0) AS message_count, coalesce(t.cum_tokens, 0) AS total_tokens,
     max(s.updated_at, coalesce(t.created_at, 0)) AS updated_at,
     t.role AS last_role, t.has_tool_use AS last_has_tool_use, t.has_tool_result AS last_has_tool_result,
@@ -74,7 +90,8 @@ const SESSION_SELECT = `SELECT s.pk, s.id, s.created_at, s.metadata, s.boundary,
     ON t.session = s.pk AND t.seq = (SELECT seq FROM messages WHERE session = s.pk ORDER BY seq DESC LIMIT 1)`
 
 /** What an entry is built from. */
-const ENTRY_COLUMNS = 'seq, uid, body, tokens, pinned, kept, created_at, window_body, repeat_of, late'
+const ENTRY_COLUMNS =
+  'seq, uid, body, tokens, pinned, kept, created_at, window_body, window_tokens, repeat_of, late'
 
 /** A pinned message with its session and the latest pin event (who, when, why). */
 const PINNED_SELECT = `SELECT s.id AS session_id, m.seq, m.uid, m.body, m.kept, s.boundary,
@@ -86,31 +103,35 @@ const PINNED_SELECT = `SELECT s.id AS session_id, m.seq, m.uid, m.body, m.kept, 
 const SQL = {
   sessionById: `${SESSION_SELECT} WHERE s.id = ?`,
   sessionByPk: `${SESSION_SELECT} WHERE s.pk = ?`,
-  insertSession: 'INSERT INTO sessions (id, created_at, updated_at, metadata) VALUES (?, ?, ?, ?)',
+  insertSession: `INSERT INTO sessions (id, created_at, updated_at, metadata, kept_count, kept_tokens)
+    VALUES (?, ?, ?, ?, 0, 0)`,
   sessionBoundary: 'UPDATE sessions SET boundary = ?, updated_at = ?, version = version + 1 WHERE pk = ?',
   sessionTouch: 'UPDATE sessions SET updated_at = ?, version = version + 1 WHERE pk = ?',
+  setKeptTotals: 'UPDATE sessions SET kept_count = ?, kept_tokens = ?, kept_first = ? WHERE pk = ?',
   allSessions: `${SESSION_SELECT} ORDER BY s.id`,
 
   insertMessage: `INSERT INTO messages (session, seq, uid, role, body, tokens, cum_tokens, pinned, kept,
-      plain_user, trim_point, pair_start, has_tool_use, has_tool_result, created_at, window_body, repeat_of, late)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      plain_user, trim_point, pair_start, has_tool_use, has_tool_result, created_at, window_body, window_tokens, repeat_of, late)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   messageByUid: `SELECT ${ENTRY_COLUMNS} FROM messages WHERE session = ? AND uid = ?`,
   messageBySeq: `SELECT ${ENTRY_COLUMNS} FROM messages WHERE session = ? AND seq = ?`,
   // The session's newest rows, newest first, with the trackingId a re-sent occurrence was sent under: what
   // a retried batch is compared with.
-  newestRows: `SELECT m.seq, m.uid, m.body, m.tokens, m.pinned, m.kept, m.created_at, m.window_body, m.repeat_of,
-      m.late, o.uid AS sent_as
+  newestRows: `SELECT m.seq, m.uid, m.body, m.tokens, m.pinned, m.kept, m.created_at, m.window_body, m.window_tokens,
+      m.repeat_of, m.late, o.uid AS sent_as
     FROM messages m LEFT JOIN messages o ON o.session = m.session AND o.seq = m.repeat_of
     WHERE m.session = ? ORDER BY m.seq DESC LIMIT ?`,
   idsAnsweredBy: 'SELECT tool_use_id FROM tool_calls WHERE session = ? AND result_seq = ?',
   // The occurrences of a message sent again (rare: only a redaction asks; walks the session).
   repeatsOf: 'SELECT seq FROM messages WHERE session = ? AND repeat_of = ?',
-  flagsBySeq: `SELECT role, has_tool_use, has_tool_result, trim_point, plain_user, tokens, pinned
+  flagsBySeq: `SELECT role, has_tool_use, has_tool_result, trim_point, plain_user, tokens, pinned, kept
     FROM messages WHERE session = ? AND seq = ?`,
   setCutFlags: 'UPDATE messages SET trim_point = ?, pair_start = ? WHERE session = ? AND seq = ?',
 
   setPinned: 'UPDATE messages SET pinned = ? WHERE session = ? AND seq = ?',
-  setKept: 'UPDATE messages SET kept = ? WHERE session = ? AND seq = ?',
+  // A row's recheck mark only means something while it is kept: both are written together.
+  setKept: 'UPDATE messages SET kept = ?, recheck = ? WHERE session = ? AND seq = ?',
+  setRecheck: 'UPDATE messages SET recheck = ? WHERE session = ? AND seq = ?',
   history: `SELECT ${ENTRY_COLUMNS} FROM messages WHERE session = ? AND seq >= ? ORDER BY seq LIMIT ?`,
 
   // The window: kept rows before the boundary, then the tail, read in one statement so that a concurrent
@@ -122,16 +143,33 @@ const SQL = {
     SELECT seq, coalesce(window_body, body) AS body, pinned FROM messages
       WHERE session = @s AND seq >= (SELECT boundary FROM sessions WHERE pk = @s)
     ORDER BY seq`,
-  setWindowBody: 'UPDATE messages SET window_body = ? WHERE session = ? AND seq = ?',
+  setWindowBody: 'UPDATE messages SET window_body = ?, window_tokens = ? WHERE session = ? AND seq = ?',
+  setKeptTokens: 'UPDATE sessions SET kept_tokens = kept_tokens + ? WHERE pk = ? AND kept_tokens IS NOT NULL',
+  // Every kept row: only when the kept rows' marks must be derived again (other protected ranges, or a
+  // session from before the marks existed), never on the steady path.
   keptSeqs: 'SELECT seq FROM messages WHERE session = ? AND kept = 1 ORDER BY seq',
-  keptCount: 'SELECT count(*) FROM messages WHERE session = ? AND kept = 1 AND seq < ?',
-  keptTokens: 'SELECT coalesce(sum(tokens), 0) FROM messages WHERE session = ? AND kept = 1 AND seq < ?',
-  pinnedSeqs: 'SELECT seq FROM messages WHERE session = ? AND pinned = 1 ORDER BY seq',
+  keptTotals: `SELECT count(*) AS count, coalesce(sum(coalesce(window_tokens, tokens)), 0) AS tokens
+    FROM messages WHERE session = ? AND kept = 1`,
+  firstKept: 'SELECT seq FROM messages WHERE session = ? AND kept = 1 ORDER BY seq LIMIT ?',
+  keptAt: 'SELECT seq FROM messages WHERE session = ? AND kept = 1 ORDER BY seq LIMIT 1 OFFSET ?',
+  anyKept: 'SELECT 1 FROM messages WHERE session = ? AND kept = 1 LIMIT 1',
+  recheckSeqs: 'SELECT seq FROM messages WHERE session = ? AND recheck = 1 ORDER BY seq',
+  // The earliest kept row without a recheck mark: walks the kept index past the marked ones (a few).
+  firstSettled:
+    'SELECT seq FROM messages WHERE session = ? AND kept = 1 AND recheck = 0 ORDER BY seq LIMIT 1',
+  pinnedIn: 'SELECT seq FROM messages WHERE session = ? AND pinned = 1 AND seq >= ? AND seq < ? ORDER BY seq',
   pinnedCount: 'SELECT count(*) FROM messages WHERE session = ? AND pinned = 1',
+  // Window-token corrections in a seq range, from the partial index of rows shown with a replacement.
+  corrections: `SELECT seq, window_tokens - tokens AS delta FROM messages
+    WHERE session = ? AND window_tokens IS NOT NULL AND seq >= ? AND seq < ? ORDER BY seq`,
+  tailCorrection: `SELECT coalesce(sum(window_tokens - tokens), 0) FROM messages
+    WHERE session = ? AND window_tokens IS NOT NULL AND seq >= ?`,
   cumAt: 'SELECT cum_tokens FROM messages WHERE session = ? AND seq = ?',
   firstTrimPoint: `SELECT seq FROM messages WHERE session = ? AND trim_point = 1 AND seq >= ? AND seq < ?
     ORDER BY seq LIMIT 1`,
   lastTrimPoint: `SELECT seq FROM messages WHERE session = ? AND trim_point = 1 AND seq >= ? AND seq < ?
+    ORDER BY seq DESC LIMIT 1`,
+  lastPairStart: `SELECT seq FROM messages WHERE session = ? AND pair_start = 1 AND seq >= ? AND seq < ?
     ORDER BY seq DESC LIMIT 1`,
   lastPlainUser: `SELECT seq FROM messages WHERE session = ? AND trim_point = 1 AND seq >= ? AND seq < ?
     AND plain_user = 1 ORDER BY seq DESC LIMIT 1`,
@@ -156,13 +194,13 @@ const SQL = {
   // one statement per set instead of one per message, so a window with a thousand pins costs a few
   // statements. CROSS JOIN keeps the seqs as the outer loop (SQLite would otherwise walk every call of
   // the session and probe the array), and INDEXED BY picks the index the seq seeks.
-  resultsOfUses: `SELECT t.result_seq FROM json_each(@seqs) j
+  linksOfUses: `SELECT t.use_seq, t.result_seq FROM json_each(@seqs) j
     CROSS JOIN tool_calls t INDEXED BY tool_calls_use ON t.session = @s AND t.use_seq = j.value
     WHERE t.result_seq IS NOT NULL`,
-  usesOfResults: `SELECT t.use_seq FROM json_each(@seqs) j
+  linksOfResults: `SELECT t.use_seq, t.result_seq FROM json_each(@seqs) j
     CROSS JOIN tool_calls t INDEXED BY tool_calls_answered ON t.session = @s AND t.result_seq = j.value`,
-  tokensOfSeqs: `SELECT coalesce(m.tokens, 0) FROM json_each(@seqs) j
-    LEFT JOIN messages m ON m.session = @s AND m.seq = j.value ORDER BY j.key`,
+  factsOfSeqs: `SELECT m.seq, m.kept, m.recheck, m.pinned, coalesce(m.window_tokens, m.tokens) AS window_tokens
+    FROM json_each(@seqs) j CROSS JOIN messages m ON m.session = @s AND m.seq = j.value`,
   usesOfResult: 'SELECT use_seq FROM tool_calls WHERE session = ? AND result_seq = ?',
   crossingResults: `SELECT result_seq FROM tool_calls WHERE session = ? AND use_seq >= ? AND use_seq < ?
     AND result_seq IS NOT NULL AND (result_seq < ? OR result_seq >= ?)`,
@@ -190,10 +228,15 @@ const SQL = {
 /** Statements that return a single column: prepared in pluck mode, so they yield bare values. */
 const PLUCKED: ReadonlySet<keyof typeof SQL> = new Set<keyof typeof SQL>([
   'keptSeqs',
-  'keptCount',
-  'keptTokens',
-  'pinnedSeqs',
+  'firstKept',
+  'keptAt',
+  'anyKept',
+  'recheckSeqs',
+  'firstSettled',
+  'pinnedIn',
   'pinnedCount',
+  'tailCorrection',
+  'lastPairStart',
   'cumAt',
   'firstTrimPoint',
   'lastTrimPoint',
@@ -205,9 +248,6 @@ const PLUCKED: ReadonlySet<keyof typeof SQL> = new Set<keyof typeof SQL>([
   'openCallById',
   'repeatsOf',
   'idsAnsweredBy',
-  'resultsOfUses',
-  'usesOfResults',
-  'tokensOfSeqs',
   'usesOfResult',
   'crossingResults',
   'crossingUses',

@@ -146,7 +146,7 @@ export class PersistentConversationManager {
    * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`
    */
   edit(ref: MessageRef, message: MessageData, attribution: EditAttribution = {}): LedgerEntry {
-    return this.store.editMessage(this.sessionId, ref, message, attribution)
+    return this.store.editMessage(this.sessionId, ref, message, attribution, this.tokenCounter)
   }
 
   /**
@@ -193,6 +193,19 @@ export class PersistentConversationManager {
    */
   unpin(ref: MessageRef, attribution: PinAttribution = {}): PinResult {
     return this.store.setPinned(this.sessionId, ref, false, attribution, this.limits)
+  }
+
+  /**
+   * Shows `message` in the window in place of the archived message `ref` names (the archive keeps the
+   * original), counted with this manager's token counter; `null` shows the original again. The
+   * replacement must keep the role, trackingId and tool ids of the original.
+   *
+   * @param ref - `{ windowIndex }`, `{ seq }` or `{ trackingId }`
+   * @param message - the replacement, or null
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`, `INVALID_TOKEN_COUNT`
+   */
+  setWindowContent(ref: MessageRef, message: MessageData | null): void {
+    this.store.setWindowContent(this.sessionId, ref, message, this.tokenCounter)
   }
 
   /**

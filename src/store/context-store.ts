@@ -22,7 +22,14 @@ import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
 import type { StoredMessageData } from '../messages/types.js'
 import { redactedForm } from '../messages/redact.js'
 import { alternateRoles } from '../window/alternate-roles.js'
-import { planCut, protectedToRestore, type ReduceMode, type WindowPlan } from '../window/plan-cut.js'
+import {
+  planCut,
+  protectedToRestore,
+  type KeptChanges,
+  type ReduceMode,
+  type WindowPlan,
+} from '../window/plan-cut.js'
+import { toolComponent } from '../window/protection.js'
 import type { WindowLimits } from '../window/window-options.js'
 import { randomUUID } from 'node:crypto'
 import { interruptedToolResults, MISSING_TOOL_RESULT_REPAIR } from './interrupted-tool-results.js'
@@ -314,16 +321,9 @@ export class ContextStore {
       if (before === undefined || before.boundary === before.message_count) {
         const pk = before?.pk ?? (this.st.sessionById.get(sessionId) as SessionRow).pk
         const from = before?.boundary ?? 0
-        const { boundary, skippedPinned } = this.skipInvalidStart(pk, from)
+        const { boundary, restored } = this.skipInvalidStart(pk, from)
         if (boundary === from) return entries
-        // A message appended pinned stays in the window even so (with its tool partners and a lead).
-        const kept = new Set<number>()
-        if (skippedPinned) {
-          const session = this.st.sessionByPk.get(pk) as SessionRow
-          for (const s of protectedToRestore(new SqlLedgerView(this.st, session), PINS_ONLY)) kept.add(s)
-          for (const s of kept) this.st.setKept.run(1, pk, s)
-        }
-        return entries.map((e) => (e.seq < boundary && !kept.has(e.seq) ? { ...e, inWindow: false } : e))
+        return entries.map((e) => (e.seq < boundary && !restored.has(e.seq) ? { ...e, inWindow: false } : e))
       }
       return entries
     })
@@ -336,26 +336,56 @@ export class ContextStore {
    * the window go straight to the archive — the boundary moves past them — so the window stays valid for
    * a provider between appends: with nothing kept, anything but a user message without toolResult (an
    * assistant greeting, a reply or result whose question left); with kept messages, a tool result none of
-   * whose calls is in the window.
+   * whose calls is in the window. A pinned message skipped this way comes back at once (with its tool
+   * partners and a lead), as a pin would bring it back.
    */
-  private skipInvalidStart(pk: number, boundary: number): { boundary: number; skippedPinned: boolean } {
+  private skipInvalidStart(pk: number, boundary: number): { boundary: number; restored: Set<number> } {
     const count = (this.st.sessionByPk.get(pk) as SessionRow).message_count
-    // Read the kept rows only when the first new message is not a user message without toolResult, which
-    // continues any window (the common case: a new turn).
-    let kept: Set<number> | undefined
+    // Whether anything is kept is asked only when the first new message is not a user message without
+    // toolResult, which continues any window (the common case: a new turn).
+    let anyKept: boolean | undefined
     let start = boundary
-    let skippedPinned = false
+    const skippedPins: number[] = []
     for (; start < count; start++) {
       const f = this.st.flagsBySeq.get(pk, start) as { role: string; has_tool_result: number; pinned: number }
       if (f.role === 'user' && f.has_tool_result === 0) break
-      const inWindow = (kept ??= new Set((this.st.keptSeqs.all(pk) as number[]).filter((s) => s < boundary)))
-      if (inWindow.size > 0 && f.has_tool_result === 0) break
-      if (inWindow.size > 0 && (this.st.usesOfResult.all(pk, start) as number[]).some((u) => inWindow.has(u)))
-        break
-      skippedPinned ||= f.pinned === 1
+      anyKept ??= this.st.anyKept.get(pk) !== undefined
+      if (anyKept && f.has_tool_result === 0) break
+      const inWindow = (u: number): boolean =>
+        u < boundary && (this.st.flagsBySeq.get(pk, u) as { kept: number } | undefined)?.kept === 1
+      if (anyKept && (this.st.usesOfResult.all(pk, start) as number[]).some(inWindow)) break
+      if (f.pinned === 1) skippedPins.push(start)
     }
-    if (start > boundary) this.st.sessionBoundary.run(start, Date.now(), pk)
-    return { boundary: start, skippedPinned }
+    const restored = new Set<number>()
+    if (start === boundary) return { boundary, restored }
+    this.st.sessionBoundary.run(start, Date.now(), pk)
+    if (skippedPins.length > 0) {
+      // The protected ranges are the manager's; the ones the kept rows were last derived for stand in.
+      const session = this.st.sessionByPk.get(pk) as SessionRow
+      const limits = { ...PINS_ONLY, first: session.kept_first ?? 0 }
+      const changes = protectedToRestore(new SqlLedgerView(this.st, session), limits, skippedPins)
+      this.applyKeptChanges(session, changes, limits.first)
+      for (const k of changes.keep) restored.add(k.seq)
+    }
+    return { boundary: start, restored }
+  }
+
+  /**
+   * Writes a plan's changes to the kept rows and the session's kept totals (only what changed). After a
+   * plan that examined every kept row, the marks match `first`, which is recorded.
+   */
+  private applyKeptChanges(session: SessionRow, changes: KeptChanges, first: number): void {
+    const pk = session.pk
+    for (const k of changes.keep) this.st.setKept.run(1, k.recheck ? 1 : 0, pk, k.seq)
+    for (const s of changes.release) this.st.setKept.run(0, 0, pk, s)
+    for (const m of changes.remark) this.st.setRecheck.run(m.recheck ? 1 : 0, pk, m.seq)
+    const keptFirst = changes.complete ? first : session.kept_first
+    if (
+      changes.keptCount !== session.kept_count ||
+      changes.keptTokens !== session.kept_tokens ||
+      keptFirst !== session.kept_first
+    )
+      this.st.setKeptTotals.run(changes.keptCount, changes.keptTokens, keptFirst, pk)
   }
 
   /**
@@ -374,20 +404,13 @@ export class ContextStore {
     return this.write(sessionId, () => {
       const session = this.sessionRow(sessionId)
       // A session with no messages yet is not created by asking; it reports what an empty one would.
-      if (session === undefined) {
-        const { kept: _none, ...empty } = planCut(new ArrayLedgerView([], [], [], NO_STATE), limits, mode)
-        return empty
-      }
-      const view = new SqlLedgerView(this.st, session)
-      const { kept, ...result } = planCut(view, limits, mode)
-      const oldKept = new Set(view.kept)
-      const newKept = new Set(kept)
-      for (const s of oldKept) if (!newKept.has(s)) this.st.setKept.run(0, session.pk, s)
-      for (const s of newKept) if (!oldKept.has(s)) this.st.setKept.run(1, session.pk, s)
-      if (result.boundary !== session.boundary)
-        this.st.sessionBoundary.run(result.boundary, Date.now(), session.pk)
-      else if (result.evicted > 0 || result.restored > 0) this.st.sessionTouch.run(Date.now(), session.pk)
-      return result
+      if (session === undefined) return planCut(new ArrayLedgerView([], [], [], NO_STATE), limits, mode).plan
+      const { plan, changes } = planCut(new SqlLedgerView(this.st, session), limits, mode)
+      this.applyKeptChanges(session, changes, limits.first)
+      if (plan.boundary !== session.boundary)
+        this.st.sessionBoundary.run(plan.boundary, Date.now(), session.pk)
+      else if (plan.evicted > 0 || plan.restored > 0) this.st.sessionTouch.run(Date.now(), session.pk)
+      return plan
     })
   }
 
@@ -431,12 +454,16 @@ export class ContextStore {
         now,
       )
       let restored = 0
+      const view = new SqlLedgerView(this.st, session)
       if (pinned && row.seq < session.boundary) {
-        const view = new SqlLedgerView(this.st, session)
-        for (const s of protectedToRestore(view, limits)) {
-          this.st.setKept.run(1, session.pk, s)
-          restored++
-        }
+        // Just what this pin protects: its tool partners, and a lead if it is now the earliest.
+        const changes = protectedToRestore(view, limits, [row.seq])
+        this.applyKeptChanges(session, changes, limits.first)
+        restored = changes.keep.length
+      } else if (!pinned) {
+        // Kept rows this pin protected may lose their protection: the next plan derives it again.
+        for (const f of view.facts(toolComponent(view, row.seq)))
+          if (f.kept && !f.recheck) this.st.setRecheck.run(1, session.pk, f.seq)
       }
       this.st.sessionTouch.run(now, session.pk)
       return { seq: row.seq, trackingId: row.uid, changed: true, restored }
@@ -447,34 +474,32 @@ export class ContextStore {
    * Sets what the window shows for one message, leaving the archived original untouched — for example
    * the message with oversized tool results truncated. `null` restores the original. The replacement must
    * keep the role, the trackingId and the toolUse / toolResult ids of the original, so tool pairs and
-   * identity survive.
+   * identity survive. The window counts the replacement's own tokens (toward `tokenBudget`, in
+   * `windowTokens`), counted here before the write lock is taken.
    *
    * @param sessionId - the session
    * @param ref - which message
    * @param message - the replacement, or null to show the original again
-   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`
+   * @param tokenCounter - counts the replacement's tokens (default: the built-in estimator); pass the
+   *   session's counter (a manager's `setWindowContent` does)
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`, `INVALID_TOKEN_COUNT`
    */
-  setWindowContent(sessionId: string, ref: MessageRef, message: unknown): void {
+  setWindowContent(
+    sessionId: string,
+    ref: MessageRef,
+    message: unknown,
+    tokenCounter: TokenCounter = estimateTokens,
+  ): void {
     this.ensureWritable()
     checkSessionId(sessionId)
     checkMessageRef(ref)
-    const replacement = message === null ? null : prepareMessage(message, -1, () => 0, this.limits)
+    checkTokenCounter(tokenCounter)
+    const replacement = message === null ? null : prepareMessage(message, -1, tokenCounter, this.limits)
     this.write(sessionId, () => {
       const { session, row } = this.find(sessionId, ref)
-      if (replacement !== null) {
-        const original = JSON.parse(row.body) as StoredMessageData
-        const ids = (m: StoredMessageData): string => {
-          const c = classifyMessage(m)
-          return JSON.stringify([m.role, m.trackingId, c.toolUseIds, c.toolResultIds])
-        }
-        if (ids(original) !== ids(replacement.message))
-          throw new ContextLedgerError(
-            'INVALID_MESSAGE',
-            `A window replacement for seq ${row.seq} must keep the role, trackingId and tool ids of the original`,
-            { sessionId, path: '(message)' },
-          )
-      }
-      this.st.setWindowBody.run(replacement === null ? null : replacement.body, session.pk, row.seq)
+      const next = replacement === null ? (JSON.parse(row.body) as StoredMessageData) : replacement.message
+      if (replacement !== null) checkSameShape(sessionId, row, next, 'A window replacement')
+      this.showInWindow(session, row, next, replacement?.tokens)
       this.st.sessionTouch.run(Date.now(), session.pk)
     })
   }
@@ -490,6 +515,8 @@ export class ContextStore {
    * @param ref - which message
    * @param message - the new form (its trackingId may be omitted)
    * @param attribution - who edits (default `'user'`) and why
+   * @param tokenCounter - counts the edit's tokens (default: the built-in estimator); the window counts
+   *   the message with them
    * @returns the message's entry after the edit
    * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`, `INVALID_OPTIONS`, `READ_ONLY`
    */
@@ -498,21 +525,23 @@ export class ContextStore {
     ref: MessageRef,
     message: unknown,
     attribution: EditAttribution = {},
+    tokenCounter: TokenCounter = estimateTokens,
   ): LedgerEntry {
     this.ensureWritable()
     checkSessionId(sessionId)
     checkMessageRef(ref)
     const by = checkAttribution(attribution)
-    const prepared = prepareMessage(message, -1, () => 0, this.limits)
+    checkTokenCounter(tokenCounter)
+    const prepared = prepareMessage(message, -1, tokenCounter, this.limits)
     return this.write(sessionId, () => {
       const { session, row } = this.find(sessionId, ref)
       // An edit without a trackingId is an edit of the message `ref` names.
       const edit = prepared.minted ? withTrackingId(prepared, row.uid) : prepared
       checkSameShape(sessionId, row, edit.message, 'An edit')
-      const shown = this.windowBodyFor(session.pk, row, edit.message)
-      if ((row.window_body ?? row.body) === (shown ?? row.body)) return toEntry(session, row)
+      if ((row.window_body ?? row.body) === (this.windowBodyFor(session.pk, row, edit.message) ?? row.body))
+        return toEntry(session, row)
       const now = Date.now()
-      this.st.setWindowBody.run(shown, session.pk, row.seq)
+      this.showInWindow(session, row, edit.message, edit.tokens)
       this.st.insertEdit.run(
         session.pk,
         row.seq,
@@ -567,7 +596,7 @@ export class ContextStore {
         const body = JSON.stringify(next)
         this.st.setBody.run(body, session.pk, seq)
         // A late result's window form quotes the result: it is rebuilt from the redacted body.
-        this.st.setWindowBody.run(this.windowBodyFor(session.pk, { ...target, body }, next), session.pk, seq)
+        this.showInWindow(session, { ...target, body }, next, undefined)
         this.st.eraseEditBodies.run(session.pk, seq)
         this.st.insertEdit.run(session.pk, seq, 'redact', by.actor ?? 'user', by.reason ?? null, now, null)
       }
@@ -633,6 +662,30 @@ export class ContextStore {
         message: r.body === null ? undefined : (JSON.parse(r.body) as StoredMessageData),
       }))
     })
+  }
+
+  /**
+   * Shows `message` in the window for `row` (its archived form when they are equal), with its tokens
+   * (`tokens`, or the built-in estimate for a late result's text form; the original's when it is shown
+   * as archived), keeping the session's kept-token total in step.
+   */
+  private showInWindow(
+    session: SessionRow,
+    row: MessageRow,
+    message: StoredMessageData,
+    tokens: number | undefined,
+  ): void {
+    const body = this.windowBodyFor(session.pk, row, message)
+    const windowTokens =
+      body === null
+        ? null
+        : row.late === 1 || tokens === undefined
+          ? estimateTokens(JSON.parse(body) as StoredMessageData)
+          : tokens
+    this.st.setWindowBody.run(body, windowTokens, session.pk, row.seq)
+    const delta = (windowTokens ?? row.tokens) - (row.window_tokens ?? row.tokens)
+    if (delta !== 0 && row.kept === 1 && row.seq < session.boundary)
+      this.st.setKeptTokens.run(delta, session.pk)
   }
 
   /**
@@ -905,21 +958,28 @@ export class ContextStore {
     }
     const i = ref.windowIndex
     if (!Number.isSafeInteger(i) || i < 0) return undefined
-    const kept = (this.st.keptSeqs.all(session.pk) as number[]).filter((s) => s < session.boundary)
-    if (i < kept.length) return kept[i]
-    const seq = session.boundary + i - kept.length
+    const keptCount = this.keptTotals(session).count
+    if (i < keptCount) return this.st.keptAt.get(session.pk, i) as number
+    const seq = session.boundary + i - keptCount
     return seq < session.message_count ? seq : undefined
   }
 
+  /** The kept rows' count and window tokens: the session's totals, counted for a session from before them. */
+  private keptTotals(s: SessionRow): { count: number; tokens: number } {
+    if (s.kept_count !== null && s.kept_tokens !== null) return { count: s.kept_count, tokens: s.kept_tokens }
+    return this.st.keptTotals.get(s.pk) as { count: number; tokens: number }
+  }
+
   private summarize(s: SessionRow): SessionSummary {
-    const keptCount = this.st.keptCount.get(s.pk, s.boundary) as number
-    const keptTokens = this.st.keptTokens.get(s.pk, s.boundary) as number
+    const kept = this.keptTotals(s)
     const before = s.boundary > 0 ? ((this.st.cumAt.get(s.pk, s.boundary - 1) as number | undefined) ?? 0) : 0
+    // The tail's tokens as the window shows them: the prefix-sum difference, corrected for replacements.
+    const correction = this.st.tailCorrection.get(s.pk, s.boundary) as number
     return {
       id: s.id,
       messageCount: s.message_count,
-      windowMessages: keptCount + s.message_count - s.boundary,
-      windowTokens: keptTokens + s.total_tokens - before,
+      windowMessages: kept.count + s.message_count - s.boundary,
+      windowTokens: kept.tokens + s.total_tokens - before + correction,
       totalTokens: s.total_tokens,
       pinnedCount: this.st.pinnedCount.get(s.pk) as number,
       boundary: s.boundary,
@@ -1007,6 +1067,7 @@ export class ContextStore {
         c.toolResultIds.length > 0 ? 1 : 0,
         now,
         shown === undefined ? null : JSON.stringify(shown),
+        shown === undefined ? null : estimateTokens(shown),
         repeatOf,
         late.length > 0 ? 1 : 0,
       )

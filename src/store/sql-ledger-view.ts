@@ -1,9 +1,11 @@
 /**
  * The window rules' questions answered by index seeks on one session. Created inside a write
  * transaction, so every answer comes from the same snapshot; nothing is cached across transactions.
+ * Nothing here reads every kept row or every pin on the steady path: the kept rows are the session's
+ * count and token total, plus the few rows marked for a recheck.
  */
-import type { SessionRow, Statements } from '../db/statements.js'
-import type { LedgerView } from '../window/ledger-view.js'
+import type { FactsRow, SessionRow, Statements } from '../db/statements.js'
+import type { LedgerView, ProtectionScope, RowFacts, TokenCorrection } from '../window/ledger-view.js'
 
 const pluckNumbers = (rows: unknown[]): number[] => rows as number[]
 
@@ -12,9 +14,12 @@ export class SqlLedgerView implements LedgerView {
   readonly count: number
   readonly totalTokens: number
   readonly boundary: number
-  readonly kept: readonly number[]
   readonly endsInToolUse: boolean
+  readonly keptCount: number
+  readonly keptTokens: number
   private readonly pk: number
+  private readonly keptFirst: number | null
+  private readonly totalsKnown: boolean
 
   /**
    * @param st - prepared statements of the store
@@ -28,7 +33,17 @@ export class SqlLedgerView implements LedgerView {
     this.count = session.message_count
     this.totalTokens = session.total_tokens
     this.boundary = session.boundary
-    this.kept = pluckNumbers(st.keptSeqs.all(this.pk)).filter((s) => s < this.boundary)
+    this.keptFirst = session.kept_first
+    this.totalsKnown = session.kept_count !== null && session.kept_tokens !== null
+    if (this.totalsKnown) {
+      this.keptCount = session.kept_count as number
+      this.keptTokens = session.kept_tokens as number
+    } else {
+      // A session from before the totals were recorded: count once; the plan writes them back.
+      const totals = st.keptTotals.get(this.pk) as { count: number; tokens: number }
+      this.keptCount = totals.count
+      this.keptTokens = totals.tokens
+    }
     const last =
       this.count === 0
         ? undefined
@@ -36,18 +51,47 @@ export class SqlLedgerView implements LedgerView {
     this.endsInToolUse = last !== undefined && last.role === 'assistant' && last.has_tool_use === 1
   }
 
-  pinned(): number[] {
-    return pluckNumbers(this.st.pinnedSeqs.all(this.pk))
+  /**
+   * The marked kept rows; every kept row (and the first-N range before the boundary) when the marks
+   * were derived for another first-N range or never recorded.
+   */
+  protectionScope(first: number): ProtectionScope {
+    if (this.totalsKnown && this.keptFirst === first) {
+      const candidates = pluckNumbers(this.st.recheckSeqs.all(this.pk))
+      const settledFirst = this.st.firstSettled.get(this.pk) as number | undefined
+      return { candidates, settledFirst, complete: false }
+    }
+    const candidates = pluckNumbers(this.st.keptSeqs.all(this.pk))
+    for (let s = 0; s < Math.min(first, this.boundary); s++) candidates.push(s)
+    return { candidates, settledFirst: undefined, complete: true }
   }
-  partners(seqs: readonly number[]): number[] {
+  firstKept(limit: number): number[] {
+    return pluckNumbers(this.st.firstKept.all(this.pk, limit))
+  }
+  facts(seqs: readonly number[]): RowFacts[] {
+    if (seqs.length === 0) return []
+    const rows = this.st.factsOfSeqs.all({ s: this.pk, seqs: JSON.stringify(seqs) }) as FactsRow[]
+    return rows
+      .sort((a, b) => a.seq - b.seq)
+      .map((r) => ({
+        seq: r.seq,
+        kept: r.kept === 1 && r.seq < this.boundary,
+        recheck: r.recheck === 1,
+        pinned: r.pinned === 1,
+        windowTokens: r.window_tokens,
+      }))
+  }
+  pinnedIn(from: number, to: number): number[] {
+    return pluckNumbers(this.st.pinnedIn.all(this.pk, from, to))
+  }
+  links(seqs: readonly number[]): [number, number][] {
     if (seqs.length === 0) return []
     const args = { s: this.pk, seqs: JSON.stringify(seqs) }
-    return [
-      ...new Set([
-        ...pluckNumbers(this.st.resultsOfUses.all(args)),
-        ...pluckNumbers(this.st.usesOfResults.all(args)),
-      ]),
-    ]
+    const out = new Map<string, [number, number]>()
+    for (const st of [this.st.linksOfUses, this.st.linksOfResults])
+      for (const r of st.all(args) as { use_seq: number; result_seq: number }[])
+        out.set(`${r.use_seq},${r.result_seq}`, [r.use_seq, r.result_seq])
+    return [...out.values()]
   }
   crossingPartners(lo: number, hi: number): number[] {
     return [
@@ -56,10 +100,6 @@ export class SqlLedgerView implements LedgerView {
         ...pluckNumbers(this.st.crossingUses.all(this.pk, lo, hi, lo, hi)),
       ]),
     ]
-  }
-  tokensOf(seqs: readonly number[]): number[] {
-    if (seqs.length === 0) return []
-    return pluckNumbers(this.st.tokensOfSeqs.all({ s: this.pk, seqs: JSON.stringify(seqs) }))
   }
   isTrimPoint(seq: number): boolean {
     return this.st.firstTrimPoint.get(this.pk, seq, seq + 1) !== undefined
@@ -80,36 +120,17 @@ export class SqlLedgerView implements LedgerView {
   firstPairStart(from: number, to: number): number | undefined {
     return this.st.firstPairStart.get(this.pk, from, to) as number | undefined
   }
-  /**
-   * `cum_tokens` only grows with seq, so the answer is found by galloping back from the newest message
-   * and then bisecting: O(log distance) point lookups. A budget cut lands near the window, so the
-   * distance is about the window's length however long the archive is — and no index on `cum_tokens`
-   * has to be written on every append.
-   */
-  seekCumulative(tokens: number): number | undefined {
-    if (this.count === 0 || this.totalTokens < tokens) return undefined
-    const cum = (seq: number): number => this.st.cumAt.get(this.pk, seq) as number
-    // Invariant: cum(hi) >= tokens; every seq < lo has cum < tokens.
-    let hi = this.count - 1
-    let lo = 0
-    for (let step = 1; hi > 0; step *= 2) {
-      const probe = Math.max(0, hi - step)
-      if (cum(probe) < tokens) {
-        lo = probe + 1
-        break
-      }
-      hi = probe
-    }
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1
-      if (cum(mid) >= tokens) hi = mid
-      else lo = mid + 1
-    }
-    return hi
+  lastPairStart(from: number, to: number): number | undefined {
+    return this.st.lastPairStart.get(this.pk, from, to) as number | undefined
   }
   tokensBefore(seq: number): number {
     if (seq <= 0) return 0
     if (seq >= this.count) return this.totalTokens
     return this.st.cumAt.get(this.pk, seq - 1) as number
+  }
+  corrections(from: number, to: number): TokenCorrection[] {
+    return (this.st.corrections.all(this.pk, from, to) as { seq: number; delta: number }[]).filter(
+      (c) => c.delta !== 0,
+    )
   }
 }

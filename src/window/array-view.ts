@@ -1,10 +1,12 @@
 /**
  * A {@link LedgerView} over an in-memory array: the pure reference for the SQL store, and the engine of
  * `planWindow` for callers who keep messages in memory. Linear scans are fine here; clarity is the point.
+ * Nothing counts as settled here: every kept row and every pin is re-derived on each plan, so the
+ * reference computes protection from scratch where the store trusts its bookkeeping.
  */
 import { classifyMessage, isToolPairStart, isTrimPoint, type MessageClass } from '../messages/classify.js'
 import type { MessageData } from '../messages/types.js'
-import type { LedgerView } from './ledger-view.js'
+import type { LedgerView, ProtectionScope, RowFacts, TokenCorrection } from './ledger-view.js'
 
 /** Window state to plan from: where the tail starts and what stays before it. */
 export interface WindowState {
@@ -44,62 +46,91 @@ export class ArrayLedgerView implements LedgerView {
   readonly count: number
   readonly totalTokens: number
   readonly boundary: number
-  readonly kept: readonly number[]
   readonly endsInToolUse: boolean
+  readonly keptCount: number
+  readonly keptTokens: number
+  private readonly kept: ReadonlySet<number>
   private readonly trim: boolean[]
   private readonly plain: boolean[]
   private readonly pairStart: boolean[]
-  private readonly tokens: readonly number[]
   private readonly cum: number[]
+  private readonly windowTokens: readonly number[]
+  private readonly tokens: readonly number[]
+  private readonly pinnedFlags: readonly boolean[]
   private readonly pins: number[]
-  private readonly links = new Map<number, number[]>()
+  private readonly links_ = new Map<number, [number, number][]>()
 
   /**
    * @param messages - the whole session, in seq order
    * @param tokens - each message's token count
    * @param pinned - whether each message is pinned
    * @param state - the current window state
+   * @param windowTokens - what the window counts for each message when it shows a replacement; `tokens` otherwise
    */
   constructor(
     messages: readonly MessageData[],
     tokens: readonly number[],
     pinned: readonly boolean[],
     state: WindowState,
+    windowTokens: readonly (number | undefined)[] = [],
   ) {
     const classes = messages.map(classifyMessage)
     this.count = messages.length
     this.tokens = tokens
+    this.windowTokens = messages.map((_, i) => windowTokens[i] ?? tokens[i] ?? 0)
     this.cum = []
     let sum = 0
-    for (const t of tokens) this.cum.push((sum += t))
+    for (let i = 0; i < this.count; i++) this.cum.push((sum += tokens[i] ?? 0))
     this.totalTokens = sum
     this.boundary = state.boundary
-    this.kept = state.kept
+    this.kept = new Set(state.kept.filter((s) => s >= 0 && s < state.boundary && s < this.count))
+    this.keptCount = this.kept.size
+    this.keptTokens = [...this.kept].reduce((a, s) => a + (this.windowTokens[s] ?? 0), 0)
     const last = classes.at(-1)
     this.endsInToolUse = last !== undefined && last.role === 'assistant' && last.toolUseIds.length > 0
     this.trim = classes.map((c, i) => isTrimPoint(c, classes[i + 1]))
     this.plain = classes.map((c) => c.plainUser)
     this.pairStart = classes.map((c, i) => isToolPairStart(c, classes[i + 1]))
-    this.pins = pinned.flatMap((p, i) => (p ? [i] : []))
-    for (const [u, r] of linkToolCalls(classes)) {
-      this.links.set(u, [...(this.links.get(u) ?? []), r])
-      this.links.set(r, [...(this.links.get(r) ?? []), u])
-    }
+    this.pinnedFlags = messages.map((_, i) => pinned[i] === true)
+    this.pins = this.pinnedFlags.flatMap((p, i) => (p ? [i] : []))
+    for (const link of linkToolCalls(classes))
+      for (const end of link) this.links_.set(end, [...(this.links_.get(end) ?? []), link])
   }
 
-  pinned(): number[] {
-    return [...this.pins]
+  /** Nothing is settled in memory: every kept row, every pin and the first-N range are re-derived. */
+  protectionScope(first: number): ProtectionScope {
+    const candidates = new Set([...this.kept, ...this.pins.filter((s) => s < this.boundary)])
+    for (let s = 0; s < Math.min(first, this.boundary); s++) candidates.add(s)
+    return { candidates: [...candidates].sort((a, b) => a - b), settledFirst: undefined, complete: true }
   }
-  partners(seqs: readonly number[]): number[] {
-    return [...new Set(seqs.flatMap((s) => this.links.get(s) ?? []))]
+  firstKept(limit: number): number[] {
+    return [...this.kept].sort((a, b) => a - b).slice(0, limit)
+  }
+  facts(seqs: readonly number[]): RowFacts[] {
+    return [...new Set(seqs)]
+      .filter((s) => s >= 0 && s < this.count)
+      .sort((a, b) => a - b)
+      .map((seq) => ({
+        seq,
+        kept: this.kept.has(seq),
+        recheck: false,
+        pinned: this.pinnedFlags[seq] === true,
+        windowTokens: this.windowTokens[seq] ?? 0,
+      }))
+  }
+  pinnedIn(from: number, to: number): number[] {
+    return this.pins.filter((s) => s >= from && s < to)
+  }
+  links(seqs: readonly number[]): [number, number][] {
+    const out = new Map<string, [number, number]>()
+    for (const s of seqs) for (const link of this.links_.get(s) ?? []) out.set(link.join(), link)
+    return [...out.values()]
   }
   crossingPartners(lo: number, hi: number): number[] {
     const out = new Set<number>()
-    for (let s = lo; s < hi; s++) for (const q of this.links.get(s) ?? []) if (q < lo || q >= hi) out.add(q)
+    for (let s = lo; s < hi; s++)
+      for (const link of this.links_.get(s) ?? []) for (const q of link) if (q < lo || q >= hi) out.add(q)
     return [...out]
-  }
-  tokensOf(seqs: readonly number[]): number[] {
-    return seqs.map((s) => this.tokens[s] ?? 0)
   }
   isTrimPoint(seq: number): boolean {
     return this.trim[seq] === true
@@ -123,11 +154,19 @@ export class ArrayLedgerView implements LedgerView {
     for (let s = from; s < to; s++) if (this.pairStart[s]) return s
     return undefined
   }
-  seekCumulative(tokens: number): number | undefined {
-    const i = this.cum.findIndex((c) => c >= tokens)
-    return i < 0 ? undefined : i
+  lastPairStart(from: number, to: number): number | undefined {
+    for (let s = to - 1; s >= from; s--) if (this.pairStart[s]) return s
+    return undefined
   }
   tokensBefore(seq: number): number {
     return seq <= 0 ? 0 : (this.cum[Math.min(seq, this.count) - 1] ?? 0)
+  }
+  corrections(from: number, to: number): TokenCorrection[] {
+    const out: TokenCorrection[] = []
+    for (let s = Math.max(0, from); s < Math.min(to, this.count); s++) {
+      const delta = (this.windowTokens[s] ?? 0) - (this.tokens[s] ?? 0)
+      if (delta !== 0) out.push({ seq: s, delta })
+    }
+    return out
   }
 }

@@ -21,6 +21,11 @@ export interface PlanWindowOptions extends WindowLimitOptions {
   tokenCounter?: TokenCounter
   /** Which messages are pinned; read from `metadata.custom.pinned` when omitted. */
   pinned?: readonly boolean[]
+  /**
+   * Token count the window shows for each message when it shows a replacement (e.g. truncated tool
+   * results), `undefined` for the others; the window counts these instead of `tokens`.
+   */
+  windowTokens?: readonly (number | undefined)[]
 }
 
 /** The planned window: the decision plus the messages it keeps. */
@@ -42,18 +47,27 @@ export interface PlannedWindow extends WindowPlan {
  * @throws ContextLedgerError `INVALID_OPTIONS` for bad limits
  */
 export function planWindow(messages: readonly MessageData[], options: PlanWindowOptions = {}): PlannedWindow {
-  const { state, mode, tokens, tokenCounter, pinned, ...limitOptions } = options
+  const { state, mode, tokens, tokenCounter, pinned, windowTokens, ...limitOptions } = options
   const limits = resolveWindowLimits(limitOptions)
   const counts = tokens ?? messages.map((m) => countTokens(tokenCounter ?? estimateTokens, m))
   const pins = pinned ?? messages.map(hasPinFlag)
-  const view = new ArrayLedgerView(messages, counts, pins, state ?? { boundary: 0, kept: [] })
-  const plan = planCut(view, limits, mode ?? 'apply')
-  const indices = [...plan.kept]
+  const before = state ?? { boundary: 0, kept: [] }
+  const view = new ArrayLedgerView(messages, counts, pins, before, windowTokens)
+  const { plan, changes } = planCut(view, limits, mode ?? 'apply')
+  const released = new Set(changes.release)
+  const kept = [
+    ...new Set([
+      ...before.kept.filter((s) => s >= 0 && s < before.boundary && s < messages.length && !released.has(s)),
+      ...changes.keep.map((k) => k.seq),
+    ]),
+  ].sort((a, b) => a - b)
+  const indices = [...kept]
   for (let i = plan.boundary; i < messages.length; i++) indices.push(i)
   return {
     ...plan,
+    kept,
     indices,
     messages: indices.map((i) => messages[i] as MessageData),
-    state: { boundary: plan.boundary, kept: plan.kept },
+    state: { boundary: plan.boundary, kept },
   }
 }

@@ -13,6 +13,8 @@
  * - every toolUse has its result later in the window, except in the session's newest message when that
  *   is an assistant message (a call in flight);
  * - every protected message (pinned, first N, last N, tool partners of those, transitively) is in it;
+ * - the newest turn's opening message (the latest user message that can open a window) is in it, so the
+ *   window is never empty while the session has such a message;
  * - `session().windowMessages` agrees with the window's length;
  * - the boundary never moves backward (given the boundary seen before).
  */
@@ -35,6 +37,11 @@ export interface WindowRuleOptions {
   readonly appended?: ReadonlyMap<string, string> | Iterable<readonly [string, string]>
   /** The boundary an earlier check saw: the boundary may not be smaller now. */
   readonly previousBoundary?: number
+  /**
+   * Whether to check that the newest turn's opening message is in the window (default true). Off only
+   * for files written by versions that could evict it.
+   */
+  readonly newestTurn?: boolean
 }
 
 /** What the check saw, to feed into the next check (e.g. `previousBoundary`). */
@@ -295,6 +302,13 @@ export function assertWindowRules(
     }
   }
   const windowSet = new Set(windowSeqs)
+  // The newest turn stays: its opening message is the latest one that can open a window.
+  if (options.newestTurn !== false) {
+    let newest = -1
+    for (let s = n - 1; s >= 0 && newest < 0; s--) if (startsValidly(s)) newest = s
+    if (newest >= 0 && !windowSet.has(newest))
+      fail(sessionId, 'newest turn in window', `seq ${newest} opens the newest turn but is not in the window`)
+  }
   const protectedSeqs = [...prot].sort((a, b) => a - b)
   const missing = protectedSeqs.filter((s) => !windowSet.has(s))
   if (missing.length > 0)

@@ -88,17 +88,25 @@ describe('PersistentConversationManager', () => {
       expect(result).toMatchObject({ windowMessages: 6, evicted: 14, cut: 'trim-point', protectedCount: 4 })
     })
 
-    it('says so when the protected messages alone exceed the window', () => {
+    it('says so when the protected messages alone exceed the window, and keeps the newest turn', () => {
       const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 3 })
       m.append(turns(4))
       for (const seq of [0, 1, 2, 3]) m.pin({ seq })
       const result = m.applyWindow()
-      expect(result).toMatchObject({ protectedExceedsLimit: true, cut: 'protected-only', protectedCount: 4 })
+      expect(result).toMatchObject({
+        protectedExceedsLimit: true,
+        exceedsLimit: true,
+        cut: 'newest-turn',
+        protectedCount: 4,
+        windowMessages: 6,
+      })
       expect(m.window().map((x) => (x.content[0] as { text: string }).text)).toStrictEqual([
         'q0',
         'a0',
         'q1',
         'a1',
+        'q3',
+        'a3',
       ])
     })
 
@@ -156,7 +164,7 @@ describe('PersistentConversationManager', () => {
       expect(m.history()[0]?.message).toStrictEqual({ ...assistant('Hi!'), trackingId: greeting.trackingId })
     })
 
-    it('keeps a message appended pinned in the window even right after a cut emptied it', () => {
+    it('keeps the newest turn when it alone exceeds the budget, and a message appended pinned after it', () => {
       const m = new PersistentConversationManager({
         store,
         sessionId: 's',
@@ -164,11 +172,16 @@ describe('PersistentConversationManager', () => {
         tokenCounter: () => 60,
       })
       m.append([user('a'), assistant('b')])
-      expect(m.applyWindow()).toMatchObject({ cut: 'protected-only', windowMessages: 0 })
+      expect(m.applyWindow()).toMatchObject({
+        evicted: 0,
+        reason: 'newest-turn',
+        exceedsLimit: true,
+        windowMessages: 2,
+      })
       const pinned = m.append({ ...assistant('keep me'), metadata: { custom: { pinned: true } } })
       expect(pinned.inWindow).toBe(true)
       const window = m.window().map((x) => (x.content[0] as { text: string }).text)
-      expect(window).toStrictEqual(['a', 'keep me'])
+      expect(window).toStrictEqual(['a', 'b', 'keep me'])
     })
   })
 
@@ -180,7 +193,7 @@ describe('PersistentConversationManager', () => {
       expect(m.reduce({ overflow: true })).toMatchObject({ evicted: 2 })
       const last = m.reduce({ overflow: true })
       expect(last.evicted).toBe(0)
-      expect(last.reason).toBe('no-valid-cut')
+      expect(last.reason).toBe('newest-turn')
       expect(m.window()).toHaveLength(2)
       m.pin({ windowIndex: 0 })
       m.pin({ windowIndex: 1 })

@@ -32,6 +32,13 @@ afterAll(() => cleanup())
 /** Statements that list across all sessions (they walk the sessions table or the partial pinned index). */
 const COLD = new Set(['allSessions', 'allPinnedMessages'])
 
+/**
+ * Statements that read every kept row of a session. They run only when the kept rows' marks must be
+ * derived again (other protected ranges than last time, or a file from before the kept totals), never on
+ * the steady path of append, pin, applyWindow or window().
+ */
+const WHOLE_KEPT_SET = ['keptSeqs', 'keptTotals']
+
 function plan(sql: string): string[] {
   const db = store.connection()
   // eslint-disable-next-line no-restricted-syntax -- prefixing our own constant SQL text, no values
@@ -64,7 +71,21 @@ describe('statements', () => {
     flagsBySeq: 'SEARCH messages USING INDEX messages_session_seq (session=? AND seq=?)',
     cumAt: 'SEARCH messages USING INDEX messages_session_seq (session=? AND seq=?)',
     keptSeqs: 'SEARCH messages USING COVERING INDEX messages_kept (session=?)',
-    pinnedSeqs: 'SEARCH messages USING COVERING INDEX messages_pinned (session=?)',
+    firstKept: 'SEARCH messages USING COVERING INDEX messages_kept (session=?)',
+    keptAt: 'SEARCH messages USING COVERING INDEX messages_kept (session=?)',
+    anyKept: 'SEARCH messages USING COVERING INDEX messages_kept (session=?)',
+    firstSettled: 'SEARCH messages USING INDEX messages_kept (session=?)',
+    recheckSeqs: 'SEARCH messages USING COVERING INDEX messages_recheck (session=?)',
+    pinnedIn: 'SEARCH messages USING COVERING INDEX messages_pinned (session=? AND seq>? AND seq<?)',
+    corrections:
+      'SEARCH messages USING COVERING INDEX messages_window_tokens (session=? AND seq>? AND seq<?)',
+    tailCorrection: 'SEARCH messages USING COVERING INDEX messages_window_tokens (session=? AND seq>?)',
+    lastPairStart: 'SEARCH messages USING COVERING INDEX messages_cut_points (session=? AND seq>? AND seq<?)',
+    setKept: 'SEARCH messages USING INDEX messages_session_seq (session=? AND seq=?)',
+    setRecheck: 'SEARCH messages USING INDEX messages_session_seq (session=? AND seq=?)',
+    setWindowBody: 'SEARCH messages USING INDEX messages_session_seq (session=? AND seq=?)',
+    setKeptTotals: 'SEARCH sessions USING INTEGER PRIMARY KEY (rowid=?)',
+    setKeptTokens: 'SEARCH sessions USING INTEGER PRIMARY KEY (rowid=?)',
     firstTrimPoint:
       'SEARCH messages USING COVERING INDEX messages_cut_points (session=? AND seq>? AND seq<?)',
     lastTrimPoint: 'SEARCH messages USING COVERING INDEX messages_cut_points (session=? AND seq>? AND seq<?)',
@@ -81,15 +102,24 @@ describe('statements', () => {
   })
 
   it('looks up a set of seqs with one index seek per seq, in one statement', () => {
-    expect(plan(STATEMENT_SQL.resultsOfUses)).toContain(
+    expect(plan(STATEMENT_SQL.linksOfUses)).toContain(
       'SEARCH t USING INDEX tool_calls_use (session=? AND use_seq=?)',
     )
-    expect(plan(STATEMENT_SQL.usesOfResults)).toContain(
+    expect(plan(STATEMENT_SQL.linksOfResults)).toContain(
       'SEARCH t USING INDEX tool_calls_answered (session=? AND result_seq=?)',
     )
-    expect(plan(STATEMENT_SQL.tokensOfSeqs)).toContain(
-      'SEARCH m USING INDEX messages_session_seq (session=? AND seq=?) LEFT-JOIN',
+    expect(plan(STATEMENT_SQL.factsOfSeqs)).toContain(
+      'SEARCH m USING INDEX messages_session_seq (session=? AND seq=?)',
     )
+    for (const name of ['linksOfUses', 'linksOfResults', 'factsOfSeqs'] as const)
+      expect(plan(STATEMENT_SQL[name]).join('\n')).not.toContain('TEMP B-TREE')
+  })
+
+  it('reads every kept row only in the statements meant for re-deriving them', () => {
+    // The steady path must not: no other statement walks the kept index without a LIMIT.
+    for (const [name, sql] of Object.entries(STATEMENT_SQL))
+      if (plan(sql).some((d) => d.includes('messages_kept') && !/LIMIT/.test(sql)) && name !== 'window')
+        expect(WHOLE_KEPT_SET, name).toContain(name)
   })
 
   it('links a tool result through the partial index of open calls', () => {
@@ -103,7 +133,7 @@ describe('statements', () => {
   })
 
   it('uses the partial indexes for pins, kept rows, trim points and pair starts', () => {
-    expect(plan(STATEMENT_SQL.pinnedSeqs).join('\n')).toContain('messages_pinned')
+    expect(plan(STATEMENT_SQL.pinnedIn).join('\n')).toContain('messages_pinned')
     expect(plan(STATEMENT_SQL.keptSeqs).join('\n')).toContain('messages_kept')
     expect(plan(STATEMENT_SQL.firstTrimPoint).join('\n')).toContain('messages_cut_points')
     expect(plan(STATEMENT_SQL.firstPairStart).join('\n')).toContain('messages_cut_points')

@@ -1,14 +1,19 @@
 /**
  * Random conversations — text turns, single and parallel tool calls, pins, protected ranges, window
- * sizes, budgets — driven through the SQL store. After every step the SQL window equals what the pure
- * `planWindow` computes from the same ledger and prior state, and every DESIGN §4 rule holds.
+ * sizes, budgets, window replacements, and managers with other protected ranges — driven through the SQL
+ * store. After every step the SQL window equals what the pure `planWindow` computes from the same ledger
+ * and prior state, and every DESIGN §4 rule holds. The store trusts its bookkeeping (kept totals, recheck
+ * marks); `planWindow` derives protection from scratch every time, so this also checks the bookkeeping.
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
+  estimateTokens,
   PersistentConversationManager,
   planWindow,
+  type ContentBlockData,
   type ContextStore,
+  type MessageData,
   type StoredMessageData,
 } from '../../src/index.js'
 import { conversation } from '../helpers/conversations.js'
@@ -32,7 +37,35 @@ const op = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('reduce' as const) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('pin' as const), at: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('unpin' as const), at: fc.nat() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('replace' as const),
+      at: fc.nat(),
+      size: fc.integer({ min: 0, max: 1200 }),
+      clear: fc.boolean(),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('ranges' as const),
+      first: fc.integer({ min: 0, max: 3 }),
+      last: fc.integer({ min: 0, max: 3 }),
+    }),
+  },
 )
+
+/** The message with every text and tool result of `size` characters: what a window replacement may be. */
+function replacement(message: StoredMessageData, size: number): MessageData {
+  const content = message.content.map((block): ContentBlockData => {
+    if ('text' in block) return { text: 'r'.repeat(size) }
+    if ('toolResult' in block)
+      return { toolResult: { ...block.toolResult, content: [{ text: 'r'.repeat(size) }] } }
+    return block
+  })
+  return { ...message, content }
+}
 
 const config = fc.record({
   windowSize: fc.integer({ min: 1, max: 14 }),
@@ -45,6 +78,10 @@ interface Snapshot {
   archive: StoredMessageData[]
   pinned: boolean[]
   tokens: number[]
+  /** What the window counts for each message (its replacement's tokens where it shows one). */
+  windowTokens: (number | undefined)[]
+  /** `windowTokens`, or the message's own tokens. */
+  effective: number[]
   boundary: number
   kept: number[]
   window: number[]
@@ -57,6 +94,12 @@ function snapshot(m: PersistentConversationManager): Snapshot {
     archive: entries.map((e) => e.message),
     pinned: entries.map((e) => e.pinned),
     tokens: entries.map((e) => e.tokens),
+    windowTokens: entries.map((e) =>
+      e.windowMessage === undefined ? undefined : estimateTokens(e.windowMessage),
+    ),
+    effective: entries.map((e) =>
+      e.windowMessage === undefined ? e.tokens : estimateTokens(e.windowMessage),
+    ),
     boundary,
     kept: entries.filter((e) => e.inWindow && e.seq < boundary).map((e) => e.seq),
     window: entries.filter((e) => e.inWindow).map((e) => e.seq),
@@ -72,13 +115,19 @@ describe('PersistentConversationManager', () => {
           fc.array(op, { minLength: 1, maxLength: 50 }),
           config,
           (messages, ops, cfg) => {
-            const m = new PersistentConversationManager({
-              store,
-              sessionId: `prop-${session++}`,
-              windowSize: cfg.windowSize,
-              tokenBudget: cfg.tokenBudget,
-              protectedMessages: { first: cfg.first, last: cfg.last },
-            })
+            const sessionId = `prop-${session++}`
+            const manager = (first: number, last: number): PersistentConversationManager =>
+              new PersistentConversationManager({
+                store,
+                sessionId,
+                windowSize: cfg.windowSize,
+                tokenBudget: cfg.tokenBudget,
+                protectedMessages: { first, last },
+              })
+            let m = manager(cfg.first, cfg.last)
+            // The ranges the window was last planned with: a manager with other ranges changes the window
+            // only when it applies them (the last one to apply decides, as documented).
+            let inForce = m.limits
             let next = 0
             for (const o of ops) {
               const before = snapshot(m)
@@ -89,33 +138,42 @@ describe('PersistentConversationManager', () => {
                 if (batch.length > 0) m.append(batch)
               } else if (o.kind === 'apply' || o.kind === 'reduce') {
                 result = o.kind === 'apply' ? m.applyWindow() : m.reduce({ overflow: true })
+                inForce = m.limits
                 const expected = planWindow(before.archive, {
                   windowSize: cfg.windowSize,
                   tokenBudget: cfg.tokenBudget,
-                  protectedMessages: { first: cfg.first, last: cfg.last },
+                  protectedMessages: { first: m.limits.first, last: m.limits.last },
                   state: { boundary: before.boundary, kept: before.kept },
                   mode: o.kind === 'apply' ? 'apply' : 'overflow',
                   tokens: before.tokens,
                   pinned: before.pinned,
+                  windowTokens: before.windowTokens,
                 })
                 const { indices: _i, messages: windowMessages, state: _s, kept: _k, ...plan } = expected
                 expect(result).toStrictEqual(plan)
                 expect(m.window().map((x) => x.trackingId)).toStrictEqual(
                   windowMessages.map((x) => x.trackingId),
                 )
+              } else if (o.kind === 'ranges') {
+                m = manager(o.first, o.last)
               } else if (before.archive.length > 0) {
                 const seq = o.at % before.archive.length
                 if (o.kind === 'pin') m.pin({ seq }, { actor: 'agent', reason: 'property' })
-                else m.unpin({ seq })
+                else if (o.kind === 'unpin') m.unpin({ seq })
+                else
+                  m.setWindowContent(
+                    { seq },
+                    o.clear ? null : replacement(before.archive[seq] as StoredMessageData, o.size),
+                  )
               }
               const after = snapshot(m)
               const check = {
                 store,
                 sessionId: m.sessionId,
                 archive: after.archive,
-                tokens: after.tokens,
+                tokens: after.effective,
                 windowSeqs: after.window,
-                limits: m.limits,
+                limits: inForce,
                 result: o.kind === 'apply' || o.kind === 'reduce' ? result : undefined,
                 mode: o.kind === 'apply' ? ('apply' as const) : ('overflow' as const),
                 previousBoundary: before.boundary,

@@ -93,21 +93,35 @@ export function expectWindowRules(c: RuleCheck): Set<number> {
   const windowTokens = c.windowSeqs.reduce((a, s) => a + (c.tokens[s] ?? 0), 0)
   expect(r.windowMessages).toBe(c.windowSeqs.length)
   expect(r.windowTokens).toBe(windowTokens)
-  // Bounded: the budget is a hard limit unless what must stay alone breaks it.
-  if (c.limits.tokenBudget !== undefined && (c.mode === 'apply' || r.evicted > 0) && !r.protectedExceedsLimit)
-    expect(windowTokens).toBeLessThanOrEqual(c.limits.tokenBudget)
-  // The message count may exceed windowSize only by Strands' anchor, or when the turn has no trim point.
+  expect(r.exceedsLimit).toBe(
+    c.windowSeqs.length > c.limits.windowSize || windowTokens > (c.limits.tokenBudget ?? Infinity),
+  )
+  // What may break a limit: what must stay (the protected set with its validity lead, a call in flight
+  // with a user message before it) and the newest turn — from the latest trim point on.
+  const required = requiredSet(c.archive, prot)
+  let newest = -1
+  for (let s = c.archive.length - 1; s >= 0 && newest < 0; s--) if (isTrimPointAt(c.archive, s)) newest = s
+  const beyond = c.windowSeqs.filter((s) => !required.has(s) && (newest < 0 || s < newest))
+  // Bounded: the budget is a hard limit for everything else.
+  if (
+    c.limits.tokenBudget !== undefined &&
+    (c.mode === 'apply' || r.evicted > 0) &&
+    windowTokens > c.limits.tokenBudget
+  )
+    expect(beyond, 'only protected messages and the newest turn may break the budget').toStrictEqual([])
+  // The message count may exceed windowSize only by one anchor (Strands' tool-pair anchor, or the newest
+  // turn's opening kept before the boundary), when the turn has no trim point, or by what must stay.
+  const boundary = c.store.session(c.sessionId)?.boundary ?? 0
+  const anchor = r.cut === 'tool-pair' || (newest >= 0 && newest < boundary) ? 1 : 0
   if (
     c.mode === 'apply' &&
     r.reason !== 'no-valid-cut' &&
     r.cut !== 'latest-trim-point' &&
     !r.protectedExceedsLimit &&
-    (r.reason !== 'within-limits' || r.evicted === 0)
+    c.windowSeqs.length > c.limits.windowSize + anchor
   )
-    expect(c.windowSeqs.length).toBeLessThanOrEqual(c.limits.windowSize + (r.cut === 'tool-pair' ? 1 : 0))
-  // Only what must stay may break a limit: the protected set with its validity lead, and a call in
-  // flight with a user message before it.
-  const required = requiredSet(c.archive, prot)
+    expect(beyond, 'only protected messages and the newest turn may break windowSize').toStrictEqual([])
+  // protectedExceedsLimit says exactly whether what must stay alone breaks a limit.
   const requiredTokens = [...required].reduce((a, s) => a + (c.tokens[s] ?? 0), 0)
   expect(r.protectedExceedsLimit).toBe(
     required.size > c.limits.windowSize || requiredTokens > (c.limits.tokenBudget ?? Infinity),

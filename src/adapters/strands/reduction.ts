@@ -176,7 +176,7 @@ function truncateWindow(ledger: LedgerManager, logger: Logger): { truncated: num
     const shown = truncateToolResults(message)
     if (shown === message) continue
     try {
-      ledger.store.setWindowContent(ledger.sessionId, { trackingId: message.trackingId }, shown)
+      ledger.setWindowContent({ trackingId: message.trackingId }, shown)
       truncated++
     } catch (error) {
       if (!isContextLedgerError(error)) throw error

@@ -1,0 +1,126 @@
+/**
+ * The newest turn always stays in the window: from the latest user message that can open a window on,
+ * or — when that does not fit — its minimal valid form (that message, then the turn's latest tool round
+ * onward). Even when it alone exceeds `tokenBudget` or `windowSize`, `applyWindow()` and `reduce()` never
+ * leave an empty window or one that starts with an assistant message; they say `exceedsLimit` instead,
+ * and a reduction that cannot go further says `reason: 'newest-turn'`.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  PersistentConversationManager,
+  planWindow,
+  type ContextStore,
+  type MessageData,
+  type StoredMessageData,
+} from '../../src/index.js'
+import { tempStore } from '../helpers/temp-store.js'
+import { assertWindowRules } from '../helpers/window-invariants.js'
+
+let store: ContextStore
+let cleanup: () => void
+beforeEach(() => {
+  ;({ store, cleanup } = tempStore())
+})
+afterEach(() => cleanup())
+
+const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
+const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
+const call = (id: string): MessageData => ({
+  role: 'assistant',
+  content: [{ toolUse: { toolUseId: id, name: 'lookup', input: { id } } }],
+})
+const result = (id: string, text: string): MessageData => ({
+  role: 'user',
+  content: [{ toolResult: { toolUseId: id, status: 'success', content: [{ text }] } }],
+})
+const texts = (window: readonly StoredMessageData[]): string[] =>
+  window.map((m) => {
+    const block = m.content[0] as Record<string, { toolUseId?: string; content?: { text: string }[] }>
+    if ('text' in block) return String(block.text)
+    if ('toolUse' in block) return `use ${block.toolUse?.toolUseId}`
+    return `result ${block.toolResult?.toolUseId}`
+  })
+
+/** A 3,400-token prompt by the built-in estimator (~4 characters per token). */
+const bigPrompt = (): MessageData => user('x'.repeat(13_600))
+
+describe('the newest turn', () => {
+  it('stays when the prompt alone exceeds tokenBudget: never an empty window', () => {
+    const m = new PersistentConversationManager({ store, sessionId: 's', tokenBudget: 1000 })
+    m.append(bigPrompt())
+    const applied = m.applyWindow()
+    expect(applied).toMatchObject({
+      evicted: 0,
+      reason: 'newest-turn',
+      exceedsLimit: true,
+      windowMessages: 1,
+    })
+    expect(m.window()).toHaveLength(1)
+    const reduced = m.reduce({ overflow: true })
+    expect(reduced).toMatchObject({ evicted: 0, reason: 'newest-turn', exceedsLimit: true })
+    expect(m.window()).toHaveLength(1)
+    expect(m.window()[0]?.role).toBe('user')
+    assertWindowRules(store, 's')
+  })
+
+  it('lets everything before the prompt go, and keeps the prompt, when the prompt alone is over the budget', () => {
+    const m = new PersistentConversationManager({ store, sessionId: 's', tokenBudget: 1000 })
+    m.append([user('hello'), assistant('hi'), bigPrompt()])
+    const applied = m.applyWindow()
+    expect(applied).toMatchObject({ evicted: 2, cut: 'newest-turn', exceedsLimit: true, windowMessages: 1 })
+    expect(m.window()[0]?.role).toBe('user')
+    expect(m.reduce({ overflow: true })).toMatchObject({ evicted: 0, reason: 'newest-turn' })
+    // An assistant reply and the next prompt continue the window; the next cut lets the big turn go.
+    m.append([assistant('done'), user('next')])
+    expect(m.applyWindow()).toMatchObject({ evicted: 2, exceedsLimit: false })
+    expect(texts(m.window())).toStrictEqual(['next'])
+  })
+
+  it("keeps its minimal form — the prompt and the latest tool round onward — when the turn's tool rounds are over the budget", () => {
+    const m = new PersistentConversationManager({ store, sessionId: 's', tokenBudget: 300 })
+    m.append([user('earlier'), assistant('reply')])
+    m.append([user('look it up'), call('t1'), result('t1', 'r'.repeat(2000)), call('t2'), result('t2', 'ok')])
+    const applied = m.applyWindow()
+    expect(applied).toMatchObject({ cut: 'tool-pair', exceedsLimit: false })
+    expect(texts(m.window())).toStrictEqual(['look it up', 'use t2', 'result t2'])
+    // A call in flight stays with the prompt before it.
+    m.append(call('t3'))
+    m.append(result('t3', 'r'.repeat(2000)))
+    m.append(call('t4'))
+    m.applyWindow()
+    expect(texts(m.window())).toStrictEqual(['look it up', 'use t4'])
+    expect(m.reduce({ overflow: true })).toMatchObject({ evicted: 0, reason: 'newest-turn' })
+    assertWindowRules(store, 's')
+  })
+
+  it('keeps the prompt and the latest tool round even when that round alone is over the budget', () => {
+    const m = new PersistentConversationManager({ store, sessionId: 's', tokenBudget: 300 })
+    m.append([user('q'), call('a'), result('a', 'r'.repeat(2000)), call('b'), result('b', 'r'.repeat(2000))])
+    expect(m.applyWindow()).toMatchObject({ cut: 'newest-turn', exceedsLimit: true, evicted: 2 })
+    expect(texts(m.window())).toStrictEqual(['q', 'use b', 'result b'])
+    expect(m.reduce({ overflow: true })).toMatchObject({ evicted: 0, reason: 'newest-turn' })
+    assertWindowRules(store, 's')
+  })
+
+  it('stays when the protected messages alone fill windowSize', () => {
+    const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 2 })
+    m.append([user('q0'), assistant('a0'), user('q1'), assistant('a1')])
+    for (const seq of [0, 1, 2]) m.pin({ seq })
+    m.append([user('q2'), assistant('a2')])
+    expect(m.applyWindow()).toMatchObject({
+      cut: 'newest-turn',
+      protectedExceedsLimit: true,
+      exceedsLimit: true,
+      evicted: 1,
+    })
+    expect(texts(m.window())).toStrictEqual(['q0', 'a0', 'q1', 'q2', 'a2'])
+    expect(m.reduce({ overflow: true })).toMatchObject({ evicted: 0, reason: 'newest-turn' })
+  })
+
+  it('is what planWindow keeps too', () => {
+    const messages = [user('hello'), assistant('hi'), bigPrompt()]
+    const plan = planWindow(messages, { tokenBudget: 1000 })
+    expect(plan.messages).toHaveLength(1)
+    expect(plan).toMatchObject({ cut: 'newest-turn', exceedsLimit: true, boundary: 2 })
+  })
+})
