@@ -131,6 +131,12 @@ describe('ContextStore.append', () => {
       m.redact({ seq: mixed.seq })
       expect(kinds()).toStrictEqual(['toolResult', 'text'])
       assertWindowRules(store, 's')
+      // A window replacement (a truncation) or showing the original again keeps the late result as text too.
+      m.setWindowContent({ seq: mixed.seq }, null)
+      expect(kinds()).toStrictEqual(['toolResult', 'text'])
+      m.setWindowContent({ seq: mixed.seq }, m.message({ seq: mixed.seq }).message)
+      expect(kinds()).toStrictEqual(['toolResult', 'text'])
+      assertWindowRules(store, 's')
     })
 
     it('archives a result whose call a repair row answered, and shows it in the window as text', () => {
