@@ -8,23 +8,11 @@ import { MessageAddedEvent, TextBlock, type Message } from '@strands-agents/sdk'
 import { assertWindowRules, readHistory } from '../../helpers/window-invariants.js'
 import { ScriptedModel, type ScriptedCall } from '../../../examples/strands-scripted-model.js'
 import { assistantScript, json, ledgerAgent, tempDir, type TempDir } from './helpers.js'
+import { invalidity } from '../../helpers/provider-validity.js'
 
 let dir: TempDir
 beforeEach(() => (dir = tempDir()))
 afterEach(() => dir.cleanup())
-
-/** Why a provider would refuse the conversation a model call was given, or undefined. */
-function invalidity(messages: readonly Message[]): string | undefined {
-  const ids = (m: Message | undefined, type: string): string[] =>
-    (m?.content ?? []).flatMap((b) => (b.type === type ? [(b as { toolUseId: string }).toolUseId] : []))
-  if (messages[0]?.role !== 'user' || ids(messages[0], 'toolResultBlock').length > 0) return 'bad start'
-  for (let i = 1; i < messages.length; i++) {
-    const uses = new Set(ids(messages[i - 1], 'toolUseBlock'))
-    for (const id of ids(messages[i], 'toolResultBlock'))
-      if (!uses.has(id)) return `message ${i} answers ${id}, not a call of the message before it`
-  }
-  return undefined
-}
 
 /** The assistant script, recording every conversation the model was handed. */
 function recordingModel(prefix: string, calls: ScriptedCall[]): ScriptedModel {

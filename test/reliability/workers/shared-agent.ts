@@ -6,12 +6,13 @@
  * conversation it is given is valid for a provider. Lines: `ok <turn>`, `fail <turn> <code> <message>`,
  * `invalid <turn> <why>`, then `done`.
  */
-import { Agent, tool, type Message } from '@strands-agents/sdk'
+import { Agent, tool } from '@strands-agents/sdk'
 import { z } from 'zod'
 import { openContextStore } from '../../../src/index.js'
 import { PersistentConversationManager } from '../../../src/adapters/strands/index.js'
 import { ScriptedModel } from '../../../examples/strands-scripted-model.js'
 import { report, rng } from './worker-kit.js'
+import { invalidity } from '../../helpers/provider-validity.js'
 
 const [path, sessionId, name, turnsArg, seedArg, startAt] = process.argv.slice(2)
 if (path === undefined || sessionId === undefined || name === undefined)
@@ -19,19 +20,6 @@ if (path === undefined || sessionId === undefined || name === undefined)
 const turns = Number(turnsArg)
 const random = rng(Number(seedArg))
 let turn = 0
-
-/** Why a provider would refuse `messages`, or undefined when it would take them. */
-function invalidity(messages: readonly Message[]): string | undefined {
-  const blocks = (m: Message | undefined, type: string): string[] =>
-    (m?.content ?? []).flatMap((b) => (b.type === type ? [(b as { toolUseId: string }).toolUseId] : []))
-  if (messages[0]?.role !== 'user' || blocks(messages[0], 'toolResultBlock').length > 0) return 'starts badly'
-  for (let i = 0; i < messages.length; i++) {
-    const uses = new Set(blocks(messages[i - 1], 'toolUseBlock'))
-    for (const id of blocks(messages[i], 'toolResultBlock'))
-      if (!uses.has(id)) return `message ${i} answers ${id}, not a call of the message before it`
-  }
-  return undefined
-}
 
 const lookup = tool({
   name: 'lookup',
