@@ -1046,8 +1046,9 @@ export class ContextStore {
       // From the validated body: the caller's token counter has seen `m.message` since.
       const shown =
         late.length > 0 ? lateResultsWindowForm(JSON.parse(m.body) as StoredMessageData, late) : undefined
-      // The window rules see what the window shows.
-      const c = shown === undefined ? m.cls : classifyMessage(shown)
+      // Classified as archived: a late result never opens a window (it is no one's prompt), so the newest
+      // turn keeps its real prompt; its text form follows the message before it like any result would.
+      const c = m.cls
       total += m.tokens
       const trim = isTrimPoint(c, next)
       const pair = isToolPairStart(c, next)
