@@ -47,7 +47,12 @@ interface Tracked {
 
 /** What storing a new message came to. */
 type Stored =
-  | { readonly refused?: undefined; readonly repairRow: LedgerEntry | undefined }
+  | {
+      readonly refused?: undefined
+      readonly repairRow: LedgerEntry | undefined
+      /** The stored entry, when the message was appended (not a seed, not an edit of the newest). */
+      readonly entry?: LedgerEntry | undefined
+    }
   | { readonly refused: ContextLedgerError }
 
 const STRANDS_PIN: PinAttribution = { actor: 'strands', reason: 'metadata.custom.pinned' }
@@ -61,6 +66,12 @@ function contentKey(message: { role: string; content: unknown }): string {
 /** The content key of a live message. */
 function keyOf(message: Message): string {
   return contentKey(toLedgerMessage(message))
+}
+
+/** Whether a message is several stored messages merged for `alternate` (`mergedFrom` lists them). */
+function isMerged(data: MessageData): boolean {
+  const from = (data.metadata?.custom?.contextLedger as { mergedFrom?: unknown } | undefined)?.mergedFrom
+  return Array.isArray(from) && from.length > 1
 }
 
 /** Whether `call` holds a toolUse for every toolResult of `answer`. */
@@ -151,7 +162,52 @@ export class AgentSync {
       this.track(shown)
     }
     this.track(message)
-    if (this.alternate) this.mergeWithPrevious(message)
+    if (stored.entry !== undefined && this.isStale(message, stored.entry, stored.repairRow))
+      this.showUpTo(message)
+    else if (this.alternate) this.mergeWithPrevious(message)
+  }
+
+  /**
+   * Whether this agent's view before `message` misses rows another writer stored in between (a session
+   * with two writers): the message before it in `agent.messages` is not the row stored right before it.
+   */
+  private isStale(message: Message, entry: LedgerEntry, repairRow: LedgerEntry | undefined): boolean {
+    const messages = this.agent.messages
+    const before = messages[messages.indexOf(message) - 1]
+    const expected = entry.seq - 1
+    if (before === undefined) return this.ledger.window()[0]?.trackingId !== message.trackingId
+    if (repairRow !== undefined && before.trackingId === repairRow.trackingId) return false
+    return this.storedEntry(before.trackingId)?.seq !== expected
+  }
+
+  /**
+   * Makes `agent.messages` the stored window up to `message`, which stays its last message: the rows
+   * other writers stored before it join this agent's view, so the conversation the model gets next is
+   * the valid one the ledger holds. Rows stored after it stay out until the next invocation.
+   */
+  private showUpTo(message: Message): void {
+    const window = this.ledger.window({ alternate: this.alternate })
+    const holds = (data: MessageData): boolean =>
+      data.trackingId === message.trackingId ||
+      (
+        (data.metadata?.custom?.contextLedger as { mergedFrom?: unknown } | undefined)?.mergedFrom as
+          unknown[] | undefined
+      )?.includes(message.trackingId) === true
+    const end = window.findIndex(holds)
+    if (end < 0) return
+    const live = new Map(this.agent.messages.map((m) => [m.trackingId, m]))
+    const next = window.slice(0, end + 1).map((data) => {
+      const known = live.get(data.trackingId as string)
+      if (known !== undefined && JSON.stringify(toLedgerMessage(known)) === JSON.stringify(data)) return known
+      if (known !== undefined) {
+        assignStoredForm(known, data)
+        return known
+      }
+      return fromLedgerMessage(data)
+    })
+    this.agent.messages.splice(0, this.agent.messages.length, ...next)
+    this.tracked = new Map()
+    for (const m of next) this.track(m)
   }
 
   /**
@@ -209,7 +265,8 @@ export class AgentSync {
       const pinned = hasStrandsPin(message)
       // A second message under a trackingId already met here is a copy (e.g. `clone()` of an earlier
       // message) sent again: new to the ledger, which stores it as a new occurrence.
-      const tracked = seen.has(message.trackingId) ? undefined : this.tracked.get(message.trackingId)
+      const duplicate = seen.has(message.trackingId)
+      const tracked = duplicate ? undefined : this.tracked.get(message.trackingId)
       seen.add(message.trackingId)
       if (tracked === undefined) {
         if (i < lastKnown && !this.isSeed(seed, i, message) && !this.inLedger(message.trackingId)) {
@@ -219,7 +276,7 @@ export class AgentSync {
         }
         // A message the ledger holds (loaded by another plugin, or the agent was built with it) is that
         // message, not a new one: adopted, with any change recorded as an edit.
-        const known = this.storedEntry(message.trackingId)
+        const known = duplicate ? undefined : this.storedEntry(message.trackingId)
         if (known !== undefined) {
           const key = keyOf(message)
           if (key !== contentKey(known.windowMessage ?? known.message)) this.edit(toLedgerMessage(message))
@@ -240,7 +297,11 @@ export class AgentSync {
       // Replaced or edited in place (a redaction, a correction): the window shows the new form, and the
       // ledger's edit log records it; the archive keeps the original.
       const key = keyOf(message)
-      if (key !== tracked.key) this.edit(toLedgerMessage(message))
+      if (key !== tracked.key) {
+        const data = toLedgerMessage(message)
+        if (isMerged(data)) this.refuseMergedEdit(data)
+        else this.edit(data)
+      }
       tracked.message = message
       tracked.key = key
       if (pinned !== tracked.pinned) {
@@ -270,6 +331,9 @@ export class AgentSync {
         keyOf(live) === contentKey(data)
       ) {
         setStrandsPin(live, data.metadata?.custom?.pinned === true)
+        // Metadata changed by hand is not recorded (only content edits and pin flags are): the live
+        // message takes the stored form again.
+        if (JSON.stringify(toLedgerMessage(live)) !== JSON.stringify(data)) assignStoredForm(live, data)
         return live
       }
       return fromLedgerMessage(data)
@@ -370,7 +434,7 @@ export class AgentSync {
       entry = repaired.entry
     }
     if (pinned) this.setPinned({ trackingId: message.trackingId }, true)
-    return { repairRow: entry?.repair }
+    return { repairRow: entry?.repair, entry }
   }
 
   /**
@@ -462,6 +526,16 @@ export class AgentSync {
         ),
       )
     }
+  }
+
+  /** An edit of a merged message cannot be split back into its stored messages: logged, not recorded. */
+  private refuseMergedEdit(data: MessageData): void {
+    this.logger.warn(
+      logLine(
+        { session_id: this.sessionId, tracking_id: data.trackingId },
+        'change to a merged message (alternate: true) not recorded, agent.messages shows the stored form again: edit the stored messages with manager.ledger.edit',
+      ),
+    )
   }
 
   private setPinned(ref: MessageRef, pinned: boolean): void {
