@@ -1,7 +1,7 @@
 /**
  * What a provider checks of the conversation it is handed, for tests that record every model call of a
- * real Strands `Agent`: it starts with a user message carrying no toolResult, and every toolResult answers
- * a toolUse of the message right before it.
+ * real Strands `Agent`: it starts with a user message carrying no toolResult, every toolResult answers a
+ * toolUse of the message right before it, and every toolUse is answered by the message right after it.
  */
 import type { Message } from '@strands-agents/sdk'
 
@@ -21,8 +21,11 @@ export function invalidity(messages: readonly Message[]): string | undefined {
   if (messages[0]?.role !== 'user' || ids(messages[0], 'toolResultBlock').length > 0) return 'bad start'
   for (let i = 1; i < messages.length; i++) {
     const uses = new Set(ids(messages[i - 1], 'toolUseBlock'))
-    for (const id of ids(messages[i], 'toolResultBlock'))
+    const results = ids(messages[i], 'toolResultBlock')
+    for (const id of results)
       if (!uses.has(id)) return `message ${i} answers ${id}, not a call of the message before it`
+    for (const id of uses)
+      if (!results.includes(id)) return `message ${i - 1} calls ${id}, not answered by the message after it`
   }
   return undefined
 }

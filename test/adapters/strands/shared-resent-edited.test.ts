@@ -4,7 +4,7 @@
  * alternating roles. Every case runs a real `Agent` with the scripted model on a real ledger file.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { MessageAddedEvent, TextBlock, type Message } from '@strands-agents/sdk'
+import { BeforeInvocationEvent, MessageAddedEvent, TextBlock, type Message } from '@strands-agents/sdk'
 import { assertWindowRules, readHistory } from '../../helpers/window-invariants.js'
 import { ScriptedModel, type ScriptedCall } from '../../../examples/strands-scripted-model.js'
 import { assistantScript, json, ledgerAgent, tempDir, type TempDir } from './helpers.js'
@@ -52,6 +52,54 @@ describe('PersistentConversationManager (Strands)', () => {
     expect(calls.map((c) => invalidity(c.messages)).filter((w) => w !== undefined)).toStrictEqual([])
     expect(json(a.agent.messages)).toStrictEqual(a.manager.ledger.window())
     assertWindowRules(store, 's')
+  })
+
+  it('hands a model a valid conversation when the other agent’s tool result landed after this agent’s view was shown', async () => {
+    const store = dir.open()
+    const calls: ScriptedCall[] = []
+    const a = ledgerAgent({ store, sessionId: 's' }, { model: recordingModel('a-', calls) })
+    const b = ledgerAgent({ store, sessionId: 's' }, { model: recordingModel('b-', calls) })
+    await a.agent.initialize()
+    await b.agent.initialize()
+    await a.agent.invoke('chat first')
+    // B's view is shown while A's call is stored and its result not yet; A's result lands before B's prompt.
+    let bShown!: () => void
+    const bShownP = new Promise<void>((resolve) => (bShown = resolve))
+    let aResult!: () => void
+    const aResultP = new Promise<void>((resolve) => (aResult = resolve))
+    let bDone: Promise<unknown> | undefined
+    b.agent.addHook(BeforeInvocationEvent, async () => {
+      bShown()
+      await aResultP
+    })
+    a.agent.addHook(MessageAddedEvent, async (event) => {
+      if (event.message.content.some((x) => x.type === 'toolUseBlock') && bDone === undefined) {
+        bDone = b.agent.invoke('chat from B')
+        await bShownP
+      }
+      if (event.message.content.some((x) => x.type === 'toolResultBlock')) aResult()
+    })
+    await a.agent.invoke('ask from A')
+    await bDone
+    expect(calls.map((c) => invalidity(c.messages)).filter((w) => w !== undefined)).toStrictEqual([])
+    assertWindowRules(store, 's')
+  })
+
+  it('stores a clone pushed onto agent.messages as a new occurrence', async () => {
+    const store = dir.open()
+    const { agent, manager } = ledgerAgent({ store, sessionId: 's' })
+    await agent.invoke('hello one')
+    agent.messages.push((agent.messages[0] as Message).clone())
+    await agent.invoke('third')
+    const history = manager.ledger.history()
+    expect(history.map((e) => [e.message.role, e.repeatOf])).toStrictEqual([
+      ['user', undefined],
+      ['assistant', undefined],
+      ['user', 0],
+      ['user', undefined],
+      ['assistant', undefined],
+    ])
+    expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
   })
 
   it('stores a clone of an earlier message sent again as a new occurrence, and shows it', async () => {
@@ -117,6 +165,28 @@ describe('PersistentConversationManager (Strands)', () => {
     expect(warnings).toHaveLength(1)
     expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
     expect(agent.messages[0]?.role).toBe('user')
+  })
+
+  it('reverts metadata changed by hand, and an edit of a merged message (alternate), with a log line', async () => {
+    const store = dir.open()
+    const warnings: unknown[] = []
+    const logger = {
+      debug: () => {},
+      info: () => {},
+      warn: (...args: unknown[]) => warnings.push(args),
+      error: () => {},
+    }
+    const { agent, manager } = ledgerAgent({ store, sessionId: 's', windowSize: 4, alternate: true, logger })
+    for (const prompt of ['remember: ship friday', 'pin 0 the task', 'q1', 'q2']) await agent.invoke(prompt)
+    const merged = agent.messages[0] as Message
+    expect(merged.content).toHaveLength(2)
+    merged.content[0] = new TextBlock('remember: ship monday')
+    ;(agent.messages[1] as Message).metadata = { custom: { note: 'mine' } }
+    await agent.invoke('q3')
+    expect(warnings).toHaveLength(1)
+    expect(manager.ledger.edits()).toStrictEqual([])
+    expect(json(agent.messages)).toStrictEqual(manager.ledger.window({ alternate: true }))
+    assertWindowRules(store, 's')
   })
 
   it('hands the model strictly alternating roles with alternate: true', async () => {
