@@ -10,7 +10,8 @@
  * - a container nested deeper than `maxDepth` is replaced, at the deepest allowed level, by its JSON text;
  * - values JSON cannot hold become what `JSON.stringify` makes of them (non-finite numbers → null,
  *   `undefined` dropped, or null in an array; class instances → their JSON); a `__proto__` key is renamed;
- * - empty text blocks are dropped, and a message left with no content gets one placeholder text block.
+ * - blank (empty or whitespace-only) text blocks are dropped, and a message left with no content gets one
+ *   placeholder text block; a blank text item of a tool result becomes a placeholder text.
  *
  * The function is pure. What it changed is listed in the result and recorded in the message itself, under
  * `metadata.custom.contextLedger.repaired`. It does not validate: the shape rules (block kinds, required
@@ -64,6 +65,14 @@ export interface RepairResult {
 
 /** The text of the block a message left with no content gets. */
 export const EMPTY_MESSAGE_PLACEHOLDER = '[empty message]'
+
+/** The text a blank text item of a tool result is replaced with. */
+export const EMPTY_TOOL_RESULT_PLACEHOLDER = '[empty tool result]'
+
+/** Whether a value is a string providers refuse as text: empty, or white space only. */
+function isBlankText(value: unknown): boolean {
+  return typeof value === 'string' && value.trim() === ''
+}
 
 /** At most this many repairs are recorded in the message; the rest are counted. */
 export const MAX_RECORDED_REPAIRS = 100
@@ -292,9 +301,20 @@ export function repairMessage(
   const message = walked as Record<string, JsonValue>
   if (Array.isArray(message.content)) {
     const kept = message.content.filter((block, i) => {
-      const empty = isRecord(block) && block.text === '' && Object.keys(block).length === 1
+      const empty = isRecord(block) && isBlankText(block.text) && Object.keys(block).length === 1
       if (empty) repairer.note(['content', i], 'empty-text')
       return !empty
+    })
+    kept.forEach((block, i) => {
+      // A blank text item of a tool result (a tool that returned '') becomes a placeholder: the result
+      // itself must stay, it answers a call.
+      const result = isRecord(block) ? block.toolResult : undefined
+      if (!isRecord(result) || !Array.isArray(result.content)) return
+      result.content = result.content.map((item, j) => {
+        if (!isRecord(item) || !isBlankText(item.text)) return item
+        repairer.note(['content', i, 'toolResult', 'content', j], 'empty-text')
+        return { text: EMPTY_TOOL_RESULT_PLACEHOLDER }
+      })
     })
     if (kept.length === 0) {
       repairer.note(['content'], 'empty-content')

@@ -169,6 +169,11 @@ export function validateMessage(input: unknown, limits?: Partial<MessageLimits>)
   return snapshotMessage(input, resolveMessageLimits(limits))
 }
 
+/** Empty, or white space only: what providers refuse as a text block. */
+function isBlank(text: string): boolean {
+  return text.trim() === ''
+}
+
 /**
  * {@link validateMessage} with limits already checked: what the store runs on every append.
  *
@@ -194,8 +199,11 @@ export function snapshotMessage(input: unknown, limits: MessageLimits): MessageD
     const block = content[i]
     const kind = checkBlock(block, path, blockSchema)
     if (kind === 'text') {
-      if ((block as { text: string }).text === '')
-        throw invalidMessage([...path, 'text'], 'empty text (providers refuse empty text blocks)')
+      if (isBlank((block as { text: string }).text))
+        throw invalidMessage(
+          [...path, 'text'],
+          'blank text (providers refuse empty or whitespace-only text blocks)',
+        )
     } else if (kind === 'toolUse') {
       const id = (block as { toolUse: { toolUseId: string } }).toolUse.toolUseId
       const first = (uses ??= new Map()).get(id)
@@ -215,8 +223,17 @@ export function snapshotMessage(input: unknown, limits: MessageLimits): MessageD
         )
       results.set(result.toolUseId, i)
       const items = result.content
-      for (let j = 0; j < items.length; j++)
-        checkBlock(items[j], [...path, 'toolResult', 'content', j], toolResultItem)
+      for (let j = 0; j < items.length; j++) {
+        const itemPath: Path = [...path, 'toolResult', 'content', j]
+        if (
+          checkBlock(items[j], itemPath, toolResultItem) === 'text' &&
+          isBlank((items[j] as { text: string }).text)
+        )
+          throw invalidMessage(
+            [...itemPath, 'text'],
+            'blank text in a tool result (providers refuse empty or whitespace-only text blocks)',
+          )
+      }
     }
   }
   return message as unknown as MessageData

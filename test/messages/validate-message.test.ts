@@ -69,6 +69,33 @@ describe('validateMessage', () => {
   })
 })
 
+describe('validateMessage with blank text', () => {
+  it.each([
+    ['an empty text block', { role: 'user', content: [{ text: '' }] }, 'content[0].text'],
+    ['a whitespace-only text block', { role: 'user', content: [{ text: ' \n\t' }] }, 'content[0].text'],
+    [
+      'a blank text item of a tool result',
+      {
+        role: 'user',
+        content: [{ toolResult: { toolUseId: 't', status: 'success', content: [{ text: '  ' }] } }],
+      },
+      'content[0].toolResult.content[0].text',
+    ],
+  ])('refuses %s, naming its path (providers refuse blank text)', (_name, message, path) => {
+    let caught: unknown
+    try {
+      validateMessage(message)
+    } catch (error) {
+      caught = error
+    }
+    expect(caught).toBeInstanceOf(ContextLedgerError)
+    expect([(caught as ContextLedgerError).code, (caught as ContextLedgerError).path]).toStrictEqual([
+      'INVALID_MESSAGE',
+      path,
+    ])
+  })
+})
+
 describe('validateMessage with prototype-named keys', () => {
   it('treats toString, constructor and hasOwnProperty as unknown kinds, not as methods', () => {
     expect(pathOf({ role: 'user', content: [{ toString: {} }] })).toBe('content[0].toString')

@@ -143,6 +143,26 @@ describe('a message the store refuses as it is', () => {
     expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
   })
 
+  it('stores a blank prompt and a tool that returned nothing with placeholders; no model call carries blank text', async () => {
+    const store = dir.open()
+    const { model, inputs } = watchedModel()
+    const { agent, manager } = ledgerAgent(
+      { store, sessionId: 's', logger: recordingLogger().logger },
+      { model, tools: [lookupReturning(() => '')] },
+    )
+    await agent.invoke('   \n\t ')
+    await agent.invoke('ask anything')
+    await agent.invoke('thanks')
+    const blank = (ms: readonly MessageData[]): boolean =>
+      JSON.stringify(ms).includes('"text":""') || /"text":"\s+"/.test(JSON.stringify(ms))
+    expect(inputs.some(blank)).toBe(false)
+    const history = manager.ledger.history()
+    expect(history[0]?.message.content).toStrictEqual([{ text: '[empty message]' }])
+    expect(JSON.stringify(history)).toContain('[empty tool result]')
+    expect(texts(history.map((e) => e.message)).at(-2)).toBe('thanks')
+    expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
+  })
+
   it("repairs to the store's own limits", async () => {
     const store = openContextStore(dir.file('small.db'), { limits: { maxStringLength: 1000, maxDepth: 64 } })
     try {
