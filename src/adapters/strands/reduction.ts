@@ -49,6 +49,8 @@ export interface ReductionReport {
   readonly windowTokens: number
   /** The model's own count of its input afterwards (messages, system prompt, tool specs); undefined when it cannot count. */
   readonly modelTokens: number | undefined
+  /** Messages that must stay in the window (pins, protected ranges, their tool partners, a lead). */
+  readonly protectedMessages: number
 }
 
 /** What one reduction needs to know. */
@@ -85,6 +87,7 @@ export async function reduceWindow(
     ? truncateWindow(ledger, logger)
     : { truncated: 0, refused: 0 }
   let evicted = 0
+  let protectedCount = 0
   let reason: ReductionFailure | undefined
   let count: Count = { fits: false, tokens: undefined }
   if (truncated > 0) {
@@ -97,6 +100,7 @@ export async function reduceWindow(
   // prompt) does not empty the window before the model has even refused anything.
   while (count.fits === false) {
     const result = ledger.reduce({ overflow })
+    protectedCount = result.protectedCount
     if (result.evicted === 0) {
       reason = result.reason
       break
@@ -127,6 +131,7 @@ export async function reduceWindow(
     windowMessages: agent.messages.length,
     windowTokens: session?.windowTokens ?? 0,
     modelTokens: count.tokens,
+    protectedMessages: protectedCount,
   }
   // On an overflow, true means "retry": only when something changed and the count does not say it is
   // still too much. Proactively, true just says something changed.
@@ -153,10 +158,14 @@ function unrecoverable(sessionId: string, report: ReductionReport, model: Model)
       truncated: report.truncated,
       evicted: report.evicted,
       reason: report.reason,
+      protected_messages: report.protectedMessages,
     },
-    report.reason === 'window-empty'
+    (report.reason === 'window-empty'
       ? 'context window overflow not recovered: nothing would be left to send; the model error is raised'
-      : 'context window overflow not recovered: the window is still over the limit and nothing more can leave it; the model error is raised',
+      : 'context window overflow not recovered: the window is still over the limit and nothing more can leave it; the model error is raised') +
+      (report.protectedMessages > 0
+        ? `; ${report.protectedMessages} protected message(s) (pins, protected ranges, their tool partners) must stay: unpin some (store.pinnedMessages({ sessionId }) lists them) or narrow protectedMessages`
+        : ''),
   )
 }
 

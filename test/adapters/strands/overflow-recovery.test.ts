@@ -151,4 +151,21 @@ describe('overflow recovery', () => {
     expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
     expect(seen.every((length) => length > 0)).toBe(true)
   })
+
+  it('names the protected messages when a pinned message alone is over the model’s limit', async () => {
+    const store = dir.open()
+    const logger = recordingLogger()
+    const model = new ScriptedModel({ script: assistantScript(), contextWindowLimit: 500 })
+    const { agent, manager } = ledgerAgent({ store, sessionId: 's', logger }, { model })
+    await agent.invoke(`spec ${'s'.repeat(4000)}`).catch(() => undefined)
+    manager.ledger.pin({ seq: 0 })
+    await expect(agent.invoke('next')).rejects.toBeInstanceOf(ContextWindowOverflowError)
+    expect(manager.lastReduction?.protectedMessages).toBeGreaterThan(0)
+    const warning = logger.lines
+      .filter((line) => line.text.includes('context window overflow not recovered'))
+      .at(-1)
+    expect(warning?.text).toContain(
+      'protected message(s) (pins, protected ranges, their tool partners) must stay',
+    )
+  })
 })

@@ -147,7 +147,7 @@ describe('a message the store refuses as it is', () => {
     const store = dir.open()
     const { model, inputs } = watchedModel()
     const { agent, manager } = ledgerAgent(
-      { store, sessionId: 's', logger: recordingLogger().logger },
+      { store, sessionId: 's', logger: recordingLogger() },
       { model, tools: [lookupReturning(() => '')] },
     )
     await agent.invoke('   \n\t ')
