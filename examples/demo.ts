@@ -1,5 +1,5 @@
 /**
- * `npm run demo [-- path/to/demo.db] [-- --turns N]`
+ * `npm run demo:core [-- path/to/demo.db] [-- --turns N]`
  *
  * A scripted, long-running agent conversation (no network, no model): thousands of turns with single and
  * parallel tool calls, pins set by the agent and by the user, one unpin, one context overflow. The
