@@ -239,6 +239,12 @@ async function main(): Promise<void> {
     await runScale(argv.filter((a) => a !== '--scale'))
     return
   }
+  if (argv.includes('--contention')) {
+    // Processes contending for one file: per-call p99 and max (see bench/contention.ts).
+    const { runContention } = await import('./contention.js')
+    process.stdout.write(await runContention(argv))
+    return
+  }
   const cfg = parseArgs(argv)
   const scratch = new Scratch()
   try {
