@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3'
 import { ContextLedgerError } from '../errors.js'
 import { openDatabase, type OpenDatabaseOptions } from '../db/open.js'
-import { isBusy, toLedgerError } from '../db/sqlite-errors.js'
+import { toLedgerError } from '../db/sqlite-errors.js'
 import {
   prepareStatements,
   type MessageRow,
@@ -23,6 +23,7 @@ import type { StoredMessageData } from '../messages/types.js'
 import { planCut, protectedToRestore, type ReduceMode, type WindowPlan } from '../window/plan-cut.js'
 import type { WindowLimits } from '../window/window-options.js'
 import { interruptedToolResults } from './interrupted-tool-results.js'
+import { Transactions } from './transactions.js'
 import { contentKey, prepareMessage, type PreparedMessage } from './prepare-message.js'
 import { SqlLedgerView } from './sql-ledger-view.js'
 import { ArrayLedgerView } from '../window/array-view.js'
@@ -169,7 +170,7 @@ export class ContextStore {
   private readonly st: Statements
   private readonly limits: MessageLimits
   private readonly pks = new Map<string, number>()
-  private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>
+  private readonly transactions: Transactions
 
   /**
    * Prefer {@link openContextStore}.
@@ -182,7 +183,7 @@ export class ContextStore {
     this.limits = { ...DEFAULT_MESSAGE_LIMITS, ...options.limits }
     this.db = openDatabase(path, options)
     this.st = prepareStatements(this.db)
-    this.tx = this.db.transaction((fn: () => unknown) => fn())
+    this.transactions = new Transactions(this.db)
   }
 
   /** Whether the store is still open. */
@@ -758,48 +759,27 @@ export class ContextStore {
   }
 
   /**
-   * Runs `fn` in a write transaction that takes the lock up front (`BEGIN IMMEDIATE`), so it never has to
-   * upgrade a read lock mid-way — the deadlock SQLite answers with an immediate `SQLITE_BUSY`. Waiting for
-   * another writer is SQLite's busy timeout; should the lock still be busy after it, the whole transaction
-   * is retried a few times with jittered backoff (it is safe: `fn` reads everything it decides on inside
-   * the transaction, and a busy BEGIN ran none of it). SQLite failures become typed errors.
+   * Runs `fn` in one write transaction (see {@link Transactions.write}: the lock is taken up front, and
+   * a busy lock is waited for up to the busy timeout in all). SQLite failures become typed errors.
    */
   private write<T>(sessionId: string, fn: () => T): T {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return this.tx.immediate(fn) as T
-      } catch (error) {
-        if (attempt < BUSY_RETRIES && isBusy(error)) {
-          sleepSync(BUSY_BACKOFF_MS * 2 ** attempt * (0.5 + Math.random()))
-          continue
-        }
-        // A rolled-back transaction may have created a session whose key was cached: forget them all.
-        this.pks.clear()
-        throw toLedgerError(error, `write to session "${sessionId}"; nothing was written`, sessionId)
-      }
+    try {
+      return this.transactions.write(fn)
+    } catch (error) {
+      // A rolled-back transaction may have created a session whose key was cached: forget them all.
+      this.pks.clear()
+      throw toLedgerError(error, `write to session "${sessionId}"; nothing was written`, sessionId)
     }
   }
 
   /** Runs `fn` in a read transaction, so multi-statement reads see one snapshot. */
   private read<T>(fn: () => T): T {
     try {
-      return this.tx.deferred(fn) as T
+      return this.transactions.read(fn)
     } catch (error) {
       throw toLedgerError(error, `read ${this.path}`)
     }
   }
-}
-
-/** Extra attempts of a write transaction whose lock stayed busy past the busy timeout. */
-const BUSY_RETRIES = 3
-/** Base delay before the first retry; doubled for each further one, with ±50% jitter. */
-const BUSY_BACKOFF_MS = 20
-
-const sleepCell = new Int32Array(new SharedArrayBuffer(4))
-
-/** Blocks the thread for `ms`: the API is synchronous, so a retry cannot yield to the event loop. */
-function sleepSync(ms: number): void {
-  Atomics.wait(sleepCell, 0, 0, ms)
 }
 
 function toEntry(session: SessionRow, row: MessageRow): LedgerEntry {

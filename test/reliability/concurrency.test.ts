@@ -171,7 +171,7 @@ describe('concurrency', () => {
     storeB.close()
   })
 
-  it('waits out another process’s write lock, and past the timeout and retries fails typed with nothing written', async () => {
+  it('waits out another process’s write lock, and past the timeout fails typed with nothing written', async () => {
     const path = dir.file('locked.db')
     openContextStore(path).close()
     const holder = launchHolder([path, '1500'])
@@ -204,5 +204,33 @@ describe('concurrency', () => {
     expect((await exit).lines).toStrictEqual(['L', 'U'])
     impatient.close()
     patient.close()
+  })
+
+  it('the busy timeout bounds the whole call: no retry starts the wait over', async () => {
+    const path = dir.file('deadline.db')
+    openContextStore(path).close()
+    // The lock is held far longer than the timeout: a call that started its wait over after the timeout
+    // (once per retry) would outlast the holder and succeed instead of failing.
+    const holder = launchHolder([path, '1500'])
+    let onLocked: () => void = () => {}
+    const locked = new Promise<void>((resolve) => {
+      onLocked = resolve
+    })
+    const exit = collect(holder, (line) => line === 'L' && onLocked())
+    await Promise.race([locked, exit])
+
+    const store = openContextStore(path, { busyTimeoutMs: 400 })
+    const error = (() => {
+      try {
+        store.append('s', { role: 'user', content: [{ text: 'waits at most 400 ms in all' }] })
+      } catch (e) {
+        return e
+      }
+    })()
+    expect(error).toBeInstanceOf(ContextLedgerError)
+    expect((error as ContextLedgerError).code).toBe('DATABASE_BUSY')
+    expect((await exit).lines).toStrictEqual(['L', 'U'])
+    expect(store.session('s')).toBeUndefined()
+    store.close()
   })
 })
