@@ -1,6 +1,7 @@
 /**
  * Several processes, one file: writers append to their own sessions and all to one shared session at
- * the same time, with pins and window applications interleaved, while this process reads. No caller may
+ * the same time, with pins and window applications interleaved, while two pinner processes pin and unpin
+ * random messages, a reader process reads, and this process checks the shared session. No caller may
  * see SQLITE_BUSY or any other error; nothing acknowledged may be lost or duplicated; seq stays dense;
  * the boundary never moves back or past a protected message.
  *
@@ -20,6 +21,8 @@ import { CONCURRENT_LIMITS, MessageFactory } from './workers/worker-kit.js'
 import { collect, LONG, useTempDir, useWorker, type WorkerExit } from './support.js'
 
 const WRITERS = LONG ? 8 : 4
+const PINNERS = 2
+const READERS = 1
 const PER_SESSION = LONG ? 25_000 : 3_000
 const SEED = Number(process.env.CONTEXT_LEDGER_SEED ?? Date.now() % 1_000_000)
 const RANGES = CONCURRENT_LIMITS.protectedMessages
@@ -27,9 +30,10 @@ const RANGES = CONCURRENT_LIMITS.protectedMessages
 const dir = useTempDir()
 const launch = useWorker('concurrent-writer')
 const launchHolder = useWorker('lock-holder')
+const launchBystander = useWorker('concurrent-bystander')
 
 describe('concurrency', () => {
-  it(`${WRITERS} processes append to their own and a shared session without errors or losses (seed ${SEED})`, async () => {
+  it(`${WRITERS} writers, ${PINNERS} pinners and ${READERS} reader in separate processes: no errors, nothing lost (seed ${SEED})`, async () => {
     const path = dir.file('shared.db')
     const appended = new Map<string, Map<string, string>>()
     const order = new Map<string, string[]>() // writer → trackingIds it appended to the shared session, in order
@@ -52,7 +56,7 @@ describe('concurrency', () => {
           const [tag, a, b] = line.split(' ', 3)
           if (tag === 'R') {
             ready.add(w)
-            if (ready.size === WRITERS) onReady()
+            if (ready.size === WRITERS + PINNERS + READERS) onReady()
           } else if (tag === 'A' && a !== undefined) {
             const json = line.slice(3 + a.length)
             const m = JSON.parse(json) as StoredMessageData
@@ -74,13 +78,33 @@ describe('concurrency', () => {
         }),
       )
     }
-    const firstExit = Promise.race(exits)
+    // Pinners and a reader run until the writers are done, then are told to stop.
+    const bystanders: ChildProcess[] = []
+    const bystanderExits: Promise<WorkerExit>[] = []
+    const roles = [
+      ...Array.from({ length: PINNERS }, (_, i) => ['pinner', i] as const),
+      ...Array.from({ length: READERS }, (_, i) => ['reader', i] as const),
+    ]
+    for (const [k, [role, i]] of roles.entries()) {
+      const child = launchBystander([role, path, String(i), String(WRITERS), String(SEED)])
+      bystanders.push(child)
+      bystanderExits.push(
+        collect(child, (line) => {
+          if (line === 'R') {
+            ready.add(WRITERS + k)
+            if (ready.size === WRITERS + roles.length) onReady()
+          } else if (line.startsWith('E ')) errors.push(`${role} ${i}: ${line}`)
+          else if (line.startsWith('D ')) done.push(`${role} ${i}: ${line}`)
+        }),
+      )
+    }
+    const firstExit = Promise.race([...exits, ...bystanderExits])
     await Promise.race([allReady, firstExit])
     expect(errors).toStrictEqual([])
-    expect(ready.size).toBe(WRITERS)
+    expect(ready.size).toBe(WRITERS + roles.length)
 
     const started = Date.now()
-    for (const child of children) child.stdin?.write('go\n')
+    for (const child of [...children, ...bystanders]) child.stdin?.write('go\n')
 
     // Read while they write: every committed state of the shared session obeys the rules.
     const reader = openContextStore(path)
@@ -99,11 +123,14 @@ describe('concurrency', () => {
       await Promise.race([all, new Promise((resolve) => setTimeout(resolve, pause))])
     }
     const results = await all
+    for (const child of bystanders) child.stdin?.write('stop\n')
+    results.push(...(await Promise.all(bystanderExits)))
     const seconds = (Date.now() - started) / 1000
 
     expect(errors).toStrictEqual([])
     for (const r of results) expect(r.code, r.stderr).toBe(0)
-    expect(done).toHaveLength(WRITERS)
+    expect(done).toHaveLength(WRITERS + roles.length)
+    // Checkpoints keep up: the log is started over near its checkpoint size however busy the file is.
     expect(reader.connection().pragma('integrity_check', { simple: true })).toBe('ok')
 
     // Own sessions: everything acknowledged, plus one repair row per tool round a writer left open.
@@ -141,7 +168,7 @@ describe('concurrency', () => {
 
     const total = [...appended.values()].reduce((n, m) => n + m.size, 0)
     console.log(
-      `concurrency: ${WRITERS} processes, ${total} acknowledged messages (${sharedAcked.size} in the shared session) ` +
+      `concurrency: ${WRITERS} writers, ${PINNERS} pinners, ${READERS} reader, ${total} acknowledged messages (${sharedAcked.size} in the shared session) ` +
         `in ${seconds.toFixed(1)} s, ${polls} consistent reads while writing, boundary ${report.boundary}; ${done.join('; ')}`,
     )
   }, 900_000)
