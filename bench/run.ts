@@ -12,6 +12,7 @@ import { cpus } from 'node:os'
 import { readFileSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { openContextStore, PersistentConversationManager, type ContextStore } from '../src/index.js'
+import { WAL_CHECKPOINT_BYTES } from '../src/db/open.js'
 import { RawBaseline, serialize } from './baseline.js'
 import { TurnFactory } from './fixtures.js'
 import {
@@ -73,9 +74,13 @@ function machine(): string {
   return `${cpus().length} CPUs (${model}), Node ${process.version}, better-sqlite3 ${bsq}, SQLite ${sqlite}`
 }
 
-/** The store's WAL auto-checkpoint interval, so the baseline can use the same. */
+/**
+ * The WAL pages after which the store checkpoints, so the baseline's automatic checkpoint can run at the
+ * same log size (the store turns SQLite's off and checkpoints past `WAL_CHECKPOINT_BYTES` itself).
+ */
 function checkpointPages(store: ContextStore): number {
-  return store.connection().pragma('wal_autocheckpoint', { simple: true }) as number
+  const pageSize = store.connection().pragma('page_size', { simple: true }) as number
+  return Math.round(WAL_CHECKPOINT_BYTES / (pageSize + 24))
 }
 
 /** Fills a session with `messages` messages in batches of 1,000, applying the window after each batch. */

@@ -1,15 +1,41 @@
 /**
- * The store's transactions, and how they wait for another connection's write lock: that decides how long
- * a single call can stall when several processes share a file.
+ * The store's transactions: how they wait for another connection's write lock, and when the write-ahead
+ * log is checkpointed. Both decide how long a single call can stall when several processes share a file.
  *
  * Waiting. SQLite's own busy handler is not used: it sleeps longer the longer a caller has waited (1, 2,
  * 5 … then 100 ms between polls), so a caller that has waited a while polls rarely and loses the lock to
  * every newcomer — under steady contention single calls stalled for seconds. The connection's
  * `busy_timeout` is 0 instead, and a busy lock is polled here at short, jittered intervals that get
  * shorter, not longer, as a caller keeps waiting, until one deadline (`busyTimeoutMs`) for the whole call.
+ *
+ * Checkpointing. SQLite's automatic checkpoint is PASSIVE: it copies what no reader still needs and
+ * never waits. While other processes keep committing and reading, it never catches up with the end of
+ * the log, so the log is never restarted: it grew by hundreds of MiB a minute, and every commit past the
+ * threshold ran another checkpoint. The automatic checkpoint is off instead (see `src/db/open.ts`).
+ * Every {@link CHECKPOINT_CHECK_EVERY} commits a connection looks at the log's size; past
+ * {@link WAL_CHECKPOINT_BYTES}, that call checkpoints in two steps: a PASSIVE one copies the bulk of the
+ * log while other connections go on writing, then a RESTART one takes the write lock, copies what was
+ * committed meanwhile, and waits at most {@link CHECKPOINT_WAIT_MS} for readers still on the log, so
+ * the next write starts the log over (and `journal_size_limit` cuts the file back). Writers are held up
+ * only for the second step; the log stays near that size; one checkpoint copies about that much.
  */
+import { statSync } from 'node:fs'
+import { resolve } from 'node:path'
 import type Database from 'better-sqlite3'
+import { WAL_CHECKPOINT_BYTES } from '../db/open.js'
 import { isBusy } from '../db/sqlite-errors.js'
+
+export { WAL_CHECKPOINT_BYTES }
+
+/**
+ * How long a checkpoint waits for the write lock, and then for readers still on the log, ms. It holds
+ * the write lock while waiting for readers, so this also bounds how long it holds up other writers
+ * beyond its copying. A checkpoint that gives up is tried again at the next look.
+ */
+export const CHECKPOINT_WAIT_MS = 10
+
+/** A connection looks at the log's size after every this many of its commits (a `stat`, ~3 µs). */
+export const CHECKPOINT_CHECK_EVERY = 32
 
 /** The longest sleep between two attempts to take the lock, ms: a fresh waiter's, at most. */
 export const LOCK_POLL_MAX_MS = 1
@@ -62,6 +88,8 @@ export const systemClock: LockClock = Object.freeze({
  */
 export class Transactions {
   private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>
+  private readonly walPath: string | undefined
+  private commits = 0
 
   /** How long one call may wait for the lock in all, ms: the connection's busy timeout when taken over. */
   readonly timeoutMs: number
@@ -80,6 +108,7 @@ export class Transactions {
     this.timeoutMs = db.pragma('busy_timeout', { simple: true }) as number
     db.pragma('busy_timeout = 0')
     this.tx = db.transaction((fn: () => unknown) => fn())
+    this.walPath = db.memory ? undefined : `${resolve(db.name)}-wal`
   }
 
   /**
@@ -92,7 +121,9 @@ export class Transactions {
    * @returns what `fn` returned
    */
   write<T>(fn: () => T): T {
-    return this.retry(() => this.tx.immediate(fn) as T)
+    const result = this.retry(() => this.tx.immediate(fn) as T)
+    this.checkpointIfDue()
+    return result
   }
 
   /**
@@ -104,6 +135,27 @@ export class Transactions {
    */
   read<T>(fn: () => T): T {
     return this.retry(() => this.tx.deferred(fn) as T)
+  }
+
+  /**
+   * Every {@link CHECKPOINT_CHECK_EVERY} commits, checkpoints the log when it has outgrown
+   * {@link WAL_CHECKPOINT_BYTES}. Never throws: the transaction before it is committed, and a checkpoint
+   * that fails or gives up (another connection is checkpointing, a reader stayed) is tried again at the
+   * next look.
+   */
+  private checkpointIfDue(): void {
+    if (this.walPath === undefined || ++this.commits % CHECKPOINT_CHECK_EVERY !== 0) return
+    if (walSize(this.walPath) <= WAL_CHECKPOINT_BYTES) return
+    try {
+      this.db.pragma('wal_checkpoint(PASSIVE)')
+      // SQLite's own busy handler for this one call, with a short wait: for the write lock, then readers.
+      this.db.pragma(`busy_timeout = ${CHECKPOINT_WAIT_MS}`)
+      this.db.pragma('wal_checkpoint(RESTART)')
+    } catch {
+      // An I/O error: the log stays as it is until the next look tries again.
+    } finally {
+      this.db.pragma('busy_timeout = 0')
+    }
   }
 
   private retry<T>(attempt: () => T): T {
@@ -119,5 +171,14 @@ export class Transactions {
         this.clock.sleep(Math.min(left, lockPollDelayMs(now - started, this.clock.random())))
       }
     }
+  }
+}
+
+/** The size of the log file, 0 when it is missing or cannot be read (then no checkpoint is due). */
+function walSize(path: string): number {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.size ?? 0
+  } catch {
+    return 0
   }
 }

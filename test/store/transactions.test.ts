@@ -1,17 +1,21 @@
 /**
- * How a store waits for another connection's write lock.
+ * How a store waits for another connection's write lock, and when it checkpoints the write-ahead log.
  * The waits run against a real lock held by a second connection, with a clock the test controls, so
  * what is asserted is the schedule of attempts, not how long anything took.
  */
+import { statSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { openContextStore, type MessageData } from '../../src/index.js'
 import {
+  CHECKPOINT_CHECK_EVERY,
   LOCK_POLL_LATE_AFTER_MS,
   LOCK_POLL_LATE_MAX_MS,
   LOCK_POLL_MAX_MS,
   lockPollDelayMs,
   Transactions,
+  WAL_CHECKPOINT_BYTES,
   type LockClock,
 } from '../../src/store/transactions.js'
 import { tempDir, type TempDir } from '../helpers/temp-store.js'
@@ -151,5 +155,75 @@ describe('Transactions', () => {
       expect(tx.read(() => db.prepare('SELECT count(*) FROM t').pluck().get())).toBe(0)
       expect(clock.sleeps).toStrictEqual([])
     })
+  })
+})
+
+describe('checkpoints', () => {
+  let dir: TempDir
+
+  beforeEach(() => {
+    dir = tempDir()
+  })
+
+  afterEach(() => {
+    dir.cleanup()
+  })
+
+  /** A turn of two messages with ~32 KB of text, so each append adds about ten pages to the log. */
+  function turn(i: number): MessageData[] {
+    return [
+      { role: 'user', content: [{ text: `question ${i} ${'q'.repeat(16_000)}` }] },
+      { role: 'assistant', content: [{ text: `answer ${i} ${'a'.repeat(16_000)}` }] },
+    ]
+  }
+
+  function walSize(path: string): number {
+    return statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0
+  }
+
+  it('start the log over near WAL_CHECKPOINT_BYTES: it never grows much past that size', () => {
+    const path = dir.file('ledger.db')
+    const store = openContextStore(path)
+    // About three times the limit of log in all.
+    const turns = Math.ceil((3 * WAL_CHECKPOINT_BYTES) / 40_000)
+    const sizes: number[] = []
+    let growth = 0
+    for (let i = 0; i < turns; i++) {
+      const before = walSize(path)
+      store.append('s', turn(i))
+      const after = walSize(path)
+      sizes.push(after)
+      growth = Math.max(growth, after - before)
+    }
+    store.close()
+    // A connection looks every CHECKPOINT_CHECK_EVERY commits: the log can pass the limit by that many.
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(
+      WAL_CHECKPOINT_BYTES + (CHECKPOINT_CHECK_EVERY + 1) * growth,
+    )
+    const cutBacks = sizes.filter((size, i) => i > 0 && size < (sizes[i - 1] as number)).length
+    expect(cutBacks).toBeGreaterThanOrEqual(2)
+  })
+
+  it('give up while a reader is on the log, never failing the write, and start it over once it has gone', () => {
+    const path = dir.file('ledger.db')
+    const store = openContextStore(path)
+    store.append('s', turn(0))
+    const reader = new Database(path)
+    reader.exec('BEGIN')
+    const seen = reader.prepare('SELECT count(*) FROM messages').pluck().get()
+    let i = 1
+    // Past the limit, and several looks later: every one of them had to give up.
+    while (walSize(path) <= WAL_CHECKPOINT_BYTES) store.append('s', turn(i++))
+    for (let k = 0; k < 3 * CHECKPOINT_CHECK_EVERY; k++) store.append('s', turn(i++))
+    expect(walSize(path)).toBeGreaterThan(WAL_CHECKPOINT_BYTES)
+    // The reader still sees the snapshot it started with.
+    expect(reader.prepare('SELECT count(*) FROM messages').pluck().get()).toBe(seen)
+    reader.exec('COMMIT')
+    reader.close()
+    // The next look checkpoints; the write after it starts the log over and cuts the file back.
+    for (let k = 0; k < CHECKPOINT_CHECK_EVERY + 1; k++) store.append('s', turn(i++))
+    expect(walSize(path)).toBeLessThanOrEqual(WAL_CHECKPOINT_BYTES)
+    expect(store.session('s')?.messageCount).toBe(2 * i)
+    store.close()
   })
 })
