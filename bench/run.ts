@@ -4,9 +4,12 @@
  *   a. append one agent turn (4 messages)  vs  raw INSERT of the same 4 rows + UPDATE sessions, one txn
  *   b. window() of 40 messages            vs  raw `ORDER BY seq DESC LIMIT 40` + JSON.parse
  *   c. append / applyWindow() / window() in a session of LARGE archived messages vs one of 1,000
+ *   d. contention: 3 writer, 2 pinner and 1 reader processes on one file, p50 / p99 / max of every call
+ *      (bench/contention.ts; 15 s, 5 s with --quick)
  *
  * Usage: `npm run bench [-- --quick] [-- --runs N]`. `--quick` uses 100,000 messages instead of 1,000,000
  * for (c). Prints medians over runs and same-run ratios; always exits 0 (measured, not asserted).
+ * `npm run bench -- --contention [--duration S] [--repeat N] …` runs (d) alone; `--scale` the scale bench.
  */
 import { cpus } from 'node:os'
 import { readFileSync } from 'node:fs'
@@ -277,6 +280,9 @@ async function main(): Promise<void> {
       '',
     ]
     process.stdout.write(out.join('\n'))
+    log('d. contention...')
+    const { runContention } = await import('./contention.js')
+    process.stdout.write(`\n${await runContention(['--duration', cfg.quick ? '5' : '15'])}`)
   } finally {
     scratch.dispose()
   }
