@@ -17,7 +17,7 @@ export const APPLICATION_ID = 0x434c4447
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url))
 
 /**
- * The size of write-ahead log, in bytes, past which the store checkpoints it (≈4,000 pages of 4 KiB).
+ * The size of the write-ahead log, in bytes, past which the store checkpoints it (≈4,000 pages of 4 KiB).
  * Every append rewrites the same few hot pages (the tail leaves of each index), and a checkpoint copies
  * each page once however often it was rewritten, at the price of two fsyncs: a larger log means fewer
  * bytes written per message, a smaller one a shorter checkpoint inside the call that triggers it.

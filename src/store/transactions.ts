@@ -10,8 +10,9 @@
  *
  * Checkpointing. SQLite's automatic checkpoint is PASSIVE: it copies what no reader still needs and
  * never waits. While other processes keep committing and reading, it never catches up with the end of
- * the log, so the log is never restarted: it grew by hundreds of MiB a minute, and every commit past the
- * threshold ran another checkpoint. The automatic checkpoint is off instead (see `src/db/open.ts`).
+ * the log, so the log is never restarted: it grew by 100–300 MiB in 15 s of contention, and every
+ * commit past the threshold ran another checkpoint. The automatic checkpoint is off instead (see
+ * `src/db/open.ts`).
  * Every {@link CHECKPOINT_CHECK_EVERY} commits a connection looks at the log's size; past
  * {@link WAL_CHECKPOINT_BYTES}, that call checkpoints in two steps: a PASSIVE one copies the bulk of the
  * log while other connections go on writing, then a RESTART one takes the write lock, copies what was
