@@ -28,9 +28,11 @@ export interface ContentionConfig {
   readonly duration: number
   /** How many times to run the whole thing. */
   readonly repeat: number
-  /** Processes per role. */
+  /** Writer processes. */
   readonly writers: number
+  /** Pinner processes. */
   readonly pinners: number
+  /** Reader processes. */
   readonly readers: number
   /** Pins each pinner holds at most per session before it starts unpinning. */
   readonly maxPins: number
@@ -46,8 +48,9 @@ export interface ContentionRun {
   readonly p99: number
   /** Failed calls by code. */
   readonly errors: Record<string, number>
-  /** Acknowledged messages missing from the file, and messages in the file nobody acknowledged. */
+  /** Acknowledged messages missing from the file. */
   readonly lost: number
+  /** Messages in the file nobody acknowledged (besides the prefill). */
   readonly extra: number
   /** Messages acknowledged. */
   readonly acked: number
