@@ -5,14 +5,18 @@
  *   b. window() of 40 messages            vs  raw `ORDER BY seq DESC LIMIT 40` + JSON.parse
  *   c. append / applyWindow() / window() in a session of LARGE archived messages vs one of 1,000
  *   d. pin / append + applyWindow() / window() at 10,000 and 1,000 pins vs 100 (bench/pins.ts)
+ *   e. contention: 3 writer, 2 pinner and 1 reader processes on one file, p50 / p99 / max of every call
+ *      (bench/contention.ts; 15 s, 5 s with --quick)
  *
  * Usage: `npm run bench [-- --quick] [-- --runs N]`. `--quick` uses 100,000 messages instead of 1,000,000
  * for (c). Prints medians over runs and same-run ratios; always exits 0 (measured, not asserted).
+ * `npm run bench -- --contention [--duration S] [--repeat N] …` runs (e) alone; `--scale` the scale bench.
  */
 import { cpus } from 'node:os'
 import { readFileSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { openContextStore, PersistentConversationManager, type ContextStore } from '../src/index.js'
+import { WAL_CHECKPOINT_BYTES } from '../src/db/open.js'
 import { RawBaseline, serialize } from './baseline.js'
 import { benchPins } from './pins.js'
 import { TurnFactory } from './fixtures.js'
@@ -75,9 +79,13 @@ function machine(): string {
   return `${cpus().length} CPUs (${model}), Node ${process.version}, better-sqlite3 ${bsq}, SQLite ${sqlite}`
 }
 
-/** The store's WAL auto-checkpoint interval, so the baseline can use the same. */
+/**
+ * The WAL pages after which the store checkpoints, so the baseline's automatic checkpoint can run at the
+ * same log size (the store turns SQLite's off and checkpoints past `WAL_CHECKPOINT_BYTES` itself).
+ */
 function checkpointPages(store: ContextStore): number {
-  return store.connection().pragma('wal_autocheckpoint', { simple: true }) as number
+  const pageSize = store.connection().pragma('page_size', { simple: true }) as number
+  return Math.round(WAL_CHECKPOINT_BYTES / (pageSize + 24))
 }
 
 /** Fills a session with `messages` messages in batches of 1,000, applying the window after each batch. */
@@ -241,6 +249,12 @@ async function main(): Promise<void> {
     await runScale(argv.filter((a) => a !== '--scale'))
     return
   }
+  if (argv.includes('--contention')) {
+    // Processes contending for one file: per-call p99 and max (see bench/contention.ts).
+    const { runContention } = await import('./contention.js')
+    process.stdout.write(await runContention(argv))
+    return
+  }
   const cfg = parseArgs(argv)
   const scratch = new Scratch()
   try {
@@ -272,6 +286,9 @@ async function main(): Promise<void> {
       '',
     ]
     process.stdout.write(out.join('\n'))
+    log('e. contention...')
+    const { runContention } = await import('./contention.js')
+    process.stdout.write(`\n${await runContention(['--duration', cfg.quick ? '5' : '15'])}`)
   } finally {
     scratch.dispose()
   }

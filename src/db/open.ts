@@ -16,6 +16,14 @@ export const APPLICATION_ID = 0x434c4447
 /** Where the shipped migrations live, from both `src/db` and `dist/db`. */
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url))
 
+/**
+ * The size of the write-ahead log, in bytes, past which the store checkpoints it (≈4,000 pages of 4 KiB).
+ * Every append rewrites the same few hot pages (the tail leaves of each index), and a checkpoint copies
+ * each page once however often it was rewritten, at the price of two fsyncs: a larger log means fewer
+ * bytes written per message, a smaller one a shorter checkpoint inside the call that triggers it.
+ */
+export const WAL_CHECKPOINT_BYTES = 16 * 2 ** 20
+
 /** Connection settings, as callers give them (checked by `resolveStoreOptions`). */
 export interface OpenDatabaseOptions {
   /** How long a write waits for another connection's lock, in ms: an integer in [0, 2³¹−1]. Default 5000. */
@@ -280,10 +288,11 @@ export function openDatabase(path: string, settings: DatabaseSettings = DEFAULT_
     }
     db.pragma('journal_mode = WAL')
     db.pragma(settings.synchronous === 'FULL' ? 'synchronous = FULL' : 'synchronous = NORMAL')
-    // Every append rewrites the same few hot pages (the tail leaves of each index, the session row); a
-    // checkpoint copies each page once however often it was rewritten, and costs two fsyncs. Checkpointing
-    // every 10,000 pages (≈40 MiB of WAL) instead of 1,000 makes appends ~2x cheaper on this machine.
-    db.pragma('wal_autocheckpoint = 10000')
+    // Checkpoints are the store's (src/store/transactions.ts): SQLite's automatic one never catches up
+    // with the log while other processes keep writing and reading. A log restarted by a checkpoint is cut
+    // back to the size at which the store checkpoints.
+    db.pragma('wal_autocheckpoint = 0')
+    db.pragma(`journal_size_limit = ${WAL_CHECKPOINT_BYTES}`)
     db.pragma('foreign_keys = ON')
     // Freed space is zeroed, so a redacted message's bytes do not linger in free cells or free pages of
     // the file (the rows are append-only, so little is ever freed: this costs appends nothing measurable).

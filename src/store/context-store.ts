@@ -34,6 +34,7 @@ import type { WindowLimits } from '../window/window-options.js'
 import { randomUUID } from 'node:crypto'
 import { interruptedToolResults, MISSING_TOOL_RESULT_REPAIR } from './interrupted-tool-results.js'
 import { lateResultsWindowForm, type LateResult } from './late-tool-results.js'
+import { Transactions } from './transactions.js'
 import { contentKey, prepareMessage, type PreparedMessage } from './prepare-message.js'
 import { SqlLedgerView } from './sql-ledger-view.js'
 import { ArrayLedgerView } from '../window/array-view.js'
@@ -250,7 +251,7 @@ export class ContextStore {
   /** Opened with `readonly: true`: every write call throws `READ_ONLY`. */
   readonly readonly: boolean
   private readonly pks = new Map<string, number>()
-  private readonly tx: Database.Transaction<(fn: () => unknown) => unknown>
+  private readonly transactions: Transactions
 
   /**
    * Prefer {@link openContextStore}.
@@ -266,7 +267,7 @@ export class ContextStore {
     this.readonly = settings.readonly
     this.db = openDatabase(path, settings)
     this.st = prepareStatements(this.db)
-    this.tx = this.db.transaction((fn: () => unknown) => fn())
+    this.transactions = new Transactions(this.db)
   }
 
   /** Whether the store is still open. */
@@ -1193,25 +1194,16 @@ export class ContextStore {
   }
 
   /**
-   * Runs `fn` in a write transaction that takes the lock up front (`BEGIN IMMEDIATE`), so it never has to
-   * upgrade a read lock mid-way — the deadlock SQLite answers with an immediate `SQLITE_BUSY`. Waiting for
-   * another writer is SQLite's busy timeout; should the lock still be busy after it, the whole transaction
-   * is retried a few times with jittered backoff (it is safe: `fn` reads everything it decides on inside
-   * the transaction, and a busy BEGIN ran none of it). SQLite failures become typed errors.
+   * Runs `fn` in one write transaction (see {@link Transactions.write}: the lock is taken up front, and
+   * a busy lock is waited for up to the busy timeout in all). SQLite failures become typed errors.
    */
   private write<T>(sessionId: string, fn: () => T): T {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return this.tx.immediate(fn) as T
-      } catch (error) {
-        if (attempt < BUSY_RETRIES && isBusy(error)) {
-          sleepSync(BUSY_BACKOFF_MS * 2 ** attempt * (0.5 + Math.random()))
-          continue
-        }
-        // A rolled-back transaction may have created a session whose key was cached: forget them all.
-        this.pks.clear()
-        throw toLedgerError(error, `write to session "${sessionId}"; nothing was written`, sessionId)
-      }
+    try {
+      return this.transactions.write(fn)
+    } catch (error) {
+      // A rolled-back transaction may have created a session whose key was cached: forget them all.
+      this.pks.clear()
+      throw toLedgerError(error, `write to session "${sessionId}"; nothing was written`, sessionId)
     }
   }
 
@@ -1221,23 +1213,11 @@ export class ContextStore {
    */
   private read<T>(fn: () => T, what = `read ${this.path}`, sessionId?: string): T {
     try {
-      return this.tx.deferred(fn) as T
+      return this.transactions.read(fn)
     } catch (error) {
       throw toReadError(error, what, sessionId)
     }
   }
-}
-
-/** Extra attempts of a write transaction whose lock stayed busy past the busy timeout. */
-const BUSY_RETRIES = 3
-/** Base delay before the first retry; doubled for each further one, with ±50% jitter. */
-const BUSY_BACKOFF_MS = 20
-
-const sleepCell = new Int32Array(new SharedArrayBuffer(4))
-
-/** Blocks the thread for `ms`: the API is synchronous, so a retry cannot yield to the event loop. */
-function sleepSync(ms: number): void {
-  Atomics.wait(sleepCell, 0, 0, ms)
 }
 
 function toEntry(session: SessionRow, row: MessageRow): LedgerEntry {

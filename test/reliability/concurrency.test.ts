@@ -1,13 +1,16 @@
 /**
  * Several processes, one file: writers append to their own sessions and all to one shared session at
- * the same time, with pins and window applications interleaved, while this process reads. No caller may
+ * the same time, with pins and window applications interleaved, while two pinner processes pin and unpin
+ * random messages, a reader process reads, and this process checks the shared session. No caller may
  * see SQLITE_BUSY or any other error; nothing acknowledged may be lost or duplicated; seq stays dense;
- * the boundary never moves back or past a protected message.
+ * the boundary never moves back or past a protected message; checkpoints finish, so the write-ahead log
+ * is started over again and again while they run.
  *
  * Default: 4 writers × 3,000 messages in their own session and 3,000 in the shared one (24,000 in all).
  * `CONTEXT_LEDGER_LONG=1`: 8 writers × 25,000 + 25,000 (400,000).
  */
 import type { ChildProcess } from 'node:child_process'
+import { statSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import {
   ContextLedgerError,
@@ -20,6 +23,8 @@ import { CONCURRENT_LIMITS, MessageFactory } from './workers/worker-kit.js'
 import { collect, LONG, useTempDir, useWorker, type WorkerExit } from './support.js'
 
 const WRITERS = LONG ? 8 : 4
+const PINNERS = 2
+const READERS = 1
 const PER_SESSION = LONG ? 25_000 : 3_000
 const SEED = Number(process.env.CONTEXT_LEDGER_SEED ?? Date.now() % 1_000_000)
 const RANGES = CONCURRENT_LIMITS.protectedMessages
@@ -27,9 +32,10 @@ const RANGES = CONCURRENT_LIMITS.protectedMessages
 const dir = useTempDir()
 const launch = useWorker('concurrent-writer')
 const launchHolder = useWorker('lock-holder')
+const launchBystander = useWorker('concurrent-bystander')
 
 describe('concurrency', () => {
-  it(`${WRITERS} processes append to their own and a shared session without errors or losses (seed ${SEED})`, async () => {
+  it(`${WRITERS} writers, ${PINNERS} pinners and ${READERS} reader in separate processes: no errors, nothing lost (seed ${SEED})`, async () => {
     const path = dir.file('shared.db')
     const appended = new Map<string, Map<string, string>>()
     const order = new Map<string, string[]>() // writer → trackingIds it appended to the shared session, in order
@@ -52,7 +58,7 @@ describe('concurrency', () => {
           const [tag, a, b] = line.split(' ', 3)
           if (tag === 'R') {
             ready.add(w)
-            if (ready.size === WRITERS) onReady()
+            if (ready.size === WRITERS + PINNERS + READERS) onReady()
           } else if (tag === 'A' && a !== undefined) {
             const json = line.slice(3 + a.length)
             const m = JSON.parse(json) as StoredMessageData
@@ -74,13 +80,44 @@ describe('concurrency', () => {
         }),
       )
     }
-    const firstExit = Promise.race(exits)
+    // Pinners and a reader run until the writers are done, then are told to stop.
+    const bystanders: ChildProcess[] = []
+    const bystanderExits: Promise<WorkerExit>[] = []
+    const roles = [
+      ...Array.from({ length: PINNERS }, (_, i) => ['pinner', i] as const),
+      ...Array.from({ length: READERS }, (_, i) => ['reader', i] as const),
+    ]
+    for (const [k, [role, i]] of roles.entries()) {
+      const child = launchBystander([role, path, String(i), String(WRITERS), String(SEED)])
+      bystanders.push(child)
+      bystanderExits.push(
+        collect(child, (line) => {
+          if (line === 'R') {
+            ready.add(WRITERS + k)
+            if (ready.size === WRITERS + roles.length) onReady()
+          } else if (line.startsWith('E ')) errors.push(`${role} ${i}: ${line}`)
+          else if (line.startsWith('D ')) done.push(`${role} ${i}: ${line}`)
+        }),
+      )
+    }
+    const firstExit = Promise.race([...exits, ...bystanderExits])
     await Promise.race([allReady, firstExit])
     expect(errors).toStrictEqual([])
-    expect(ready.size).toBe(WRITERS)
+    expect(ready.size).toBe(WRITERS + roles.length)
 
     const started = Date.now()
-    for (const child of children) child.stdin?.write('go\n')
+    for (const child of [...children, ...bystanders]) child.stdin?.write('go\n')
+    // The log's size: its file shrinks only when a write starts the log over after a checkpoint that
+    // finished (and journal_size_limit cuts it back).
+    let walBytes = 0
+    let walNow = 0
+    let walRestarts = 0
+    const sampler = setInterval(() => {
+      const size = statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0
+      if (size < walNow) walRestarts++
+      walNow = size
+      walBytes = Math.max(walBytes, size)
+    }, 20)
 
     // Read while they write: every committed state of the shared session obeys the rules.
     const reader = openContextStore(path)
@@ -99,11 +136,17 @@ describe('concurrency', () => {
       await Promise.race([all, new Promise((resolve) => setTimeout(resolve, pause))])
     }
     const results = await all
+    for (const child of bystanders) child.stdin?.write('stop\n')
+    results.push(...(await Promise.all(bystanderExits)))
+    clearInterval(sampler)
     const seconds = (Date.now() - started) / 1000
 
     expect(errors).toStrictEqual([])
     for (const r of results) expect(r.code, r.stderr).toBe(0)
-    expect(done).toHaveLength(WRITERS)
+    expect(done).toHaveLength(WRITERS + roles.length)
+    // Checkpoints finish while processes keep writing and reading: the log is started over again and
+    // again instead of growing for as long as the file is busy.
+    expect(walRestarts).toBeGreaterThan(0)
     expect(reader.connection().pragma('integrity_check', { simple: true })).toBe('ok')
 
     // Own sessions: everything acknowledged, plus one repair row per tool round a writer left open.
@@ -141,8 +184,9 @@ describe('concurrency', () => {
 
     const total = [...appended.values()].reduce((n, m) => n + m.size, 0)
     console.log(
-      `concurrency: ${WRITERS} processes, ${total} acknowledged messages (${sharedAcked.size} in the shared session) ` +
-        `in ${seconds.toFixed(1)} s, ${polls} consistent reads while writing, boundary ${report.boundary}; ${done.join('; ')}`,
+      `concurrency: ${WRITERS} writers, ${PINNERS} pinners, ${READERS} reader, ${total} acknowledged messages (${sharedAcked.size} in the shared session) ` +
+        `in ${seconds.toFixed(1)} s, ${polls} consistent reads while writing, boundary ${report.boundary}, ` +
+        `largest WAL ${(walBytes / 2 ** 20).toFixed(1)} MiB, cut back ${walRestarts} times; ${done.join('; ')}`,
     )
   }, 900_000)
 
@@ -171,7 +215,7 @@ describe('concurrency', () => {
     storeB.close()
   })
 
-  it('waits out another process’s write lock, and past the timeout and retries fails typed with nothing written', async () => {
+  it('waits out another process’s write lock, and past the timeout fails typed with nothing written', async () => {
     const path = dir.file('locked.db')
     openContextStore(path).close()
     const holder = launchHolder([path, '1500'])
@@ -204,5 +248,33 @@ describe('concurrency', () => {
     expect((await exit).lines).toStrictEqual(['L', 'U'])
     impatient.close()
     patient.close()
+  })
+
+  it('the busy timeout bounds the whole call: no retry starts the wait over', async () => {
+    const path = dir.file('deadline.db')
+    openContextStore(path).close()
+    // The lock is held far longer than the timeout: a call that started its wait over after the timeout
+    // (once per retry) would outlast the holder and succeed instead of failing.
+    const holder = launchHolder([path, '1500'])
+    let onLocked: () => void = () => {}
+    const locked = new Promise<void>((resolve) => {
+      onLocked = resolve
+    })
+    const exit = collect(holder, (line) => line === 'L' && onLocked())
+    await Promise.race([locked, exit])
+
+    const store = openContextStore(path, { busyTimeoutMs: 400 })
+    const error = (() => {
+      try {
+        store.append('s', { role: 'user', content: [{ text: 'waits at most 400 ms in all' }] })
+      } catch (e) {
+        return e
+      }
+    })()
+    expect(error).toBeInstanceOf(ContextLedgerError)
+    expect((error as ContextLedgerError).code).toBe('DATABASE_BUSY')
+    expect((await exit).lines).toStrictEqual(['L', 'U'])
+    expect(store.session('s')).toBeUndefined()
+    store.close()
   })
 })

@@ -8,6 +8,7 @@ import {
   type ContextStore,
   type MessageData,
 } from '../../src/index.js'
+import { WAL_CHECKPOINT_BYTES } from '../../src/db/open.js'
 import { everyBlockMessage, everyToolResultMessage } from '../helpers/all-blocks.js'
 import { refusal } from '../helpers/refusal.js'
 import { tempDir, tempStore } from '../helpers/temp-store.js'
@@ -306,10 +307,13 @@ describe('ContextStore', () => {
       dir.cleanup()
     })
 
-    it('sets WAL mode and a busy timeout', () => {
+    it('sets WAL mode, and takes over busy waits and checkpoints from SQLite', () => {
       const db = store.connection()
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
-      expect(db.pragma('busy_timeout', { simple: true })).toBe(5000)
+      // The store polls a busy lock itself (src/store/transactions.ts): SQLite's own handler is off.
+      expect(db.pragma('busy_timeout', { simple: true })).toBe(0)
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0)
+      expect(db.pragma('journal_size_limit', { simple: true })).toBe(WAL_CHECKPOINT_BYTES)
     })
 
     it('throws STORE_CLOSED after close', () => {
