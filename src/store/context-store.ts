@@ -1113,8 +1113,13 @@ export class ContextStore {
       repeatOf: repeatOf ?? undefined,
       late: at.shown !== undefined,
     })
+    // A retry starts with a message the session holds; the common case (a new message) costs no more than
+    // the trackingId lookup every caller-named message gets anyway.
+    const byUid = (m: PreparedMessage): MessageRow | undefined =>
+      m.minted ? undefined : (this.st.messageByUid.get(pk, m.message.trackingId) as MessageRow | undefined)
+    const firstRow = known === undefined ? undefined : byUid(prepared[0] as PreparedMessage)
     const retried =
-      known === undefined ? { count: 0, entries: [], newest: undefined } : this.retriedPrefix(pk, prepared)
+      firstRow === undefined ? { count: 0, entries: [], newest: undefined } : this.retriedPrefix(pk, prepared)
     for (let i = 0; i < prepared.length; i++) {
       let m = prepared[i] as PreparedMessage
       const retry = retried.entries[i]
@@ -1123,9 +1128,7 @@ export class ContextStore {
         continue
       }
       let repeatOf: number | null = null
-      const existing = m.minted
-        ? undefined
-        : (this.st.messageByUid.get(pk, m.message.trackingId) as MessageRow | undefined)
+      const existing = i === 0 && known !== undefined ? firstRow : byUid(m)
       if (existing !== undefined) {
         // The first new message of the batch under the trackingId of the session's newest message, with
         // other content: not a retry, not a copy sent again — a conflicting message.
