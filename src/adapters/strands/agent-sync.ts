@@ -92,6 +92,8 @@ function describeRepairs(repairs: readonly MessageRepair[]): string {
 /** One agent's view of one session. */
 export class AgentSync {
   private tracked = new Map<string, Tracked>()
+  /** The seq of the newest stored row this agent's view holds (or has seen go to the archive). */
+  private lastSeq: number | undefined = undefined
 
   /**
    * @param agent - the agent whose `messages` this keeps
@@ -152,32 +154,33 @@ export class AgentSync {
     // answer too, right before this message, or the next request is invalid. A repair row answering a call
     // this agent does not show (another writer's, on a shared session) stays out of this turn's view; the
     // window shows it from the next invocation on.
-    if (
+    const repairShown =
       stored.repairRow !== undefined &&
       at >= 0 &&
       answersCallsOf(stored.repairRow.message, this.agent.messages[at - 1])
-    ) {
+    if (repairShown && stored.repairRow !== undefined) {
       const shown = fromLedgerMessage(stored.repairRow.message)
       this.agent.messages.splice(at, 0, shown)
       this.track(shown)
     }
     this.track(message)
-    if (stored.entry !== undefined && this.isStale(message, stored.entry, stored.repairRow))
-      this.showUpTo(message)
+    const entry = stored.entry
+    if (entry === undefined) return
+    const stale = this.isStale(entry, stored.repairRow, repairShown)
+    this.lastSeq = entry.seq
+    if (stale) this.showUpTo(message)
     else if (this.alternate) this.mergeWithPrevious(message)
   }
 
   /**
    * Whether this agent's view before `message` misses rows another writer stored in between (a session
-   * with two writers): the message before it in `agent.messages` is not the row stored right before it.
+   * with two writers): the row stored right before it (or before the repair row written for it) is not
+   * the last row this view holds, or the store answered a call this view does not show.
    */
-  private isStale(message: Message, entry: LedgerEntry, repairRow: LedgerEntry | undefined): boolean {
-    const messages = this.agent.messages
-    const before = messages[messages.indexOf(message) - 1]
-    const expected = entry.seq - 1
-    if (before === undefined) return this.ledger.window()[0]?.trackingId !== message.trackingId
-    if (repairRow !== undefined && before.trackingId === repairRow.trackingId) return false
-    return this.storedEntry(before.trackingId)?.seq !== expected
+  private isStale(entry: LedgerEntry, repairRow: LedgerEntry | undefined, repairShown: boolean): boolean {
+    if (repairRow !== undefined && !repairShown) return true
+    const before = (repairRow ?? entry).seq - 1
+    return before >= 0 && this.lastSeq !== before
   }
 
   /**
@@ -324,24 +327,29 @@ export class AgentSync {
     const messages = this.agent.messages
     const next = window.map((data, i) => {
       const live = messages[i]
-      if (
-        !force &&
-        live !== undefined &&
-        live.trackingId === data.trackingId &&
-        keyOf(live) === contentKey(data)
-      ) {
-        setStrandsPin(live, data.metadata?.custom?.pinned === true)
-        // Metadata changed by hand is not recorded (only content edits and pin flags are): the live
-        // message takes the stored form again.
-        if (JSON.stringify(toLedgerMessage(live)) !== JSON.stringify(data)) assignStoredForm(live, data)
-        return live
-      }
-      return fromLedgerMessage(data)
+      if (force || live === undefined || live.trackingId !== data.trackingId) return fromLedgerMessage(data)
+      // The content key adopt() recorded for this very object, or computed now.
+      const seen = this.tracked.get(live.trackingId)
+      const key = seen?.message === live ? seen.key : keyOf(live)
+      if (key !== contentKey(data)) return fromLedgerMessage(data)
+      setStrandsPin(live, data.metadata?.custom?.pinned === true)
+      // Metadata changed by hand is not recorded (only content edits and pin flags are): the live
+      // message takes the stored form again.
+      if (JSON.stringify(live.metadata ?? null) !== JSON.stringify(data.metadata ?? null))
+        assignStoredForm(live, data)
+      return live
     })
     if (next.length !== messages.length || next.some((m, i) => m !== messages[i]))
       messages.splice(0, messages.length, ...next)
     this.tracked = new Map()
     for (const message of next) this.track(message)
+    this.lastSeq = this.newestSeq()
+  }
+
+  /** The seq of the session's newest row: the window always runs to it (or it went to the archive). */
+  private newestSeq(): number | undefined {
+    const count = this.store.session(this.sessionId)?.messageCount ?? 0
+    return count > 0 ? count - 1 : undefined
   }
 
   /**
