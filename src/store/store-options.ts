@@ -39,6 +39,14 @@ const schema = z.strictObject({
   limits: z.unknown().optional(),
 })
 
+/** A plain copy of an options object's own enumerable properties (nested objects copied the same way). */
+function ownCopy(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) out[key] = ownCopy((value as Record<string, unknown>)[key])
+  return out
+}
+
 /**
  * Checks the path and options given to `openContextStore` and fills in the defaults.
  *
@@ -54,7 +62,23 @@ export function resolveStoreOptions(path: unknown, options: unknown): StoreSetti
       `openContextStore takes a file path (a string), got ${typeof path === 'object' ? String(path) : typeof path}`,
       { path: 'path' },
     )
-  const parsed = schema.safeParse(options === undefined ? {} : options)
+  if (path.includes('\0'))
+    throw new ContextLedgerError(
+      'INVALID_OPTIONS',
+      `openContextStore takes a file path without NUL characters, got ${JSON.stringify(path)}`,
+      { path: 'path' },
+    )
+  let parsed: ReturnType<typeof schema.safeParse>
+  try {
+    // Own properties only, read once: a getter or Proxy that throws is a bad option, not a crash.
+    parsed = schema.safeParse(options === undefined ? {} : ownCopy(options))
+  } catch (cause) {
+    throw new ContextLedgerError(
+      'INVALID_OPTIONS',
+      `openContextStore options could not be read: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { path: 'options', cause },
+    )
+  }
   if (!parsed.success) throw optionsError(parsed.error, 'openContextStore')
   const o = parsed.data
   const readonly = o.readonly ?? false
@@ -66,7 +90,8 @@ export function resolveStoreOptions(path: unknown, options: unknown): StoreSetti
       { path: readonly ? 'readonly' : 'mustExist' },
     )
   return Object.freeze({
-    busyTimeoutMs: o.busyTimeoutMs ?? 5000,
+    // `+ 0` turns -0 (an integer ≥ 0 to zod) into 0, which SQLite's timeout argument takes.
+    busyTimeoutMs: (o.busyTimeoutMs ?? 5000) + 0,
     synchronous: o.synchronous?.toLowerCase() === 'full' ? 'FULL' : 'NORMAL',
     readonly,
     mustExist,

@@ -58,6 +58,25 @@ describe('openContextStore options are not validated', () => {
     expect(refusal(() => openContextStore(':memory:', { mustExist: true })).path).toBe('mustExist')
   })
 
+  it('refuses a path with a NUL, options that throw when read, and ignores inherited ones; takes -0 as 0', () => {
+    expect(refusal(() => openContextStore(`${dir.file('a.db')}\0.evil`)).path).toBe('path')
+    const throwing = Object.defineProperty({}, 'busyTimeoutMs', {
+      enumerable: true,
+      get: () => {
+        throw new Error('boom')
+      },
+    })
+    expect(refusal(() => openContextStore(dir.file('b.db'), throwing as ContextStoreOptions)).code).toBe(
+      'INVALID_OPTIONS',
+    )
+    expect(readdirSync(dir.dir)).toStrictEqual([])
+    const inherited = Object.create({ readonly: true }) as ContextStoreOptions
+    const store = openContextStore(dir.file('c.db'), inherited)
+    expect(store.readonly).toBe(false)
+    store.close()
+    openContextStore(dir.file('d.db'), { busyTimeoutMs: -0 }).close()
+  })
+
   it('takes synchronous in any letter case, and applies it', () => {
     const level = (synchronous: ContextStoreOptions['synchronous']): unknown => {
       const store = openContextStore(dir.file(`${String(synchronous)}.db`), { synchronous })
