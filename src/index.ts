@@ -45,7 +45,13 @@ export {
   type MessageEdit,
   type RedactOptions,
   type RedactResult,
+  type BackupOptions,
+  type BackupResult,
+  type DeleteSessionResult,
+  type PruneOptions,
+  type PruneResult,
 } from './store/context-store.js'
+export { prunedForm, PRUNE_BATCH } from './store/lifecycle.js'
 export { alternateRoles } from './window/alternate-roles.js'
 export { redactedForm, REDACTED_TEXT } from './messages/redact.js'
 export {

@@ -19,7 +19,11 @@ import {
   type RedactOptions,
   type RedactResult,
   type WindowReadOptions,
+  type DeleteSessionResult,
+  type PruneOptions,
+  type PruneResult,
 } from '../store/context-store.js'
+import { invalidOption } from '../store/check-args.js'
 import {
   optionsError,
   resolveWindowLimits,
@@ -159,6 +163,30 @@ export class PersistentConversationManager {
    */
   redact(ref: MessageRef, options: RedactOptions = {}): RedactResult {
     return this.store.redactMessage(this.sessionId, ref, options)
+  }
+
+  /**
+   * Retention for this session: erases the content of its messages appended before `options.before` that
+   * are out of the window and not pinned (see {@link ContextStore.prune}). The window is unchanged.
+   *
+   * @param options - `before` (Date or ms since the epoch), `keepPinned: true` (required), `actor`, `reason`
+   * @returns messages pruned and whether their contents are gone from the files
+   * @throws ContextLedgerError `INVALID_OPTIONS` naming the field (`options.sessionId` is the manager's own)
+   */
+  prune(options: Omit<PruneOptions, 'sessionId'>): PruneResult {
+    if (typeof options === 'object' && options !== null && Object.hasOwn(options, 'sessionId'))
+      throw invalidOption('options.sessionId', `the manager prunes its own session "${this.sessionId}" only`)
+    return this.store.prune({ ...options, sessionId: this.sessionId })
+  }
+
+  /**
+   * Deletes this session from the file, every row of it (see {@link ContextStore.deleteSession}). The
+   * manager stays usable: the next append starts the session again from scratch.
+   *
+   * @returns what was deleted and whether it is gone from the files
+   */
+  deleteSession(): DeleteSessionResult {
+    return this.store.deleteSession(this.sessionId)
   }
 
   /**

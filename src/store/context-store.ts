@@ -56,9 +56,29 @@ import {
   type PinnedMessagesOptions,
 } from './check-args.js'
 import { resolveStoreOptions, type ContextStoreOptions } from './store-options.js'
+import {
+  backupDatabase,
+  checkBackupArgs,
+  checkPruneOptions,
+  LifecycleStatements,
+  PRUNE_BATCH,
+  prunedForm,
+  type BackupOptions,
+  type BackupResult,
+  type DeleteSessionResult,
+  type PruneOptions,
+  type PruneResult,
+} from './lifecycle.js'
 
 export type { ContextStoreOptions } from './store-options.js'
 export type { MessageRef, PinAttribution } from './check-args.js'
+export type {
+  BackupOptions,
+  BackupResult,
+  DeleteSessionResult,
+  PruneOptions,
+  PruneResult,
+} from './lifecycle.js'
 
 /** One archived message with its ledger facts. */
 export interface LedgerEntry {
@@ -252,6 +272,7 @@ export class ContextStore {
   readonly readonly: boolean
   private readonly pks = new Map<string, number>()
   private readonly transactions: Transactions
+  private readonly lifecycle: LifecycleStatements
 
   /**
    * Prefer {@link openContextStore}.
@@ -268,6 +289,7 @@ export class ContextStore {
     this.db = openDatabase(path, settings)
     this.st = prepareStatements(this.db)
     this.transactions = new Transactions(this.db)
+    this.lifecycle = new LifecycleStatements(this.db)
   }
 
   /** Whether the store is still open. */
@@ -631,6 +653,115 @@ export class ContextStore {
     return !this.erasurePending
   }
 
+  // ---------------------------------------------------------------- lifecycle
+
+  /**
+   * Deletes a session: every message, tool-call link, pin and edit-log entry and the session itself, in
+   * one write transaction. Freed pages are zeroed (`secure_delete`) and the write-ahead log is checkpointed
+   * and truncated, as after {@link redactMessage}, so no byte of the session lingers in the files; `erased`
+   * says whether that is done already (see {@link completeErasure}). The session id can be used again
+   * afterwards: it starts from scratch. Deleting a session that does not exist writes nothing and returns
+   * `deleted: false` with zero counts.
+   *
+   * @param sessionId - the session
+   * @returns what was deleted, and whether it is gone from the files
+   * @throws ContextLedgerError `INVALID_OPTIONS`, `READ_ONLY`, `DATABASE_BUSY`, `STORAGE_ERROR`
+   */
+  deleteSession(sessionId: string): DeleteSessionResult {
+    this.ensureWritable()
+    checkSessionId(sessionId)
+    const counts = this.write(sessionId, () => {
+      const row = this.st.sessionById.get(sessionId) as SessionRow | undefined
+      if (row === undefined) return undefined
+      return this.lifecycle.deleteSessionRows(row.pk)
+    })
+    this.pks.delete(sessionId)
+    if (counts === undefined)
+      return {
+        sessionId,
+        deleted: false,
+        messages: 0,
+        toolCalls: 0,
+        pinEvents: 0,
+        edits: 0,
+        erased: this.completeErasure(),
+      }
+    this.erasurePending = true
+    return { sessionId, deleted: true, ...counts, erased: this.completeErasure() }
+  }
+
+  /**
+   * Retention: erases the content of messages appended before `options.before` that are out of the
+   * window — before the boundary, not kept, not pinned — in one session or in all. The rows stay (seqs stay
+   * dense, token counts and prefix sums unchanged), each body replaced by its pruned form (see
+   * `prunedForm`: role, trackingId and tool ids kept, `metadata.custom.contextLedger.pruned = true`);
+   * edits' copies are erased, and the edit log records one `redact` entry per pruned message (actor
+   * `'retention'` unless given). The window is unchanged. A message brought back into the window later (a
+   * pin, a wider protected range) shows its pruned form. Each transaction prunes at most
+   * {@link PRUNE_BATCH} messages of one session, so the lock is never held long; a failed call may have
+   * committed earlier batches, and running it again finishes the rest (pruning is idempotent). The files
+   * are then checkpointed as after {@link redactMessage}.
+   *
+   * @param options - `before` (Date or ms since the epoch), `keepPinned: true` (required), optional
+   *   `sessionId`, `actor`, `reason`
+   * @returns sessions examined, messages pruned, and whether the contents are gone from the files
+   * @throws ContextLedgerError `INVALID_OPTIONS` naming the field (also for `keepPinned` other than true),
+   *   `READ_ONLY`, `DATABASE_BUSY`, `STORAGE_ERROR`
+   */
+  prune(options: PruneOptions): PruneResult {
+    this.ensureWritable()
+    const { sessionId, before, actor, reason } = checkPruneOptions(options)
+    const targets =
+      sessionId === undefined
+        ? this.read(() => this.lifecycle.sessionKeys(), 'list the sessions to prune').map((s) => s.id)
+        : [sessionId]
+    let pruned = 0
+    for (const id of targets) {
+      let from = 0
+      for (;;) {
+        const batch = this.write(id, () => {
+          const session = this.st.sessionById.get(id) as SessionRow | undefined
+          if (session === undefined) return { count: 0, next: undefined }
+          const rows = this.lifecycle.pruneCandidates(session.pk, from, session.boundary, before)
+          const now = Date.now()
+          for (const row of rows) {
+            const next = prunedForm(JSON.parse(row.body) as StoredMessageData)
+            const body = JSON.stringify(next)
+            this.st.setBody.run(body, session.pk, row.seq)
+            // A late result's window form quotes the result: it is rebuilt from the pruned body.
+            this.showInWindow(session, { ...row, body }, next, undefined)
+            this.st.eraseEditBodies.run(session.pk, row.seq)
+            this.st.insertEdit.run(session.pk, row.seq, 'redact', actor, reason, now, null)
+          }
+          const last = rows[rows.length - 1]
+          return { count: rows.length, next: rows.length < PRUNE_BATCH ? undefined : (last?.seq ?? 0) + 1 }
+        })
+        pruned += batch.count
+        if (batch.count > 0) this.erasurePending = true
+        if (batch.next === undefined) break
+        from = batch.next
+      }
+    }
+    return { sessions: targets.length, pruned, erased: this.completeErasure() }
+  }
+
+  /**
+   * Copies the ledger file, while it is in use, with SQLite's online backup API: the copy is one consistent
+   * state including what the write-ahead log holds (copying the file itself misses that). It is written
+   * beside the destination and renamed into place once complete. Works on a read-only store too.
+   *
+   * @param destination - the copy's path; must differ from the store's
+   * @param options - `overwrite: true` to replace an existing file (and its -wal/-shm; it must not be open)
+   * @returns the destination's absolute path and the pages copied
+   * @throws ContextLedgerError `INVALID_OPTIONS` naming `destination` (also when it exists and `overwrite`
+   *   is not true) or `options.overwrite`; `STORAGE_ERROR`, `STORAGE_FULL` when the copy cannot be written
+   */
+  async backup(destination: string, options: BackupOptions = {}): Promise<BackupResult> {
+    this.ensureOpen()
+    const target = checkBackupArgs(this.path, destination, options)
+    return backupDatabase(this.db, this.path, target)
+  }
+
   /**
    * The edit log of a session, oldest first: every edit and redaction with who, when and why.
    *
@@ -728,7 +859,13 @@ export class ContextStore {
     try {
       const pk = this.pk(sessionId)
       if (pk === undefined) return []
-      const rows = this.st.window.all({ s: pk }) as { body: string; pinned: number }[]
+      let rows = this.st.window.all({ s: pk }) as { body: string; pinned: number }[]
+      if (rows.length === 0) {
+        // The cached key may name a session another connection deleted (and perhaps created again).
+        const fresh = this.recheckPk(sessionId, pk)
+        if (fresh === undefined) return []
+        rows = this.st.window.all({ s: fresh }) as { body: string; pinned: number }[]
+      }
       const out = new Array<StoredMessageData>(rows.length)
       for (let i = 0; i < rows.length; i++) {
         const row = rows[i] as { body: string; pinned: number }
@@ -920,6 +1057,18 @@ export class ContextStore {
     const row = this.st.sessionById.get(sessionId) as SessionRow | undefined
     if (row !== undefined) this.pks.set(sessionId, row.pk)
     return row?.pk
+  }
+
+  /**
+   * Looks a session's key up again after a read with the cached `pk` found nothing: another connection may
+   * have deleted the session, and created it again under a new key.
+   *
+   * @returns the new key, or undefined when it is the same or the session is gone
+   */
+  private recheckPk(sessionId: string, pk: number): number | undefined {
+    this.pks.delete(sessionId)
+    const fresh = this.pk(sessionId)
+    return fresh === pk ? undefined : fresh
   }
 
   private sessionRow(sessionId: string): SessionRow | undefined {

@@ -1,0 +1,299 @@
+/**
+ * The data lifecycle of a ledger file: deleting a session, pruning old message bodies (retention) and
+ * backing the file up while it is in use. The store runs these in its own transactions (see
+ * `ContextStore.deleteSession`, `prune`, `backup`); this module holds their statements, the checks of
+ * their arguments, the pruned form of a message and the backup copy itself.
+ */
+import type Database from 'better-sqlite3'
+import { randomUUID } from 'node:crypto'
+import { existsSync, renameSync, rmSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { ContextLedgerError } from '../errors.js'
+import { describeValue } from '../messages/limits.js'
+import { redactedForm } from '../messages/redact.js'
+import type { JsonValue, StoredMessageData } from '../messages/types.js'
+import { toLedgerError } from '../db/sqlite-errors.js'
+import type { MessageRow } from '../db/statements.js'
+import { checkSessionId, invalidOption } from './check-args.js'
+
+/** What {@link ContextStore.deleteSession} erased. */
+export interface DeleteSessionResult {
+  /** The session. */
+  readonly sessionId: string
+  /** Whether the session existed (false: nothing was written and every count is 0). */
+  readonly deleted: boolean
+  /** Messages erased. */
+  readonly messages: number
+  /** Tool-call links erased. */
+  readonly toolCalls: number
+  /** Pin-log entries erased. */
+  readonly pinEvents: number
+  /** Edit-log entries erased. */
+  readonly edits: number
+  /**
+   * True when no byte of the session is left in the ledger's files. False while another connection reads
+   * an older snapshot: the store finishes the erasure at its next append, at `completeErasure()` or at
+   * `close()`.
+   */
+  readonly erased: boolean
+}
+
+/** Options of {@link ContextStore.prune}. */
+export interface PruneOptions {
+  /** Prune one session; every session of the file when omitted. */
+  sessionId?: string
+  /** Messages appended strictly before this instant lose their content: a `Date` or ms since the epoch. */
+  before: Date | number
+  /** Pinned messages are never pruned: `true` is the only value accepted, and it must be given. */
+  keepPinned: true
+  /** Who prunes, for the edit log. Default `'retention'`. */
+  actor?: string
+  /** Why, for the edit log. Default `retention: appended before <ISO instant>`. */
+  reason?: string
+}
+
+/** What {@link ContextStore.prune} did. */
+export interface PruneResult {
+  /** Sessions examined. */
+  readonly sessions: number
+  /** Messages whose content was erased by this call (already pruned ones are not counted again). */
+  readonly pruned: number
+  /** Like {@link DeleteSessionResult.erased}: whether the erased contents are gone from the files. */
+  readonly erased: boolean
+}
+
+/** Options of {@link ContextStore.backup}. */
+export interface BackupOptions {
+  /** Replace an existing file at the destination (with its -wal/-shm). Default false. */
+  overwrite?: boolean
+}
+
+/** What {@link ContextStore.backup} wrote. */
+export interface BackupResult {
+  /** The destination, resolved to an absolute path. */
+  readonly path: string
+  /** Database pages copied. */
+  readonly pages: number
+}
+
+/** How many messages one prune transaction erases at most, so a huge prune never holds the lock long. */
+export const PRUNE_BATCH = 2000
+
+/** The marker a pruned message carries in `metadata.custom.contextLedger`. */
+export const PRUNED_MARKER = 'pruned'
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function checkOnlyKeys(value: unknown, field: string, known: readonly string[]): Record<string, unknown> {
+  if (!isRecord(value)) throw invalidOption(field, `expected an object, got ${describeValue(value)}`)
+  for (const key in value)
+    if (Object.hasOwn(value, key) && !known.includes(key))
+      throw invalidOption(`${field}.${key}`, `unknown field (known: ${known.join(', ')})`)
+  return value
+}
+
+function checkOptionalText(value: unknown, field: string): string | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'string' || value.length === 0 || value.length > 256)
+    throw invalidOption(field, `expected a string of 1 to 256 characters, got ${describeValue(value)}`)
+  return value
+}
+
+/**
+ * Checks {@link PruneOptions}.
+ *
+ * @param options - what the caller passed
+ * @returns the session (if one), the cut-off in ms since the epoch, and the attribution
+ * @throws ContextLedgerError `INVALID_OPTIONS` naming the field
+ */
+export function checkPruneOptions(options: unknown): {
+  sessionId: string | undefined
+  before: number
+  actor: string
+  reason: string
+} {
+  const o = checkOnlyKeys(options, 'options', ['sessionId', 'before', 'keepPinned', 'actor', 'reason'])
+  if (o.sessionId !== undefined) checkSessionId(o.sessionId, 'options.sessionId')
+  const raw = o.before
+  const before = raw instanceof Date ? raw.getTime() : raw
+  if (typeof before !== 'number' || !Number.isFinite(before))
+    throw invalidOption(
+      'options.before',
+      `expected a valid Date or a finite number of ms since the epoch, got ${describeValue(raw)}`,
+    )
+  if (o.keepPinned !== true)
+    throw invalidOption(
+      'options.keepPinned',
+      `expected true (pinned messages are never pruned), got ${describeValue(o.keepPinned)}`,
+    )
+  return {
+    sessionId: o.sessionId as string | undefined,
+    before,
+    actor: checkOptionalText(o.actor, 'options.actor') ?? 'retention',
+    reason:
+      checkOptionalText(o.reason, 'options.reason') ??
+      `retention: appended before ${new Date(before).toISOString()}`,
+  }
+}
+
+/**
+ * Checks the arguments of {@link ContextStore.backup}.
+ *
+ * @param source - the store's own path (`':memory:'` for an in-memory store)
+ * @param destination - where the copy goes
+ * @param options - `overwrite`
+ * @returns the destination resolved to an absolute path, and whether it may be replaced
+ * @throws ContextLedgerError `INVALID_OPTIONS` naming `destination` or `options.overwrite`; also when the
+ *   destination exists (or has a -wal/-shm file) and `overwrite` is not true
+ */
+export function checkBackupArgs(
+  source: string,
+  destination: unknown,
+  options: unknown,
+): { path: string; overwrite: boolean } {
+  if (typeof destination !== 'string' || destination.length === 0 || destination.includes('\0'))
+    throw invalidOption(
+      'destination',
+      `expected a file path (a non-empty string without NUL), got ${describeValue(destination)}`,
+    )
+  const o = options === undefined ? {} : checkOnlyKeys(options, 'options', ['overwrite'])
+  if (o.overwrite !== undefined && typeof o.overwrite !== 'boolean')
+    throw invalidOption('options.overwrite', `expected a boolean, got ${describeValue(o.overwrite)}`)
+  const overwrite = o.overwrite === true
+  const path = resolve(destination)
+  if (destination === ':memory:' || (source !== ':memory:' && path === resolve(source)))
+    throw invalidOption('destination', `expected another file than the store's own, got "${destination}"`)
+  const existing = [path, `${path}-wal`, `${path}-shm`].find((p) => existsSync(p))
+  if (existing !== undefined && !overwrite)
+    throw invalidOption(
+      'destination',
+      `"${existing}" exists; pass { overwrite: true } to replace it (it must not be open)`,
+    )
+  return { path, overwrite }
+}
+
+/**
+ * The form a pruned message keeps: its redacted form (role, trackingId, tool ids; see redact.ts) marked
+ * `metadata.custom.contextLedger.pruned = true`.
+ *
+ * @param message - the archived message
+ * @returns the pruned form
+ */
+export function prunedForm(message: StoredMessageData): StoredMessageData {
+  const redacted = redactedForm(message)
+  const custom: Record<string, JsonValue> = { ...(redacted.metadata?.custom ?? {}) }
+  const ledger = isRecord(custom.contextLedger) ? (custom.contextLedger as Record<string, JsonValue>) : {}
+  custom.contextLedger = { ...ledger, [PRUNED_MARKER]: true }
+  return { ...redacted, metadata: { ...redacted.metadata, custom } }
+}
+
+/** The statements of the lifecycle calls, prepared on first use (most stores never delete or prune). */
+export class LifecycleStatements {
+  private readonly db: Database.Database
+  private prepared: ReturnType<typeof prepare> | undefined
+
+  /**
+   * @param db - the store's connection
+   */
+  constructor(db: Database.Database) {
+    this.db = db
+  }
+
+  private get st(): ReturnType<typeof prepare> {
+    this.prepared ??= prepare(this.db)
+    return this.prepared
+  }
+
+  /**
+   * Deletes every row of a session, children first, inside the caller's transaction.
+   *
+   * @param pk - the session's key
+   * @returns the rows deleted per table
+   */
+  deleteSessionRows(pk: number): { messages: number; toolCalls: number; pinEvents: number; edits: number } {
+    const st = this.st
+    const edits = st.deleteEdits.run(pk).changes
+    const pinEvents = st.deletePinEvents.run(pk).changes
+    const toolCalls = st.deleteToolCalls.run(pk).changes
+    const messages = st.deleteMessages.run(pk).changes
+    st.deleteSession.run(pk)
+    return { messages, toolCalls, pinEvents, edits }
+  }
+
+  /**
+   * The next messages a prune erases: from seq `fromSeq`, before the session's boundary, neither kept nor
+   * pinned, appended before `before`, not pruned yet; at most {@link PRUNE_BATCH}, in seq order.
+   *
+   * @param pk - the session's key
+   * @param fromSeq - the first seq to look at
+   * @param boundary - the session's boundary (read in the same transaction)
+   * @param before - the cut-off, ms since the epoch
+   * @returns the rows
+   */
+  pruneCandidates(pk: number, fromSeq: number, boundary: number, before: number): MessageRow[] {
+    return this.st.pruneCandidates.all(pk, fromSeq, boundary, before, PRUNE_BATCH) as MessageRow[]
+  }
+
+  /**
+   * The keys and ids of every session, in key order.
+   *
+   * @returns the sessions
+   */
+  sessionKeys(): { pk: number; id: string }[] {
+    return this.st.sessionKeys.all() as { pk: number; id: string }[]
+  }
+}
+
+function prepare(db: Database.Database) {
+  return {
+    deleteEdits: db.prepare('DELETE FROM message_edits WHERE session = ?'),
+    deletePinEvents: db.prepare('DELETE FROM pin_events WHERE session = ?'),
+    deleteToolCalls: db.prepare('DELETE FROM tool_calls WHERE session = ?'),
+    deleteMessages: db.prepare('DELETE FROM messages WHERE session = ?'),
+    deleteSession: db.prepare('DELETE FROM sessions WHERE pk = ?'),
+    // Walks the (session, seq) index from where the previous batch stopped; the marker test reads only
+    // rows old enough, out of the window and unpinned.
+    pruneCandidates: db.prepare(`SELECT * FROM messages
+      WHERE session = ? AND seq >= ? AND seq < ? AND kept = 0 AND pinned = 0 AND created_at < ?
+        AND json_extract(body, '$.metadata.custom.contextLedger.${PRUNED_MARKER}') IS NOT 1
+      ORDER BY seq LIMIT ?`),
+    sessionKeys: db.prepare('SELECT pk, id FROM sessions ORDER BY pk'),
+  }
+}
+
+/**
+ * Copies a live database with SQLite's online backup API: a consistent snapshot including what the
+ * write-ahead log holds, written to a temporary file beside the destination and renamed over it only once
+ * complete, so a failed backup leaves the destination as it was.
+ *
+ * @param db - the store's connection
+ * @param what - the store's path, for error messages
+ * @param target - the checked destination (see {@link checkBackupArgs})
+ * @returns the destination and the pages copied
+ * @throws ContextLedgerError `STORAGE_ERROR`, `STORAGE_FULL` when the copy cannot be written
+ */
+export async function backupDatabase(
+  db: Database.Database,
+  what: string,
+  target: { path: string; overwrite: boolean },
+): Promise<BackupResult> {
+  const temp = `${target.path}.backup-${randomUUID()}`
+  try {
+    const { totalPages } = await db.backup(temp)
+    // A log or index left by an older file at the destination would be applied to the copy: remove them.
+    if (target.overwrite) for (const side of ['-wal', '-shm']) rmSync(target.path + side, { force: true })
+    renameSync(temp, target.path)
+    return { path: target.path, pages: totalPages }
+  } catch (error) {
+    for (const p of [temp, `${temp}-journal`, `${temp}-wal`, `${temp}-shm`]) rmSync(p, { force: true })
+    const mapped = toLedgerError(error, `back up ${what} to ${target.path}`)
+    if (mapped instanceof ContextLedgerError) throw mapped
+    throw new ContextLedgerError(
+      'STORAGE_ERROR',
+      `Could not back up ${what} to ${target.path}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    )
+  }
+}
