@@ -79,8 +79,8 @@ export interface BackupResult {
 /** How many messages one prune transaction erases at most, so a huge prune never holds the lock long. */
 export const PRUNE_BATCH = 2000
 
-/** The marker a pruned message carries in `metadata.custom.contextLedger`. */
-export const PRUNED_MARKER = 'pruned'
+/** The marker a pruned message carries in `metadata.custom.contextLedger` (the candidates query names it). */
+const PRUNED_MARKER = 'pruned'
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -257,7 +257,7 @@ function prepare(db: Database.Database) {
     // rows old enough, out of the window and unpinned.
     pruneCandidates: db.prepare(`SELECT * FROM messages
       WHERE session = ? AND seq >= ? AND seq < ? AND kept = 0 AND pinned = 0 AND created_at < ?
-        AND json_extract(body, '$.metadata.custom.contextLedger.${PRUNED_MARKER}') IS NOT 1
+        AND json_extract(body, '$.metadata.custom.contextLedger.pruned') IS NOT 1
       ORDER BY seq LIMIT ?`),
     sessionKeys: db.prepare('SELECT pk, id FROM sessions ORDER BY pk'),
   }

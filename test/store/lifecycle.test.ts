@@ -1,0 +1,412 @@
+/**
+ * The data lifecycle: deleting a session erases every row of it and its bytes from the files; pruning
+ * erases the content of old messages out of the window without changing the window; a backup is a
+ * consistent copy of a file in use, which copying the file is not.
+ */
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import fc from 'fast-check'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import {
+  openContextStore,
+  PersistentConversationManager,
+  PRUNE_BATCH,
+  type ContextStore,
+  type MessageData,
+} from '../../src/index.js'
+import { conversation } from '../helpers/conversations.js'
+import { refusal } from '../helpers/refusal.js'
+import { tempDir, tempStore, type TempDir } from '../helpers/temp-store.js'
+import { assertWindowRules } from '../helpers/window-invariants.js'
+
+const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
+const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
+
+let store: ContextStore
+let path: string
+let dir: TempDir
+let cleanup: () => void
+beforeEach(() => ({ store, path, dir, cleanup } = tempStore()))
+afterEach(() => {
+  vi.restoreAllMocks()
+  cleanup()
+})
+
+/** Every byte of a ledger on disk: the database, its write-ahead log and shared-memory index. */
+function fileBytes(file = path): string {
+  return ['', '-wal', '-shm']
+    .map((suffix) => (existsSync(file + suffix) ? readFileSync(file + suffix).toString('latin1') : ''))
+    .join('')
+}
+
+/** A session of `turns` user/assistant turns whose texts carry `tag`, with a window of `windowSize`. */
+function fill(sessionId: string, tag: string, turns: number, windowSize = 4): PersistentConversationManager {
+  const m = new PersistentConversationManager({ store, sessionId, windowSize })
+  for (let i = 0; i < turns; i++) m.append([user(`${tag}-q${i}`), assistant(`${tag}-a${i}`)])
+  m.applyWindow()
+  return m
+}
+
+function rowCounts(): Record<string, number> {
+  const row = store
+    .connection()
+    .prepare(
+      `SELECT (SELECT count(*) FROM sessions) AS sessions, (SELECT count(*) FROM messages) AS messages,
+        (SELECT count(*) FROM tool_calls) AS tool_calls, (SELECT count(*) FROM pin_events) AS pin_events,
+        (SELECT count(*) FROM message_edits) AS message_edits`,
+    )
+    .get()
+  return row as Record<string, number>
+}
+
+describe('ContextStore.deleteSession', () => {
+  it('erases every row of the session and its bytes from the files, and leaves other sessions alone', () => {
+    const gone = fill('gone', 'DOOMED', 10)
+    gone.append({
+      role: 'assistant',
+      content: [{ toolUse: { name: 'lookup', toolUseId: 'c1', input: { q: 'DOOMED-input' } } }],
+    })
+    gone.append({
+      role: 'user',
+      content: [{ toolResult: { toolUseId: 'c1', status: 'success', content: [{ text: 'DOOMED-out' }] } }],
+    })
+    gone.pin({ seq: 0 }, { reason: 'DOOMED-reason' })
+    gone.edit({ seq: 1 }, assistant('DOOMED-edit'))
+    const kept = fill('kept', 'SURVIVOR', 3)
+    const keptWindow = JSON.stringify(kept.window())
+
+    const result = store.deleteSession('gone')
+    expect(result).toStrictEqual({
+      sessionId: 'gone',
+      deleted: true,
+      messages: 22,
+      toolCalls: 1,
+      pinEvents: 1,
+      edits: 1,
+      erased: true,
+    })
+    expect(rowCounts()).toStrictEqual({
+      sessions: 1,
+      messages: 6,
+      tool_calls: 0,
+      pin_events: 0,
+      message_edits: 0,
+    })
+    expect(store.session('gone')).toBeUndefined()
+    expect(store.window('gone')).toStrictEqual([])
+    expect(JSON.stringify(kept.window())).toBe(keptWindow)
+    assertWindowRules(store, 'kept')
+    store.close()
+    const bytes = fileBytes()
+    expect(bytes).not.toContain('DOOMED')
+    expect(bytes).toContain('SURVIVOR')
+  })
+
+  it('lets the same id start again from scratch, also for another connection that cached its key', () => {
+    const other = openContextStore(path)
+    try {
+      const m = fill('s', 'old', 5)
+      expect(other.window('s')).toHaveLength(m.window().length)
+      store.deleteSession('s')
+      expect(other.window('s')).toStrictEqual([])
+      const entry = m.append(user('new start'))
+      expect(entry).toMatchObject({ seq: 0 })
+      expect(store.window('s')).toMatchObject([{ content: [{ text: 'new start' }] }])
+      // The other connection cached the old key: it still finds the new session.
+      expect(other.window('s')).toMatchObject([{ content: [{ text: 'new start' }] }])
+      expect(other.session('s')).toMatchObject({ messageCount: 1, boundary: 0 })
+      assertWindowRules(store, 's')
+    } finally {
+      other.close()
+    }
+  })
+
+  it('is a no-op with zero counts for an unknown session', () => {
+    fill('s', 'x', 2)
+    const before = rowCounts()
+    expect(store.deleteSession('nobody')).toStrictEqual({
+      sessionId: 'nobody',
+      deleted: false,
+      messages: 0,
+      toolCalls: 0,
+      pinEvents: 0,
+      edits: 0,
+      erased: true,
+    })
+    expect(rowCounts()).toStrictEqual(before)
+  })
+
+  it('refuses a bad session id, and any delete on a read-only store', () => {
+    expect(refusal(() => store.deleteSession(42 as unknown as string))).toMatchObject({
+      code: 'INVALID_OPTIONS',
+      path: 'sessionId',
+    })
+    fill('s', 'x', 2)
+    const ro = openContextStore(path, { readonly: true })
+    try {
+      expect(refusal(() => ro.deleteSession('s'))).toMatchObject({ code: 'READ_ONLY' })
+    } finally {
+      ro.close()
+    }
+    expect(store.session('s')).toBeDefined()
+  })
+})
+
+describe('ContextStore.prune', () => {
+  it('erases old out-of-window content, keeps pins and the window byte-identical, and logs each message', () => {
+    const m = fill('s', 'OLD', 12)
+    m.edit({ seq: 2 }, user('OLDEDIT'))
+    m.pin({ seq: 4 })
+    m.applyWindow()
+    const window = JSON.stringify(m.window())
+    const summary = store.session('s')
+    const boundaryBefore = assertWindowRules(store, 's').boundary
+    const outside = m.history({ limit: 1000 }).filter((e) => !e.inWindow)
+    expect(outside.length).toBeGreaterThan(5)
+
+    const result = m.prune({ before: Date.now() + 1, keepPinned: true })
+    expect(result).toStrictEqual({ sessions: 1, pruned: outside.length, erased: true })
+    expect(JSON.stringify(m.window())).toBe(window)
+    expect(store.session('s')).toStrictEqual(summary)
+    assertWindowRules(store, 's', {}, { previousBoundary: boundaryBefore })
+
+    const history = m.history({ limit: 1000 })
+    for (const e of history) {
+      const pruned = outside.some((o) => o.seq === e.seq)
+      expect(e.message.metadata?.custom?.contextLedger, `seq ${e.seq}`).toStrictEqual(
+        pruned ? { pruned: true } : undefined,
+      )
+      if (pruned) expect(e.message.content).toStrictEqual([{ text: '[redacted]' }])
+    }
+    expect(history[4]?.message.content).toStrictEqual([{ text: 'OLD-q2' }])
+    const log = m.edits().filter((e) => e.actor === 'retention')
+    expect(log.map((e) => e.seq)).toStrictEqual(outside.map((o) => o.seq))
+    expect(log.every((e) => e.kind === 'redact' && e.message === undefined)).toBe(true)
+    expect(m.edits().find((e) => e.kind === 'edit')?.message).toBeUndefined()
+
+    // Idempotent: nothing left to prune.
+    expect(m.prune({ before: Date.now() + 1, keepPinned: true }).pruned).toBe(0)
+    const windowTexts = m.window().flatMap((w) => w.content.map((c) => ('text' in c ? c.text : '')))
+    store.close()
+    const bytes = fileBytes()
+    // Quoted: "OLD-q1" is a prefix of "OLD-q10", which may be in the window.
+    for (const o of outside) {
+      const text = (o.message.content[0] as { text: string }).text
+      expect(bytes, text).not.toContain(`"${text}"`)
+    }
+    expect(bytes).not.toContain('OLDEDIT')
+    for (const t of windowTexts) expect(bytes).toContain(`"${t}"`)
+  })
+
+  it('prunes only messages appended before the cut-off', () => {
+    let now = 1_000_000
+    vi.spyOn(Date, 'now').mockImplementation(() => now)
+    const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 2 })
+    for (let i = 0; i < 6; i++) {
+      now += 1000
+      m.append([user(`q${i}`), assistant(`a${i}`)])
+    }
+    m.applyWindow()
+    // Messages of turns 0..2 were appended at 1_001_000..1_003_000.
+    expect(m.prune({ before: new Date(1_003_000), keepPinned: true }).pruned).toBe(4)
+    const pruned = m.history({ limit: 100 }).filter((e) => e.message.metadata?.custom?.contextLedger)
+    expect(pruned.map((e) => e.seq)).toStrictEqual([0, 1, 2, 3])
+  })
+
+  it('prunes every session when none is named, in batches', () => {
+    fill('a', 'A', PRUNE_BATCH + 10, 2)
+    fill('b', 'B', 5, 2)
+    const windows = [JSON.stringify(store.window('a')), JSON.stringify(store.window('b'))]
+    const result = store.prune({ before: Date.now() + 1, keepPinned: true })
+    expect(result).toStrictEqual({ sessions: 2, pruned: 2 * (PRUNE_BATCH + 10) - 2 + 8, erased: true })
+    expect([JSON.stringify(store.window('a')), JSON.stringify(store.window('b'))]).toStrictEqual(windows)
+    assertWindowRules(store, 'a')
+    assertWindowRules(store, 'b')
+  })
+
+  it('keeps a late result shown as text when it is pruned and later pinned back', () => {
+    const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 2 })
+    m.append(user('go'))
+    m.append({ role: 'assistant', content: [{ toolUse: { name: 'lookup', toolUseId: 'c1', input: {} } }] })
+    m.append(user('never mind')) // the open call gets a repair result
+    m.append({
+      role: 'user',
+      content: [{ toolResult: { toolUseId: 'c1', status: 'success', content: [{ text: 'LATE-SECRET' }] } }],
+    })
+    for (let i = 0; i < 4; i++) m.append([user(`q${i}`), assistant(`a${i}`)])
+    m.applyWindow()
+    const late = m.history({ limit: 100 }).find((e) => e.late)
+    expect(late?.inWindow).toBe(false)
+    m.prune({ before: Date.now() + 1, keepPinned: true })
+    m.pin({ seq: late?.seq ?? -1 })
+    assertWindowRules(store, 's')
+    expect(JSON.stringify(m.window())).not.toContain('LATE-SECRET')
+  })
+
+  it('refuses keepPinned other than true, a bad cut-off, unknown fields and a read-only store', () => {
+    fill('s', 'x', 4, 2)
+    const now = Date.now() + 1
+    const cases: [unknown, string][] = [
+      [{ before: now, keepPinned: false }, 'options.keepPinned'],
+      [{ before: now }, 'options.keepPinned'],
+      [{ before: 'yesterday', keepPinned: true }, 'options.before'],
+      [{ before: new Date(Number.NaN), keepPinned: true }, 'options.before'],
+      [{ keepPinned: true }, 'options.before'],
+      [{ before: now, keepPinned: true, sessionId: '' }, 'options.sessionId'],
+      [{ before: now, keepPinned: true, actor: '' }, 'options.actor'],
+      [{ before: now, keepPinned: true, olderThan: 3 }, 'options.olderThan'],
+      [null, 'options'],
+    ]
+    const history = JSON.stringify(store.history('s', { limit: 100 }))
+    for (const [options, field] of cases)
+      expect(
+        refusal(() => store.prune(options as never)),
+        field,
+      ).toMatchObject({
+        code: 'INVALID_OPTIONS',
+        path: field,
+      })
+    const m = new PersistentConversationManager({ store, sessionId: 's' })
+    expect(refusal(() => m.prune({ before: now, keepPinned: true, sessionId: 'b' } as never))).toMatchObject({
+      code: 'INVALID_OPTIONS',
+      path: 'options.sessionId',
+    })
+    const ro = openContextStore(path, { readonly: true })
+    try {
+      expect(refusal(() => ro.prune({ before: now, keepPinned: true }))).toMatchObject({ code: 'READ_ONLY' })
+    } finally {
+      ro.close()
+    }
+    expect(JSON.stringify(store.history('s', { limit: 100 }))).toBe(history)
+  })
+
+  it('never changes the window or its rules, whatever the conversation, pins, limits and cut-off', () => {
+    let prunedInAll = 0
+    fc.assert(
+      fc.property(
+        conversation(12),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        fc.record({ windowSize: fc.integer({ min: 1, max: 12 }), first: fc.nat(3), last: fc.nat(3) }),
+        fc.nat(),
+        (messages, pins, limits, cutAt) => {
+          const sessionId = `p${Math.random()}`
+          let now = 1_000_000
+          const spy = vi.spyOn(Date, 'now').mockImplementation(() => now)
+          try {
+            const m = new PersistentConversationManager({
+              store,
+              sessionId,
+              windowSize: limits.windowSize,
+              protectedMessages: { first: limits.first, last: limits.last },
+            })
+            for (const msg of messages) {
+              now += 10
+              m.append(msg)
+            }
+            for (const p of pins) m.pin({ seq: p % messages.length })
+            m.applyWindow()
+            const ranges = { first: limits.first, last: limits.last }
+            const report = assertWindowRules(store, sessionId, ranges)
+            const window = JSON.stringify(m.window())
+            const alternate = JSON.stringify(m.window({ alternate: true }))
+            const summary = store.session(sessionId)
+            const cut = 1_000_000 + (cutAt % (messages.length * 10 + 20))
+            prunedInAll += m.prune({ before: cut, keepPinned: true }).pruned
+            expect(JSON.stringify(m.window())).toBe(window)
+            expect(JSON.stringify(m.window({ alternate: true }))).toBe(alternate)
+            expect(store.session(sessionId)).toStrictEqual(summary)
+            assertWindowRules(store, sessionId, ranges, { previousBoundary: report.boundary })
+            for (const e of m.history({ limit: 1000 }))
+              if (
+                e.message.metadata?.custom?.contextLedger !== undefined &&
+                'pruned' in (e.message.metadata.custom.contextLedger as object)
+              ) {
+                expect(e.inWindow || e.pinned).toBe(false)
+                expect(e.createdAt.getTime()).toBeLessThan(cut)
+              }
+            // The window after further appends and applications is still valid.
+            m.append(user('after'))
+            m.applyWindow()
+            assertWindowRules(store, sessionId, ranges)
+          } finally {
+            spy.mockRestore()
+          }
+        },
+      ),
+      { numRuns: 60 },
+    )
+    expect(prunedInAll).toBeGreaterThan(0)
+  })
+})
+
+describe('ContextStore.backup', () => {
+  it('copies a file in use consistently, where copying the file misses what the log holds', async () => {
+    const m = fill('s', 'x', 20)
+    m.pin({ seq: 2 })
+    fill('t', 'y', 3)
+    // Small writes stay in the write-ahead log: the store checkpoints only past megabytes.
+    expect(existsSync(`${path}-wal`)).toBe(true)
+    const copied = dir.file('copied.db')
+    copyFileSync(path, copied)
+    const naive = openContextStore(copied)
+    try {
+      expect(naive.sessions().length).toBeLessThan(2)
+    } finally {
+      naive.close()
+    }
+
+    const target = dir.file('backup.db')
+    const result = await store.backup(target)
+    expect(result.path).toBe(target)
+    expect(result.pages).toBeGreaterThan(0)
+    const copy = openContextStore(target, { mustExist: true })
+    try {
+      expect(copy.sessions()).toStrictEqual(store.sessions())
+      for (const s of ['s', 't']) {
+        expect(copy.window(s)).toStrictEqual(store.window(s))
+        expect(copy.pinnedMessages({ sessionId: s })).toStrictEqual(store.pinnedMessages({ sessionId: s }))
+      }
+    } finally {
+      copy.close()
+    }
+  })
+
+  it('refuses an existing destination unless told to overwrite, and the store own file', async () => {
+    fill('s', 'x', 3)
+    const target = dir.file('exists.db')
+    writeFileSync(target, 'not a ledger')
+    await expect(store.backup(target)).rejects.toMatchObject({ code: 'INVALID_OPTIONS', path: 'destination' })
+    expect(readFileSync(target, 'utf8')).toBe('not a ledger')
+    writeFileSync(`${target}-wal`, 'stale log')
+    await store.backup(target, { overwrite: true })
+    expect(existsSync(`${target}-wal`)).toBe(false)
+    const copy = openContextStore(target)
+    expect(copy.window('s')).toStrictEqual(store.window('s'))
+    copy.close()
+    await expect(store.backup(path, { overwrite: true })).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      path: 'destination',
+    })
+    await expect(store.backup('')).rejects.toMatchObject({ code: 'INVALID_OPTIONS', path: 'destination' })
+    await expect(store.backup(dir.file('x.db'), { overwrite: 1 } as never)).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      path: 'options.overwrite',
+    })
+  })
+
+  it('works on a read-only store, and reports a destination it cannot write as a typed error', async () => {
+    fill('s', 'x', 3)
+    const ro = openContextStore(path, { readonly: true })
+    const other = tempDir()
+    try {
+      const target = other.file('ro.db')
+      await ro.backup(target)
+      const copy = openContextStore(target)
+      expect(copy.window('s')).toStrictEqual(store.window('s'))
+      copy.close()
+      await expect(ro.backup(other.file('missing/dir/x.db'))).rejects.toMatchObject({ code: 'STORAGE_ERROR' })
+    } finally {
+      ro.close()
+      other.cleanup()
+    }
+  })
+})
