@@ -561,10 +561,10 @@ export class ContextStore {
       // An edit without a trackingId is an edit of the message `ref` names.
       const edit = prepared.minted ? withTrackingId(prepared, row.uid) : prepared
       checkSameShape(sessionId, row, edit.message, 'An edit')
-      if ((row.window_body ?? row.body) === (this.windowBodyFor(session.pk, row, edit.message) ?? row.body))
-        return toEntry(session, row)
+      const shown = this.windowBodyFor(session.pk, row, edit.message)
+      if (row.window_body === shown) return toEntry(session, row)
       const now = Date.now()
-      this.showInWindow(session, row, edit.message, edit.tokens)
+      this.writeWindowBody(session, row, shown, edit.tokens)
       this.st.insertEdit.run(
         session.pk,
         row.seq,
@@ -616,12 +616,11 @@ export class ContextStore {
             ? redactedForm(JSON.parse(target.body) as StoredMessageData)
             : withTrackingId(given, target.uid).message
         checkSameShape(sessionId, target, next, 'A redaction')
-        const body = JSON.stringify(next)
-        this.st.setBody.run(body, session.pk, seq)
-        // A late result's window form quotes the result: it is rebuilt from the redacted body.
-        this.showInWindow(session, { ...target, body }, next, undefined)
-        this.st.eraseEditBodies.run(session.pk, seq)
-        this.st.insertEdit.run(session.pk, seq, 'redact', by.actor ?? 'user', by.reason ?? null, now, null)
+        this.replaceArchived(session, target, next, {
+          actor: by.actor ?? 'user',
+          reason: by.reason ?? null,
+          at: now,
+        })
       }
       this.st.sessionTouch.run(now, session.pk)
       return toEntry(session, this.st.messageBySeq.get(session.pk, row.seq) as MessageRow)
@@ -676,18 +675,9 @@ export class ContextStore {
       return this.lifecycle.deleteSessionRows(row.pk)
     })
     this.pks.delete(sessionId)
-    if (counts === undefined)
-      return {
-        sessionId,
-        deleted: false,
-        messages: 0,
-        toolCalls: 0,
-        pinEvents: 0,
-        edits: 0,
-        erased: this.completeErasure(),
-      }
-    this.erasurePending = true
-    return { sessionId, deleted: true, ...counts, erased: this.completeErasure() }
+    if (counts !== undefined) this.erasurePending = true
+    const deleted = counts ?? { messages: 0, toolCalls: 0, pinEvents: 0, edits: 0 }
+    return { sessionId, deleted: counts !== undefined, ...deleted, erased: this.completeErasure() }
   }
 
   /**
@@ -724,15 +714,12 @@ export class ContextStore {
           if (session === undefined) return { count: 0, next: undefined }
           const rows = this.lifecycle.pruneCandidates(session.pk, from, session.boundary, before)
           const now = Date.now()
-          for (const row of rows) {
-            const next = prunedForm(JSON.parse(row.body) as StoredMessageData)
-            const body = JSON.stringify(next)
-            this.st.setBody.run(body, session.pk, row.seq)
-            // A late result's window form quotes the result: it is rebuilt from the pruned body.
-            this.showInWindow(session, { ...row, body }, next, undefined)
-            this.st.eraseEditBodies.run(session.pk, row.seq)
-            this.st.insertEdit.run(session.pk, row.seq, 'redact', actor, reason, now, null)
-          }
+          for (const row of rows)
+            this.replaceArchived(session, row, prunedForm(JSON.parse(row.body) as StoredMessageData), {
+              actor,
+              reason,
+              at: now,
+            })
           const last = rows[rows.length - 1]
           return { count: rows.length, next: rows.length < PRUNE_BATCH ? undefined : (last?.seq ?? 0) + 1 }
         })
@@ -797,9 +784,9 @@ export class ContextStore {
   }
 
   /**
-   * Shows `message` in the window for `row` (its archived form when they are equal), with its tokens
-   * (`tokens`, or the built-in estimate for a late result's text form; the original's when it is shown
-   * as archived), keeping the session's kept-token total in step.
+   * Shows `message` in the window for `row` (its archived form when they are equal).
+   *
+   * @see writeWindowBody
    */
   private showInWindow(
     session: SessionRow,
@@ -807,7 +794,19 @@ export class ContextStore {
     message: StoredMessageData,
     tokens: number | undefined,
   ): void {
-    const body = this.windowBodyFor(session.pk, row, message)
+    this.writeWindowBody(session, row, this.windowBodyFor(session.pk, row, message), tokens)
+  }
+
+  /**
+   * Writes the window form `body` of `row` (null: the archived form) with its tokens (`tokens`, or the
+   * built-in estimate for a late result's text form), keeping the session's kept-token total in step.
+   */
+  private writeWindowBody(
+    session: SessionRow,
+    row: MessageRow,
+    body: string | null,
+    tokens: number | undefined,
+  ): void {
     const windowTokens =
       body === null
         ? null
@@ -818,6 +817,24 @@ export class ContextStore {
     const delta = (windowTokens ?? row.tokens) - (row.window_tokens ?? row.tokens)
     if (delta !== 0 && row.kept === 1 && row.seq < session.boundary)
       this.st.setKeptTokens.run(delta, session.pk)
+  }
+
+  /**
+   * Replaces what the archive holds for `row` by `next` (a redaction or a pruning): the body, the window
+   * form derived from it, the copies earlier edits kept, and one `redact` row in the edit log.
+   */
+  private replaceArchived(
+    session: SessionRow,
+    row: MessageRow,
+    next: StoredMessageData,
+    by: { actor: string; reason: string | null; at: number },
+  ): void {
+    const body = JSON.stringify(next)
+    this.st.setBody.run(body, session.pk, row.seq)
+    // A late result's window form quotes the result: it is rebuilt from the new body.
+    this.showInWindow(session, { ...row, body }, next, undefined)
+    this.st.eraseEditBodies.run(session.pk, row.seq)
+    this.st.insertEdit.run(session.pk, row.seq, 'redact', by.actor, by.reason, by.at, null)
   }
 
   /**
