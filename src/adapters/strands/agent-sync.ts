@@ -25,6 +25,7 @@ import {
   type MessageRepair,
   type PersistentConversationManager as LedgerManager,
   type PinAttribution,
+  type StoredMessageData,
 } from '../../index.js'
 import {
   assignStoredForm,
@@ -68,10 +69,10 @@ function keyOf(message: Message): string {
   return contentKey(toLedgerMessage(message))
 }
 
-/** Whether a message is several stored messages merged for `alternate` (`mergedFrom` lists them). */
-function isMerged(data: MessageData): boolean {
+/** The trackingIds a message merged for `alternate` holds (`mergedFrom`), or just its own. */
+function mergedFrom(data: MessageData): unknown[] {
   const from = (data.metadata?.custom?.contextLedger as { mergedFrom?: unknown } | undefined)?.mergedFrom
-  return Array.isArray(from) && from.length > 1
+  return Array.isArray(from) ? from : [data.trackingId]
 }
 
 /** Whether `call` holds a toolUse for every toolResult of `answer`. */
@@ -190,27 +191,8 @@ export class AgentSync {
    */
   private showUpTo(message: Message): void {
     const window = this.ledger.window({ alternate: this.alternate })
-    const holds = (data: MessageData): boolean =>
-      data.trackingId === message.trackingId ||
-      (
-        (data.metadata?.custom?.contextLedger as { mergedFrom?: unknown } | undefined)?.mergedFrom as
-          unknown[] | undefined
-      )?.includes(message.trackingId) === true
-    const end = window.findIndex(holds)
-    if (end < 0) return
-    const live = new Map(this.agent.messages.map((m) => [m.trackingId, m]))
-    const next = window.slice(0, end + 1).map((data) => {
-      const known = live.get(data.trackingId as string)
-      if (known !== undefined && JSON.stringify(toLedgerMessage(known)) === JSON.stringify(data)) return known
-      if (known !== undefined) {
-        assignStoredForm(known, data)
-        return known
-      }
-      return fromLedgerMessage(data)
-    })
-    this.agent.messages.splice(0, this.agent.messages.length, ...next)
-    this.tracked = new Map()
-    for (const m of next) this.track(m)
+    const end = window.findIndex((data) => mergedFrom(data).includes(message.trackingId))
+    if (end >= 0) this.present(window.slice(0, end + 1), false)
   }
 
   /**
@@ -302,7 +284,7 @@ export class AgentSync {
       const key = keyOf(message)
       if (key !== tracked.key) {
         const data = toLedgerMessage(message)
-        if (isMerged(data)) this.refuseMergedEdit(data)
+        if (mergedFrom(data).length > 1) this.refuseMergedEdit(data)
         else this.edit(data)
       }
       tracked.message = message
@@ -317,33 +299,39 @@ export class AgentSync {
   }
 
   /**
-   * Makes `agent.messages` the window: a message shown as it already is stays the same object (only its
-   * pin flag is set); every other position gets a new message from the window.
+   * Makes `agent.messages` the window (see {@link present}), and notes the newest row it now holds.
    *
    * @param force - rebuild every message object
    */
   show(force: boolean): void {
-    const window = this.ledger.window({ alternate: this.alternate })
+    this.present(this.ledger.window({ alternate: this.alternate }), force)
+    this.lastSeq = this.newestSeq()
+  }
+
+  /**
+   * Makes `agent.messages` exactly `shown` (window messages, in order). A live message already showing
+   * one of them stays the same object — its pin flag set, and metadata changed by hand reverted (only
+   * content edits and pin flags are recorded); any other gets a new message. `force` rebuilds them all.
+   */
+  private present(shown: readonly StoredMessageData[], force: boolean): void {
     const messages = this.agent.messages
-    const next = window.map((data, i) => {
-      const live = messages[i]
-      if (force || live === undefined || live.trackingId !== data.trackingId) return fromLedgerMessage(data)
+    const live = new Map(force ? [] : messages.map((m) => [m.trackingId, m]))
+    const next = shown.map((data) => {
+      const known = live.get(data.trackingId)
+      if (known === undefined) return fromLedgerMessage(data)
       // The content key adopt() recorded for this very object, or computed now.
-      const seen = this.tracked.get(live.trackingId)
-      const key = seen?.message === live ? seen.key : keyOf(live)
-      if (key !== contentKey(data)) return fromLedgerMessage(data)
-      setStrandsPin(live, data.metadata?.custom?.pinned === true)
-      // Metadata changed by hand is not recorded (only content edits and pin flags are): the live
-      // message takes the stored form again.
-      if (JSON.stringify(live.metadata ?? null) !== JSON.stringify(data.metadata ?? null))
-        assignStoredForm(live, data)
-      return live
+      const seen = this.tracked.get(known.trackingId)
+      if ((seen?.message === known ? seen.key : keyOf(known)) !== contentKey(data))
+        return fromLedgerMessage(data)
+      setStrandsPin(known, data.metadata?.custom?.pinned === true)
+      if (JSON.stringify(known.metadata ?? null) !== JSON.stringify(data.metadata ?? null))
+        assignStoredForm(known, data)
+      return known
     })
     if (next.length !== messages.length || next.some((m, i) => m !== messages[i]))
       messages.splice(0, messages.length, ...next)
     this.tracked = new Map()
     for (const message of next) this.track(message)
-    this.lastSeq = this.newestSeq()
   }
 
   /** The seq of the session's newest row: the window always runs to it (or it went to the archive). */
