@@ -32,6 +32,21 @@ const RANGES = CONCURRENT_LIMITS.protectedMessages
 const dir = useTempDir()
 const launch = useWorker('concurrent-writer')
 const launchHolder = useWorker('lock-holder')
+
+/**
+ * Starts a process that holds the file's write lock for `ms`, and resolves once it holds it.
+ *
+ * @returns the holder's exit (wrapped, so awaiting this does not wait for it), to await at the end
+ */
+async function holdLock(path: string, ms: number): Promise<{ exit: Promise<WorkerExit> }> {
+  let onLocked: () => void = () => {}
+  const locked = new Promise<void>((resolve) => {
+    onLocked = resolve
+  })
+  const exit = collect(launchHolder([path, String(ms)]), (line) => line === 'L' && onLocked())
+  await Promise.race([locked, exit])
+  return { exit }
+}
 const launchBystander = useWorker('concurrent-bystander')
 
 describe('concurrency', () => {
@@ -218,13 +233,7 @@ describe('concurrency', () => {
   it('waits out another process’s write lock, and past the timeout fails typed with nothing written', async () => {
     const path = dir.file('locked.db')
     openContextStore(path).close()
-    const holder = launchHolder([path, '1500'])
-    let onLocked: () => void = () => {}
-    const locked = new Promise<void>((resolve) => {
-      onLocked = resolve
-    })
-    const exit = collect(holder, (line) => line === 'L' && onLocked())
-    await Promise.race([locked, exit])
+    const { exit } = await holdLock(path, 1500)
 
     const impatient = openContextStore(path, { busyTimeoutMs: 10 })
     const t = Date.now()
@@ -255,13 +264,7 @@ describe('concurrency', () => {
     openContextStore(path).close()
     // The lock is held far longer than the timeout: a call that started its wait over after the timeout
     // (once per retry) would outlast the holder and succeed instead of failing.
-    const holder = launchHolder([path, '1500'])
-    let onLocked: () => void = () => {}
-    const locked = new Promise<void>((resolve) => {
-      onLocked = resolve
-    })
-    const exit = collect(holder, (line) => line === 'L' && onLocked())
-    await Promise.race([locked, exit])
+    const { exit } = await holdLock(path, 1500)
 
     const store = openContextStore(path, { busyTimeoutMs: 400 })
     const error = (() => {

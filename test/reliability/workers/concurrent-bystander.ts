@@ -10,8 +10,8 @@
  *
  * Usage: concurrent-bystander <pinner|reader> <db> <index> <writers> <seed>
  */
-import { openContextStore, PersistentConversationManager } from '../../../src/index.js'
-import { CONCURRENT_LIMITS, report, rng } from './worker-kit.js'
+import { PersistentConversationManager } from '../../../src/index.js'
+import { CONCURRENT_LIMITS, openOrExit, report, reportFailure, rng } from './worker-kit.js'
 
 const [role, path, indexArg, writersArg, seedArg] = process.argv.slice(2)
 if ((role !== 'pinner' && role !== 'reader') || path === undefined || seedArg === undefined)
@@ -23,19 +23,7 @@ const MAX_PINS = 4
 const CALLS_PER_TICK = 8
 setTimeout(() => process.exit(3), 600_000).unref()
 
-function failure(error: unknown): void {
-  const code = error instanceof Error && 'code' in error ? String(error.code) : 'UNKNOWN'
-  const message = error instanceof Error ? error.message : String(error)
-  report('E', code, message.replace(/\n/g, ' '))
-}
-
-let store: ReturnType<typeof openContextStore>
-try {
-  store = openContextStore(path)
-} catch (error) {
-  failure(error)
-  process.exit(1)
-}
+const store = openOrExit(path)
 const sessions = ['shared', ...Array.from({ length: Number(writersArg) }, (_, w) => `own-${w}`)]
 const managers = new Map(
   sessions.map((sessionId) => [
@@ -52,7 +40,7 @@ function timed(fn: () => unknown): void {
   try {
     fn()
   } catch (error) {
-    failure(error)
+    reportFailure(error)
   } finally {
     calls++
     slowest = Math.max(slowest, performance.now() - t)

@@ -12,8 +12,8 @@
  *
  * Usage: concurrent-writer <db> <worker> <messagesPerSession> <seed>
  */
-import { openContextStore, PersistentConversationManager, type MessageData } from '../../../src/index.js'
-import { CONCURRENT_LIMITS, MessageFactory, report, rng } from './worker-kit.js'
+import { PersistentConversationManager, type MessageData } from '../../../src/index.js'
+import { CONCURRENT_LIMITS, MessageFactory, openOrExit, report, reportFailure, rng } from './worker-kit.js'
 
 const [path, workerArg, countArg, seedArg] = process.argv.slice(2)
 if (path === undefined || workerArg === undefined || countArg === undefined || seedArg === undefined)
@@ -24,19 +24,7 @@ const target = Number(countArg)
 const r = rng(Number(seedArg) * 31 + worker)
 setTimeout(() => process.exit(3), 600_000).unref()
 
-function failure(error: unknown): void {
-  const code = error instanceof Error && 'code' in error ? String(error.code) : 'UNKNOWN'
-  const message = error instanceof Error ? error.message : String(error)
-  report('E', code, message.replace(/\n/g, ' '))
-}
-
-let store: ReturnType<typeof openContextStore>
-try {
-  store = openContextStore(path)
-} catch (error) {
-  failure(error)
-  process.exit(1)
-}
+const store = openOrExit(path)
 const ownId = `own-${worker}`
 const own = new PersistentConversationManager({ store, sessionId: ownId, ...CONCURRENT_LIMITS })
 const shared = new PersistentConversationManager({ store, sessionId: 'shared', ...CONCURRENT_LIMITS })
@@ -49,7 +37,7 @@ function timed<T>(fn: () => T): T | undefined {
   try {
     return fn()
   } catch (error) {
-    failure(error)
+    reportFailure(error)
     return undefined
   } finally {
     slowest = Math.max(slowest, performance.now() - t)

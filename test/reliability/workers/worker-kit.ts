@@ -5,7 +5,7 @@
  * starts, so a line printed before a SIGKILL reaches the parent.
  */
 import { writeSync } from 'node:fs'
-import type { MessageData } from '../../../src/index.js'
+import { openContextStore, type ContextStore, type MessageData } from '../../../src/index.js'
 
 /** The window limits of the crash test's session (the parent checks the rules against them). */
 export const CRASH_LIMITS = { windowSize: 10, protectedMessages: { first: 1, last: 2 } } as const
@@ -114,5 +114,31 @@ export class MessageFactory {
       })),
       trackingId: this.id(),
     }
+  }
+}
+
+/**
+ * Reports a failed call to the parent as an `E <code> <message>` line.
+ *
+ * @param error - what the call threw
+ */
+export function reportFailure(error: unknown): void {
+  const code = error instanceof Error && 'code' in error ? String(error.code) : 'UNKNOWN'
+  const message = error instanceof Error ? error.message : String(error)
+  report('E', code, message.replace(/\n/g, ' '))
+}
+
+/**
+ * Opens the ledger a worker was given, or reports why not and exits with code 1.
+ *
+ * @param path - the ledger file
+ * @returns the open store
+ */
+export function openOrExit(path: string): ContextStore {
+  try {
+    return openContextStore(path)
+  } catch (error) {
+    reportFailure(error)
+    process.exit(1)
   }
 }
