@@ -93,8 +93,12 @@ function describeRepairs(repairs: readonly MessageRepair[]): string {
 /** One agent's view of one session. */
 export class AgentSync {
   private tracked = new Map<string, Tracked>()
-  /** The seq of the newest stored row this agent's view holds (or has seen go to the archive). */
+  /**
+   * The seq of the newest stored row this agent's view holds: set by each message it stores, and looked
+   * up from `lastShown` (the window's last trackingId) only when an added message needs it.
+   */
   private lastSeq: number | undefined = undefined
+  private lastShown: string | undefined = undefined
 
   /**
    * @param agent - the agent whose `messages` this keeps
@@ -181,6 +185,8 @@ export class AgentSync {
   private isStale(entry: LedgerEntry, repairRow: LedgerEntry | undefined, repairShown: boolean): boolean {
     if (repairRow !== undefined && !repairShown) return true
     const before = (repairRow ?? entry).seq - 1
+    if (this.lastSeq === undefined && this.lastShown !== undefined)
+      this.lastSeq = this.storedEntry(this.lastShown)?.seq
     return before >= 0 && this.lastSeq !== before
   }
 
@@ -304,8 +310,11 @@ export class AgentSync {
    * @param force - rebuild every message object
    */
   show(force: boolean): void {
-    this.present(this.ledger.window({ alternate: this.alternate }), force)
-    this.lastSeq = this.newestSeq()
+    const window = this.ledger.window({ alternate: this.alternate })
+    this.present(window, force)
+    const last = window.at(-1)
+    this.lastShown = last === undefined ? undefined : String(mergedFrom(last).at(-1))
+    this.lastSeq = undefined
   }
 
   /**
@@ -332,12 +341,6 @@ export class AgentSync {
       messages.splice(0, messages.length, ...next)
     this.tracked = new Map()
     for (const message of next) this.track(message)
-  }
-
-  /** The seq of the session's newest row: the window always runs to it (or it went to the archive). */
-  private newestSeq(): number | undefined {
-    const count = this.store.session(this.sessionId)?.messageCount ?? 0
-    return count > 0 ? count - 1 : undefined
   }
 
   /**
