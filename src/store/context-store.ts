@@ -759,7 +759,8 @@ export class ContextStore {
     this.ensureOpen()
     checkSessionId(sessionId)
     return this.read(() => {
-      const pk = this.pk(sessionId)
+      // sessionRow(), not the cached key alone: another connection may have deleted and recreated it.
+      const pk = this.sessionRow(sessionId)?.pk
       if (pk === undefined) return []
       const rows = this.st.edits.all(pk) as {
         seq: number
@@ -986,7 +987,7 @@ export class ContextStore {
         let rows: unknown[]
         if (sessionId === undefined) rows = this.st.allPinnedMessages.all()
         else {
-          const pk = this.pk(sessionId)
+          const pk = this.sessionRow(sessionId)?.pk
           if (pk === undefined) return []
           rows = this.st.pinnedMessages.all(pk)
         }
@@ -1033,7 +1034,7 @@ export class ContextStore {
   // ---------------------------------------------------------------- internals
 
   private pinLog(sessionId: string): PinEvent[] {
-    const pk = this.pk(sessionId)
+    const pk = this.sessionRow(sessionId)?.pk
     if (pk === undefined) return []
     const rows = this.st.pinEvents.all(pk) as {
       session_id: string

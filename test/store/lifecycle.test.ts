@@ -120,6 +120,23 @@ describe('ContextStore.deleteSession', () => {
     }
   })
 
+  it('lets a connection that cached the deleted session’s key read the new one’s pins and edits', () => {
+    const other = openContextStore(path)
+    try {
+      fill('s', 'old', 3)
+      expect(other.pinEvents('s')).toStrictEqual([])
+      store.deleteSession('s')
+      const m = fill('s', 'new', 3)
+      m.pin({ seq: 0 }, { reason: 'kept' })
+      m.edit({ seq: 0 }, user('new 0, edited'))
+      expect(other.pinEvents('s').map((e) => e.reason)).toStrictEqual(['kept'])
+      expect(other.pinnedMessages({ sessionId: 's' }).map((p) => p.seq)).toStrictEqual([0])
+      expect(other.edits('s').map((e) => e.kind)).toStrictEqual(['edit'])
+    } finally {
+      other.close()
+    }
+  })
+
   it('is a no-op with zero counts for an unknown session', () => {
     fill('s', 'x', 2)
     const before = rowCounts()
