@@ -27,19 +27,19 @@ export const WAL_CHECKPOINT_BYTES = 16 * 2 ** 20
 /** Connection settings, as callers give them (checked by `resolveStoreOptions`). */
 export interface OpenDatabaseOptions {
   /** How long a write waits for another connection's lock, in ms: an integer in [0, 2³¹−1]. Default 5000. */
-  busyTimeoutMs?: number
+  busyTimeoutMs?: number | undefined
   /**
    * `'normal'` (default; durable across process crashes) or `'full'` (also across power loss), in any
    * letter case, as SQLite's own pragma takes it. Anything else is refused.
    */
-  synchronous?: 'normal' | 'full' | 'NORMAL' | 'FULL'
+  synchronous?: 'normal' | 'full' | 'NORMAL' | 'FULL' | undefined
   /**
    * Open for reading only: never writes or migrates the file; every write call throws `READ_ONLY`. The
    * file must exist and be at the current schema. Default false.
    */
-  readonly?: boolean
+  readonly?: boolean | undefined
   /** Refuse with `FILE_NOT_FOUND` instead of creating a new ledger when the file does not exist. Default false. */
-  mustExist?: boolean
+  mustExist?: boolean | undefined
 }
 
 /** Checked connection settings. */

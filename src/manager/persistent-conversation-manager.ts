@@ -38,13 +38,13 @@ export interface PersistentConversationManagerOptions extends WindowLimitOptions
   /** The session; created on first append. */
   sessionId: string
   /** Counts a message's tokens on append; the built-in estimator when omitted. */
-  tokenCounter?: TokenCounter
+  tokenCounter?: TokenCounter | undefined
 }
 
 /** Options of {@link PersistentConversationManager.reduce}. */
 export interface ReduceOptions {
   /** True when the model refused the input as too long. Reduction always evicts something if it can. */
-  overflow?: boolean
+  overflow?: boolean | undefined
 }
 
 const optionKeys = z.strictObject({

@@ -130,9 +130,9 @@ export interface MessageData {
   /** The blocks, in order. */
   content: ContentBlockData[]
   /** Stable id (UUID); minted on append when absent. */
-  trackingId?: string
+  trackingId?: string | undefined
   /** Usage, metrics and custom data. */
-  metadata?: MessageMetadata
+  metadata?: MessageMetadata | undefined
 }
 
 /** A message once stored: it always has a tracking id. */

@@ -31,15 +31,15 @@ export interface PinAttribution {
 /** Options of `history()`. */
 export interface HistoryOptions {
   /** First seq returned (default 0). */
-  fromSeq?: number
+  fromSeq?: number | undefined
   /** Most entries returned (default 100). */
-  limit?: number
+  limit?: number | undefined
 }
 
 /** Options of `pinnedMessages()`. */
 export interface PinnedMessagesOptions {
   /** Restrict to one session; every session when omitted. */
-  sessionId?: string
+  sessionId?: string | undefined
 }
 
 /**

@@ -192,7 +192,7 @@ export interface PinResult {
 /** Options of {@link ContextStore.window}. */
 export interface WindowReadOptions {
   /** Merge runs of same-role messages so that roles strictly alternate. Default false. */
-  alternate?: boolean
+  alternate?: boolean | undefined
 }
 
 /** Who changes a message and why. */
@@ -209,7 +209,7 @@ export interface RedactOptions extends EditAttribution {
    * What the archive keeps instead: a message with the original's role, trackingId and tool ids. Default:
    * the same shape with every content replaced by `[redacted]`.
    */
-  replacement?: unknown
+  replacement?: unknown | undefined
 }
 
 /** What {@link ContextStore.redactMessage} did. */

@@ -41,15 +41,15 @@ export interface DeleteSessionResult {
 /** Options of {@link ContextStore.prune}. */
 export interface PruneOptions {
   /** Prune one session; every session of the file when omitted. */
-  sessionId?: string
+  sessionId?: string | undefined
   /** Messages appended strictly before this instant lose their content: a `Date` or ms since the epoch. */
   before: Date | number
   /** Pinned messages are never pruned: `true` is the only value accepted, and it must be given. */
   keepPinned: true
   /** Who prunes, for the edit log. Default `'retention'`. */
-  actor?: string
+  actor?: string | undefined
   /** Why, for the edit log. Default `retention: appended before <ISO instant>`. */
-  reason?: string
+  reason?: string | undefined
 }
 
 /** What {@link ContextStore.prune} did. */
@@ -65,7 +65,7 @@ export interface PruneResult {
 /** Options of {@link ContextStore.backup}. */
 export interface BackupOptions {
   /** Replace an existing file at the destination (with its -wal/-shm). Default false. */
-  overwrite?: boolean
+  overwrite?: boolean | undefined
 }
 
 /** What {@link ContextStore.backup} wrote. */

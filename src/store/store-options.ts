@@ -16,7 +16,7 @@ export interface ContextStoreOptions extends OpenDatabaseOptions {
    * Validation limits for incoming messages: `maxDepth` an integer in [10, 1000] (default 64),
    * `maxStringLength` an integer in [256, 256 Mi] (default 16 Mi).
    */
-  limits?: Partial<MessageLimits>
+  limits?: Partial<MessageLimits> | undefined
 }
 
 /** Checked store options with their defaults filled in. */

@@ -57,9 +57,9 @@ export interface PinMessageTarget {
 /** Options of {@link handlePinMessage}. */
 export interface HandlePinMessageOptions {
   /** The messages the model sees; the manager's current window when omitted. */
-  target?: PinMessageTarget
+  target?: PinMessageTarget | undefined
   /** Who is recorded as pinning; default `'agent'`. */
-  actor?: string
+  actor?: string | undefined
 }
 
 function windowTarget(manager: PersistentConversationManager): PinMessageTarget {

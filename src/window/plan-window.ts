@@ -12,15 +12,15 @@ import { resolveWindowLimits, type WindowLimitOptions } from './window-options.j
 /** Options for {@link planWindow}. */
 export interface PlanWindowOptions extends WindowLimitOptions {
   /** Window state before this step; default: nothing evicted yet (`{ boundary: 0, kept: [] }`). */
-  state?: WindowState
+  state?: WindowState | undefined
   /** `apply` (default) enforces the limits; `overflow` must evict something. */
-  mode?: ReduceMode
+  mode?: ReduceMode | undefined
   /** Token count of each message; computed with `tokenCounter` when omitted. */
-  tokens?: readonly number[]
+  tokens?: readonly number[] | undefined
   /** Counter used when `tokens` is omitted; the default estimator otherwise. */
-  tokenCounter?: TokenCounter
+  tokenCounter?: TokenCounter | undefined
   /** Which messages are pinned; read from `metadata.custom.pinned` when omitted. */
-  pinned?: readonly boolean[]
+  pinned?: readonly boolean[] | undefined
   /**
    * Token count the window shows for each message when it shows a replacement (e.g. truncated tool
    * results), `undefined` for the others; the window counts these instead of `tokens`.

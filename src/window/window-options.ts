@@ -17,13 +17,13 @@ export interface ProtectedMessages {
 /** How big the window may be. */
 export interface WindowLimitOptions {
   /** Maximum number of messages in the window. Default 40, as in Strands. */
-  windowSize?: number
+  windowSize?: number | undefined
   /** Maximum total tokens in the window; no limit when omitted. */
-  tokenBudget?: number
+  tokenBudget?: number | undefined
   /** Ranges that are always in the window. */
-  protectedMessages?: ProtectedMessages
+  protectedMessages?: ProtectedMessages | undefined
   /** Strands' shorthand: `N` protects the first N messages, `-N` the last N. */
-  protectedMessageRange?: number
+  protectedMessageRange?: number | undefined
 }
 
 /** Resolved, validated window limits. */

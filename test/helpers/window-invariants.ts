@@ -34,7 +34,7 @@ export interface WindowRuleOptions {
    * What the caller appended and had acknowledged: trackingId → `JSON.stringify` of the message with its
    * trackingId. Each must be in the archive, byte-identical.
    */
-  readonly appended?: ReadonlyMap<string, string> | Iterable<readonly [string, string]>
+  readonly appended?: ReadonlyMap<string, string> | Iterable<readonly [string, string]> | undefined
   /** The boundary an earlier check saw: the boundary may not be smaller now. */
   readonly previousBoundary?: number
   /**

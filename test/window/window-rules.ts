@@ -71,7 +71,7 @@ export interface RuleCheck {
   windowSeqs: readonly number[]
   limits: WindowLimits
   /** The result of the applyWindow/reduce that produced this window, when there was one. */
-  result?: WindowResult
+  result?: WindowResult | undefined
   mode?: 'apply' | 'overflow'
   previousBoundary?: number
 }

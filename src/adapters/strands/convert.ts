@@ -31,7 +31,10 @@ export function fromLedgerMessage(data: MessageData): Message {
 
 /** The metadata-only view of a live message that the ledger's pin helpers read and write. */
 function metadataOf(message: Message): MessageData {
-  return { role: message.role, content: [], metadata: message.metadata as MessageData['metadata'] }
+  const metadata = message.metadata as MessageData['metadata']
+  return metadata === undefined
+    ? { role: message.role, content: [] }
+    : { role: message.role, content: [], metadata }
 }
 
 /**
@@ -56,7 +59,7 @@ export function setStrandsPin(message: Message, pinned: boolean): void {
   if (hasStrandsPin(message) === pinned) return
   const next = (pinned ? pinMessage : unpinMessage)(metadataOf(message)).metadata
   if (next === undefined) delete message.metadata
-  else message.metadata = next as Message['metadata']
+  else message.metadata = next as NonNullable<Message['metadata']>
 }
 
 /**

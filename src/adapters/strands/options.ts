@@ -15,22 +15,22 @@ export interface PersistentConversationManagerOptions extends LedgerManagerOptio
    * Strands' proactive compression: `true` reduces when the projected input reaches 70% of the model's
    * context window, `{ compressionThreshold }` at that ratio (in (0, 1]). Off when omitted.
    */
-  proactiveCompression?: boolean | ProactiveCompressionConfig
+  proactiveCompression?: boolean | ProactiveCompressionConfig | undefined
   /** Truncate oversized tool results in the window before evicting anything. Default true. */
-  truncateToolResults?: boolean
+  truncateToolResults?: boolean | undefined
   /**
    * Show the agent the window with runs of same-role messages merged, so roles strictly alternate (for
    * providers that require it, such as Bedrock Converse): `window({ alternate: true })`. The archive is
    * unchanged. Default false.
    */
-  alternate?: boolean
+  alternate?: boolean | undefined
   /**
    * Where the manager reports what it handled on its own (repaired or refused messages, truncations the
    * store refused, overflows it could not recover from), one line each in Strands' `key=<value> | text`
    * style. A Strands `Logger` (the interface `configureLogging` takes). Default: `console.warn` and
    * `console.error`.
    */
-  logger?: Logger
+  logger?: Logger | undefined
 }
 
 /** The options split into what the base class, the core manager and the adapter each take. */

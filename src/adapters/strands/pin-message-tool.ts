@@ -57,7 +57,7 @@ const toolSpec: ToolSpec = {
   // Input mode, so `action` (which has a default) is optional for the model.
   inputSchema: (({ $schema: _schema, ...schema }) => schema)(
     z.toJSONSchema(pinMessageInputSchema, { io: 'input' }),
-  ) as ToolSpec['inputSchema'],
+  ) as NonNullable<ToolSpec['inputSchema']>,
 }
 
 /** The Strands tool class behind {@link pinMessageTool}. */
