@@ -5,9 +5,15 @@ import tseslint from 'typescript-eslint'
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'migrations/**', 'coverage/**'] },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  { languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } } },
   {
     rules: {
+      // Numbers and booleans read naturally in messages; objects and undefined stay refused.
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allowNumber: true, allowBoolean: true },
+      ],
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // SQL is never built by concatenating values: prepare() and exec() take literal text only.
@@ -26,4 +32,5 @@ export default tseslint.config(
       ],
     },
   },
+  { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
 )

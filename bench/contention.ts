@@ -139,7 +139,10 @@ function start(role: Role, index: number, path: string, seed: number, cfg: Conte
   const done = new Promise<WorkerReport>((resolve, reject) => {
     child.on('error', reject)
     child.on('close', (code) => {
-      if (code !== 0 || !out.includes('D\n')) return reject(new Error(`${role} ${index} exited with ${code}`))
+      if (code !== 0 || !out.includes('D\n')) {
+        reject(new Error(`${role} ${index} exited with ${code}`))
+        return
+      }
       resolve(JSON.parse(readFileSync(`${path}.${role}-${index}.json`, 'utf8')) as WorkerReport)
     })
   })
@@ -212,7 +215,9 @@ async function runOnce(scratch: Scratch, cfg: ContentionConfig, run: number): Pr
       // no WAL at this instant
     }
   }, 50)
-  const reports = await Promise.all(children.map((c) => c.done)).finally(() => clearInterval(sampler))
+  const reports = await Promise.all(children.map((c) => c.done)).finally(() => {
+    clearInterval(sampler)
+  })
   const loadAfter = loadavg()[0] ?? 0
 
   const byKey = new Map<string, number[]>()

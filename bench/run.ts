@@ -118,8 +118,12 @@ function benchAppend(scratch: Scratch, cfg: Config): Row[] {
     const c = Array.from({ length: iterations }, () => serialize(strict.turn()))
     const [o, t, s] = interleavedRun(iterations, [
       (i) => manager.append(a[i] ?? []),
-      (i) => raw.append(1, b[i] ?? []),
-      (i) => raw.appendSerialized(2, c[i] ?? []),
+      (i) => {
+        raw.append(1, b[i] ?? [])
+      },
+      (i) => {
+        raw.appendSerialized(2, c[i] ?? [])
+      },
     ]) as [number, number, number]
     vsRaw.push(pair(o, t))
     vsStrict.push(pair(o, s))

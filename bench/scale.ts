@@ -134,7 +134,7 @@ function measureLoop(store: ContextStore, sessions: readonly string[]): Timings[
   const sides = sessions.map((sessionId, i) => ({
     m: new PersistentConversationManager({ store, sessionId, windowSize: WINDOW }),
     turns: new TurnFactory(`measure-${i}`, 1000 + i),
-    t: { append: [], applyWindow: [], window: [] } as Timings,
+    t: { append: [] as number[], applyWindow: [] as number[], window: [] as number[] } satisfies Timings,
   }))
   for (const side of sides)
     for (let w = 0; w < 10; w++) {
@@ -191,7 +191,10 @@ function openInChild(path: string, sessionId: string): Promise<OpenSample> {
   return new Promise((resolve, reject) => {
     child.on('error', reject)
     child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`open child exited with ${code}`))
+      if (code !== 0) {
+        reject(new Error(`open child exited with ${code}`))
+        return
+      }
       const r = JSON.parse(out) as { us: number; size: number }
       resolve({ openWindowUs: r.us, processMs: performance.now() - t0, size: r.size })
     })

@@ -157,7 +157,9 @@ function setup(variant: Variant, n: number): Setup {
     core.append(seed)
     core.applyWindow()
     conversationManager = new PersistentConversationManager({ store, sessionId: 'bench', windowSize: WINDOW })
-    close = () => store.close()
+    close = () => {
+      store.close()
+    }
     checkpoint = () => void store.connection().pragma('wal_checkpoint(TRUNCATE)')
     archived = () => store.session('bench')?.messageCount ?? 0
   } else {

@@ -56,7 +56,7 @@ export interface ScriptedModelOptions {
  * const agent = new Agent({ model, tools: [lookup], printer: false })
  * ```
  */
-export class ScriptedModel extends Model<BaseModelConfig> {
+export class ScriptedModel extends Model {
   /** Successful calls. */
   calls = 0
   /** Calls refused with `ContextWindowOverflowError`. */

@@ -258,7 +258,7 @@ function withRepairRecord(
   const metadata = isRecord(message.metadata) ? message.metadata : {}
   const custom = isRecord(metadata.custom) ? metadata.custom : {}
   const ours = isRecord(custom.contextLedger) ? custom.contextLedger : {}
-  const recorded = repairs.slice(0, MAX_RECORDED_REPAIRS).map((r) => ({ ...r }) as JsonValue)
+  const recorded = repairs.slice(0, MAX_RECORDED_REPAIRS).map((r) => ({ ...r }))
   const omitted = repairs.length - recorded.length
   const contextLedger = { ...ours, repaired: recorded, ...(omitted > 0 ? { repairsOmitted: omitted } : {}) }
   return {

@@ -141,7 +141,7 @@ export function checkAttribution(attribution: unknown): PinAttribution {
   if (a.actor !== undefined) checkText(a.actor, 'attribution.actor', 1, ACTOR_MAX)
   if (a.reason !== undefined)
     checkText(a.reason, 'attribution.reason', 0, DEFAULT_MESSAGE_LIMITS.maxStringLength)
-  return a as PinAttribution
+  return a
 }
 
 /**

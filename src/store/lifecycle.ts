@@ -129,7 +129,7 @@ export function checkPruneOptions(options: unknown): {
       `expected true (pinned messages are never pruned), got ${describeValue(o.keepPinned)}`,
     )
   return {
-    sessionId: o.sessionId as string | undefined,
+    sessionId: o.sessionId,
     before,
     actor: checkOptionalText(o.actor, 'options.actor') ?? 'retention',
     reason:

@@ -45,7 +45,7 @@ export function countStatements(store: ContextStore): StatementCounter {
     counted.byName[name] = (counted.byName[name] ?? 0) + 1
     const named = args[0]
     if (typeof named === 'object' && named !== null && 'seqs' in named) {
-      const seqs = (named as { seqs: unknown }).seqs
+      const seqs = named.seqs
       if (typeof seqs === 'string') counted.bound += (JSON.parse(seqs) as unknown[]).length
     }
   }

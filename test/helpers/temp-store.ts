@@ -27,7 +27,9 @@ export function tempDir(prefix = 'context-ledger-'): TempDir {
   return {
     dir,
     file: (name) => join(dir, name),
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    cleanup: () => {
+      rmSync(dir, { recursive: true, force: true })
+    },
   }
 }
 

@@ -14,7 +14,9 @@ let cleanup: () => void
 beforeEach(() => {
   ;({ store, cleanup } = tempStore())
 })
-afterEach(() => cleanup())
+afterEach(() => {
+  cleanup()
+})
 
 const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
 const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
@@ -27,7 +29,7 @@ function optionsError(options: Record<string, unknown>): ContextLedgerError | un
       store,
       sessionId: 's',
       ...options,
-    } as PersistentConversationManagerOptions)
+    })
   } catch (e) {
     if (e instanceof ContextLedgerError) return e
     throw e

@@ -318,7 +318,9 @@ beforeEach(() => {
   manager.pin({ seq: 1 })
   manager.applyWindow()
 })
-afterEach(() => store.close())
+afterEach(() => {
+  store.close()
+})
 
 describe('bad input', () => {
   it('is refused with INVALID_MESSAGE naming the defect, and the ledger does not change', () => {

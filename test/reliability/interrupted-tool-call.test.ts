@@ -10,7 +10,9 @@ import { useTempDir } from './support.js'
 const TEXT = 'Tool call interrupted: no result was recorded before the conversation continued.'
 const dir = useTempDir()
 let store: ContextStore
-afterEach(() => store?.close())
+afterEach(() => {
+  store?.close()
+})
 
 const user = (text: string, trackingId?: string): MessageData => ({
   role: 'user',

@@ -26,7 +26,9 @@ beforeEach(() => {
   // A fresh store: no session key cached, so every read looks the session up.
   store = openContextStore(path)
 })
-afterEach(() => store.close())
+afterEach(() => {
+  store.close()
+})
 
 /** Runs SQL on a second connection, behind the store's back. */
 function behindTheBack(sql: string): void {

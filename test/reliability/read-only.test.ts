@@ -110,7 +110,12 @@ describe('readonly: true', () => {
       ['append', () => store.append('s', { role: 'user', content: [{ text: 'x' }] })],
       ['applyWindow', () => store.applyWindow('s', LIMITS)],
       ['setPinned', () => store.setPinned('s', { seq: 0 }, true, {}, LIMITS)],
-      ['setWindowContent', () => store.setWindowContent('s', { seq: 0 }, null)],
+      [
+        'setWindowContent',
+        () => {
+          store.setWindowContent('s', { seq: 0 }, null)
+        },
+      ],
     ]
     for (const [name, write] of writes) expect(refusal(write).code, name).toBe<ErrorCode>('READ_ONLY')
     store.close()

@@ -120,7 +120,9 @@ export function useWorker(name: string): WorkerLauncher {
     })
     command = [join(outdir, `${name}.mjs`)]
   })
-  afterAll(() => rmSync(outdir, { recursive: true, force: true }))
+  afterAll(() => {
+    rmSync(outdir, { recursive: true, force: true })
+  })
   return (args, user) => {
     if (command === undefined) throw new Error(`worker ${name} is not built yet`)
     return spawn(process.execPath, [...command, ...args], {
@@ -169,6 +171,8 @@ export function collect(child: ChildProcess, onLine: (line: string) => void = ()
   })
   return new Promise((resolve, reject) => {
     child.on('error', reject)
-    child.on('close', (code, signal) => resolve({ code, signal, lines, stderr }))
+    child.on('close', (code, signal) => {
+      resolve({ code, signal, lines, stderr })
+    })
   })
 }

@@ -19,7 +19,9 @@ let cleanup: () => void
 beforeEach(() => {
   ;({ store, path, cleanup } = tempStore())
 })
-afterEach(() => cleanup())
+afterEach(() => {
+  cleanup()
+})
 
 const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
 const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })

@@ -37,7 +37,9 @@ let cleanup: () => void
 beforeEach(() => {
   ;({ store, cleanup } = tempStore())
 })
-afterEach(() => cleanup())
+afterEach(() => {
+  cleanup()
+})
 
 describe('a duplicate toolUseId inside one assistant message', () => {
   it('is refused with INVALID_MESSAGE naming the second block, alone or in a batch, and changes nothing', () => {

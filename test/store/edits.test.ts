@@ -24,7 +24,9 @@ let store: ContextStore
 let path: string
 let cleanup: () => void
 beforeEach(() => ({ store, path, cleanup } = tempStore()))
-afterEach(() => cleanup())
+afterEach(() => {
+  cleanup()
+})
 
 /** Every byte of the ledger on disk: the database, its write-ahead log and shared-memory index. */
 function fileBytes(): string {
@@ -175,7 +177,7 @@ describe('ContextStore.redactMessage', () => {
       () => store.redactMessage('s', null as never),
       () => store.redactMessage('s', { seq: 0 }, { actor: 5 } as never),
       () => store.redactMessage('s', { seq: 0 }, { replacment: user('y') } as never),
-      () => store.editMessage('s', { seq: 0, trackingId: 'x' } as never, user('y')),
+      () => store.editMessage('s', { seq: 0, trackingId: 'x' }, user('y')),
       () => store.editMessage('s', { seq: 0 }, user('y'), null as never),
       () => store.window('s', { alternate: 'yes' } as never),
       () => store.window('s', null as never),

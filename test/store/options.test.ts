@@ -23,7 +23,9 @@ describe('openContextStore options are not validated', () => {
   beforeEach(() => {
     dir = tempDir()
   })
-  afterEach(() => dir.cleanup())
+  afterEach(() => {
+    dir.cleanup()
+  })
 
   it.each<[string, unknown, string]>([
     ["synchronous: 'ful' (would silently give NORMAL)", { synchronous: 'ful' }, 'synchronous'],
@@ -125,14 +127,16 @@ describe('store and manager arguments', () => {
       { role: 'assistant', content: [{ text: 'a' }] },
     ])
   })
-  afterEach(() => cleanup())
+  afterEach(() => {
+    cleanup()
+  })
 
   const calls: [string, () => unknown, string][] = [
     ['manager.pin(null) (a raw TypeError)', () => manager.pin(null as never), 'ref'],
     ['manager.unpin({})', () => manager.unpin({} as never), 'ref'],
     [
       '{ windowIndex: 0, seq: 1 } (the seq silently used)',
-      () => manager.pin({ windowIndex: 0, seq: 1 } as never),
+      () => manager.pin({ windowIndex: 0, seq: 1 }),
       'ref',
     ],
     ['{ seq: -1 }', () => manager.pin({ seq: -1 }), 'ref.seq'],
@@ -175,7 +179,9 @@ describe('store and manager arguments', () => {
     ],
     [
       'setWindowContent ref { nope: 1 }',
-      () => store.setWindowContent('s', { nope: 1 } as never, null),
+      () => {
+        store.setWindowContent('s', { nope: 1 } as never, null)
+      },
       'ref.nope',
     ],
     [
@@ -247,9 +253,7 @@ describe('store and manager arguments', () => {
   })
 
   it('still takes a well-formed ref, attribution and history options', () => {
-    expect(
-      manager.pin({ seq: 1, trackingId: undefined } as never, { actor: 'agent', reason: 'r' }).changed,
-    ).toBe(true)
+    expect(manager.pin({ seq: 1, trackingId: undefined }, { actor: 'agent', reason: 'r' }).changed).toBe(true)
     expect(manager.history({ fromSeq: 1, limit: 1 }).map((e) => e.seq)).toStrictEqual([1])
     expect(store.pinnedMessages({ sessionId: 's' }).map((p) => p.seq)).toStrictEqual([1])
     expect(manager.message({ windowIndex: 0 }).seq).toBe(0)

@@ -27,7 +27,9 @@ beforeAll(() => {
   m.applyWindow()
   // No ANALYZE: the store never runs it, so these are the plans users get.
 })
-afterAll(() => cleanup())
+afterAll(() => {
+  cleanup()
+})
 
 /** Statements that list across all sessions (they walk the sessions table or the partial pinned index). */
 const COLD = new Set(['allSessions', 'allPinnedMessages'])

@@ -30,7 +30,9 @@ const result = (id: string, text = `result of ${id}`): MessageData => ({
 let store: ContextStore
 let cleanup: () => void
 beforeEach(() => ({ store, cleanup } = tempStore()))
-afterEach(() => cleanup())
+afterEach(() => {
+  cleanup()
+})
 
 describe('ContextStore.append', () => {
   describe('a message sent again', () => {

@@ -17,7 +17,9 @@ beforeEach(() => {
   ;({ store, cleanup } = tempStore({ limits: { maxStringLength: 4096 } }))
   store.append('s', { role: 'user', content: [{ text: 'hello' }] })
 })
-afterEach(() => cleanup())
+afterEach(() => {
+  cleanup()
+})
 
 const SMUGGLED = { toolResult: { toolUseId: 'never-made', status: 'success', content: [{ text: 'x' }] } }
 

@@ -26,7 +26,9 @@ const call = (id: string): MessageData => ({
 let store: ContextStore
 let cleanup: () => void
 beforeEach(() => ({ store, cleanup } = tempStore()))
-afterEach(() => cleanup())
+afterEach(() => {
+  cleanup()
+})
 
 describe('alternateRoles', () => {
   it('merges a pinned user message kept before the boundary with the user message after it', () => {
@@ -65,7 +67,9 @@ describe('alternateRoles', () => {
     const window = [user('a'), assistant('b'), user('c')].map((x, i) => ({ ...x, trackingId: `t${i}` }))
     const out = alternateRoles(window)
     expect(out).toStrictEqual(window)
-    out.forEach((x, i) => expect(x).toBe(window[i]))
+    out.forEach((x, i) => {
+      expect(x).toBe(window[i])
+    })
   })
 
   it('alternates roles and keeps every block, in order within each role run, for any sequence', () => {

@@ -20,7 +20,9 @@ beforeAll(() => {
   ;({ store, cleanup } = tempStore())
   counter = countStatements(store)
 })
-afterAll(() => cleanup())
+afterAll(() => {
+  cleanup()
+})
 
 /** One agent turn: a question, a tool call, its result, an answer. */
 function turn(k: number): MessageData[] {

@@ -26,7 +26,9 @@ let session = 0
 beforeAll(() => {
   ;({ store, cleanup } = tempStore())
 })
-afterAll(() => cleanup())
+afterAll(() => {
+  cleanup()
+})
 
 const op = fc.oneof(
   {

@@ -41,7 +41,7 @@ class StrandsDriver {
       agent: this.agent as never,
       model: undefined as never,
       error: new ContextWindowOverflowError('too long'),
-    }) as boolean
+    })
   }
   ids(): string[] {
     return this.agent.messages.map((m) => m.trackingId)
@@ -58,7 +58,9 @@ let session = 0
 beforeAll(() => {
   ;({ store, cleanup } = tempStore())
 })
-afterAll(() => cleanup())
+afterAll(() => {
+  cleanup()
+})
 
 const step = fc.record({
   take: fc.integer({ min: 1, max: 7 }),
@@ -95,7 +97,7 @@ describe('PersistentConversationManager', () => {
               const window = ours.window().map((m) => m.trackingId)
               if (result.cut === 'latest-trim-point') {
                 // Strands found no valid trim point and kept everything; we cut earlier. Resync.
-                expect(reduced === undefined || reduced === false).toBe(true)
+                expect(reduced === undefined || !reduced).toBe(true)
                 strands.agent.messages = ours.window().map((m) => Message.fromJSON(m as never))
                 continue
               }

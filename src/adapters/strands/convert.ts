@@ -59,7 +59,7 @@ export function setStrandsPin(message: Message, pinned: boolean): void {
   if (hasStrandsPin(message) === pinned) return
   const next = (pinned ? pinMessage : unpinMessage)(metadataOf(message)).metadata
   if (next === undefined) delete message.metadata
-  else message.metadata = next as NonNullable<Message['metadata']>
+  else message.metadata = next
 }
 
 /**

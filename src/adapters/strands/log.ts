@@ -13,8 +13,12 @@ import type { Logger } from '@strands-agents/sdk'
 export const defaultLogger: Logger = Object.freeze({
   debug: () => {},
   info: () => {},
-  warn: (...args: unknown[]) => console.warn(...args),
-  error: (...args: unknown[]) => console.error(...args),
+  warn: (...args: unknown[]) => {
+    console.warn(...args)
+  },
+  error: (...args: unknown[]) => {
+    console.error(...args)
+  },
 })
 
 /** Values of a log line; undefined ones are left out. */

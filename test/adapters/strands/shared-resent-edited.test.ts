@@ -12,7 +12,9 @@ import { invalidity } from '../../helpers/provider-validity.js'
 
 let dir: TempDir
 beforeEach(() => (dir = tempDir()))
-afterEach(() => dir.cleanup())
+afterEach(() => {
+  dir.cleanup()
+})
 
 /** The assistant script, recording every conversation the model was handed. */
 function recordingModel(prefix: string, calls: ScriptedCall[]): ScriptedModel {

@@ -18,7 +18,7 @@ if (path === undefined || action === undefined) throw new Error('usage: ledger-u
 
 function run(): number {
   if (action === 'raw-read') {
-    const db = new Database(path as string)
+    const db = new Database(path)
     const count = db.prepare('SELECT count(*) FROM messages').pluck().get() as number
     db.close()
     return count
