@@ -1,0 +1,207 @@
+/**
+ * What the provider converters share: the options, the handling of blocks a provider cannot take, media
+ * types and data URLs, and the text of a tool result. The converters are pure functions over the stored
+ * message form (`MessageData`), with no provider SDK behind them.
+ */
+import { ContextLedgerError } from '../errors.js'
+import { formatPath } from '../messages/json-snapshot.js'
+import type { DocumentBlockData, MediaBlockData, ToolResultContentData } from '../messages/types.js'
+
+/** Options of the provider converters. */
+export interface ConvertOptions {
+  /**
+   * What to do with a block the provider cannot take (a video, an S3 location, an image in an assistant
+   * message, a block kind the converter does not know): `'error'` (default) throws a
+   * `ContextLedgerError` with code `INVALID_MESSAGE` and the block's `path`; `'placeholder'` sends a
+   * short text in its place (see {@link unsupportedPlaceholder}), so the model knows something was there.
+   */
+  unsupported?: 'error' | 'placeholder' | undefined
+}
+
+/** Where a block is, as keys and indices from the converted array: `[3, 'content', 1, 'video']`. */
+export type BlockPath = readonly (string | number)[]
+
+/**
+ * The text sent in place of a block a provider cannot take, with `unsupported: 'placeholder'`.
+ *
+ * @param kind - the block kind, e.g. `video`
+ * @param provider - the provider's API name
+ * @returns e.g. `[video omitted: not supported by Anthropic Messages]`
+ */
+export function unsupportedPlaceholder(kind: string, provider: string): string {
+  return `[${kind} omitted: not supported by ${provider}]`
+}
+
+/** The text a tool result with no content is sent as, where the provider needs non-empty text. */
+export const EMPTY_TOOL_RESULT_TEXT = '(no output)'
+
+/** The prefix of an OpenAI tool output whose status is `error` (OpenAI has no error flag). */
+export const TOOL_ERROR_PREFIX = '[ERROR] '
+
+/**
+ * Handles a block the provider cannot take, by the caller's choice.
+ *
+ * @param options - the converter options
+ * @param provider - the provider's API name, for the message and the placeholder
+ * @param path - where the block is
+ * @param kind - the block kind
+ * @param why - what makes it unsupported
+ * @returns the placeholder text
+ * @throws ContextLedgerError `INVALID_MESSAGE` unless `options.unsupported` is `'placeholder'`
+ */
+export function unsupported(
+  options: ConvertOptions,
+  provider: string,
+  path: BlockPath,
+  kind: string,
+  why: string,
+): string {
+  if (options.unsupported === 'placeholder') return unsupportedPlaceholder(kind, provider)
+  const where = formatPath(path)
+  throw new ContextLedgerError(
+    'INVALID_MESSAGE',
+    `${provider} cannot take the ${kind} block at ${where}: ${why}. Pass { unsupported: 'placeholder' } to send a placeholder text instead.`,
+    { path: where },
+  )
+}
+
+/**
+ * The single key that names a block's kind.
+ *
+ * @param block - a content block or tool-result item
+ * @returns its kind, e.g. `text`, `toolUse`; `unknown` for something that is not an object
+ */
+export function blockKind(block: object): string {
+  return Object.keys(block)[0] ?? 'unknown'
+}
+
+const MIME: Readonly<Record<string, string>> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  pdf: 'application/pdf',
+  csv: 'text/csv',
+  html: 'text/html',
+  txt: 'text/plain',
+  md: 'text/markdown',
+  markdown: 'text/markdown',
+  json: 'application/json',
+  xml: 'application/xml',
+  yaml: 'application/yaml',
+  yml: 'application/yaml',
+  doc: 'application/msword',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xls: 'application/vnd.ms-excel',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+}
+
+/** The image formats every converter sends, by their media type. */
+export const IMAGE_MEDIA_TYPES = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+} as const
+
+/** Media type of an image format the providers take. */
+export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[keyof typeof IMAGE_MEDIA_TYPES]
+
+/**
+ * The media type of an image format the providers take.
+ *
+ * @param format - e.g. `png`, `JPG`
+ * @returns the media type, or undefined for another format
+ */
+export function imageMediaType(format: string): ImageMediaType | undefined {
+  const key = format.toLowerCase()
+  return key in IMAGE_MEDIA_TYPES ? IMAGE_MEDIA_TYPES[key as keyof typeof IMAGE_MEDIA_TYPES] : undefined
+}
+
+/**
+ * The media type of a file format.
+ *
+ * @param format - e.g. `pdf`, `csv`
+ * @returns the media type; `application/<format>` for a format the table does not know
+ */
+export function mediaType(format: string): string {
+  const key = format.toLowerCase()
+  return MIME[key] ?? `application/${key}`
+}
+
+/** Document formats whose bytes are text, sent as text where a provider takes only PDF files. */
+const TEXT_FORMATS = new Set(['txt', 'md', 'markdown', 'csv', 'json', 'xml', 'html', 'yml', 'yaml'])
+
+/**
+ * Whether a document format holds text.
+ *
+ * @param format - e.g. `txt`
+ * @returns true for plain-text formats (txt, md, csv, json, xml, html, yaml)
+ */
+export function isTextFormat(format: string): boolean {
+  return TEXT_FORMATS.has(format.toLowerCase())
+}
+
+/**
+ * Decodes base64 bytes as UTF-8 text.
+ *
+ * @param bytes - base64, as the stored form holds bytes
+ * @returns the text
+ */
+export function decodeText(bytes: string): string {
+  return Buffer.from(bytes, 'base64').toString('utf8')
+}
+
+/**
+ * A `data:` URL for base64 bytes.
+ *
+ * @param type - the media type
+ * @param bytes - base64
+ * @returns `data:<type>;base64,<bytes>`
+ */
+export function dataUrl(type: string, bytes: string): string {
+  return `data:${type};base64,${bytes}`
+}
+
+/**
+ * The URL an OpenAI API takes for an image: a data URL for bytes, the URL itself for a URL source.
+ *
+ * @param image - the image block
+ * @returns the URL, or a reason it has none (an S3 location, an unknown format)
+ */
+export function imageUrl(image: MediaBlockData): { url: string } | { why: string } {
+  const source = image.source
+  if ('url' in source) return { url: source.url }
+  if ('location' in source) return { why: 'an S3 location is readable by Bedrock only' }
+  const type = imageMediaType(image.format)
+  if (type === undefined) return { why: `image format "${image.format}" is not png, jpeg, gif or webp` }
+  return { url: dataUrl(type, source.bytes) }
+}
+
+/**
+ * The text of a document whose source is text: inline text, text blocks, or bytes of a text format.
+ *
+ * @param document - the document block
+ * @returns the text, or undefined for binary bytes or an S3 location
+ */
+export function documentText(document: DocumentBlockData): string | undefined {
+  const source = document.source
+  if ('text' in source) return source.text
+  if ('content' in source) return source.content.map((c) => c.text).join('\n')
+  if ('bytes' in source && isTextFormat(document.format)) return decodeText(source.bytes)
+  return undefined
+}
+
+/**
+ * The text items of a tool result, JSON items serialized.
+ *
+ * @param item - one item of a tool result
+ * @returns its text, or undefined for media
+ */
+export function toolResultItemText(item: ToolResultContentData): string | undefined {
+  if ('text' in item) return item.text
+  if ('json' in item) return JSON.stringify(item.json)
+  return undefined
+}
