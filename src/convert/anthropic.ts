@@ -19,16 +19,8 @@
  *   {@link ConvertOptions.unsupported}. Empty text blocks are dropped, and so is a message left empty.
  */
 import type { ContentBlockData, MessageData, Role, ToolResultData } from '../messages/types.js'
-import {
-  blockKind,
-  decodeText,
-  documentText,
-  imageMediaType,
-  unsupported,
-  type BlockPath,
-  type ConvertOptions,
-  type ImageMediaType,
-} from './shared.js'
+import { assistantPieces, userPieces, type Piece, type PieceContext } from './pieces.js'
+import { blockKind, decodeText, type BlockPath, type ConvertOptions, type ImageMediaType } from './shared.js'
 
 /** Where a cache point was: the block it ends the cached prefix at. */
 export interface AnthropicCacheControl {
@@ -141,71 +133,58 @@ export interface AnthropicMessage {
   content: AnthropicContentBlock[]
 }
 
-const PROVIDER = 'Anthropic Messages'
+const CONTEXT = (options: ConvertOptions): PieceContext => ({
+  options,
+  provider: 'Anthropic Messages',
+  audio: new Set(),
+})
 
 type Media = AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock
-type Part = ContentBlockData | ToolResultData['content'][number]
 
-/** The blocks of a text, image or document; an empty array for empty text. */
-function mediaBlocks(block: Part, path: BlockPath, options: ConvertOptions): Media[] {
-  const text = (t: string): Media[] => (t === '' ? [] : [{ type: 'text', text: t }])
-  const fail = (kind: string, why: string) => text(unsupported(options, PROVIDER, path, kind, why))
-  if ('text' in block) return text(block.text)
-  if ('json' in block) return text(JSON.stringify(block.json))
-  if ('image' in block) {
-    const { format, source } = block.image
-    if ('url' in source) return [{ type: 'image', source: { type: 'url', url: source.url } }]
-    if ('location' in source) return fail('image', 'an S3 location is readable by Bedrock only')
-    const type = imageMediaType(format)
-    if (type === undefined) return fail('image', `image format "${format}" is not png, jpeg, gif or webp`)
-    return [{ type: 'image', source: { type: 'base64', media_type: type, data: source.bytes } }]
-  }
-  if ('document' in block) {
-    const doc = block.document
-    const extra = {
-      title: doc.name,
-      ...(doc.context === undefined ? {} : { context: doc.context }),
-      ...(doc.citations === undefined ? {} : { citations: doc.citations }),
+function media(piece: Piece): Media {
+  switch (piece.type) {
+    case 'text':
+      return { type: 'text', text: piece.text }
+    case 'image': {
+      const { source } = piece
+      return 'url' in source
+        ? { type: 'image', source: { type: 'url', url: source.url } }
+        : { type: 'image', source: { type: 'base64', media_type: source.mediaType, data: source.data } }
     }
-    if ('content' in doc.source) {
-      const content = doc.source.content.flatMap((c) =>
-        c.text === '' ? [] : [{ type: 'text' as const, text: c.text }],
-      )
-      return [{ type: 'document', source: { type: 'content', content }, ...extra }]
+    case 'document': {
+      const doc = piece.document
+      const extra = {
+        title: doc.name,
+        ...(doc.context === undefined ? {} : { context: doc.context }),
+        ...(doc.citations === undefined ? {} : { citations: doc.citations }),
+      }
+      if ('content' in doc.source) {
+        const content = doc.source.content.flatMap((c) =>
+          c.text === '' ? [] : [{ type: 'text' as const, text: c.text }],
+        )
+        return { type: 'document', source: { type: 'content', content }, ...extra }
+      }
+      return 'text' in piece.content
+        ? {
+            type: 'document',
+            source: { type: 'text', media_type: 'text/plain', data: piece.content.text },
+            ...extra,
+          }
+        : {
+            type: 'document',
+            source: { type: 'base64', media_type: 'application/pdf', data: piece.content.pdf },
+            ...extra,
+          }
     }
-    const body = documentText(doc)
-    if (body !== undefined)
-      return [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: body }, ...extra }]
-    if ('bytes' in doc.source && doc.format.toLowerCase() === 'pdf')
-      return [
-        {
-          type: 'document',
-          source: { type: 'base64', media_type: 'application/pdf', data: doc.source.bytes },
-          ...extra,
-        },
-      ]
-    return fail('document', `only PDF files and text documents are sent (format "${doc.format}")`)
+    case 'audio':
+      // The context lists no audio format, so userPieces never gives audio here.
+      throw new Error('unreachable: Anthropic takes no audio')
   }
-  if ('guardContent' in block) {
-    const { text: guarded, image } = block.guardContent
-    return [
-      ...(guarded === undefined ? [] : text(guarded.text)),
-      ...(image === undefined ? [] : mediaBlocks({ image }, path, options)),
-    ]
-  }
-  if ('citations' in block) return text(block.citations.content.map((c) => c.text).join(''))
-  if ('audio' in block || 'video' in block) return fail(blockKind(block), 'Anthropic takes no audio or video')
-  const kind = blockKind(block)
-  return fail(kind, 'not a content block of this kind of message, or an unknown kind')
 }
 
-function toolResult(
-  result: ToolResultData,
-  path: BlockPath,
-  options: ConvertOptions,
-): AnthropicToolResultBlock {
+function toolResult(result: ToolResultData, path: BlockPath, ctx: PieceContext): AnthropicToolResultBlock {
   const content = result.content.flatMap((item, k) =>
-    mediaBlocks(item, [...path, 'toolResult', 'content', k, blockKind(item)], options),
+    userPieces(item, [...path, 'toolResult', 'content', k, blockKind(item)], ctx).map(media),
   )
   return {
     type: 'tool_result',
@@ -232,38 +211,31 @@ function reasoning(block: {
   return out
 }
 
-function notInAssistant(options: ConvertOptions, path: BlockPath, kind: string): AnthropicTextBlock {
-  const why = 'assistant content is text, tool calls and thinking'
-  return { type: 'text', text: unsupported(options, PROVIDER, path, kind, why) }
+function assistantBlocks(
+  block: ContentBlockData,
+  path: BlockPath,
+  ctx: PieceContext,
+): AnthropicContentBlock[] {
+  if ('reasoning' in block) return reasoning(block.reasoning)
+  return assistantPieces(block, path, ctx).map((p): AnthropicContentBlock => {
+    if (p.type === 'text') return { type: 'text', text: p.text }
+    const { toolUseId, name, input } = p.toolUse
+    return { type: 'tool_use', id: toolUseId, name, input }
+  })
 }
 
-function convert(message: MessageData, index: number, options: ConvertOptions): AnthropicContentBlock[] {
+function convert(message: MessageData, index: number, ctx: PieceContext): AnthropicContentBlock[] {
   const out: AnthropicContentBlock[] = []
-  const assistant = message.role === 'assistant'
   message.content.forEach((block, j) => {
-    const path = [index, 'content', j, blockKind(block)]
+    const path = [index, 'content', j]
     if ('cachePoint' in block) {
       const last = out.at(-1)
       if (last !== undefined && last.type !== 'thinking' && last.type !== 'redacted_thinking')
         last.cache_control = cacheControl(block.cachePoint.ttl)
-    } else if ('reasoning' in block) {
-      if (assistant) out.push(...reasoning(block.reasoning))
-    } else if ('toolUse' in block && assistant)
-      out.push({
-        type: 'tool_use',
-        id: block.toolUse.toolUseId,
-        name: block.toolUse.name,
-        input: block.toolUse.input,
-      })
-    else if ('toolResult' in block && !assistant)
-      out.push(toolResult(block.toolResult, path.slice(0, 3), options))
-    else if (assistant && 'guardContent' in block) {
-      const { text, image } = block.guardContent
-      if (text !== undefined && text.text !== '') out.push({ type: 'text', text: text.text })
-      if (image !== undefined) out.push(notInAssistant(options, path, 'image'))
-    } else if (assistant && !('text' in block || 'citations' in block))
-      out.push(notInAssistant(options, path, blockKind(block)))
-    else out.push(...mediaBlocks(block, path, options))
+    } else if (message.role === 'assistant')
+      out.push(...assistantBlocks(block, [...path, blockKind(block)], ctx))
+    else if ('toolResult' in block) out.push(toolResult(block.toolResult, path, ctx))
+    else out.push(...userPieces(block, [...path, blockKind(block)], ctx).map(media))
   })
   return out
 }
@@ -294,9 +266,10 @@ export function toAnthropicMessages(
   messages: readonly MessageData[],
   options: ConvertOptions = {},
 ): AnthropicMessage[] {
+  const ctx = CONTEXT(options)
   const out: AnthropicMessage[] = []
   messages.forEach((message, index) => {
-    const content = convert(message, index, options)
+    const content = convert(message, index, ctx)
     if (content.length === 0) return
     const last = out.at(-1)
     if (last?.role === message.role) last.content.push(...content)

@@ -15,17 +15,13 @@
  * - Anything else (video, S3 locations, media in an assistant message, unknown kinds) follows
  *   {@link ConvertOptions.unsupported}. Empty text blocks are dropped, and so is a message left empty.
  */
-import type { ContentBlockData, MessageData, ToolResultData } from '../messages/types.js'
+import type { MessageData, ToolResultData } from '../messages/types.js'
+import { assistantPieces, userPieces, type Piece, type PieceContext } from './pieces.js'
 import {
-  dataUrl,
-  documentText,
-  EMPTY_TOOL_RESULT_TEXT,
-  imageUrl,
-  mediaType,
-  TOOL_ERROR_PREFIX,
-  toolResultItemText,
-  unsupported,
   blockKind,
+  dataUrl,
+  EMPTY_TOOL_RESULT_TEXT,
+  TOOL_ERROR_PREFIX,
   type BlockPath,
   type ConvertOptions,
 } from './shared.js'
@@ -78,71 +74,47 @@ export interface OpenAIChatToolMessage {
 /** A message of the Chat Completions `messages` array, as the converter produces them. */
 export type OpenAIChatMessage = OpenAIChatUserMessage | OpenAIChatAssistantMessage | OpenAIChatToolMessage
 
-const PROVIDER = 'OpenAI Chat Completions'
-const AUDIO_FORMATS = new Set(['wav', 'mp3'])
+const CONTEXT = (options: ConvertOptions): PieceContext => ({
+  options,
+  provider: 'OpenAI Chat Completions',
+  audio: new Set(['wav', 'mp3']),
+})
 
-type Part = ContentBlockData | ToolResultData['content'][number]
-
-/** The user-message parts of one block; an empty array for a block that is dropped. */
-function userParts(block: Part, path: BlockPath, options: ConvertOptions): OpenAIChatContentPart[] {
-  const text = (t: string): OpenAIChatContentPart[] => (t === '' ? [] : [{ type: 'text', text: t }])
-  const fail = (kind: string, why: string) => text(unsupported(options, PROVIDER, path, kind, why))
-  if ('text' in block) return text(block.text)
-  if ('json' in block) return text(JSON.stringify(block.json))
-  if ('image' in block) {
-    const url = imageUrl(block.image)
-    return 'url' in url ? [{ type: 'image_url', image_url: { url: url.url } }] : fail('image', url.why)
+function part(piece: Piece): OpenAIChatContentPart {
+  switch (piece.type) {
+    case 'text':
+      return { type: 'text', text: piece.text }
+    case 'image': {
+      const { source } = piece
+      const url = 'url' in source ? source.url : dataUrl(source.mediaType, source.data)
+      return { type: 'image_url', image_url: { url } }
+    }
+    case 'document':
+      return 'text' in piece.content
+        ? { type: 'text', text: piece.content.text }
+        : {
+            type: 'file',
+            file: { filename: piece.document.name, file_data: dataUrl('application/pdf', piece.content.pdf) },
+          }
+    case 'audio':
+      return {
+        type: 'input_audio',
+        input_audio: { data: piece.data, format: piece.format === 'wav' ? 'wav' : 'mp3' },
+      }
   }
-  if ('document' in block) {
-    const doc = block.document
-    const body = documentText(doc)
-    if (body !== undefined) return text(body)
-    if ('bytes' in doc.source && doc.format.toLowerCase() === 'pdf')
-      return [
-        {
-          type: 'file',
-          file: { filename: doc.name, file_data: dataUrl(mediaType('pdf'), doc.source.bytes) },
-        },
-      ]
-    return fail('document', `only PDF files and text documents are sent (format "${doc.format}")`)
-  }
-  if ('audio' in block) {
-    const { format, source } = block.audio
-    const key = format.toLowerCase()
-    if ('bytes' in source && AUDIO_FORMATS.has(key))
-      return [{ type: 'input_audio', input_audio: { data: source.bytes, format: key as 'wav' | 'mp3' } }]
-    return fail('audio', 'only wav and mp3 bytes are sent')
-  }
-  if ('guardContent' in block) {
-    const { text: guarded, image } = block.guardContent
-    return [
-      ...(guarded === undefined ? [] : text(guarded.text)),
-      ...(image === undefined ? [] : userParts({ image }, path, options)),
-    ]
-  }
-  if ('citations' in block) return text(block.citations.content.map((c) => c.text).join(''))
-  if ('reasoning' in block || 'cachePoint' in block) return []
-  if ('video' in block) return fail('video', 'OpenAI takes no video')
-  const kind = blockKind(block)
-  return fail(kind, kind === 'toolUse' ? 'a tool call belongs in an assistant message' : 'unknown block kind')
 }
 
 function toolMessage(
   result: ToolResultData,
   path: BlockPath,
-  options: ConvertOptions,
+  ctx: PieceContext,
 ): { message: OpenAIChatToolMessage; attachments: OpenAIChatContentPart[] } {
   const texts: string[] = []
   const attachments: OpenAIChatContentPart[] = []
   result.content.forEach((item, k) => {
-    const itemText = toolResultItemText(item)
-    if (itemText !== undefined) {
-      texts.push(itemText)
-      return
-    }
-    for (const part of userParts(item, [...path, 'toolResult', 'content', k, blockKind(item)], options))
-      if (part.type === 'text') texts.push(part.text)
-      else attachments.push(part)
+    for (const p of userPieces(item, [...path, 'toolResult', 'content', k, blockKind(item)], ctx).map(part))
+      if (p.type === 'text') texts.push(p.text)
+      else attachments.push(p)
   })
   let content = texts.join('\n')
   if (content === '')
@@ -153,41 +125,37 @@ function toolMessage(
   return { message: { role: 'tool', tool_call_id: result.toolUseId, content }, attachments }
 }
 
-function assistantMessage(message: MessageData, index: number, options: ConvertOptions): OpenAIChatMessage[] {
-  const texts: string[] = []
-  const calls: OpenAIChatToolCall[] = []
-  message.content.forEach((block, j) => {
-    const path = [index, 'content', j, blockKind(block)]
-    const fail = (kind: string, why: string) => texts.push(unsupported(options, PROVIDER, path, kind, why))
-    if ('toolUse' in block) {
-      const { toolUseId, name, input } = block.toolUse
-      calls.push({ id: toolUseId, type: 'function', function: { name, arguments: JSON.stringify(input) } })
-    } else if ('text' in block) texts.push(block.text)
-    else if ('citations' in block) texts.push(block.citations.content.map((c) => c.text).join(''))
-    else if ('guardContent' in block) {
-      if (block.guardContent.text !== undefined) texts.push(block.guardContent.text.text)
-      if (block.guardContent.image !== undefined) fail('image', 'OpenAI takes images in user messages only')
-    } else if ('reasoning' in block || 'cachePoint' in block) return
-    else if ('image' in block || 'document' in block || 'audio' in block || 'video' in block)
-      fail(path[3] as string, 'OpenAI takes media in user messages only')
-    else fail(path[3] as string, 'unknown block kind, or a tool result in an assistant message')
-  })
-  const text = texts.filter((t) => t !== '').join('\n')
+function assistantMessage(message: MessageData, index: number, ctx: PieceContext): OpenAIChatMessage[] {
+  const pieces = message.content.flatMap((block, j) =>
+    assistantPieces(block, [index, 'content', j, blockKind(block)], ctx),
+  )
+  const text = pieces.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n')
+  const calls = pieces.flatMap((p): OpenAIChatToolCall[] =>
+    p.type === 'call'
+      ? [
+          {
+            id: p.toolUse.toolUseId,
+            type: 'function',
+            function: { name: p.toolUse.name, arguments: JSON.stringify(p.toolUse.input) },
+          },
+        ]
+      : [],
+  )
   if (calls.length === 0) return text === '' ? [] : [{ role: 'assistant', content: text }]
   return [{ role: 'assistant', content: text === '' ? null : text, tool_calls: calls }]
 }
 
-function userMessages(message: MessageData, index: number, options: ConvertOptions): OpenAIChatMessage[] {
+function userMessages(message: MessageData, index: number, ctx: PieceContext): OpenAIChatMessage[] {
   const tools: OpenAIChatMessage[] = []
   const attached: OpenAIChatContentPart[] = []
   const parts: OpenAIChatContentPart[] = []
   message.content.forEach((block, j) => {
     const path = [index, 'content', j]
     if ('toolResult' in block) {
-      const { message: tool, attachments } = toolMessage(block.toolResult, path, options)
+      const { message: tool, attachments } = toolMessage(block.toolResult, path, ctx)
       tools.push(tool)
       attached.push(...attachments)
-    } else parts.push(...userParts(block, [...path, blockKind(block)], options))
+    } else parts.push(...userPieces(block, [...path, blockKind(block)], ctx).map(part))
   })
   const content = [...attached, ...parts]
   return content.length === 0 ? tools : [...tools, { role: 'user', content }]
@@ -211,9 +179,8 @@ export function toOpenAIChatMessages(
   messages: readonly MessageData[],
   options: ConvertOptions = {},
 ): OpenAIChatMessage[] {
+  const ctx = CONTEXT(options)
   return messages.flatMap((message, index) =>
-    message.role === 'assistant'
-      ? assistantMessage(message, index, options)
-      : userMessages(message, index, options),
+    message.role === 'assistant' ? assistantMessage(message, index, ctx) : userMessages(message, index, ctx),
   )
 }

@@ -17,16 +17,13 @@
  * - Anything else (audio, video, S3 locations, media in an assistant message, unknown kinds) follows
  *   {@link ConvertOptions.unsupported}. Empty text blocks are dropped, and so is an item left empty.
  */
-import type { ContentBlockData, MessageData, ToolResultData } from '../messages/types.js'
+import type { MessageData, ToolResultData } from '../messages/types.js'
+import { assistantPieces, userPieces, type Piece, type PieceContext } from './pieces.js'
 import {
   blockKind,
   dataUrl,
-  documentText,
   EMPTY_TOOL_RESULT_TEXT,
-  imageUrl,
-  mediaType,
   TOOL_ERROR_PREFIX,
-  unsupported,
   type BlockPath,
   type ConvertOptions,
 } from './shared.js'
@@ -86,54 +83,42 @@ export type OpenAIResponsesInputItem =
   | OpenAIResponsesFunctionCall
   | OpenAIResponsesFunctionCallOutput
 
-const PROVIDER = 'OpenAI Responses'
+const CONTEXT = (options: ConvertOptions): PieceContext => ({
+  options,
+  provider: 'OpenAI Responses',
+  audio: new Set(),
+})
 
-type Part = ContentBlockData | ToolResultData['content'][number]
-
-/** The input parts of one block; an empty array for a block that is dropped. */
-function inputParts(block: Part, path: BlockPath, options: ConvertOptions): OpenAIResponsesContent[] {
-  const text = (t: string): OpenAIResponsesContent[] => (t === '' ? [] : [{ type: 'input_text', text: t }])
-  const fail = (kind: string, why: string) => text(unsupported(options, PROVIDER, path, kind, why))
-  if ('text' in block) return text(block.text)
-  if ('json' in block) return text(JSON.stringify(block.json))
-  if ('image' in block) {
-    const url = imageUrl(block.image)
-    return 'url' in url
-      ? [{ type: 'input_image', image_url: url.url, detail: 'auto' }]
-      : fail('image', url.why)
+function part(piece: Piece): OpenAIResponsesContent {
+  switch (piece.type) {
+    case 'text':
+      return { type: 'input_text', text: piece.text }
+    case 'image': {
+      const { source } = piece
+      const url = 'url' in source ? source.url : dataUrl(source.mediaType, source.data)
+      return { type: 'input_image', image_url: url, detail: 'auto' }
+    }
+    case 'document':
+      return 'text' in piece.content
+        ? { type: 'input_text', text: piece.content.text }
+        : {
+            type: 'input_file',
+            filename: piece.document.name,
+            file_data: dataUrl('application/pdf', piece.content.pdf),
+          }
+    case 'audio':
+      // The context lists no audio format, so userPieces never gives audio here.
+      throw new Error('unreachable: the Responses API takes no audio')
   }
-  if ('document' in block) {
-    const doc = block.document
-    const body = documentText(doc)
-    if (body !== undefined) return text(body)
-    if ('bytes' in doc.source && doc.format.toLowerCase() === 'pdf')
-      return [
-        { type: 'input_file', filename: doc.name, file_data: dataUrl(mediaType('pdf'), doc.source.bytes) },
-      ]
-    return fail('document', `only PDF files and text documents are sent (format "${doc.format}")`)
-  }
-  if ('guardContent' in block) {
-    const { text: guarded, image } = block.guardContent
-    return [
-      ...(guarded === undefined ? [] : text(guarded.text)),
-      ...(image === undefined ? [] : inputParts({ image }, path, options)),
-    ]
-  }
-  if ('citations' in block) return text(block.citations.content.map((c) => c.text).join(''))
-  if ('reasoning' in block || 'cachePoint' in block) return []
-  if ('audio' in block || 'video' in block)
-    return fail(blockKind(block), 'the Responses API takes no audio or video')
-  const kind = blockKind(block)
-  return fail(kind, kind === 'toolUse' ? 'a tool call belongs in an assistant message' : 'unknown block kind')
 }
 
 function functionCallOutput(
   result: ToolResultData,
   path: BlockPath,
-  options: ConvertOptions,
+  ctx: PieceContext,
 ): OpenAIResponsesFunctionCallOutput {
   const parts = result.content.flatMap((item, k) =>
-    inputParts(item, [...path, 'toolResult', 'content', k, blockKind(item)], options),
+    userPieces(item, [...path, 'toolResult', 'content', k, blockKind(item)], ctx).map(part),
   )
   const prefix = result.status === 'error' ? TOOL_ERROR_PREFIX : ''
   let output: string | OpenAIResponsesContent[]
@@ -144,47 +129,35 @@ function functionCallOutput(
   return { type: 'function_call_output', call_id: result.toolUseId, output }
 }
 
-function assistantItems(
-  message: MessageData,
-  index: number,
-  options: ConvertOptions,
-): OpenAIResponsesInputItem[] {
+function assistantItems(message: MessageData, index: number, ctx: PieceContext): OpenAIResponsesInputItem[] {
   const items: OpenAIResponsesInputItem[] = []
   let texts: string[] = []
   const flush = (): void => {
-    const content = texts.filter((t) => t !== '').join('\n')
-    if (content !== '') items.push({ type: 'message', role: 'assistant', content })
+    if (texts.length > 0) items.push({ type: 'message', role: 'assistant', content: texts.join('\n') })
     texts = []
   }
   message.content.forEach((block, j) => {
-    const kind = blockKind(block)
-    const fail = (what: string, why: string) =>
-      texts.push(unsupported(options, PROVIDER, [index, 'content', j, kind], what, why))
-    if ('toolUse' in block) {
+    for (const piece of assistantPieces(block, [index, 'content', j, blockKind(block)], ctx)) {
+      if (piece.type === 'text') {
+        texts.push(piece.text)
+        continue
+      }
       flush()
-      const { toolUseId, name, input } = block.toolUse
+      const { toolUseId, name, input } = piece.toolUse
       items.push({ type: 'function_call', call_id: toolUseId, name, arguments: JSON.stringify(input) })
-    } else if ('text' in block) texts.push(block.text)
-    else if ('citations' in block) texts.push(block.citations.content.map((c) => c.text).join(''))
-    else if ('guardContent' in block) {
-      if (block.guardContent.text !== undefined) texts.push(block.guardContent.text.text)
-      if (block.guardContent.image !== undefined) fail('image', 'assistant input is text only')
-    } else if ('reasoning' in block || 'cachePoint' in block) return
-    else if ('image' in block || 'document' in block || 'audio' in block || 'video' in block)
-      fail(kind, 'assistant input is text only')
-    else fail(kind, 'unknown block kind, or a tool result in an assistant message')
+    }
   })
   flush()
   return items
 }
 
-function userItems(message: MessageData, index: number, options: ConvertOptions): OpenAIResponsesInputItem[] {
+function userItems(message: MessageData, index: number, ctx: PieceContext): OpenAIResponsesInputItem[] {
   const outputs: OpenAIResponsesInputItem[] = []
   const content: OpenAIResponsesContent[] = []
   message.content.forEach((block, j) => {
     const path = [index, 'content', j]
-    if ('toolResult' in block) outputs.push(functionCallOutput(block.toolResult, path, options))
-    else content.push(...inputParts(block, [...path, blockKind(block)], options))
+    if ('toolResult' in block) outputs.push(functionCallOutput(block.toolResult, path, ctx))
+    else content.push(...userPieces(block, [...path, blockKind(block)], ctx).map(part))
   })
   return content.length === 0 ? outputs : [...outputs, { type: 'message', role: 'user', content }]
 }
@@ -207,9 +180,8 @@ export function toOpenAIResponsesInput(
   messages: readonly MessageData[],
   options: ConvertOptions = {},
 ): OpenAIResponsesInputItem[] {
+  const ctx = CONTEXT(options)
   return messages.flatMap((message, index) =>
-    message.role === 'assistant'
-      ? assistantItems(message, index, options)
-      : userItems(message, index, options),
+    message.role === 'assistant' ? assistantItems(message, index, ctx) : userItems(message, index, ctx),
   )
 }

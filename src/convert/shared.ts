@@ -5,7 +5,7 @@
  */
 import { ContextLedgerError } from '../errors.js'
 import { formatPath } from '../messages/json-snapshot.js'
-import type { DocumentBlockData, MediaBlockData, ToolResultContentData } from '../messages/types.js'
+import type { DocumentBlockData } from '../messages/types.js'
 
 /** Options of the provider converters. */
 export interface ConvertOptions {
@@ -75,30 +75,8 @@ export function blockKind(block: object): string {
   return Object.keys(block)[0] ?? 'unknown'
 }
 
-const MIME: Readonly<Record<string, string>> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  pdf: 'application/pdf',
-  csv: 'text/csv',
-  html: 'text/html',
-  txt: 'text/plain',
-  md: 'text/markdown',
-  markdown: 'text/markdown',
-  json: 'application/json',
-  xml: 'application/xml',
-  yaml: 'application/yaml',
-  yml: 'application/yaml',
-  doc: 'application/msword',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  xls: 'application/vnd.ms-excel',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-}
-
 /** The image formats every converter sends, by their media type. */
-export const IMAGE_MEDIA_TYPES = {
+const IMAGE_MEDIA_TYPES = {
   png: 'image/png',
   jpg: 'image/jpeg',
   jpeg: 'image/jpeg',
@@ -120,17 +98,6 @@ export function imageMediaType(format: string): ImageMediaType | undefined {
   return key in IMAGE_MEDIA_TYPES ? IMAGE_MEDIA_TYPES[key as keyof typeof IMAGE_MEDIA_TYPES] : undefined
 }
 
-/**
- * The media type of a file format.
- *
- * @param format - e.g. `pdf`, `csv`
- * @returns the media type; `application/<format>` for a format the table does not know
- */
-export function mediaType(format: string): string {
-  const key = format.toLowerCase()
-  return MIME[key] ?? `application/${key}`
-}
-
 /** Document formats whose bytes are text, sent as text where a provider takes only PDF files. */
 const TEXT_FORMATS = new Set(['txt', 'md', 'markdown', 'csv', 'json', 'xml', 'html', 'yml', 'yaml'])
 
@@ -140,7 +107,7 @@ const TEXT_FORMATS = new Set(['txt', 'md', 'markdown', 'csv', 'json', 'xml', 'ht
  * @param format - e.g. `txt`
  * @returns true for plain-text formats (txt, md, csv, json, xml, html, yaml)
  */
-export function isTextFormat(format: string): boolean {
+function isTextFormat(format: string): boolean {
   return TEXT_FORMATS.has(format.toLowerCase())
 }
 
@@ -166,21 +133,6 @@ export function dataUrl(type: string, bytes: string): string {
 }
 
 /**
- * The URL an OpenAI API takes for an image: a data URL for bytes, the URL itself for a URL source.
- *
- * @param image - the image block
- * @returns the URL, or a reason it has none (an S3 location, an unknown format)
- */
-export function imageUrl(image: MediaBlockData): { url: string } | { why: string } {
-  const source = image.source
-  if ('url' in source) return { url: source.url }
-  if ('location' in source) return { why: 'an S3 location is readable by Bedrock only' }
-  const type = imageMediaType(image.format)
-  if (type === undefined) return { why: `image format "${image.format}" is not png, jpeg, gif or webp` }
-  return { url: dataUrl(type, source.bytes) }
-}
-
-/**
  * The text of a document whose source is text: inline text, text blocks, or bytes of a text format.
  *
  * @param document - the document block
@@ -191,17 +143,5 @@ export function documentText(document: DocumentBlockData): string | undefined {
   if ('text' in source) return source.text
   if ('content' in source) return source.content.map((c) => c.text).join('\n')
   if ('bytes' in source && isTextFormat(document.format)) return decodeText(source.bytes)
-  return undefined
-}
-
-/**
- * The text items of a tool result, JSON items serialized.
- *
- * @param item - one item of a tool result
- * @returns its text, or undefined for media
- */
-export function toolResultItemText(item: ToolResultContentData): string | undefined {
-  if ('text' in item) return item.text
-  if ('json' in item) return JSON.stringify(item.json)
   return undefined
 }
