@@ -20,7 +20,14 @@
  */
 import type { ContentBlockData, MessageData, Role, ToolResultData } from '../messages/types.js'
 import { assistantPieces, userPieces, type Piece, type PieceContext } from './pieces.js'
-import { blockKind, decodeText, type BlockPath, type ConvertOptions, type ImageMediaType } from './shared.js'
+import {
+  blockKind,
+  checkConvertOptions,
+  decodeText,
+  type BlockPath,
+  type ConvertOptions,
+  type ImageMediaType,
+} from './shared.js'
 
 /** Where a cache point was: the block it ends the cached prefix at. */
 export interface AnthropicCacheControl {
@@ -134,7 +141,7 @@ export interface AnthropicMessage {
 }
 
 const CONTEXT = (options: ConvertOptions): PieceContext => ({
-  options,
+  options: checkConvertOptions(options),
   provider: 'Anthropic Messages',
   audio: new Set(),
 })

@@ -19,6 +19,7 @@ import type { MessageData, ToolResultData } from '../messages/types.js'
 import { assistantPieces, userPieces, type Piece, type PieceContext } from './pieces.js'
 import {
   blockKind,
+  checkConvertOptions,
   dataUrl,
   EMPTY_TOOL_RESULT_TEXT,
   TOOL_ERROR_PREFIX,
@@ -75,7 +76,7 @@ export interface OpenAIChatToolMessage {
 export type OpenAIChatMessage = OpenAIChatUserMessage | OpenAIChatAssistantMessage | OpenAIChatToolMessage
 
 const CONTEXT = (options: ConvertOptions): PieceContext => ({
-  options,
+  options: checkConvertOptions(options),
   provider: 'OpenAI Chat Completions',
   audio: new Set(['wav', 'mp3']),
 })

@@ -21,6 +21,7 @@ import type { MessageData, ToolResultData } from '../messages/types.js'
 import { assistantPieces, userPieces, type Piece, type PieceContext } from './pieces.js'
 import {
   blockKind,
+  checkConvertOptions,
   dataUrl,
   EMPTY_TOOL_RESULT_TEXT,
   TOOL_ERROR_PREFIX,
@@ -84,7 +85,7 @@ export type OpenAIResponsesInputItem =
   | OpenAIResponsesFunctionCallOutput
 
 const CONTEXT = (options: ConvertOptions): PieceContext => ({
-  options,
+  options: checkConvertOptions(options),
   provider: 'OpenAI Responses',
   audio: new Set(),
 })

@@ -1,7 +1,8 @@
 /**
- * What the provider converters share: the options, the handling of blocks a provider cannot take, media
- * types and data URLs, and the text of a tool result. The converters are pure functions over the stored
- * message form (`MessageData`), with no provider SDK behind them.
+ * What the provider converters share: the options, the handling of blocks a provider cannot take, image
+ * media types, data URLs and document text. The converters are pure functions over the stored message
+ * form (`MessageData`, as `window()` returns it; other input can be checked first with
+ * `validateMessage`), with no provider SDK behind them.
  */
 import { ContextLedgerError } from '../errors.js'
 import { formatPath } from '../messages/json-snapshot.js'
@@ -16,6 +17,24 @@ export interface ConvertOptions {
    * short text in its place (see {@link unsupportedPlaceholder}), so the model knows something was there.
    */
   unsupported?: 'error' | 'placeholder' | undefined
+}
+
+/**
+ * Checks the converter options, which JavaScript callers may pass unchecked.
+ *
+ * @param options - the options
+ * @returns the options
+ * @throws ContextLedgerError `INVALID_OPTIONS` for an `unsupported` value other than `'error'` or `'placeholder'`
+ */
+export function checkConvertOptions(options: ConvertOptions): ConvertOptions {
+  const mode: unknown = options.unsupported
+  if (mode !== undefined && mode !== 'error' && mode !== 'placeholder')
+    throw new ContextLedgerError(
+      'INVALID_OPTIONS',
+      `unsupported must be 'error' or 'placeholder', got ${typeof mode === 'string' ? JSON.stringify(mode) : typeof mode}`,
+      { path: 'unsupported' },
+    )
+  return options
 }
 
 /** Where a block is, as keys and indices from the converted array: `[3, 'content', 1, 'video']`. */

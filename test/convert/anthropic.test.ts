@@ -5,9 +5,12 @@
 import { describe, expect, it } from 'vitest'
 import {
   toAnthropicMessages,
+  toOpenAIChatMessages,
+  toOpenAIResponsesInput,
   unsupportedPlaceholder,
   type AnthropicContentBlock,
   type ContentBlockData,
+  type ConvertOptions,
 } from '../../src/index.js'
 import { everyBlockMessage, everyToolResultMessage } from '../helpers/all-blocks.js'
 import { refusal } from '../helpers/refusal.js'
@@ -215,5 +218,15 @@ describe('toAnthropicMessages: blocks Anthropic cannot take', () => {
     expect(out).toHaveLength(1)
     const types = out[0]?.content.map((b) => b.type)
     expect(types?.slice(0, 4)).toStrictEqual(['text', 'tool_use', 'thinking', 'redacted_thinking'])
+  })
+})
+
+describe('converter options', () => {
+  it('refuses an unknown unsupported mode with INVALID_OPTIONS, before converting anything', () => {
+    const bad = { unsupported: 'skip' } as unknown as ConvertOptions
+    for (const convert of [toAnthropicMessages, toOpenAIChatMessages, toOpenAIResponsesInput]) {
+      const error = refusal(() => convert([], bad))
+      expect([error.code, error.path]).toStrictEqual(['INVALID_OPTIONS', 'unsupported'])
+    }
   })
 })
