@@ -94,17 +94,17 @@ export function blockKind(block: object): string {
   return Object.keys(block)[0] ?? 'unknown'
 }
 
-/** The image formats every converter sends, by their media type. */
-const IMAGE_MEDIA_TYPES = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-} as const
-
 /** Media type of an image format the providers take. */
-export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[keyof typeof IMAGE_MEDIA_TYPES]
+export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp'
+
+/** The image formats every converter sends, and their media types. */
+const IMAGE_MEDIA_TYPES: ReadonlyMap<string, ImageMediaType> = new Map([
+  ['png', 'image/png'],
+  ['jpg', 'image/jpeg'],
+  ['jpeg', 'image/jpeg'],
+  ['gif', 'image/gif'],
+  ['webp', 'image/webp'],
+])
 
 /**
  * The media type of an image format the providers take.
@@ -113,8 +113,7 @@ export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[keyof typeof IMAGE_MEDIA
  * @returns the media type, or undefined for another format
  */
 export function imageMediaType(format: string): ImageMediaType | undefined {
-  const key = format.toLowerCase()
-  return key in IMAGE_MEDIA_TYPES ? IMAGE_MEDIA_TYPES[key as keyof typeof IMAGE_MEDIA_TYPES] : undefined
+  return IMAGE_MEDIA_TYPES.get(format.toLowerCase())
 }
 
 /** Document formats whose bytes are text, sent as text where a provider takes only PDF files. */
