@@ -14,9 +14,10 @@
  *
  * Usage: `node --import tsx bench/contention-worker.ts <role> <db> <index> <seed> <durationMs> <writers> <maxPins>`
  */
-import { existsSync, readFileSync, writeFileSync, writeSync } from 'node:fs'
-import { ContextLedgerError, openContextStore, PersistentConversationManager } from '../src/index.js'
+import { writeFileSync, writeSync } from 'node:fs'
+import { isContextLedgerError, openContextStore, PersistentConversationManager } from '../src/index.js'
 import { prng, TurnFactory } from './fixtures.js'
+import { wchar } from './machine.js'
 
 /** Roles a worker can play. */
 export type Role = 'writer' | 'pinner' | 'reader'
@@ -40,14 +41,6 @@ export interface WorkerReport {
 }
 
 const WINDOW = 40
-
-function wchar(): number | undefined {
-  if (!existsSync('/proc/self/io')) return undefined
-  const line = readFileSync('/proc/self/io', 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('wchar:'))
-  return line === undefined ? undefined : Number(line.slice(6).trim())
-}
 
 function send(line: string): void {
   const bytes = Buffer.from(`${line}\n`)
@@ -82,7 +75,7 @@ function main(): void {
     try {
       return fn()
     } catch (error) {
-      const code = error instanceof ContextLedgerError ? error.code : 'UNEXPECTED'
+      const code = isContextLedgerError(error) ? error.code : 'UNEXPECTED'
       report.errors[code] = (report.errors[code] ?? 0) + 1
       report.samples[code] ??= error instanceof Error ? error.message : String(error)
       return undefined

@@ -18,6 +18,7 @@ import { readFileSync, statSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { openContextStore, PersistentConversationManager } from '../src/index.js'
+import { parseOptions } from './args.js'
 import { TurnFactory } from './fixtures.js'
 import { Scratch } from './harness.js'
 import type { Role, WorkerReport } from './contention-worker.js'
@@ -70,15 +71,6 @@ function log(line: string): void {
   process.stderr.write(`${line}\n`)
 }
 
-function intArg(argv: readonly string[], name: string, fallback: number): number {
-  const at = argv.indexOf(name)
-  if (at < 0) return fallback
-  const value = Number(argv[at + 1])
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new Error(`${name} takes a non-negative integer, got ${argv[at + 1]}`)
-  return value
-}
-
 /**
  * Reads the contention options from the command line.
  *
@@ -86,13 +78,22 @@ function intArg(argv: readonly string[], name: string, fallback: number): number
  * @returns the configuration
  */
 export function parseContentionArgs(argv: readonly string[]): ContentionConfig {
+  const count = { type: 'integer', min: 0 } as const
+  const o = parseOptions(argv, {
+    duration: { type: 'integer', min: 1 },
+    repeat: { type: 'integer', min: 1 },
+    writers: count,
+    pinners: count,
+    readers: count,
+    'max-pins': { type: 'integer', min: 1 },
+  })
   return {
-    duration: intArg(argv, '--duration', 15),
-    repeat: Math.max(1, intArg(argv, '--repeat', 1)),
-    writers: intArg(argv, '--writers', 3),
-    pinners: intArg(argv, '--pinners', 2),
-    readers: intArg(argv, '--readers', 1),
-    maxPins: intArg(argv, '--max-pins', 10),
+    duration: o.duration ?? 15,
+    repeat: o.repeat ?? 1,
+    writers: o.writers ?? 3,
+    pinners: o.pinners ?? 2,
+    readers: o.readers ?? 1,
+    maxPins: o['max-pins'] ?? 10,
   }
 }
 
@@ -131,8 +132,8 @@ function start(role: Role, index: number, path: string, seed: number, cfg: Conte
   const ready = new Promise<void>((resolve) => {
     onReady = resolve
   })
-  child.stdout?.setEncoding('utf8')
-  child.stdout?.on('data', (chunk: string) => {
+  child.stdout.setEncoding('utf8')
+  child.stdout.on('data', (chunk: string) => {
     out += chunk
     if (out.startsWith('R\n')) onReady()
   })
@@ -255,7 +256,7 @@ async function runOnce(scratch: Scratch, cfg: ContentionConfig, run: number): Pr
   const { lost, extra } = lostCheck(path, reports, cfg.writers)
   const acked = reports.reduce((n, r) => n + Object.values(r.acked).reduce((k, ids) => k + ids.length, 0), 0)
   const wchars = reports.map((r) => r.wchar)
-  const bytes = wchars.every((w) => w !== undefined) ? wchars.reduce((a, b) => a + (b ?? 0), 0) : undefined
+  const bytes = wchars.every((w) => w !== undefined) ? wchars.reduce((a, b) => a + b, 0) : undefined
   return {
     rows,
     max,

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { MessageData } from '../src/index.js'
 
 /**
  * The median of a list of numbers (the mean of the middle two for an even count).
@@ -174,4 +175,51 @@ export class Scratch {
   dispose(): void {
     rmSync(this.dir, { recursive: true, force: true })
   }
+}
+
+/** A session the agent loop drives: its manager and where its turns come from. */
+export interface LoopSide {
+  /** The manager of the session. */
+  readonly m: { append(turn: readonly MessageData[]): unknown; applyWindow(): unknown; window(): unknown }
+  /** Its turns. */
+  readonly turns: { turn(): MessageData[] }
+}
+
+/** Every sample of one session's agent loop, µs. */
+export interface LoopTimings {
+  /** `append()` of one turn. */
+  readonly append: number[]
+  /** `applyWindow()` after it. */
+  readonly applyWindow: number[]
+  /** `window()` after that. */
+  readonly window: number[]
+}
+
+/**
+ * The steady-state agent loop (append a turn, `applyWindow()`, `window()`) in several sessions,
+ * interleaved and in alternating order so they all see the same background noise.
+ *
+ * @param sides - the sessions
+ * @param iterations - turns timed per session
+ * @param warmup - untimed turns per session first
+ * @returns each session's samples, in the order given
+ */
+export function timeAgentLoop(sides: readonly LoopSide[], iterations: number, warmup: number): LoopTimings[] {
+  const timings = sides.map((): LoopTimings => ({ append: [], applyWindow: [], window: [] }))
+  for (const side of sides)
+    for (let w = 0; w < warmup; w++) {
+      side.m.append(side.turns.turn())
+      side.m.applyWindow()
+      side.m.window()
+    }
+  const order = sides.map((side, k) => ({ side, t: timings[k] as LoopTimings }))
+  const reversed = [...order].reverse()
+  for (let i = 0; i < iterations; i++)
+    for (const { side, t } of i % 2 === 0 ? order : reversed) {
+      const turn = side.turns.turn()
+      t.append.push(timeUs(() => side.m.append(turn)))
+      t.applyWindow.push(timeUs(() => side.m.applyWindow()))
+      t.window.push(timeUs(() => side.m.window()))
+    }
+  return timings
 }

@@ -12,12 +12,11 @@
  * for (c). Prints medians over runs and same-run ratios; always exits 0 (measured, not asserted).
  * `npm run bench -- --contention [--duration S] [--repeat N] …` runs (e) alone; `--scale` the scale bench.
  */
-import { cpus } from 'node:os'
-import { readFileSync } from 'node:fs'
-import Database from 'better-sqlite3'
 import { openContextStore, PersistentConversationManager, type ContextStore } from '../src/index.js'
 import { WAL_CHECKPOINT_BYTES } from '../src/db/open.js'
+import { parseOptions } from './args.js'
 import { RawBaseline, serialize } from './baseline.js'
+import { machine } from './machine.js'
 import { benchPins } from './pins.js'
 import { TurnFactory } from './fixtures.js'
 import {
@@ -27,7 +26,8 @@ import {
   renderTable,
   Scratch,
   summarize,
-  timeUs,
+  timeAgentLoop,
+  type LoopTimings,
   type PairRun,
   type Row,
 } from './harness.js'
@@ -39,12 +39,8 @@ interface Config {
 }
 
 function parseArgs(argv: readonly string[]): Config {
-  const quick = argv.includes('--quick')
-  const runsAt = argv.indexOf('--runs')
-  const runs = runsAt >= 0 ? Number(argv[runsAt + 1]) : 7
-  if (!Number.isInteger(runs) || runs < 1)
-    throw new Error(`--runs takes a positive integer, got ${argv[runsAt + 1]}`)
-  return { quick, runs, large: quick ? 100_000 : 1_000_000 }
+  const o = parseOptions(argv, { quick: { type: 'flag' }, runs: { type: 'integer', min: 1 } })
+  return { quick: o.quick, runs: o.runs ?? 7, large: o.quick ? 100_000 : 1_000_000 }
 }
 
 const SMALL = 1_000
@@ -53,30 +49,6 @@ const BATCH_TURNS = 250 // 1,000 messages per append() call = one transaction
 
 function log(line: string): void {
   process.stderr.write(`${line}\n`)
-}
-
-/** Machine facts for the report. */
-function machine(): string {
-  let model = cpus()[0]?.model ?? 'unknown CPU'
-  try {
-    const line = readFileSync('/proc/cpuinfo', 'utf8')
-      .split('\n')
-      .find((l) => l.startsWith('model name'))
-    if (line !== undefined) model = line.split(':')[1]?.trim() ?? model
-  } catch {
-    // not Linux: keep os.cpus()
-  }
-  const mem = new Database(':memory:')
-  const sqlite = mem.prepare('SELECT sqlite_version()').pluck().get() as string
-  mem.close()
-  const bsq = (
-    JSON.parse(
-      readFileSync(new URL('../node_modules/better-sqlite3/package.json', import.meta.url), 'utf8'),
-    ) as {
-      version: string
-    }
-  ).version
-  return `${cpus().length} CPUs (${model}), Node ${process.version}, better-sqlite3 ${bsq}, SQLite ${sqlite}`
 }
 
 /**
@@ -199,39 +171,15 @@ function benchFlat(scratch: Scratch, cfg: Config): Row[] {
   const perRun: Record<(typeof ops)[number], PairRun[]> = { append: [], applyWindow: [], window: [] }
   for (let r = 0; r < cfg.runs; r++) {
     const small = smalls[r] as { m: PersistentConversationManager; turns: TurnFactory }
-    const sides = [
-      {
-        m: budgeted(large),
-        turns: largeTurns,
-        t: { append: [] as number[], applyWindow: [] as number[], window: [] as number[] },
-      },
-      {
-        m: budgeted(small.m),
-        turns: small.turns,
-        t: { append: [] as number[], applyWindow: [] as number[], window: [] as number[] },
-      },
-    ]
-    for (const side of sides)
-      for (let w = 0; w < 5; w++) {
-        side.m.append(side.turns.turn())
-        side.m.applyWindow()
-        side.m.window()
-      }
-    for (let i = 0; i < iterations; i++) {
-      const order = i % 2 === 0 ? sides : [sides[1], sides[0]]
-      for (const side of order) {
-        if (side === undefined) continue
-        const turn = side.turns.turn()
-        side.t.append.push(timeUs(() => side.m.append(turn)))
-        side.t.applyWindow.push(timeUs(() => side.m.applyWindow()))
-        side.t.window.push(timeUs(() => side.m.window()))
-      }
-    }
-    for (const op of ops) {
-      const big = median(sides[0]?.t[op] ?? [])
-      const little = median(sides[1]?.t[op] ?? [])
-      perRun[op].push(pair(big, little))
-    }
+    const [big, little] = timeAgentLoop(
+      [
+        { m: budgeted(large), turns: largeTurns },
+        { m: budgeted(small.m), turns: small.turns },
+      ],
+      iterations,
+      5,
+    ) as [LoopTimings, LoopTimings]
+    for (const op of ops) perRun[op].push(pair(median(big[op]), median(little[op])))
   }
   const messages = store.session('large')?.messageCount ?? 0
   const windowSize = large.window().length
@@ -247,8 +195,9 @@ function benchFlat(scratch: Scratch, cfg: Config): Row[] {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2)
+  // `--scale` and `--contention` pick another bench, which parses the remaining options itself.
   if (argv.includes('--scale')) {
-    // Issue 4's scale run: 1,000,000 messages across 1,000 sessions (see bench/scale.ts).
+    // 1,000,000 messages across 1,000 sessions (see bench/scale.ts).
     const { runScale } = await import('./scale.js')
     await runScale(argv.filter((a) => a !== '--scale'))
     return
@@ -256,7 +205,7 @@ async function main(): Promise<void> {
   if (argv.includes('--contention')) {
     // Processes contending for one file: per-call p99 and max (see bench/contention.ts).
     const { runContention } = await import('./contention.js')
-    process.stdout.write(await runContention(argv))
+    process.stdout.write(await runContention(argv.filter((a) => a !== '--contention')))
     return
   }
   const cfg = parseArgs(argv)
@@ -286,7 +235,7 @@ async function main(): Promise<void> {
       'budget that binds first, so applyWindow() runs both the count and the token cut); (d) the same operation',
       'of ours in the same session when it held 100 pins (windowSize 40; every pin brings an evicted message',
       'back, so window() returns every pinned message and grows with them by design).',
-      'WAL, synchronous=NORMAL on both sides. Targets are from issues 2 and 7; this program never fails on a MISS.',
+      'WAL, synchronous=NORMAL on both sides. Targets are the performance goals of the library; this program never fails on a MISS.',
       '',
     ]
     process.stdout.write(out.join('\n'))

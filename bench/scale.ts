@@ -17,13 +17,14 @@
  */
 import { spawn } from 'node:child_process'
 import { spawnSync } from 'node:child_process'
-import { readFileSync, statSync } from 'node:fs'
-import { cpus, totalmem } from 'node:os'
+import { statSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import Database from 'better-sqlite3'
 import { openContextStore, PersistentConversationManager, type ContextStore } from '../src/index.js'
 import { TurnFactory } from './fixtures.js'
-import { median, Scratch, timeUs } from './harness.js'
+import { parseOptions } from './args.js'
+import { median, Scratch, timeAgentLoop, type LoopTimings } from './harness.js'
+import { machine } from './machine.js'
 
 /** What to build. */
 interface ScaleConfig {
@@ -43,40 +44,20 @@ function log(line: string): void {
   process.stderr.write(`${line}\n`)
 }
 
-function intArg(argv: readonly string[], name: string, fallback: number): number {
-  const at = argv.indexOf(name)
-  if (at < 0) return fallback
-  const value = Number(argv[at + 1])
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new Error(`${name} takes a positive integer, got ${argv[at + 1]}`)
-  return value
-}
-
 function parseArgs(argv: readonly string[]): ScaleConfig {
-  const quick = argv.includes('--quick')
+  const o = parseOptions(argv, {
+    quick: { type: 'flag' },
+    keep: { type: 'flag' },
+    sessions: { type: 'integer', min: 1 },
+    large: { type: 'integer', min: 1 },
+    small: { type: 'integer', min: 1 },
+  })
   return {
-    sessions: intArg(argv, '--sessions', quick ? 100 : 1000),
-    large: intArg(argv, '--large', quick ? 50_000 : 500_000),
-    small: intArg(argv, '--small', 500),
-    keep: argv.includes('--keep'),
+    sessions: o.sessions ?? (o.quick ? 100 : 1000),
+    large: o.large ?? (o.quick ? 50_000 : 500_000),
+    small: o.small ?? 500,
+    keep: o.keep,
   }
-}
-
-/** Machine facts printed with the figures. */
-function machine(): string {
-  let model = cpus()[0]?.model ?? 'unknown CPU'
-  try {
-    const line = readFileSync('/proc/cpuinfo', 'utf8')
-      .split('\n')
-      .find((l) => l.startsWith('model name'))
-    model = line?.split(':')[1]?.trim() ?? model
-  } catch {
-    // not Linux
-  }
-  const mem = new Database(':memory:')
-  const sqlite = mem.prepare('SELECT sqlite_version()').pluck().get() as string
-  mem.close()
-  return `${cpus().length} CPUs (${model}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, SQLite ${sqlite}`
 }
 
 function p99(values: readonly number[]): number {
@@ -123,34 +104,13 @@ function build(store: ContextStore, cfg: ScaleConfig): { ms: number; messages: n
   return { ms: performance.now() - t0, messages }
 }
 
-interface Timings {
-  append: number[]
-  applyWindow: number[]
-  window: number[]
-}
-
 /** Steady-state agent loop in two sessions, interleaved so both see the same background noise. */
-function measureLoop(store: ContextStore, sessions: readonly string[]): Timings[] {
+function measureLoop(store: ContextStore, sessions: readonly string[]): LoopTimings[] {
   const sides = sessions.map((sessionId, i) => ({
     m: new PersistentConversationManager({ store, sessionId, windowSize: WINDOW }),
     turns: new TurnFactory(`measure-${i}`, 1000 + i),
-    t: { append: [] as number[], applyWindow: [] as number[], window: [] as number[] } satisfies Timings,
   }))
-  for (const side of sides)
-    for (let w = 0; w < 10; w++) {
-      side.m.append(side.turns.turn())
-      side.m.applyWindow()
-      side.m.window()
-    }
-  for (let i = 0; i < SAMPLES; i++) {
-    for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
-      const turn = side.turns.turn()
-      side.t.append.push(timeUs(() => side.m.append(turn)))
-      side.t.applyWindow.push(timeUs(() => side.m.applyWindow()))
-      side.t.window.push(timeUs(() => side.m.window()))
-    }
-  }
-  return sides.map((s) => s.t)
+  return timeAgentLoop(sides, SAMPLES, 10)
 }
 
 /** Drops the file's pages from the OS page cache, if `dd iflag=nocache` is available. */
@@ -256,7 +216,7 @@ export async function runScale(argv: readonly string[]): Promise<void> {
     const built = build(store, cfg)
     const small = `small-${String(Math.max(1, cfg.sessions >> 1)).padStart(4, '0')}`
     log('measuring append / applyWindow / window...')
-    const [largeT, smallT] = measureLoop(store, ['large', small]) as [Timings, Timings]
+    const [largeT, smallT] = measureLoop(store, ['large', small]) as [LoopTimings, LoopTimings]
     const messages = store.sessions().reduce((n, s) => n + s.messageCount, 0)
     const largeCount = store.session('large')?.messageCount ?? 0
     const smallCount = store.session(small)?.messageCount ?? 0

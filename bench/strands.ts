@@ -1,5 +1,5 @@
 /**
- * What a Strands user pays per agent turn, ours against what they use today (issue 3). A real `Agent`
+ * What a Strands user pays per agent turn, ours against the two setups Strands offers. A real `Agent`
  * with the scripted model runs turns of four messages (prompt, tool call, tool result, answer) on top of
  * a history of 200, 2,000 and 10,000 messages, with:
  *
@@ -16,7 +16,7 @@
  *   npx tsx bench/strands.ts            # 100 measured turns per cell
  *   npx tsx bench/strands.ts --quick    # 20 turns, 200 and 2,000 messages only
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -37,8 +37,11 @@ import {
 } from '../src/index.js'
 import { PersistentConversationManager } from '../src/adapters/strands/index.js'
 import { ScriptedModel, type ScriptedCall, type ScriptedReply } from '../examples/strands-scripted-model.js'
+import { parseOptions } from './args.js'
+import { median } from './harness.js'
+import { wchar } from './machine.js'
 
-const quick = process.argv.includes('--quick')
+const { quick } = parseOptions(process.argv.slice(2), { quick: { type: 'flag' } })
 const HISTORIES = quick ? [200, 2_000] : [200, 2_000, 10_000]
 const TURNS = quick ? 20 : 100
 const WARMUP_TURNS = 5
@@ -61,14 +64,6 @@ interface Cell {
   archived: number
 }
 
-function wchar(): number | undefined {
-  if (!existsSync('/proc/self/io')) return undefined
-  const line = readFileSync('/proc/self/io', 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('wchar:'))
-  return line === undefined ? undefined : Number(line.slice(6).trim())
-}
-
 function dirBytes(path: string): number {
   let total = 0
   for (const entry of readdirSync(path, { withFileTypes: true })) {
@@ -76,14 +71,6 @@ function dirBytes(path: string): number {
     total += entry.isDirectory() ? dirBytes(full) : statSync(full).size
   }
   return total
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
 }
 
 /** `ask <topic>` → a lookup call; a tool result → a short answer. */

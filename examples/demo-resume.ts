@@ -6,13 +6,9 @@
  * Standalone: `npx tsx examples/demo-resume.ts demo.db` (without `--expect-*` it only reports).
  */
 import { statSync } from 'node:fs'
+import { parseArgs } from 'node:util'
 import { openContextStore, PersistentConversationManager } from '../src/index.js'
 import { fingerprint, int, SESSION_ID, summarizeMessage, WINDOW_OPTIONS } from './demo-shared.js'
-
-function option(argv: readonly string[], name: string): string | undefined {
-  const i = argv.indexOf(name)
-  return i >= 0 ? argv[i + 1] : undefined
-}
 
 function fileBytes(path: string): number {
   let total = 0
@@ -31,10 +27,15 @@ function clock(d: Date): string {
 }
 
 function main(): void {
-  const argv = process.argv.slice(2)
-  const path = argv.find((a, i) => !a.startsWith('--') && !(argv[i - 1] ?? '').startsWith('--')) ?? 'demo.db'
-  const expectIds = option(argv, '--expect-ids')
-  const expectJson = option(argv, '--expect-json')
+  const { values, positionals } = parseArgs({
+    options: { 'expect-ids': { type: 'string' }, 'expect-json': { type: 'string' } },
+    allowPositionals: true,
+  })
+  const path = positionals[0]
+  if (path === undefined)
+    throw new Error('usage: demo-resume <ledger file> [--expect-ids H] [--expect-json H]')
+  const expectIds = values['expect-ids']
+  const expectJson = values['expect-json']
 
   const t0 = performance.now()
   const store = openContextStore(path)

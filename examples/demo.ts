@@ -1,6 +1,9 @@
 /**
  * `npm run demo:core [-- path/to/demo.db] [-- --turns N]`
  *
+ * Without a path the ledger goes to a fresh directory under the OS temp dir, removed when the demo ends;
+ * with one, the file stays there to be inspected (`npx tsx examples/demo-resume.ts path/to/demo.db`).
+ *
  * A scripted, long-running agent conversation (no network, no model): thousands of turns with single and
  * parallel tool calls, pins set by the agent and by the user, one unpin, one context overflow. The
  * window is enforced after every turn (windowSize 40, a 4,000-token budget, the first message and the
@@ -8,9 +11,11 @@
  * file and reports what is in it, checking that the window it materializes is the one this process saw.
  */
 import { spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
 import {
   openContextStore,
   PersistentConversationManager,
@@ -22,20 +27,25 @@ import {
 import { fingerprint, int, prng, SESSION_ID, WINDOW_OPTIONS } from './demo-shared.js'
 
 interface Args {
+  /** The ledger file. */
   path: string
+  /** The temp directory holding it, removed at the end; undefined for a path the user gave. */
+  scratch: string | undefined
   turns: number
 }
 
-function parseArgs(argv: readonly string[]): Args {
-  let turns = 2_500
-  let path = 'demo.db'
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] as string
-    if (a === '--turns') turns = Number(argv[++i])
-    else if (!a.startsWith('--')) path = a
-  }
+function readArgs(argv: readonly string[]): Args {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    options: { turns: { type: 'string', default: '2500' } },
+    allowPositionals: true,
+  })
+  const turns = Number(values.turns)
   if (!Number.isInteger(turns) || turns < 10) throw new Error('--turns takes an integer of at least 10')
-  return { path: resolve(path), turns }
+  const given = positionals[0]
+  if (given !== undefined) return { path: resolve(given), scratch: undefined, turns }
+  const scratch = mkdtempSync(join(tmpdir(), 'context-ledger-demo-'))
+  return { path: join(scratch, 'demo.db'), scratch, turns }
 }
 
 const TOOLS = ['run_sql', 'read_file', 'search_docs', 'run_tests', 'check_replication_lag'] as const
@@ -72,6 +82,12 @@ class ScriptedAgent {
       ? { role, content, metadata: { custom: { pinned: true } } }
       : { role, content }
     return this.manager.append(message)
+  }
+
+  /** The agent reads the orders table's schema: the call, then its result. */
+  describeOrders(toolUseId: string, schema: string): LedgerEntry {
+    this.say('assistant', [{ toolUse: { toolUseId, name: 'describe_table', input: { table: 'orders' } } }])
+    return this.say('user', [{ toolResult: { toolUseId, status: 'success', content: [{ text: schema }] } }])
   }
 
   /** One tool round: an assistant message with 1–3 toolUse blocks, then the user message with the results. */
@@ -147,7 +163,7 @@ class ScriptedAgent {
 }
 
 function main(): void {
-  const args = parseArgs(process.argv.slice(2))
+  const args = readArgs(process.argv.slice(2))
   for (const suffix of ['', '-wal', '-shm']) rmSync(args.path + suffix, { force: true })
   const o = WINDOW_OPTIONS
   console.log(`context-ledger demo: ${int(args.turns)} scripted agent turns into ${args.path}`)
@@ -173,22 +189,10 @@ function main(): void {
     } else if (t === 3) {
       // The agent pins a tool result it will need for the whole task; its toolUse partner comes along.
       agent.say('user', [{ text: 'Step 3: Show me the orders table before we touch anything.' }])
-      agent.say('assistant', [
-        { toolUse: { toolUseId: 'schema-v1', name: 'describe_table', input: { table: 'orders' } } },
-      ])
-      const schema = agent.say('user', [
-        {
-          toolResult: {
-            toolUseId: 'schema-v1',
-            status: 'success',
-            content: [
-              {
-                text: 'orders(id bigint pk, customer_id bigint, status varchar(16), total_cents int, created_at datetime)',
-              },
-            ],
-          },
-        },
-      ])
+      const schema = agent.describeOrders(
+        'schema-v1',
+        'orders(id bigint pk, customer_id bigint, status varchar(16), total_cents int, created_at datetime)',
+      )
       schemaSeq = schema.seq
       const windowIndex = manager.window().length - 1
       manager.pin({ windowIndex }, { actor: 'agent', reason: 'orders schema: every backfill step needs it' })
@@ -220,22 +224,10 @@ function main(): void {
       // The schema changed: unpin the old result, pin the new one by seq.
       agent.say('user', [{ text: `Step ${t}: We split the status column. Re-read the schema.` }])
       manager.unpin({ seq: schemaSeq }, { actor: 'agent', reason: 'superseded by schema v2' })
-      agent.say('assistant', [
-        { toolUse: { toolUseId: 'schema-v2', name: 'describe_table', input: { table: 'orders' } } },
-      ])
-      const result = agent.say('user', [
-        {
-          toolResult: {
-            toolUseId: 'schema-v2',
-            status: 'success',
-            content: [
-              {
-                text: 'orders(id bigint pk, customer_id bigint, state_id smallint fk, total_cents int, created_at timestamptz)',
-              },
-            ],
-          },
-        },
-      ])
+      const result = agent.describeOrders(
+        'schema-v2',
+        'orders(id bigint pk, customer_id bigint, state_id smallint fk, total_cents int, created_at timestamptz)',
+      )
       manager.pin(
         { seq: result.seq },
         { actor: 'agent', reason: 'orders schema v2 after the status column split' },
@@ -291,6 +283,8 @@ function main(): void {
   )
   child.on('exit', (code) => {
     process.exitCode = code ?? 1
+    if (args.scratch !== undefined) rmSync(args.scratch, { recursive: true, force: true })
+    else console.log(`\nthe ledger stays in ${args.path}`)
   })
 }
 

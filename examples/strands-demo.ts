@@ -14,6 +14,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
 import { Agent, tool } from '@strands-agents/sdk'
 import type { Message } from '@strands-agents/sdk'
 import { z } from 'zod'
@@ -27,10 +28,15 @@ const SESSION = 'acme-migration'
 const WINDOW = 40
 const CONTEXT_WINDOW_LIMIT = 4_000
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(name)
-  return i >= 0 ? process.argv[i + 1] : undefined
-}
+const { values: args } = parseArgs({
+  options: {
+    turns: { type: 'string', default: '2000' },
+    db: { type: 'string' },
+    // The second process: the file to reopen, and the window fingerprint the first one saw.
+    resume: { type: 'string' },
+    expect: { type: 'string' },
+  },
+})
 
 // ---------------------------------------------------------------- the agent
 
@@ -65,7 +71,7 @@ function text(message: Message | undefined): string {
 function script(call: ScriptedCall): ScriptedReply {
   const last = call.messages.at(-1)
   const result = last?.content.find((b) => b.type === 'toolResultBlock')
-  if (result !== undefined && result.type === 'toolResultBlock')
+  if (result !== undefined)
     return result.status === 'error' ? 'That pin did not work; moving on.' : `Done (call ${call.index}).`
   const prompt = text(last)
   if (prompt.startsWith('Task:'))
@@ -211,13 +217,12 @@ async function secondProcess(file: string, expected: string | undefined): Promis
   if (!same) process.exitCode = 1
 }
 
-const resume = arg('--resume')
-if (resume !== undefined) await secondProcess(resume, arg('--expect'))
+if (args.resume !== undefined) await secondProcess(args.resume, args.expect)
 else {
-  const given = arg('--db')
+  const given = args.db
   const dir = given === undefined ? mkdtempSync(join(tmpdir(), 'context-ledger-demo-')) : undefined
   const file = given ?? join(dir as string, 'agent.db')
   if (given !== undefined) for (const s of ['', '-wal', '-shm']) rmSync(file + s, { force: true })
-  await firstProcess(file, Number(arg('--turns') ?? 2_000))
+  await firstProcess(file, Number(args.turns))
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
 }

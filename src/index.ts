@@ -97,3 +97,41 @@ export {
   TRUNCATION_PRESERVE_CHARS,
   TRUNCATION_THRESHOLD,
 } from './messages/truncate-tool-results.js'
+export {
+  toOpenAIChatMessages,
+  type OpenAIChatMessage,
+  type OpenAIChatUserMessage,
+  type OpenAIChatAssistantMessage,
+  type OpenAIChatToolMessage,
+  type OpenAIChatToolCall,
+  type OpenAIChatContentPart,
+} from './convert/openai-chat.js'
+export {
+  toOpenAIResponsesInput,
+  type OpenAIResponsesInputItem,
+  type OpenAIResponsesUserMessage,
+  type OpenAIResponsesAssistantMessage,
+  type OpenAIResponsesFunctionCall,
+  type OpenAIResponsesFunctionCallOutput,
+  type OpenAIResponsesContent,
+} from './convert/openai-responses.js'
+export {
+  toAnthropicMessages,
+  type AnthropicMessage,
+  type AnthropicContentBlock,
+  type AnthropicTextBlock,
+  type AnthropicImageBlock,
+  type AnthropicDocumentBlock,
+  type AnthropicToolUseBlock,
+  type AnthropicToolResultBlock,
+  type AnthropicThinkingBlock,
+  type AnthropicRedactedThinkingBlock,
+  type AnthropicCacheControl,
+} from './convert/anthropic.js'
+export {
+  EMPTY_TOOL_RESULT_TEXT,
+  TOOL_ERROR_PREFIX,
+  unsupportedPlaceholder,
+  type ConvertOptions,
+  type ImageMediaType,
+} from './convert/shared.js'
