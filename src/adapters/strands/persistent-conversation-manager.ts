@@ -24,7 +24,7 @@ import {
   pinMessageInputSchema,
   type PinMessageToolResult,
 } from '../../index.js'
-import { AgentSync } from './agent-sync.js'
+import { AgentSync } from './sync/agent-sync.js'
 import { resolveOptions, type PersistentConversationManagerOptions } from './options.js'
 import { reduceWindow, type ReductionReport } from './reduction.js'
 

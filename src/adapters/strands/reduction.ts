@@ -12,7 +12,7 @@ import {
   type NothingEvictedReason,
   type PersistentConversationManager as LedgerManager,
 } from '../../index.js'
-import type { AgentSync } from './agent-sync.js'
+import type { AgentSync } from './sync/agent-sync.js'
 import { logLine } from './log.js'
 
 /**
