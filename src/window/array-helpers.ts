@@ -1,7 +1,7 @@
 /**
  * Pure helpers over message arrays, for callers who hold messages in memory (and for the tests). They
  * follow Strands 1.19's semantics (`pin-message.ts`, `findValidTrimPoint`, `adjustSplitPointForToolPairs`)
- * with the immutable signatures of the seed proposal: pinning returns a new message.
+ * but never mutate their input: pinning returns a new message.
  */
 import { ContextLedgerError } from '../errors.js'
 import { classifyMessage, isTrimPoint } from '../messages/classify.js'
