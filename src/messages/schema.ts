@@ -206,7 +206,7 @@ export function snapshotMessage(input: unknown, limits: MessageLimits): MessageD
         )
     } else if (kind === 'toolUse') {
       const id = (block as { toolUse: { toolUseId: string } }).toolUse.toolUseId
-      const first = (uses ??= new Map()).get(id)
+      const first = (uses ??= new Map<string, number>()).get(id)
       if (first !== undefined)
         throw invalidMessage(
           [...path, 'toolUse', 'toolUseId'],
@@ -215,7 +215,7 @@ export function snapshotMessage(input: unknown, limits: MessageLimits): MessageD
       uses.set(id, i)
     } else if (kind === 'toolResult') {
       const result = (block as { toolResult: { toolUseId: string; content: unknown[] } }).toolResult
-      const first = (results ??= new Map()).get(result.toolUseId)
+      const first = (results ??= new Map<string, number>()).get(result.toolUseId)
       if (first !== undefined)
         throw invalidMessage(
           [...path, 'toolResult', 'toolUseId'],
