@@ -164,6 +164,15 @@ function quoteId(id: string): string {
  * @returns the plain copy, typed as {@link MessageData}
  * @throws ContextLedgerError `INVALID_MESSAGE` naming the path of the first bad field; `INVALID_OPTIONS`
  *   for limits out of bounds
+ *
+ * @example
+ * ```ts
+ * try {
+ *   const message = validateMessage(JSON.parse(body))
+ * } catch (e) {
+ *   if (isContextLedgerError(e, 'INVALID_MESSAGE')) console.log(e.path) // e.g. 'content[0].text'
+ * }
+ * ```
  */
 export function validateMessage(input: unknown, limits?: Partial<MessageLimits>): MessageData {
   return snapshotMessage(input, resolveMessageLimits(limits))

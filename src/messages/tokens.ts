@@ -6,7 +6,16 @@
 import { ContextLedgerError } from '../errors.js'
 import type { ContentBlockData, DocumentBlockData, MessageData, ToolResultContentData } from './types.js'
 
-/** Counts the tokens a message costs in a model's context. Must return a non-negative integer. */
+/**
+ * Counts the tokens a message costs in a model's context. Must return a non-negative integer.
+ *
+ * @example
+ * ```ts
+ * // Exact counts from your model's tokenizer, the built-in estimate for what it cannot count:
+ * const tokenCounter: TokenCounter = (m) =>
+ *   m.content.every((b) => 'text' in b) ? tokenize(m.content.map((b) => b.text).join('')).length : estimateTokens(m)
+ * ```
+ */
 export type TokenCounter = (message: MessageData) => number
 
 const PER_MESSAGE = 4
