@@ -11,9 +11,9 @@ import type { ContentBlockData, DocumentBlockData, MessageData, ToolResultConten
  *
  * @example
  * ```ts
- * // Exact counts from your model's tokenizer, the built-in estimate for what it cannot count:
- * const tokenCounter: TokenCounter = (m) =>
- *   m.content.every((b) => 'text' in b) ? tokenize(m.content.map((b) => b.text).join('')).length : estimateTokens(m)
+ * // Counts from your model's tokenizer instead of the built-in estimate:
+ * const tokenCounter: TokenCounter = (m) => tokenize(JSON.stringify(m.content)).length
+ * new PersistentConversationManager({ store, sessionId: 's', tokenCounter })
  * ```
  */
 export type TokenCounter = (message: MessageData) => number
