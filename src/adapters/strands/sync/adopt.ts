@@ -14,9 +14,16 @@ import type { LedgerEntry } from '../../../store/context-store.js'
 import { storeNew } from './append.js'
 import { hasStrandsPin, toLedgerMessage } from '../convert.js'
 import { recordEdit, refuseMergedEdit } from './edits.js'
-import { logLine } from '../log.js'
 import { recordPin } from './pin-sync.js'
-import { contentKey, drop, keyOf, mergedFrom, storedEntry, type SyncContext } from './sync-context.js'
+import {
+  contentKey,
+  drop,
+  keyOf,
+  logRefusal,
+  mergedFrom,
+  storedEntry,
+  type SyncContext,
+} from './sync-context.js'
 
 /**
  * Brings changes made to `agent.messages` into the store (see the module comment).
@@ -118,18 +125,12 @@ function outOfOrder(sync: SyncContext, message: Message, index: number): Context
     `Session "${sessionId}": agent.messages[${index}] (${message.role}, trackingId ${message.trackingId}) is new but sits before messages the ledger already has; the ledger is append-only, so it was not stored and was removed from agent.messages. Add new messages at the end.`,
     { sessionId, path: `agent.messages[${index}]` },
   )
-  sync.logger.error(
-    logLine(
-      {
-        session_id: sessionId,
-        tracking_id: message.trackingId,
-        role: message.role,
-        code: refusal.code,
-        index,
-      },
-      'new message inserted before stored ones refused: not stored, removed from agent.messages',
-    ),
+  logRefusal(
+    sync,
+    message,
     refusal,
+    { index },
+    'new message inserted before stored ones refused: not stored, removed from agent.messages',
   )
   return refusal
 }

@@ -12,7 +12,7 @@ import type { LedgerEntry } from '../../../store/context-store.js'
 import { assignStoredForm } from '../convert.js'
 import { appendOrOverlay } from './edits.js'
 import { logLine } from '../log.js'
-import type { SyncContext } from './sync-context.js'
+import { logRefusal, type SyncContext } from './sync-context.js'
 
 const SHOWN_REPAIRS = 3
 
@@ -72,18 +72,12 @@ export function appendRepaired(
     `Session "${sessionId}": the store refused message ${message.trackingId} (${message.role})${repairs.length > 0 ? ' even after repair' : ''}; it was left out of the archive and removed from agent.messages. ${final.message}`,
     { sessionId, ...(final.path === undefined ? {} : { path: final.path }), cause: final },
   )
-  sync.logger.error(
-    logLine(
-      {
-        session_id: sessionId,
-        tracking_id: message.trackingId,
-        role: message.role,
-        code: refusal.code,
-        path: refusal.path,
-      },
-      `message refused: left out of the archive and removed from agent.messages: ${final.message}`,
-    ),
+  logRefusal(
+    sync,
+    message,
     refusal,
+    { path: refusal.path },
+    `message refused: left out of the archive and removed from agent.messages: ${final.message}`,
   )
   return { refused: refusal }
 }

@@ -3,11 +3,12 @@
  * the messages of `agent.messages` as the sync last saw them. Plus the small lookups every part uses.
  */
 import type { Logger, LocalAgent, Message } from '@strands-agents/sdk'
-import { isContextLedgerError } from '../../../errors.js'
+import { isContextLedgerError, type ContextLedgerError } from '../../../errors.js'
 import type { PersistentConversationManager as LedgerManager } from '../../../manager/persistent-conversation-manager.js'
 import type { MessageData } from '../../../messages/types.js'
 import type { LedgerEntry } from '../../../store/context-store.js'
 import { hasStrandsPin, toLedgerMessage } from '../convert.js'
+import { logLine, type LogFields } from '../log.js'
 
 /** A message of `agent.messages` as the sync last saw it. */
 export interface Tracked {
@@ -113,6 +114,32 @@ export function storedEntry(ledger: LedgerManager, trackingId: string): LedgerEn
     if (isContextLedgerError(error, 'MESSAGE_NOT_FOUND')) return undefined
     throw error
   }
+}
+
+/**
+ * Logs the refusal of a live message, one error line in the adapter's log style.
+ *
+ * @param sync - the agent's sync
+ * @param message - the refused message
+ * @param refusal - the error the caller gets
+ * @param fields - what else locates the problem (an index, a path)
+ * @param text - what happened to the message
+ */
+export function logRefusal(
+  sync: SyncContext,
+  message: Message,
+  refusal: ContextLedgerError,
+  fields: LogFields,
+  text: string,
+): void {
+  const where = {
+    session_id: sync.ledger.sessionId,
+    tracking_id: message.trackingId,
+    role: message.role,
+    code: refusal.code,
+    ...fields,
+  }
+  sync.logger.error(logLine(where, text), refusal)
 }
 
 /**
