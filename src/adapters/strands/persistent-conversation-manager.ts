@@ -16,14 +16,10 @@ import {
   InitializedEvent,
   MessageAddedEvent,
 } from '@strands-agents/sdk'
-import type { ConversationManagerReduceOptions, LocalAgent, Logger, Message } from '@strands-agents/sdk'
+import type { ConversationManagerReduceOptions, LocalAgent, Logger } from '@strands-agents/sdk'
 import { PersistentConversationManager as LedgerManager } from '../../manager/persistent-conversation-manager.js'
 import type { ContextStore } from '../../store/context-store.js'
-import {
-  handlePinMessage,
-  pinMessageInputSchema,
-  type PinMessageToolResult,
-} from '../../tools/pin-message-tool.js'
+import type { PinMessageToolResult } from '../../tools/pin-message-tool.js'
 import { resolveOptions, type PersistentConversationManagerOptions } from './options.js'
 import { reduceWindow, type ReductionReport } from './reduction.js'
 import { attachManager } from './registry.js'
@@ -186,24 +182,7 @@ export class PersistentConversationManager extends ConversationManager {
    * @internal `pinMessageTool` calls it; give the agent that tool instead.
    */
   runPinMessageTool(agent: LocalAgent, input: unknown): PinMessageToolResult {
-    const sync = this.syncOf(agent)
-    // Indices refer to the messages the model saw, before adoption drops any the store refuses.
-    const messages = [...agent.messages]
-    sync.adopt()
-    const result = handlePinMessage(this.ledger, input, {
-      target: {
-        count: messages.length,
-        resolve: (index) => ({ trackingId: (messages[index] as Message).trackingId }),
-      },
-    })
-    if (result.pin !== undefined) {
-      // Keep Strands' flag in step with the store, so the next adoption sees no change to record.
-      // A call that reached the store leaves the message pinned exactly when it asked to pin.
-      const pinned = pinMessageInputSchema.parse(input).action === 'pin'
-      const message = agent.messages.find((m) => m.trackingId === result.pin?.trackingId)
-      if (message !== undefined) sync.showPin(message, pinned)
-    }
-    return result
+    return this.syncOf(agent).runPinTool(input)
   }
 
   /** The agent's sync; created on first use when reached without initAgent (e.g. reduce on a bare `{ messages }`). */

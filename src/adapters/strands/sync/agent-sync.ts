@@ -6,15 +6,16 @@
  * This class is the adapter's single handle on an agent's view; each job lives in its own module:
  * adoption ({@link adoptMessages}), messages the agent adds ({@link mirrorAdded}), showing the window
  * ({@link present}), a view gone stale on a shared session (`shared-view.ts`), repair (`repair.ts`),
- * edits (`edits.ts`) and pins (`pin-sync.ts`).
+ * edits (`edits.ts`) and pins (`pin-sync.ts`, `pin-tool.ts`).
  */
 import type { Logger, LocalAgent, Message } from '@strands-agents/sdk'
 import type { ContextLedgerError } from '../../../errors.js'
 import type { PersistentConversationManager as LedgerManager } from '../../../manager/persistent-conversation-manager.js'
 import type { LedgerEntry } from '../../../store/context-store.js'
+import type { PinMessageToolResult } from '../../../tools/pin-message-tool.js'
 import { mirrorAdded } from './added.js'
 import { adoptMessages } from './adopt.js'
-import { showPin } from './pin-sync.js'
+import { runPinTool } from './pin-tool.js'
 import { present } from './present.js'
 import { ViewEnd } from './shared-view.js'
 import { TrackedMessages, type SyncContext } from './sync-context.js'
@@ -70,14 +71,13 @@ export class AgentSync {
   }
 
   /**
-   * Sets Strands' pin flag on a live message to the state the store already holds, and records it as
-   * seen, so the next adoption records no change.
+   * Runs the `pin_message` tool: `index` is a position in `agent.messages` (see `pin-tool.ts`).
    *
-   * @param message - a message of `agent.messages`
-   * @param pinned - the state the store holds
+   * @param input - the tool input as the model sent it
+   * @returns the text for the model, with `status: 'error'` for input the model should correct
    */
-  showPin(message: Message, pinned: boolean): void {
-    showPin(this.sync, message, pinned)
+  runPinTool(input: unknown): PinMessageToolResult {
+    return runPinTool(this.sync, input)
   }
 
   /**
