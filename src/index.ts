@@ -9,8 +9,7 @@
  *
  * @example
  * ```ts
- * import { openContextStore, PersistentConversationManager } from 'context-ledger'
- *
+ * // openContextStore and PersistentConversationManager from this entry
  * const store = openContextStore('agent.db')
  * const manager = new PersistentConversationManager({ store, sessionId: 'support-42', windowSize: 40 })
  * manager.append({ role: 'user', content: [{ text: 'Plan the migration' }] })
