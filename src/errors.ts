@@ -72,6 +72,18 @@ export class ContextLedgerError<C extends ErrorCode = ErrorCode> extends Error {
     this.path = details.path
     this.sessionId = details.sessionId
   }
+
+  /**
+   * `instanceof` as usual; declared so that `e instanceof ContextLedgerError` narrows `e` to an error
+   * with any of the codes ({@link ErrorCode}) rather than to `ContextLedgerError<any>`, which would make
+   * `e.code` untyped. Use {@link isContextLedgerError} to narrow to one code.
+   *
+   * @param value - anything
+   * @returns whether `value` is a ContextLedgerError
+   */
+  static override [Symbol.hasInstance](value: unknown): value is ContextLedgerError {
+    return Function.prototype[Symbol.hasInstance].call(this, value)
+  }
 }
 
 /**

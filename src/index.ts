@@ -3,8 +3,27 @@
  * SQLite; the context window is computed from the ledger by SQL; nothing is deleted.
  *
  * This entry never loads `@strands-agents/sdk`; the Strands adapter is `context-ledger/strands`.
+ *
+ * Only what is exported here (and from `context-ledger/strands`) is the package's API; the modules
+ * behind it are not.
+ *
+ * @example
+ * ```ts
+ * // openContextStore and PersistentConversationManager from this entry
+ * const store = openContextStore('agent.db')
+ * const manager = new PersistentConversationManager({ store, sessionId: 'support-42', windowSize: 40 })
+ * manager.append({ role: 'user', content: [{ text: 'Plan the migration' }] })
+ * manager.applyWindow()
+ * const messages = manager.window() // what the model sees
+ * ```
  */
-export { ContextLedgerError, ERROR_CODES, isContextLedgerError, type ErrorCode } from './errors.js'
+export {
+  ContextLedgerError,
+  ERROR_CODES,
+  isContextLedgerError,
+  type ContextLedgerErrorDetails,
+  type ErrorCode,
+} from './errors.js'
 export type {
   ContentBlockData,
   DocumentBlockData,
@@ -21,8 +40,6 @@ export type {
 export { validateMessage, DEFAULT_MESSAGE_LIMITS, type MessageLimits } from './messages/schema.js'
 export {
   repairMessage,
-  EMPTY_MESSAGE_PLACEHOLDER,
-  MAX_RECORDED_REPAIRS,
   type MessageRepair,
   type RepairProblem,
   type RepairResult,
@@ -51,9 +68,8 @@ export {
   type PruneOptions,
   type PruneResult,
 } from './store/context-store.js'
-export { prunedForm, PRUNE_BATCH } from './store/lifecycle.js'
 export { alternateRoles } from './window/alternate-roles.js'
-export { redactedForm, REDACTED_TEXT } from './messages/redact.js'
+export { REDACTED_TEXT } from './messages/redact.js'
 export {
   PersistentConversationManager,
   type PersistentConversationManagerOptions,
@@ -83,20 +99,12 @@ export {
   pinMessageInputSchema,
   pinMessageToolDefinition,
   handlePinMessage,
-  checkPinMessageInput,
-  describePinOutcome,
   type PinMessageInput,
   type PinMessageToolResult,
   type PinMessageTarget,
   type HandlePinMessageOptions,
 } from './tools/pin-message-tool.js'
-export {
-  truncateToolResults,
-  truncateLongText,
-  hasTruncatableToolResults,
-  TRUNCATION_PRESERVE_CHARS,
-  TRUNCATION_THRESHOLD,
-} from './messages/truncate-tool-results.js'
+export { truncateToolResults } from './messages/truncate-tool-results.js'
 export {
   toOpenAIChatMessages,
   type OpenAIChatMessage,

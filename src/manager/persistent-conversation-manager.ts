@@ -58,7 +58,13 @@ const optionKeys = z.strictObject({
 })
 
 /**
- * Keeps a whole conversation in a SQLite ledger and decides, with SQL, what the model sees.
+ * The core conversation manager (root entry `context-ledger`): keeps a whole conversation in a SQLite
+ * ledger and decides, with SQL, what the model sees. It needs no agent framework: you append the
+ * messages, call {@link PersistentConversationManager.applyWindow | applyWindow} (or
+ * {@link PersistentConversationManager.reduce | reduce} when the model refused the input) and send the
+ * model {@link PersistentConversationManager.window | window()}. With a Strands `Agent`, use the
+ * `PersistentConversationManager` of `context-ledger/strands` instead: a Strands `ConversationManager`
+ * that wraps this class (as its `ledger`) and keeps `agent.messages` equal to the window.
  *
  * @example
  * ```ts
@@ -174,7 +180,9 @@ export class PersistentConversationManager {
    * @throws ContextLedgerError `INVALID_OPTIONS` naming the field (`options.sessionId` is the manager's own)
    */
   prune(options: Omit<PruneOptions, 'sessionId'>): PruneResult {
-    if (typeof options === 'object' && options !== null && Object.hasOwn(options, 'sessionId'))
+    // JavaScript callers can pass anything; the store checks the rest.
+    const given: unknown = options
+    if (typeof given === 'object' && given !== null && Object.hasOwn(given, 'sessionId'))
       throw invalidOption('options.sessionId', `the manager prunes its own session "${this.sessionId}" only`)
     return this.store.prune({ ...options, sessionId: this.sessionId })
   }

@@ -201,19 +201,16 @@ function cutString(text: string, max: number): string {
 /** The JSON text of a value, or a note when it has none (a cycle, a BigInt, a stack-deep nesting). */
 function serialize(value: object, maxDepth: number): string {
   try {
-    return JSON.stringify(value) ?? 'null'
+    // undefined when a toJSON() returns undefined, whatever the lib's return type says
+    const json = JSON.stringify(value) as string | undefined
+    return json ?? 'null'
   } catch {
     return `[a value nested deeper than ${maxDepth} levels that could not be serialized]`
   }
 }
 
 /** Media and documents whose bytes are over the limit become a text placeholder; other blocks stay. */
-function placeholderForBytes(
-  block: unknown,
-  path: Path,
-  repairer: Repairer,
-  max: number,
-): unknown | undefined {
+function placeholderForBytes(block: unknown, path: Path, repairer: Repairer, max: number): unknown {
   if (typeof block !== 'object' || block === null) return undefined
   for (const kind of ['image', 'video', 'audio', 'document'] as const) {
     const media = (block as Record<string, unknown>)[kind] as
@@ -239,13 +236,11 @@ function replaceLargeMedia(content: readonly unknown[], repairer: Repairer, max:
     if (replaced !== undefined) return replaced
     const result = (block as { toolResult?: { content?: unknown } } | null)?.toolResult
     if (!Array.isArray(result?.content)) return block
-    let changed = false
-    const items = result.content.map((item, j) => {
-      const next = placeholderForBytes(item, [...path, 'toolResult', 'content', j], repairer, max)
-      if (next === undefined) return item
-      changed = true
-      return next
-    })
+    const original: readonly unknown[] = result.content
+    const items = original.map(
+      (item, j) => placeholderForBytes(item, [...path, 'toolResult', 'content', j], repairer, max) ?? item,
+    )
+    const changed = items.some((item, j) => item !== original[j])
     return changed ? { ...(block as object), toolResult: { ...result, content: items } } : block
   })
 }

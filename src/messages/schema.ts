@@ -164,6 +164,15 @@ function quoteId(id: string): string {
  * @returns the plain copy, typed as {@link MessageData}
  * @throws ContextLedgerError `INVALID_MESSAGE` naming the path of the first bad field; `INVALID_OPTIONS`
  *   for limits out of bounds
+ *
+ * @example
+ * ```ts
+ * try {
+ *   const message = validateMessage(JSON.parse(body))
+ * } catch (e) {
+ *   if (isContextLedgerError(e, 'INVALID_MESSAGE')) console.log(e.path) // e.g. 'content[0].text'
+ * }
+ * ```
  */
 export function validateMessage(input: unknown, limits?: Partial<MessageLimits>): MessageData {
   return snapshotMessage(input, resolveMessageLimits(limits))
@@ -206,7 +215,7 @@ export function snapshotMessage(input: unknown, limits: MessageLimits): MessageD
         )
     } else if (kind === 'toolUse') {
       const id = (block as { toolUse: { toolUseId: string } }).toolUse.toolUseId
-      const first = (uses ??= new Map()).get(id)
+      const first = (uses ??= new Map<string, number>()).get(id)
       if (first !== undefined)
         throw invalidMessage(
           [...path, 'toolUse', 'toolUseId'],
@@ -215,7 +224,7 @@ export function snapshotMessage(input: unknown, limits: MessageLimits): MessageD
       uses.set(id, i)
     } else if (kind === 'toolResult') {
       const result = (block as { toolResult: { toolUseId: string; content: unknown[] } }).toolResult
-      const first = (results ??= new Map()).get(result.toolUseId)
+      const first = (results ??= new Map<string, number>()).get(result.toolUseId)
       if (first !== undefined)
         throw invalidMessage(
           [...path, 'toolResult', 'toolUseId'],

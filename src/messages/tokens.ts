@@ -4,9 +4,18 @@
  * and a small per-message overhead. Pass your own `tokenCounter` for exact counts.
  */
 import { ContextLedgerError } from '../errors.js'
-import type { ContentBlockData, MessageData, ToolResultContentData } from './types.js'
+import type { ContentBlockData, DocumentBlockData, MessageData, ToolResultContentData } from './types.js'
 
-/** Counts the tokens a message costs in a model's context. Must return a non-negative integer. */
+/**
+ * Counts the tokens a message costs in a model's context. Must return a non-negative integer.
+ *
+ * @example
+ * ```ts
+ * // Counts from your model's tokenizer instead of the built-in estimate:
+ * const tokenCounter: TokenCounter = (m) => tokenize(JSON.stringify(m.content)).length
+ * new PersistentConversationManager({ store, sessionId: 's', tokenCounter })
+ * ```
+ */
 export type TokenCounter = (message: MessageData) => number
 
 const PER_MESSAGE = 4
@@ -18,22 +27,20 @@ function textTokens(chars: number): number {
   return Math.ceil(chars / 4)
 }
 
-function mediaTokens(kind: 'image' | 'video' | 'audio' | 'document', source: object): number {
-  if (kind === 'document' && 'text' in source && typeof source.text === 'string')
-    return textTokens(source.text.length)
-  if (kind === 'document' && 'content' in source && Array.isArray(source.content))
-    return source.content.reduce((n: number, c: { text: string }) => n + textTokens(c.text.length), 0)
-  if (kind === 'document' && 'bytes' in source && typeof source.bytes === 'string')
-    return textTokens((source.bytes.length * 3) / 4)
-  return kind === 'image' ? IMAGE : kind === 'video' ? VIDEO : kind === 'audio' ? AUDIO : IMAGE
+/** Documents count by their text (or decoded bytes); one in S3 costs as much as an image. */
+function documentTokens(source: DocumentBlockData['source']): number {
+  if ('text' in source) return textTokens(source.text.length)
+  if ('content' in source) return source.content.reduce((n, c) => n + textTokens(c.text.length), 0)
+  if ('bytes' in source) return textTokens((source.bytes.length * 3) / 4)
+  return IMAGE
 }
 
 function resultItemTokens(item: ToolResultContentData): number {
   if ('text' in item) return textTokens(item.text.length)
   if ('json' in item) return textTokens(JSON.stringify(item.json).length)
-  if ('image' in item) return mediaTokens('image', item.image.source)
-  if ('video' in item) return mediaTokens('video', item.video.source)
-  return mediaTokens('document', item.document.source)
+  if ('image' in item) return IMAGE
+  if ('video' in item) return VIDEO
+  return documentTokens(item.document.source)
 }
 
 function blockTokens(block: ContentBlockData): number {
@@ -45,10 +52,10 @@ function blockTokens(block: ContentBlockData): number {
   if ('cachePoint' in block) return 0
   if ('guardContent' in block)
     return block.guardContent.text ? textTokens(block.guardContent.text.text.length) : IMAGE
-  if ('image' in block) return mediaTokens('image', block.image.source)
-  if ('video' in block) return mediaTokens('video', block.video.source)
-  if ('audio' in block) return mediaTokens('audio', block.audio.source)
-  if ('document' in block) return mediaTokens('document', block.document.source)
+  if ('image' in block) return IMAGE
+  if ('video' in block) return VIDEO
+  if ('audio' in block) return AUDIO
+  if ('document' in block) return documentTokens(block.document.source)
   return block.citations.content.reduce((n, c) => n + textTokens(c.text.length), 0)
 }
 

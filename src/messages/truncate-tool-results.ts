@@ -42,6 +42,21 @@ export function truncateLongText(text: string): string | undefined {
   return `${head.toWellFormed()}\n<truncated chars="${removed}"/>\n${tail.toWellFormed()}`
 }
 
+/**
+ * `items` with `change` applied, or undefined when `change` left every item as it is (returned
+ * undefined): the callers keep their input object when nothing changed.
+ */
+function mapChanged<T>(items: readonly T[], change: (item: T) => T | undefined): T[] | undefined {
+  let out: T[] | undefined
+  for (const [i, item] of items.entries()) {
+    const next = change(item)
+    if (next === undefined) continue
+    out ??= items.slice()
+    out[i] = next
+  }
+  return out
+}
+
 /** Decoded size of canonical base64 without decoding it (Strands reports the byte length). */
 function base64Bytes(b64: string): number {
   const clean = b64.replace(/[^A-Za-z0-9+/=_-]/g, '')
@@ -68,14 +83,11 @@ function truncateDocument(document: DocumentBlockData): ToolResultContentData | 
     const text = truncateLongText(source.text)
     return text === undefined ? undefined : { document: { ...document, source: { text } } }
   }
-  let changed = false
-  const content = source.content.map((nested) => {
+  const content = mapChanged(source.content, (nested) => {
     const text = truncateLongText(nested.text)
-    if (text === undefined) return nested
-    changed = true
-    return { ...nested, text }
+    return text === undefined ? undefined : { ...nested, text }
   })
-  return changed ? { document: { ...document, source: { content } } } : undefined
+  return content === undefined ? undefined : { document: { ...document, source: { content } } }
 }
 
 /** The truncated form of one tool-result item, or undefined when it stays as it is. */
@@ -95,14 +107,8 @@ function truncateItem(item: ToolResultContentData): ToolResultContentData | unde
 }
 
 function truncateResult(result: ToolResultData): ToolResultData | undefined {
-  let changed = false
-  const content = result.content.map((item) => {
-    const next = truncateItem(item)
-    if (next === undefined) return item
-    changed = true
-    return next
-  })
-  return changed ? { ...result, content } : undefined
+  const content = mapChanged(result.content, truncateItem)
+  return content === undefined ? undefined : { ...result, content }
 }
 
 /**
@@ -120,15 +126,12 @@ function truncateResult(result: ToolResultData): ToolResultData | undefined {
  * ```
  */
 export function truncateToolResults<M extends MessageData>(message: M): M {
-  let changed = false
-  const content = message.content.map((block) => {
-    if (!('toolResult' in block)) return block
+  const content = mapChanged(message.content, (block) => {
+    if (!('toolResult' in block)) return undefined
     const toolResult = truncateResult(block.toolResult)
-    if (toolResult === undefined) return block
-    changed = true
-    return { ...block, toolResult }
+    return toolResult === undefined ? undefined : { ...block, toolResult }
   })
-  return changed ? { ...message, content } : message
+  return content === undefined ? message : { ...message, content }
 }
 
 /**

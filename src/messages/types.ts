@@ -1,6 +1,6 @@
 /**
- * The stored message form: the Strands / Bedrock-Converse `MessageData` JSON (DESIGN §2). These types are
- * structural copies of `@strands-agents/sdk`'s so the core never imports the SDK; a Strands
+ * The stored message form: the Strands / Bedrock-Converse `MessageData` JSON (docs/design.md, "Data
+ * model"). These types are structural copies of `@strands-agents/sdk`'s so the core never imports the SDK; a Strands
  * `message.toJSON()` is assignable to {@link MessageData} and back.
  */
 

@@ -160,8 +160,17 @@ export function handlePinMessage(
 }
 
 /**
- * The framework-neutral tool: register `name`, `description` and `inputSchema` with your agent loop and
- * call `handler(manager, input)` when the model calls it.
+ * The framework-neutral tool: register `name`, `description` and `inputSchema` (a zod schema; its JSON
+ * Schema is `z.toJSONSchema(inputSchema, { io: 'input' })`) with your agent loop and call
+ * `handler(manager, input)` when the model calls it.
+ *
+ * @example
+ * ```ts
+ * const { name, description, inputSchema, handler } = pinMessageToolDefinition
+ * // …declare { name, description, inputSchema } to the model; then, for each call of `name`:
+ * const result = handler(manager, call.input)
+ * reply({ toolUseId: call.id, status: result.status, content: [{ text: result.text }] })
+ * ```
  */
 export const pinMessageToolDefinition = Object.freeze({
   name: PIN_MESSAGE_TOOL_NAME,

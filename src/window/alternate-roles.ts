@@ -44,6 +44,12 @@ function merge(run: readonly StoredMessageData[]): StoredMessageData {
  * @returns messages whose roles alternate; a message that needed no merging is returned as is, a merged
  *   one carries the first message's trackingId and metadata, the pin flag when any part was pinned, and
  *   `metadata.custom.contextLedger.mergedFrom` listing the trackingIds it holds
+ *
+ * @example
+ * ```ts
+ * // For a provider that requires strictly alternating roles (what `window({ alternate: true })` does):
+ * const request = alternateRoles(manager.window())
+ * ```
  */
 export function alternateRoles(window: readonly StoredMessageData[]): StoredMessageData[] {
   const out: StoredMessageData[] = []

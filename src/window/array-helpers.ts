@@ -1,7 +1,7 @@
 /**
  * Pure helpers over message arrays, for callers who hold messages in memory (and for the tests). They
  * follow Strands 1.19's semantics (`pin-message.ts`, `findValidTrimPoint`, `adjustSplitPointForToolPairs`)
- * with the immutable signatures of the seed proposal: pinning returns a new message.
+ * but never mutate their input: pinning returns a new message.
  */
 import { ContextLedgerError } from '../errors.js'
 import { classifyMessage, isTrimPoint } from '../messages/classify.js'
@@ -23,6 +23,12 @@ function toolResultIds(message: MessageData | undefined): string[] {
  * @param messageOrMessages - one message, or the array holding it
  * @param index - the position in the array, when an array is given
  * @returns whether it is pinned (or protected as a pinned message's partner)
+ *
+ * @example
+ * ```ts
+ * isPinned(pinMessage({ role: 'user', content: [{ text: 'The task' }] })) // true
+ * isPinned(messages, 2) // true when messages[1] is pinned and holds the toolUse this result answers
+ * ```
  */
 export function isPinned(message: MessageData): boolean
 export function isPinned(messages: readonly MessageData[], index: number): boolean
@@ -50,6 +56,12 @@ export function isPinned(messageOrMessages: MessageData | readonly MessageData[]
  *
  * @param message - the message to pin
  * @returns a new message with `metadata.custom.pinned = true`
+ *
+ * @example
+ * ```ts
+ * const pinned = pinMessage({ role: 'user', content: [{ text: 'The task' }] })
+ * pinned.metadata // { custom: { pinned: true } }; the argument is unchanged
+ * ```
  */
 export function pinMessage<M extends MessageData>(message: M): M {
   return withPinFlag(message, true)
@@ -72,6 +84,18 @@ export function unpinMessage<M extends MessageData>(message: M): M {
  * @param messages - the conversation
  * @param start - where to start looking
  * @returns that index, or `messages.length` when there is none
+ *
+ * @example
+ * ```ts
+ * const messages: MessageData[] = [
+ *   { role: 'user', content: [{ text: 'Find the invoice' }] },
+ *   { role: 'assistant', content: [{ toolUse: { toolUseId: 't1', name: 'search', input: {} } }] },
+ *   { role: 'user', content: [{ toolResult: { toolUseId: 't1', content: [{ text: 'found' }] } }] },
+ *   { role: 'assistant', content: [{ text: 'Here it is' }] },
+ *   { role: 'user', content: [{ text: 'Thanks' }] },
+ * ]
+ * findValidTrimPoint(messages, 1) // 4: index 2 is a toolResult, index 3 an assistant message
+ * ```
  */
 export function findValidTrimPoint(messages: readonly MessageData[], start: number): number {
   for (let i = Math.max(0, start); i < messages.length; i++) {
@@ -89,6 +113,13 @@ export function findValidTrimPoint(messages: readonly MessageData[], start: numb
  * @param split - the proposed split index
  * @returns the adjusted index (`split` itself when it is at or past the end)
  * @throws ContextLedgerError `NO_VALID_SPLIT` when the walk reaches the end
+ *
+ * @example
+ * ```ts
+ * // with `messages` as in the findValidTrimPoint example
+ * adjustSplitPointForToolPairs(messages, 2) // 3: index 2 is a toolResult
+ * adjustSplitPointForToolPairs(messages, 1) // 1: the toolUse at 1 keeps its answer at 2
+ * ```
  */
 export function adjustSplitPointForToolPairs(messages: readonly MessageData[], split: number): number {
   if (split >= messages.length) return split
@@ -116,6 +147,11 @@ export type MessageType = 'tools' | 'messages' | 'all'
  * @param message - the message to test
  * @param type - the filter
  * @returns true when the message matches
+ *
+ * @example
+ * ```ts
+ * const toolRounds = history.filter((m) => matchesMessageType(m, 'tools'))
+ * ```
  */
 export function matchesMessageType(message: MessageData, type: MessageType): boolean {
   if (type === 'all') return true

@@ -1,7 +1,7 @@
 /**
- * The window rules (DESIGN §4) as one decision over a {@link LedgerView}: which messages are protected,
- * where the new boundary goes, and which messages before it stay. The SQL store and the pure
- * `planWindow` both call this, so they cannot drift apart; only the lookups differ.
+ * The window rules (docs/design.md, "Window rules") as one decision over a {@link LedgerView}: which
+ * messages are protected, where the new boundary goes, and which messages before it stay. The SQL store
+ * and the pure `planWindow` both call this, so they cannot drift apart; only the lookups differ.
  *
  * With no pins and no protected ranges the decision reproduces Strands 1.19's sliding window exactly:
  * the cut is the first valid trim point at or after `len - windowSize` (or from the window's third
@@ -17,101 +17,16 @@
  * used as a count and a token total, and only the rows whose protection may have changed (see
  * {@link Protection}) and the tail are looked at one by one.
  */
-import type { LedgerView, TokenCorrection } from './ledger-view.js'
+import { remarks } from './kept-changes.js'
+import type { LedgerView } from './ledger-view.js'
+import type { CutDecision, CutKind, NothingEvictedReason, ReduceMode } from './plan-types.js'
 import { Protection, sortedUnique } from './protection.js'
+import { firstTrue, TailTokens } from './tail-tokens.js'
 import type { WindowLimits } from './window-options.js'
 
-/** `apply` enforces the limits; `overflow` must make progress because the model refused the input. */
-export type ReduceMode = 'apply' | 'overflow'
-
-/** How the new boundary was chosen. */
-export type CutKind =
-  /** The first valid trim point at or after the required start (the normal case). */
-  | 'trim-point'
-  /** Strands' fallback: a toolUse/toolResult pair, with a plain user message kept as the anchor. */
-  | 'tool-pair'
-  /** No trim point after the start: the latest one before it (Strands would have given up). */
-  | 'latest-trim-point'
-  /**
-   * The limits cannot be met: everything goes but the protected messages and the newest turn (its
-   * minimal valid form).
-   */
-  | 'newest-turn'
-  /** The session has no message that can open a window: everything unprotected goes. */
-  | 'protected-only'
-  /** The boundary stays; messages kept before it that are no longer protected leave. */
-  | 'released'
-
-/** Why nothing was evicted. */
-export type NothingEvictedReason =
-  /** The window already fits its limits (only for `apply`). */
-  | 'within-limits'
-  /** Every message in the window is protected. */
-  | 'all-protected'
-  /** What is left besides protected messages is the newest turn in its minimal form, which always stays. */
-  | 'newest-turn'
-  /** No cut point exists that keeps the window valid for a provider. */
-  | 'no-valid-cut'
-
-/** The decided window state. */
-export interface WindowPlan {
-  /** The new boundary: first seq of the tail. Never smaller than the old one. */
-  readonly boundary: number
-  /** Seqs before the new boundary that stay in the window, ascending. */
-  readonly kept: readonly number[]
-  /** Messages that were in the window before and are not now. */
-  readonly evicted: number
-  /** Messages that were not in the window before and are now (newly protected ones). */
-  readonly restored: number
-  /** Messages in the new window. */
-  readonly windowMessages: number
-  /** Tokens in the new window, counting what it shows (a window replacement with its own count). */
-  readonly windowTokens: number
-  /** How the boundary was chosen; undefined when it did not move. */
-  readonly cut: CutKind | undefined
-  /** Set when nothing was evicted. */
-  readonly reason: NothingEvictedReason | undefined
-  /** True when the protected messages alone exceed `windowSize` or `tokenBudget`. */
-  readonly protectedExceedsLimit: boolean
-  /**
-   * True when the new window exceeds `windowSize` or `tokenBudget` — because the protected messages or
-   * the newest turn alone do (they always stay), or by the one anchor message the tool-pair fallback
-   * keeps, or by a current turn with no trim point.
-   */
-  readonly exceedsLimit: boolean
-  /** Number of protected messages (pins, ranges, their tool partners, and a validity lead). */
-  readonly protectedCount: number
-}
-
-/** A row the plan marks kept, and whether later plans must re-derive its protection. */
-export interface KeptMark {
-  readonly seq: number
-  readonly recheck: boolean
-}
-
-/** How the kept rows change: what a store writes, or an in-memory state applies. */
-export interface KeptChanges {
-  /** Rows to mark kept (not kept now), with their recheck mark. */
-  readonly keep: readonly KeptMark[]
-  /** Kept rows that leave the window. */
-  readonly release: readonly number[]
-  /** Kept rows that stay, whose recheck mark changes. */
-  readonly remark: readonly KeptMark[]
-  /** Rows kept after the change. */
-  readonly keptCount: number
-  /** Their window tokens. */
-  readonly keptTokens: number
-  /** True when every kept row was examined: the marks now match these protected ranges. */
-  readonly complete: boolean
-}
-
-/** A plan with the changes to the kept rows, for whoever applies it. */
-export interface CutDecision {
-  /** What the caller sees (`kept` is filled in by whoever holds the whole kept set). */
-  readonly plan: Omit<WindowPlan, 'kept'>
-  /** How the kept rows change. */
-  readonly changes: KeptChanges
-}
+// The plan's types and the kept-row changes are read from here by the store and the root entry.
+export type { CutDecision, CutKind, NothingEvictedReason, ReduceMode, WindowPlan } from './plan-types.js'
+export { protectedToRestore, type KeptChanges, type KeptMark } from './kept-changes.js'
 
 /**
  * Rows kept after a plan: the settled ones, the stale ones too when `withStale`, and `extra` (rows
@@ -120,53 +35,6 @@ export interface CutDecision {
 interface KeptSet {
   readonly withStale: boolean
   readonly extra: readonly number[]
-}
-
-/** Tokens of the tail from `c` on, as the window counts them. */
-class TailTokens {
-  private readonly corrections: readonly TokenCorrection[]
-  private readonly suffix: number[]
-
-  constructor(private readonly view: LedgerView) {
-    this.corrections = view.corrections(view.boundary, view.count)
-    this.suffix = new Array<number>(this.corrections.length + 1).fill(0)
-    for (let i = this.corrections.length - 1; i >= 0; i--)
-      this.suffix[i] = (this.suffix[i + 1] as number) + (this.corrections[i] as TokenCorrection).delta
-  }
-
-  private readonly memo = new Map<number, number>()
-
-  /** Window tokens of `[c, count)`, for `c` at or after the boundary. */
-  from(c: number): number {
-    let tokens = this.memo.get(c)
-    if (tokens === undefined) this.memo.set(c, (tokens = this.compute(c)))
-    return tokens
-  }
-
-  private compute(c: number): number {
-    let lo = 0
-    let hi = this.corrections.length
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1
-      if ((this.corrections[mid] as TokenCorrection).seq < c) lo = mid + 1
-      else hi = mid
-    }
-    return this.view.totalTokens - this.view.tokensBefore(c) + (this.suffix[lo] as number)
-  }
-}
-
-/**
- * Smallest `c` in `[lo, hi]` with `ok(c)`, for `ok` false then true; `hi + 1` when never.
- */
-function firstTrue(lo: number, hi: number, ok: (c: number) => boolean): number {
-  let a = lo
-  let z = hi + 1
-  while (a < z) {
-    const mid = a + ((z - a) >> 1)
-    if (ok(mid)) z = mid
-    else a = mid + 1
-  }
-  return a
 }
 
 /**
@@ -276,12 +144,10 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
     // Kept rows that stay and were looked at get their recheck mark brought up to date.
     const released = new Set(release)
     const stays = sortedUnique([...p.examinedKept(), ...extra.filter((s) => p.isKept(s))])
-    const remark: KeptMark[] = []
-    for (const s of stays) {
-      if (released.has(s)) continue
-      const recheck = p.needsRecheck(s)
-      if (recheck !== p.fact(s).recheck) remark.push({ seq: s, recheck })
-    }
+    const remark = remarks(
+      p,
+      stays.filter((s) => !released.has(s)),
+    )
     return {
       plan: {
         boundary,
@@ -396,36 +262,4 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
   // for a turn without a trim point), so everything goes but what must stay.
   if (budget !== undefined && currentTokens > budget) return newestTurnOnly()
   return unchanged()
-}
-
-/**
- * The protected messages (with their tool partners and validity lead) that lie before the boundary but
- * are not kept yet: what a new pin must bring back into the window at once. Looks only at the rows whose
- * protection may have changed, never at every pin.
- *
- * @param view - the session's ledger and current window state
- * @param limits - the protected ranges in force
- * @param changed - rows whose protection just changed (the new pin)
- * @returns the changes to the kept rows (nothing is released)
- */
-export function protectedToRestore(
-  view: LedgerView,
-  limits: WindowLimits,
-  changed: readonly number[],
-): KeptChanges {
-  const p = new Protection(view, limits, changed)
-  const keep = p.restore.map((seq) => ({ seq, recheck: p.needsRecheck(seq) }))
-  const remark: KeptMark[] = []
-  for (const s of p.examinedKept()) {
-    const recheck = p.needsRecheck(s)
-    if (recheck !== p.fact(s).recheck) remark.push({ seq: s, recheck })
-  }
-  return {
-    keep,
-    release: [],
-    remark,
-    keptCount: view.keptCount + keep.length,
-    keptTokens: view.keptTokens + p.sumTokens(p.restore),
-    complete: p.complete,
-  }
 }

@@ -45,6 +45,14 @@ export interface PlannedWindow extends WindowPlan {
  * @param options - window limits, protection, current state and mode
  * @returns the new boundary, the kept messages and the window itself
  * @throws ContextLedgerError `INVALID_OPTIONS` for bad limits
+ *
+ * @example
+ * ```ts
+ * const plan = planWindow(messages, { windowSize: 2 })
+ * plan.messages // what the model sees: here the last user message, the only trim point that fits
+ * // The next call starts from the previous state, as the store does from its boundary:
+ * const next = planWindow([...messages, reply], { windowSize: 2, state: plan.state })
+ * ```
  */
 export function planWindow(messages: readonly MessageData[], options: PlanWindowOptions = {}): PlannedWindow {
   const { state, mode, tokens, tokenCounter, pinned, windowTokens, ...limitOptions } = options

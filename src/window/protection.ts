@@ -1,9 +1,9 @@
 /**
- * Which messages are protected (DESIGN §4) — worked out without reading every pin. A message is
- * protected when it is pinned, in the first N or last N of the session, or tied to such a message by
- * tool calls (transitively); a validity lead joins them when the earliest cannot open a window; and
- * messages before the session's first plain user message are not protected when nothing before the
- * earliest protected one could open a window.
+ * Which messages are protected (docs/design.md, "Window rules") — worked out without reading every pin.
+ * A message is protected when it is pinned, in the first N or last N of the session, or tied to such a
+ * message by tool calls (transitively); a validity lead joins them when the earliest cannot open a
+ * window; and messages before the session's first plain user message are not protected when nothing
+ * before the earliest protected one could open a window.
  *
  * The rows kept before the boundary are, after every operation, a superset of the protected rows there
  * (each write restores what it newly protects). Most of them are *settled*: protected for a reason only

@@ -9,10 +9,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import {
   openContextStore,
   PersistentConversationManager,
-  PRUNE_BATCH,
   type ContextStore,
   type MessageData,
 } from '../../src/index.js'
+import { PRUNE_BATCH } from '../../src/store/lifecycle.js'
 import { conversation } from '../helpers/conversations.js'
 import { refusal } from '../helpers/refusal.js'
 import { tempDir, tempStore, type TempDir } from '../helpers/temp-store.js'

@@ -6,7 +6,8 @@
  */
 import { Message } from '@strands-agents/sdk'
 import type { MessageData as StrandsMessageData } from '@strands-agents/sdk'
-import { isPinned, pinMessage, unpinMessage, type MessageData, type StoredMessageData } from '../../index.js'
+import type { MessageData, StoredMessageData } from '../../messages/types.js'
+import { isPinned, pinMessage, unpinMessage } from '../../window/array-helpers.js'
 
 /**
  * The JSON form of a Strands message, as the ledger stores it.

@@ -3,10 +3,22 @@
  * into an `Agent` to keep every message in SQLite and show the model the window SQL computes; add
  * {@link pinMessageTool} so the model can pin what it must not lose. Loads `@strands-agents/sdk` (an
  * optional peer dependency); the root entry `context-ledger` never does.
+ *
+ * @example
+ * ```ts
+ * import { Agent } from '@strands-agents/sdk'
+ * import { openContextStore } from 'context-ledger'
+ * import { PersistentConversationManager, pinMessageTool } from 'context-ledger/strands'
+ *
+ * const store = openContextStore('agent.db')
+ * const agent = new Agent({
+ *   tools: [pinMessageTool],
+ *   conversationManager: new PersistentConversationManager({ store, sessionId: 'support-42' }),
+ * })
+ * ```
  */
 export {
   PersistentConversationManager,
   type PersistentConversationManagerOptions,
-  type ReductionReport,
 } from './persistent-conversation-manager.js'
-export { PinMessageTool, pinMessageTool, runPinMessage } from './pin-message-tool.js'
+export { PinMessageTool, pinMessageTool } from './pin-message-tool.js'

@@ -3,10 +3,8 @@
  * truncation and a logger. Checked once, in the constructor.
  */
 import type { Logger, ProactiveCompressionConfig } from '@strands-agents/sdk'
-import {
-  ContextLedgerError,
-  type PersistentConversationManagerOptions as LedgerManagerOptions,
-} from '../../index.js'
+import { ContextLedgerError } from '../../errors.js'
+import type { PersistentConversationManagerOptions as LedgerManagerOptions } from '../../manager/persistent-conversation-manager.js'
 import { defaultLogger } from './log.js'
 
 /** Options of the Strands {@link PersistentConversationManager}: the core manager's, plus Strands' own. */
@@ -50,7 +48,9 @@ export interface ResolvedOptions {
 function invalid(field: string, expected: string, got: unknown): ContextLedgerError<'INVALID_OPTIONS'> {
   let shown: string
   try {
-    shown = JSON.stringify(got) ?? String(got)
+    // undefined for undefined, functions and symbols, whatever the lib's return type says
+    const json = JSON.stringify(got) as string | undefined
+    shown = json ?? String(got)
   } catch {
     shown = String(got)
   }
@@ -74,10 +74,12 @@ function isLogger(value: unknown): value is Logger {
  * @throws ContextLedgerError `INVALID_OPTIONS`
  */
 export function resolveOptions(options: PersistentConversationManagerOptions): ResolvedOptions {
-  if (typeof options !== 'object' || options === null)
+  // JavaScript callers can pass anything.
+  const given: unknown = options
+  if (typeof given !== 'object' || given === null)
     throw new ContextLedgerError(
       'INVALID_OPTIONS',
-      `PersistentConversationManager takes an options object with store and sessionId, got ${String(options)}`,
+      `PersistentConversationManager takes an options object with store and sessionId, got ${String(given)}`,
     )
   const { proactiveCompression, truncateToolResults, alternate, logger, ...core } = options
   if (truncateToolResults !== undefined && typeof truncateToolResults !== 'boolean')

@@ -5,8 +5,8 @@
  * evicts only when that cannot plausibly be enough. Nothing lives only in memory: a new process with a
  * new `Agent` over the same file sees the same `agent.messages`.
  *
- * This file wires Strands' hooks; the work is in `agent-sync.ts` (agent ↔ ledger), `reduction.ts`
- * (overflow policy) and `options.ts`.
+ * This file wires Strands' hooks; the work is in `sync/` (agent ↔ ledger), `reduction.ts` (overflow
+ * policy), `options.ts` and `registry.ts` (which manager serves which agent).
  */
 import {
   AfterInvocationEvent,
@@ -16,37 +16,26 @@ import {
   InitializedEvent,
   MessageAddedEvent,
 } from '@strands-agents/sdk'
-import type { ConversationManagerReduceOptions, LocalAgent, Logger, Message } from '@strands-agents/sdk'
-import {
-  PersistentConversationManager as LedgerManager,
-  type ContextStore,
-  handlePinMessage,
-  pinMessageInputSchema,
-  type PinMessageToolResult,
-} from '../../index.js'
-import { AgentSync } from './agent-sync.js'
+import type { ConversationManagerReduceOptions, LocalAgent, Logger } from '@strands-agents/sdk'
+import { PersistentConversationManager as LedgerManager } from '../../manager/persistent-conversation-manager.js'
+import type { ContextStore } from '../../store/context-store.js'
+import type { PinMessageToolResult } from '../../tools/pin-message-tool.js'
 import { resolveOptions, type PersistentConversationManagerOptions } from './options.js'
 import { reduceWindow, type ReductionReport } from './reduction.js'
+import { attachManager } from './registry.js'
+import { AgentSync } from './sync/agent-sync.js'
 
 export type { PersistentConversationManagerOptions } from './options.js'
-export type { ReductionReport } from './reduction.js'
 
 const NAME = 'context-ledger:persistent-conversation-manager'
-const attached = new WeakMap<LocalAgent, PersistentConversationManager>()
 
 /**
- * The ledger's manager for a Strands agent, when the agent uses one.
- *
- * @param agent - a Strands agent
- * @returns the manager attached by `initAgent`, or undefined
- */
-export function ledgerManagerOf(agent: LocalAgent): PersistentConversationManager | undefined {
-  return attached.get(agent)
-}
-
-/**
- * A Strands `ConversationManager` that keeps the whole conversation in a context-ledger store and shows
- * the agent the window SQL computes.
+ * The Strands Agents `ConversationManager` of context-ledger (`context-ledger/strands`): pass it as an
+ * `Agent`'s `conversationManager` and the agent's whole conversation is kept in a context-ledger store,
+ * while `agent.messages` always holds the window SQL computes. It wraps the core
+ * `PersistentConversationManager` of the root entry `context-ledger` (available as {@link PersistentConversationManager.ledger}), which
+ * does the work without any agent framework; use the core one directly when you drive the model
+ * yourself or use another SDK, this one with a Strands `Agent`.
  *
  * @example
  * ```ts
@@ -74,7 +63,12 @@ export class PersistentConversationManager extends ConversationManager {
   readonly alternate: boolean
   /** Where the manager reports what it handled on its own. */
   readonly logger: Logger
-  /** What the last reduction did, for logs and tests; undefined before the first. */
+  /**
+   * What the last reduction did, for tests; undefined before the first. The logger gets the same facts
+   * when a reduction falls short.
+   *
+   * @internal
+   */
   lastReduction: ReductionReport | undefined = undefined
   private readonly syncs = new WeakMap<LocalAgent, AgentSync>()
 
@@ -113,7 +107,7 @@ export class PersistentConversationManager extends ConversationManager {
    */
   override initAgent(agent: LocalAgent): void {
     super.initAgent(agent)
-    attached.set(agent, this)
+    attachManager(agent, this)
     const sync = new AgentSync(agent, this.ledger, this.logger, this.alternate)
     this.syncs.set(agent, sync)
     sync.restore()
@@ -157,8 +151,7 @@ export class PersistentConversationManager extends ConversationManager {
    * When an overflow cannot be absorbed — the window is still over the model's limit and nothing more can
    * leave it, or nothing would be left to send — it returns false, so Strands raises its
    * `ContextWindowOverflowError` instead of retrying; the logger gets one line naming the session, the
-   * window's size and the reason, and {@link lastReduction} carries the same. The model is never handed an
-   * empty conversation.
+   * window's size and the reason. The model is never handed an empty conversation.
    *
    * @param options - the agent, its model, and the overflow error (absent for proactive compression)
    * @returns on an overflow, true when something was truncated or evicted and the input may now fit (the
@@ -186,26 +179,10 @@ export class PersistentConversationManager extends ConversationManager {
    * @param agent - the agent whose messages the index refers to
    * @param input - the tool input as the model sent it
    * @returns the text for the model, with `status: 'error'` for a bad index or an unpin of an unpinned message
+   * @internal `pinMessageTool` calls it; give the agent that tool instead.
    */
   runPinMessageTool(agent: LocalAgent, input: unknown): PinMessageToolResult {
-    const sync = this.syncOf(agent)
-    // Indices refer to the messages the model saw, before adoption drops any the store refuses.
-    const messages = [...agent.messages]
-    sync.adopt()
-    const result = handlePinMessage(this.ledger, input, {
-      target: {
-        count: messages.length,
-        resolve: (index) => ({ trackingId: (messages[index] as Message).trackingId }),
-      },
-    })
-    if (result.pin !== undefined) {
-      // Keep Strands' flag in step with the store, so the next adoption sees no change to record.
-      // A call that reached the store leaves the message pinned exactly when it asked to pin.
-      const pinned = pinMessageInputSchema.parse(input).action === 'pin'
-      const message = agent.messages.find((m) => m.trackingId === result.pin?.trackingId)
-      if (message !== undefined) sync.showPin(message, pinned)
-    }
-    return result
+    return this.syncOf(agent).runPinTool(input)
   }
 
   /** The agent's sync; created on first use when reached without initAgent (e.g. reduce on a bare `{ messages }`). */

@@ -24,9 +24,9 @@ import {
   PIN_MESSAGE_TOOL_NAME,
   pinMessageInputSchema,
   type PinMessageToolResult,
-} from '../../index.js'
+} from '../../tools/pin-message-tool.js'
 import { hasStrandsPin, setStrandsPin } from './convert.js'
-import { ledgerManagerOf } from './persistent-conversation-manager.js'
+import { ledgerManagerOf } from './registry.js'
 
 /** Without the ledger's manager: Strands' own contract, the flag on `agent.messages[index]`. */
 function pinByFlag(agent: LocalAgent, input: unknown): PinMessageToolResult {
@@ -75,7 +75,8 @@ export class PinMessageTool extends Tool implements InvokableTool<unknown, strin
    * @param context - the tool use and the agent
    * @returns a generator that yields nothing and returns the tool result (status `error` for bad input)
    */
-  // eslint-disable-next-line require-yield -- Strands' Tool contract is a generator; this tool streams nothing.
+  // Strands' Tool contract is an async generator; this tool streams nothing and its work is synchronous.
+  // eslint-disable-next-line require-yield, @typescript-eslint/require-await -- see above
   async *stream(context: ToolContext): ToolStreamGenerator {
     const result = runPinMessage(context.agent, context.toolUse.input)
     return new ToolResultBlock({
@@ -92,6 +93,7 @@ export class PinMessageTool extends Tool implements InvokableTool<unknown, strin
    * @param context - must carry the agent; without it the call returns an error text
    * @returns the text a model would read
    */
+  // eslint-disable-next-line @typescript-eslint/require-await -- Strands' contract is async: a throw must reject
   async invoke(input: unknown, context?: ToolContext): Promise<string> {
     if (context === undefined)
       return `${PIN_MESSAGE_TOOL_NAME} needs the agent; call it through agent.tool or a model turn.`

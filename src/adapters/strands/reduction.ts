@@ -5,14 +5,12 @@
  * refuses is skipped and logged — eviction still runs — so overflow recovery never becomes an outage.
  */
 import type { LocalAgent, Logger, Model } from '@strands-agents/sdk'
-import {
-  isContextLedgerError,
-  isPinned,
-  truncateToolResults,
-  type NothingEvictedReason,
-  type PersistentConversationManager as LedgerManager,
-} from '../../index.js'
-import type { AgentSync } from './agent-sync.js'
+import { isContextLedgerError } from '../../errors.js'
+import type { PersistentConversationManager as LedgerManager } from '../../manager/persistent-conversation-manager.js'
+import { truncateToolResults } from '../../messages/truncate-tool-results.js'
+import { isPinned } from '../../window/array-helpers.js'
+import type { NothingEvictedReason } from '../../window/plan-cut.js'
+import type { AgentSync } from './sync/agent-sync.js'
 import { logLine } from './log.js'
 
 /**

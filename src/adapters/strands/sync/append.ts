@@ -1,0 +1,60 @@
+/**
+ * Storing a message the sync has not seen: recognized as the session's seed, appended (repaired if the
+ * store refuses it as it is), or refused (logged).
+ */
+import type { Message } from '@strands-agents/sdk'
+import { isContextLedgerError, type ContextLedgerError } from '../../../errors.js'
+import type { LedgerEntry } from '../../../store/context-store.js'
+import { toLedgerMessage } from '../convert.js'
+import { appendOrOverlay } from './edits.js'
+import { recordPin } from './pin-sync.js'
+import { appendRepaired } from './repair.js'
+import { contentKey, type SyncContext } from './sync-context.js'
+
+/** What storing a new message came to. */
+export type Stored =
+  | {
+      readonly refused?: undefined
+      /** The repair row the store wrote before the message, answering calls left open. */
+      readonly repairRow: LedgerEntry | undefined
+      /** The stored entry, when the message was appended (not a seed, not an edit of the newest). */
+      readonly entry?: LedgerEntry | undefined
+    }
+  | { readonly refused: ContextLedgerError }
+
+/**
+ * Stores a message the sync has not seen (see the module comment).
+ *
+ * @param sync - the agent's sync
+ * @param message - the live message
+ * @param pinned - whether it carries Strands' pin flag (recorded as a pin)
+ * @param seedEntry - at start, the session's message at the same position, to recognize a seed
+ * @returns the stored entry and the repair row written before it, or the refusal (already logged)
+ */
+export function storeNew(
+  sync: SyncContext,
+  message: Message,
+  pinned: boolean,
+  seedEntry: LedgerEntry | undefined,
+): Stored {
+  const data = toLedgerMessage(message)
+  if (seedEntry !== undefined && contentKey(seedEntry.message) === contentKey(data)) {
+    if (pinned) recordPin(sync, { seq: seedEntry.seq }, true)
+    return { repairRow: undefined }
+  }
+  let entry: LedgerEntry | undefined
+  try {
+    entry = appendOrOverlay(sync, data)
+    // A copy of an earlier message is stored as a new occurrence under a new trackingId: the live
+    // message takes it, so agent.messages and the window name the same message.
+    if (entry !== undefined && entry.trackingId !== data.trackingId)
+      Object.assign(message, { trackingId: entry.trackingId })
+  } catch (error) {
+    if (!isContextLedgerError(error, 'INVALID_MESSAGE')) throw error
+    const repaired = appendRepaired(sync, message, data, error)
+    if (repaired.refused !== undefined) return repaired
+    entry = repaired.entry
+  }
+  if (pinned) recordPin(sync, { trackingId: message.trackingId }, true)
+  return { repairRow: entry?.repair, entry }
+}
