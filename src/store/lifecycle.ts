@@ -13,7 +13,6 @@ import { describeValue } from '../messages/limits.js'
 import { redactedForm } from '../messages/redact.js'
 import type { JsonValue, StoredMessageData } from '../messages/types.js'
 import { toLedgerError } from '../db/sqlite-errors.js'
-import type { MessageRow } from '../db/statements.js'
 import { checkSessionId, invalidOption } from './check-args.js'
 
 /** What {@link ContextStore.deleteSession} erased. */
@@ -76,8 +75,7 @@ export interface BackupResult {
   readonly pages: number
 }
 
-/** How many messages one prune transaction erases at most, so a huge prune never holds the lock long. */
-export const PRUNE_BATCH = 2000
+export { PRUNE_BATCH } from '../db/lifecycle-statements.js'
 
 /** The marker a pruned message carries in `metadata.custom.contextLedger` (the candidates query names it). */
 const PRUNED_MARKER = 'pruned'
@@ -187,80 +185,6 @@ export function prunedForm(message: StoredMessageData): StoredMessageData {
   const ledger = isRecord(custom.contextLedger) ? (custom.contextLedger as Record<string, JsonValue>) : {}
   custom.contextLedger = { ...ledger, [PRUNED_MARKER]: true }
   return { ...redacted, metadata: { ...redacted.metadata, custom } }
-}
-
-/** The statements of the lifecycle calls, prepared on first use (most stores never delete or prune). */
-export class LifecycleStatements {
-  private readonly db: Database.Database
-  private prepared: ReturnType<typeof prepare> | undefined
-
-  /**
-   * @param db - the store's connection
-   */
-  constructor(db: Database.Database) {
-    this.db = db
-  }
-
-  private get st(): ReturnType<typeof prepare> {
-    this.prepared ??= prepare(this.db)
-    return this.prepared
-  }
-
-  /**
-   * Deletes every row of a session, children first, inside the caller's transaction.
-   *
-   * @param pk - the session's key
-   * @returns the rows deleted per table
-   */
-  deleteSessionRows(pk: number): { messages: number; toolCalls: number; pinEvents: number; edits: number } {
-    const st = this.st
-    const edits = st.deleteEdits.run(pk).changes
-    const pinEvents = st.deletePinEvents.run(pk).changes
-    const toolCalls = st.deleteToolCalls.run(pk).changes
-    const messages = st.deleteMessages.run(pk).changes
-    st.deleteSession.run(pk)
-    return { messages, toolCalls, pinEvents, edits }
-  }
-
-  /**
-   * The next messages a prune erases: from seq `fromSeq`, before the session's boundary, neither kept nor
-   * pinned, appended before `before`, not pruned yet; at most {@link PRUNE_BATCH}, in seq order.
-   *
-   * @param pk - the session's key
-   * @param fromSeq - the first seq to look at
-   * @param boundary - the session's boundary (read in the same transaction)
-   * @param before - the cut-off, ms since the epoch
-   * @returns the rows
-   */
-  pruneCandidates(pk: number, fromSeq: number, boundary: number, before: number): MessageRow[] {
-    return this.st.pruneCandidates.all(pk, fromSeq, boundary, before, PRUNE_BATCH) as MessageRow[]
-  }
-
-  /**
-   * The keys and ids of every session, in key order.
-   *
-   * @returns the sessions
-   */
-  sessionKeys(): { pk: number; id: string }[] {
-    return this.st.sessionKeys.all() as { pk: number; id: string }[]
-  }
-}
-
-function prepare(db: Database.Database) {
-  return {
-    deleteEdits: db.prepare('DELETE FROM message_edits WHERE session = ?'),
-    deletePinEvents: db.prepare('DELETE FROM pin_events WHERE session = ?'),
-    deleteToolCalls: db.prepare('DELETE FROM tool_calls WHERE session = ?'),
-    deleteMessages: db.prepare('DELETE FROM messages WHERE session = ?'),
-    deleteSession: db.prepare('DELETE FROM sessions WHERE pk = ?'),
-    // Walks the (session, seq) index from where the previous batch stopped; the marker test reads only
-    // rows old enough, out of the window and unpinned.
-    pruneCandidates: db.prepare(`SELECT * FROM messages
-      WHERE session = ? AND seq >= ? AND seq < ? AND kept = 0 AND pinned = 0 AND created_at < ?
-        AND json_extract(body, '$.metadata.custom.contextLedger.pruned') IS NOT 1
-      ORDER BY seq LIMIT ?`),
-    sessionKeys: db.prepare('SELECT pk, id FROM sessions ORDER BY pk'),
-  }
 }
 
 /**
