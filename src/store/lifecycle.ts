@@ -1,8 +1,8 @@
 /**
- * The data lifecycle of a ledger file: deleting a session, pruning old message bodies (retention) and
- * backing the file up while it is in use. The store runs these in its own transactions (see
- * `ContextStore.deleteSession`, `prune`, `backup`); this module holds their statements, the checks of
- * their arguments, the pruned form of a message and the backup copy itself.
+ * The data lifecycle of a ledger file — deleting a session, pruning old message bodies (retention) and
+ * backing the file up while it is in use — as callers see it: the options and results, the checks of the
+ * arguments, the pruned form of a message, and the backup copy itself. The deletion and the prune run in
+ * `retention.ts`; their statements are in `db/lifecycle-statements.ts`.
  */
 import type Database from 'better-sqlite3'
 import { randomUUID } from 'node:crypto'
@@ -13,7 +13,7 @@ import { describeValue } from '../messages/limits.js'
 import { redactedForm } from '../messages/redact.js'
 import type { JsonValue, StoredMessageData } from '../messages/types.js'
 import { toLedgerError } from '../db/sqlite-errors.js'
-import { checkSessionId, invalidOption } from './check-args.js'
+import { checkKeys, checkSessionId, invalidOption, isRecord } from './check-args.js'
 
 /** What {@link ContextStore.deleteSession} erased. */
 export interface DeleteSessionResult {
@@ -77,20 +77,8 @@ export interface BackupResult {
 
 export { PRUNE_BATCH } from '../db/lifecycle-statements.js'
 
-/** The marker a pruned message carries in `metadata.custom.contextLedger` (the candidates query names it). */
+/** The marker a pruned message carries in `metadata.custom.contextLedger` (db/lifecycle-statements.ts tests it). */
 const PRUNED_MARKER = 'pruned'
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function checkOnlyKeys(value: unknown, field: string, known: readonly string[]): Record<string, unknown> {
-  if (!isRecord(value)) throw invalidOption(field, `expected an object, got ${describeValue(value)}`)
-  for (const key in value)
-    if (Object.hasOwn(value, key) && !known.includes(key))
-      throw invalidOption(`${field}.${key}`, `unknown field (known: ${known.join(', ')})`)
-  return value
-}
 
 function checkOptionalText(value: unknown, field: string): string | undefined {
   if (value === undefined) return undefined
@@ -112,7 +100,7 @@ export function checkPruneOptions(options: unknown): {
   actor: string
   reason: string
 } {
-  const o = checkOnlyKeys(options, 'options', ['sessionId', 'before', 'keepPinned', 'actor', 'reason'])
+  const o = checkKeys(options, 'options', ['sessionId', 'before', 'keepPinned', 'actor', 'reason'])
   if (o.sessionId !== undefined) checkSessionId(o.sessionId, 'options.sessionId')
   const raw = o.before
   const before = raw instanceof Date ? raw.getTime() : raw
@@ -156,7 +144,7 @@ export function checkBackupArgs(
       'destination',
       `expected a file path (a non-empty string without NUL), got ${describeValue(destination)}`,
     )
-  const o = options === undefined ? {} : checkOnlyKeys(options, 'options', ['overwrite'])
+  const o = options === undefined ? {} : checkKeys(options, 'options', ['overwrite'])
   if (o.overwrite !== undefined && typeof o.overwrite !== 'boolean')
     throw invalidOption('options.overwrite', `expected a boolean, got ${describeValue(o.overwrite)}`)
   const overwrite = o.overwrite === true
