@@ -39,7 +39,6 @@ export type {
   PruneResult,
 } from './lifecycle.js'
 export type * from './store-types.js'
-export { ContextStoreReader } from './context-store-reader.js'
 export { checkSessionId } from './check-args.js'
 
 /**
