@@ -44,7 +44,7 @@ export abstract class ContextStoreReader {
    * @internal
    */
   protected readonly ledger: Ledger
-  /** The prepared statements (test/helpers/statement-counter.ts counts their executions through this). */
+  /** The prepared statements, also here so that a test helper can count their executions. */
   private readonly st: Statements
 
   /**

@@ -13,7 +13,7 @@ import { describeValue } from '../messages/limits.js'
 import { redactedForm } from '../messages/redact.js'
 import type { JsonValue, StoredMessageData } from '../messages/types.js'
 import { toLedgerError } from '../db/sqlite-errors.js'
-import { checkKeys, checkSessionId, invalidOption, isRecord } from './check-args.js'
+import { checkKeys, checkSessionId, invalidOption } from './check-args.js'
 
 /** What {@link ContextStore.deleteSession} erased. */
 export interface DeleteSessionResult {
@@ -170,7 +170,8 @@ export function checkBackupArgs(
 export function prunedForm(message: StoredMessageData): StoredMessageData {
   const redacted = redactedForm(message)
   const custom: Record<string, JsonValue> = { ...(redacted.metadata?.custom ?? {}) }
-  const ledger = isRecord(custom.contextLedger) ? (custom.contextLedger as Record<string, JsonValue>) : {}
+  const marks = custom.contextLedger
+  const ledger = typeof marks === 'object' && marks !== null && !Array.isArray(marks) ? marks : {}
   custom.contextLedger = { ...ledger, [PRUNED_MARKER]: true }
   return { ...redacted, metadata: { ...redacted.metadata, custom } }
 }
