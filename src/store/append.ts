@@ -5,22 +5,13 @@
  */
 import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
 import { protectedToRestore } from '../window/plan-cut.js'
-import type { WindowLimits } from '../window/window-options.js'
-import { applyKeptChanges } from './apply-window.js'
+import { applyKeptChanges, PINS_ONLY } from './apply-window.js'
 import { appendRows } from './append-rows.js'
 import { checkSessionId, checkTokenCounter } from './check-args.js'
 import type { Ledger } from './ledger.js'
 import { prepareMessage } from './prepare-message.js'
 import { SqlLedgerView } from './sql-ledger-view.js'
 import type { LedgerEntry } from './store-types.js'
-
-/** Limits that protect pinned messages only: what an append may bring back without knowing the manager. */
-export const PINS_ONLY: WindowLimits = Object.freeze({
-  windowSize: Number.MAX_SAFE_INTEGER,
-  tokenBudget: undefined,
-  first: 0,
-  last: 0,
-})
 
 /**
  * Appends messages to a session (created on first use), all or none; see `ContextStore.append`.

@@ -14,6 +14,17 @@ import type { WindowResult } from './store-types.js'
 const NO_STATE = Object.freeze({ boundary: 0, kept: [] })
 
 /**
+ * Limits that protect pinned messages only: what an append or a pin may bring back without knowing the
+ * manager's protected ranges (callers set `first` to the range the kept rows were last derived for).
+ */
+export const PINS_ONLY: WindowLimits = Object.freeze({
+  windowSize: Number.MAX_SAFE_INTEGER,
+  tokenBudget: undefined,
+  first: 0,
+  last: 0,
+})
+
+/**
  * Enforces the window limits (`apply`) or makes room after a context overflow (`overflow`), in one write
  * transaction.
  *

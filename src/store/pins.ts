@@ -6,8 +6,7 @@
 import type { WindowLimits } from '../window/window-options.js'
 import { protectedToRestore } from '../window/plan-cut.js'
 import { toolComponent } from '../window/protection.js'
-import { PINS_ONLY } from './append.js'
-import { applyKeptChanges } from './apply-window.js'
+import { applyKeptChanges, PINS_ONLY } from './apply-window.js'
 import {
   checkAttribution,
   checkMessageRef,
