@@ -112,8 +112,10 @@ export class Ledger {
   completeErasure(): boolean {
     this.ensureOpen()
     if (!this.erasurePending || this.readonly) return !this.erasurePending
-    // The connection's busy_timeout is 0 (Transactions waits for locks itself), so this never waits.
+    // Never waits: the connection's busy_timeout is 0 (Transactions waits for locks itself), set again in
+    // case a caller changed it through connection().
     try {
+      this.db.pragma('busy_timeout = 0')
       this.erasurePending = walCheckpoint(this.db, 'TRUNCATE').busy !== 0
     } catch (error) {
       if (!isBusy(error)) throw toLedgerError(error, `checkpoint ${this.path} to erase redacted messages`)
