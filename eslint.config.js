@@ -16,17 +16,18 @@ export default tseslint.config(
       ],
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      // SQL is never built by concatenating values: prepare() and exec() take literal text only.
+      // SQL is never built by concatenating values: prepare(), exec() and pragma() take literal text only
+      // (a pragma's value cannot be bound: see src/db/pragmas.ts for how the store sets one).
       'no-restricted-syntax': [
         'error',
         {
           selector:
-            'CallExpression[callee.property.name=/^(prepare|exec)$/] > TemplateLiteral[expressions.length>0]',
+            'CallExpression[callee.property.name=/^(prepare|exec|pragma)$/] > TemplateLiteral[expressions.length>0]',
           message: 'Build SQL with bound parameters, not template interpolation.',
         },
         {
           selector:
-            "CallExpression[callee.property.name=/^(prepare|exec)$/] > BinaryExpression[operator='+']",
+            "CallExpression[callee.property.name=/^(prepare|exec|pragma)$/] > BinaryExpression[operator='+']",
           message: 'Build SQL with bound parameters, not string concatenation.',
         },
       ],

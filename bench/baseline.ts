@@ -50,6 +50,7 @@ export class RawBaseline {
     this.db = new Database(path)
     this.db.pragma('journal_mode = WAL')
     this.db.pragma('synchronous = NORMAL')
+    // eslint-disable-next-line no-restricted-syntax -- an integer setting of the baseline itself, not input
     this.db.pragma(`wal_autocheckpoint = ${Math.trunc(walAutocheckpoint)}`)
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS sessions (

@@ -4,7 +4,7 @@
  * with an errno `code` (`ENOENT`, `EISDIR`). Each becomes a {@link ContextLedgerError} naming what failed,
  * with the original as `cause`, so nothing raw escapes the public API.
  */
-import { ContextLedgerError } from '../errors.js'
+import { ContextLedgerError, isContextLedgerError } from '../errors.js'
 
 /**
  * The `code` of an error thrown by SQLite or the file system, if it has one.
@@ -84,7 +84,7 @@ export function toLedgerError(error: unknown, what: string, sessionId?: string):
  */
 export function toReadError(error: unknown, what: string, sessionId?: string): ContextLedgerError {
   const mapped = toLedgerError(error, what, sessionId)
-  if (mapped instanceof ContextLedgerError) return mapped
+  if (isContextLedgerError(mapped)) return mapped
   const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
   return new ContextLedgerError(
     'CORRUPT_DATABASE',

@@ -216,7 +216,7 @@ export class PersistentConversationManager {
    * @throws ContextLedgerError `MESSAGE_NOT_FOUND`
    */
   pin(ref: MessageRef, attribution: PinAttribution = {}): PinResult {
-    return this.store.setPinned(this.sessionId, ref, true, attribution, this.limits)
+    return this.store.pin(this.sessionId, ref, attribution, this.limits)
   }
 
   /**
@@ -228,7 +228,7 @@ export class PersistentConversationManager {
    * @throws ContextLedgerError `MESSAGE_NOT_FOUND`
    */
   unpin(ref: MessageRef, attribution: PinAttribution = {}): PinResult {
-    return this.store.setPinned(this.sessionId, ref, false, attribution, this.limits)
+    return this.store.unpin(this.sessionId, ref, attribution)
   }
 
   /**

@@ -53,12 +53,26 @@ export function invalidOption(field: string, problem: string): ContextLedgerErro
   return new ContextLedgerError('INVALID_OPTIONS', `Invalid ${field}: ${problem}`, { path: field })
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/**
+ * Whether a value is a plain object (not null, not an array).
+ *
+ * @param value - anything
+ * @returns true for an object
+ */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** Refuses a value that is not a plain object, or that has a key outside `known`. */
-function checkKeys(value: unknown, field: string, known: readonly string[]): Record<string, unknown> {
+/**
+ * Refuses a value that is not a plain object, or that has a key outside `known`.
+ *
+ * @param value - what the caller passed
+ * @param field - how to name it in the error
+ * @param known - the keys it may have
+ * @returns the object
+ * @throws ContextLedgerError `INVALID_OPTIONS` naming the field or the unknown key
+ */
+export function checkKeys(value: unknown, field: string, known: readonly string[]): Record<string, unknown> {
   if (!isRecord(value)) throw invalidOption(field, `expected an object, got ${describeValue(value)}`)
   for (const key in value)
     if (Object.hasOwn(value, key) && !known.includes(key))

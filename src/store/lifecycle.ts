@@ -1,8 +1,8 @@
 /**
- * The data lifecycle of a ledger file: deleting a session, pruning old message bodies (retention) and
- * backing the file up while it is in use. The store runs these in its own transactions (see
- * `ContextStore.deleteSession`, `prune`, `backup`); this module holds their statements, the checks of
- * their arguments, the pruned form of a message and the backup copy itself.
+ * The data lifecycle of a ledger file — deleting a session, pruning old message bodies (retention) and
+ * backing the file up while it is in use — as callers see it: the options and results, the checks of the
+ * arguments, the pruned form of a message, and the backup copy itself. The deletion and the prune run in
+ * `retention.ts`; their statements are in `db/lifecycle-statements.ts`.
  */
 import type Database from 'better-sqlite3'
 import { randomUUID } from 'node:crypto'
@@ -13,8 +13,7 @@ import { describeValue } from '../messages/limits.js'
 import { redactedForm } from '../messages/redact.js'
 import type { JsonValue, StoredMessageData } from '../messages/types.js'
 import { toLedgerError } from '../db/sqlite-errors.js'
-import type { MessageRow } from '../db/statements.js'
-import { checkSessionId, invalidOption } from './check-args.js'
+import { checkKeys, checkSessionId, invalidOption } from './check-args.js'
 
 /** What {@link ContextStore.deleteSession} erased. */
 export interface DeleteSessionResult {
@@ -76,23 +75,10 @@ export interface BackupResult {
   readonly pages: number
 }
 
-/** How many messages one prune transaction erases at most, so a huge prune never holds the lock long. */
-export const PRUNE_BATCH = 2000
+export { PRUNE_BATCH } from '../db/lifecycle-statements.js'
 
-/** The marker a pruned message carries in `metadata.custom.contextLedger` (the candidates query names it). */
+/** The marker a pruned message carries in `metadata.custom.contextLedger` (db/lifecycle-statements.ts tests it). */
 const PRUNED_MARKER = 'pruned'
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function checkOnlyKeys(value: unknown, field: string, known: readonly string[]): Record<string, unknown> {
-  if (!isRecord(value)) throw invalidOption(field, `expected an object, got ${describeValue(value)}`)
-  for (const key in value)
-    if (Object.hasOwn(value, key) && !known.includes(key))
-      throw invalidOption(`${field}.${key}`, `unknown field (known: ${known.join(', ')})`)
-  return value
-}
 
 function checkOptionalText(value: unknown, field: string): string | undefined {
   if (value === undefined) return undefined
@@ -114,7 +100,7 @@ export function checkPruneOptions(options: unknown): {
   actor: string
   reason: string
 } {
-  const o = checkOnlyKeys(options, 'options', ['sessionId', 'before', 'keepPinned', 'actor', 'reason'])
+  const o = checkKeys(options, 'options', ['sessionId', 'before', 'keepPinned', 'actor', 'reason'])
   if (o.sessionId !== undefined) checkSessionId(o.sessionId, 'options.sessionId')
   const raw = o.before
   const before = raw instanceof Date ? raw.getTime() : raw
@@ -158,7 +144,7 @@ export function checkBackupArgs(
       'destination',
       `expected a file path (a non-empty string without NUL), got ${describeValue(destination)}`,
     )
-  const o = options === undefined ? {} : checkOnlyKeys(options, 'options', ['overwrite'])
+  const o = options === undefined ? {} : checkKeys(options, 'options', ['overwrite'])
   if (o.overwrite !== undefined && typeof o.overwrite !== 'boolean')
     throw invalidOption('options.overwrite', `expected a boolean, got ${describeValue(o.overwrite)}`)
   const overwrite = o.overwrite === true
@@ -184,83 +170,10 @@ export function checkBackupArgs(
 export function prunedForm(message: StoredMessageData): StoredMessageData {
   const redacted = redactedForm(message)
   const custom: Record<string, JsonValue> = { ...(redacted.metadata?.custom ?? {}) }
-  const ledger = isRecord(custom.contextLedger) ? (custom.contextLedger as Record<string, JsonValue>) : {}
+  const marks = custom.contextLedger
+  const ledger = typeof marks === 'object' && marks !== null && !Array.isArray(marks) ? marks : {}
   custom.contextLedger = { ...ledger, [PRUNED_MARKER]: true }
   return { ...redacted, metadata: { ...redacted.metadata, custom } }
-}
-
-/** The statements of the lifecycle calls, prepared on first use (most stores never delete or prune). */
-export class LifecycleStatements {
-  private readonly db: Database.Database
-  private prepared: ReturnType<typeof prepare> | undefined
-
-  /**
-   * @param db - the store's connection
-   */
-  constructor(db: Database.Database) {
-    this.db = db
-  }
-
-  private get st(): ReturnType<typeof prepare> {
-    this.prepared ??= prepare(this.db)
-    return this.prepared
-  }
-
-  /**
-   * Deletes every row of a session, children first, inside the caller's transaction.
-   *
-   * @param pk - the session's key
-   * @returns the rows deleted per table
-   */
-  deleteSessionRows(pk: number): { messages: number; toolCalls: number; pinEvents: number; edits: number } {
-    const st = this.st
-    const edits = st.deleteEdits.run(pk).changes
-    const pinEvents = st.deletePinEvents.run(pk).changes
-    const toolCalls = st.deleteToolCalls.run(pk).changes
-    const messages = st.deleteMessages.run(pk).changes
-    st.deleteSession.run(pk)
-    return { messages, toolCalls, pinEvents, edits }
-  }
-
-  /**
-   * The next messages a prune erases: from seq `fromSeq`, before the session's boundary, neither kept nor
-   * pinned, appended before `before`, not pruned yet; at most {@link PRUNE_BATCH}, in seq order.
-   *
-   * @param pk - the session's key
-   * @param fromSeq - the first seq to look at
-   * @param boundary - the session's boundary (read in the same transaction)
-   * @param before - the cut-off, ms since the epoch
-   * @returns the rows
-   */
-  pruneCandidates(pk: number, fromSeq: number, boundary: number, before: number): MessageRow[] {
-    return this.st.pruneCandidates.all(pk, fromSeq, boundary, before, PRUNE_BATCH) as MessageRow[]
-  }
-
-  /**
-   * The keys and ids of every session, in key order.
-   *
-   * @returns the sessions
-   */
-  sessionKeys(): { pk: number; id: string }[] {
-    return this.st.sessionKeys.all() as { pk: number; id: string }[]
-  }
-}
-
-function prepare(db: Database.Database) {
-  return {
-    deleteEdits: db.prepare('DELETE FROM message_edits WHERE session = ?'),
-    deletePinEvents: db.prepare('DELETE FROM pin_events WHERE session = ?'),
-    deleteToolCalls: db.prepare('DELETE FROM tool_calls WHERE session = ?'),
-    deleteMessages: db.prepare('DELETE FROM messages WHERE session = ?'),
-    deleteSession: db.prepare('DELETE FROM sessions WHERE pk = ?'),
-    // Walks the (session, seq) index from where the previous batch stopped; the marker test reads only
-    // rows old enough, out of the window and unpinned.
-    pruneCandidates: db.prepare(`SELECT * FROM messages
-      WHERE session = ? AND seq >= ? AND seq < ? AND kept = 0 AND pinned = 0 AND created_at < ?
-        AND json_extract(body, '$.metadata.custom.contextLedger.pruned') IS NOT 1
-      ORDER BY seq LIMIT ?`),
-    sessionKeys: db.prepare('SELECT pk, id FROM sessions ORDER BY pk'),
-  }
 }
 
 /**

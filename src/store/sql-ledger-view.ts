@@ -4,10 +4,9 @@
  * Nothing here reads every kept row or every pin on the steady path: the kept rows are the session's
  * count and token total, plus the few rows marked for a recheck.
  */
-import type { FactsRow, SessionRow, Statements } from '../db/statements.js'
+import type { SessionRow, Statements } from '../db/statements.js'
 import type { LedgerView, ProtectionScope, RowFacts, TokenCorrection } from '../window/ledger-view.js'
-
-const pluckNumbers = (rows: unknown[]): number[] => rows as number[]
+import { keptTotals } from './lookup.js'
 
 /** A {@link LedgerView} over one session's rows. */
 export class SqlLedgerView implements LedgerView {
@@ -35,19 +34,11 @@ export class SqlLedgerView implements LedgerView {
     this.boundary = session.boundary
     this.keptFirst = session.kept_first
     this.totalsKnown = session.kept_count !== null && session.kept_tokens !== null
-    if (this.totalsKnown) {
-      this.keptCount = session.kept_count as number
-      this.keptTokens = session.kept_tokens as number
-    } else {
-      // A session from before the totals were recorded: count once; the plan writes them back.
-      const totals = st.keptTotals.get(this.pk) as { count: number; tokens: number }
-      this.keptCount = totals.count
-      this.keptTokens = totals.tokens
-    }
-    const last =
-      this.count === 0
-        ? undefined
-        : (st.flagsBySeq.get(this.pk, this.count - 1) as { role: string; has_tool_use: number } | undefined)
+    // A session from before the totals were recorded: count once; the plan writes them back.
+    const totals = keptTotals(st, session)
+    this.keptCount = totals.count
+    this.keptTokens = totals.tokens
+    const last = this.count === 0 ? undefined : st.flagsBySeq.get(this.pk, this.count - 1)
     this.endsInToolUse = last !== undefined && last.role === 'assistant' && last.has_tool_use === 1
   }
 
@@ -57,20 +48,20 @@ export class SqlLedgerView implements LedgerView {
    */
   protectionScope(first: number): ProtectionScope {
     if (this.totalsKnown && this.keptFirst === first) {
-      const candidates = pluckNumbers(this.st.recheckSeqs.all(this.pk))
-      const settledFirst = this.st.firstSettled.get(this.pk) as number | undefined
+      const candidates = this.st.recheckSeqs.all(this.pk)
+      const settledFirst = this.st.firstSettled.get(this.pk)
       return { candidates, settledFirst, complete: false }
     }
-    const candidates = pluckNumbers(this.st.keptSeqs.all(this.pk))
+    const candidates = this.st.keptSeqs.all(this.pk)
     for (let s = 0; s < Math.min(first, this.boundary); s++) candidates.push(s)
     return { candidates, settledFirst: undefined, complete: true }
   }
   firstKept(limit: number): number[] {
-    return pluckNumbers(this.st.firstKept.all(this.pk, limit))
+    return this.st.firstKept.all(this.pk, limit)
   }
   facts(seqs: readonly number[]): RowFacts[] {
     if (seqs.length === 0) return []
-    const rows = this.st.factsOfSeqs.all({ s: this.pk, seqs: JSON.stringify(seqs) }) as FactsRow[]
+    const rows = this.st.factsOfSeqs.all({ s: this.pk, seqs: JSON.stringify(seqs) })
     return rows
       .sort((a, b) => a.seq - b.seq)
       .map((r) => ({
@@ -82,22 +73,21 @@ export class SqlLedgerView implements LedgerView {
       }))
   }
   pinnedIn(from: number, to: number): number[] {
-    return pluckNumbers(this.st.pinnedIn.all(this.pk, from, to))
+    return this.st.pinnedIn.all(this.pk, from, to)
   }
   links(seqs: readonly number[]): [number, number][] {
     if (seqs.length === 0) return []
     const args = { s: this.pk, seqs: JSON.stringify(seqs) }
     const out = new Map<string, [number, number]>()
     for (const st of [this.st.linksOfUses, this.st.linksOfResults])
-      for (const r of st.all(args) as { use_seq: number; result_seq: number }[])
-        out.set(`${r.use_seq},${r.result_seq}`, [r.use_seq, r.result_seq])
+      for (const r of st.all(args)) out.set(`${r.use_seq},${r.result_seq}`, [r.use_seq, r.result_seq])
     return [...out.values()]
   }
   crossingPartners(lo: number, hi: number): number[] {
     return [
       ...new Set([
-        ...pluckNumbers(this.st.crossingResults.all(this.pk, lo, hi, lo, hi)),
-        ...pluckNumbers(this.st.crossingUses.all(this.pk, lo, hi, lo, hi)),
+        ...this.st.crossingResults.all(this.pk, lo, hi, lo, hi),
+        ...this.st.crossingUses.all(this.pk, lo, hi, lo, hi),
       ]),
     ]
   }
@@ -108,29 +98,27 @@ export class SqlLedgerView implements LedgerView {
     return this.st.lastPlainUser.get(this.pk, seq, seq + 1) !== undefined
   }
   firstTrimPoint(from: number, to: number): number | undefined {
-    return this.st.firstTrimPoint.get(this.pk, from, to) as number | undefined
+    return this.st.firstTrimPoint.get(this.pk, from, to)
   }
   lastTrimPoint(from: number, to: number, plainOnly: boolean): number | undefined {
     const st = plainOnly ? this.st.lastPlainUser : this.st.lastTrimPoint
-    return st.get(this.pk, from, to) as number | undefined
+    return st.get(this.pk, from, to)
   }
   firstPlainUser(from: number): number | undefined {
-    return this.st.firstPlainUser.get(this.pk, from) as number | undefined
+    return this.st.firstPlainUser.get(this.pk, from)
   }
   firstPairStart(from: number, to: number): number | undefined {
-    return this.st.firstPairStart.get(this.pk, from, to) as number | undefined
+    return this.st.firstPairStart.get(this.pk, from, to)
   }
   lastPairStart(from: number, to: number): number | undefined {
-    return this.st.lastPairStart.get(this.pk, from, to) as number | undefined
+    return this.st.lastPairStart.get(this.pk, from, to)
   }
   tokensBefore(seq: number): number {
     if (seq <= 0) return 0
     if (seq >= this.count) return this.totalTokens
-    return this.st.cumAt.get(this.pk, seq - 1) as number
+    return this.st.cumAt.get(this.pk, seq - 1) ?? 0
   }
   corrections(from: number, to: number): TokenCorrection[] {
-    return (this.st.corrections.all(this.pk, from, to) as { seq: number; delta: number }[]).filter(
-      (c) => c.delta !== 0,
-    )
+    return this.st.corrections.all(this.pk, from, to).filter((c) => c.delta !== 0)
   }
 }

@@ -7,7 +7,7 @@
 import { z } from 'zod'
 import { ContextLedgerError } from '../errors.js'
 import { isInMemory, type DatabaseSettings, type OpenDatabaseOptions } from '../db/open.js'
-import { resolveMessageLimits, type MessageLimits } from '../messages/limits.js'
+import { describeValue, resolveMessageLimits, type MessageLimits } from '../messages/limits.js'
 import { optionsError } from '../window/window-options.js'
 
 /** Options for `openContextStore`. */
@@ -59,7 +59,7 @@ export function resolveStoreOptions(path: unknown, options: unknown): StoreSetti
   if (typeof path !== 'string')
     throw new ContextLedgerError(
       'INVALID_OPTIONS',
-      `openContextStore takes a file path (a string), got ${typeof path === 'object' ? String(path) : typeof path}`,
+      `openContextStore takes a file path (a string), got ${describeValue(path)}`,
       { path: 'path' },
     )
   if (path.includes('\0'))

@@ -24,6 +24,7 @@ import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type Database from 'better-sqlite3'
 import { WAL_CHECKPOINT_BYTES } from '../db/open.js'
+import { readIntegerPragma } from '../db/pragmas.js'
 import { isBusy } from '../db/sqlite-errors.js'
 
 export { WAL_CHECKPOINT_BYTES }
@@ -34,6 +35,9 @@ export { WAL_CHECKPOINT_BYTES }
  * beyond its copying. A checkpoint that gives up is tried again at the next look.
  */
 export const CHECKPOINT_WAIT_MS = 10
+
+/** SQLite's busy handler for a checkpoint's second step (literal text: see src/db/pragmas.ts). */
+const SET_CHECKPOINT_WAIT: `busy_timeout = ${typeof CHECKPOINT_WAIT_MS}` = 'busy_timeout = 10'
 
 /** A connection looks at the log's size after every this many of its commits (a `stat`, ~3 µs). */
 export const CHECKPOINT_CHECK_EVERY = 32
@@ -106,7 +110,7 @@ export class Transactions {
     private readonly db: Database.Database,
     private readonly clock: LockClock = systemClock,
   ) {
-    this.timeoutMs = db.pragma('busy_timeout', { simple: true }) as number
+    this.timeoutMs = readIntegerPragma(db, 'busy_timeout')
     db.pragma('busy_timeout = 0')
     this.tx = db.transaction((fn: () => unknown) => fn())
     this.walPath = db.memory ? undefined : `${resolve(db.name)}-wal`
@@ -150,7 +154,7 @@ export class Transactions {
     try {
       this.db.pragma('wal_checkpoint(PASSIVE)')
       // SQLite's own busy handler for this one call, with a short wait: for the write lock, then readers.
-      this.db.pragma(`busy_timeout = ${CHECKPOINT_WAIT_MS}`)
+      this.db.pragma(SET_CHECKPOINT_WAIT)
       this.db.pragma('wal_checkpoint(RESTART)')
     } catch {
       // An I/O error: the log stays as it is until the next look tries again.

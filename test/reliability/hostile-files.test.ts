@@ -146,6 +146,7 @@ describe('hostile files', () => {
     makeLedger(path)
     const db = new Database(path)
     const version = db.pragma('user_version', { simple: true }) as number
+    // eslint-disable-next-line no-restricted-syntax -- a fixture: an integer schema version one past the current
     db.pragma(`user_version = ${version + 1}`)
     db.pragma('wal_checkpoint(TRUNCATE)')
     db.close()

@@ -23,6 +23,7 @@ const LIMITS = { windowSize: 6, protectedMessages: { first: 1 } }
 function fill(store: ContextStore, spare: number): void {
   const db = store.connection()
   const pages = db.pragma('page_count', { simple: true }) as number
+  // eslint-disable-next-line no-restricted-syntax -- a fixture: an integer page cap computed by the test
   db.pragma(`max_page_count = ${pages + spare}`)
 }
 

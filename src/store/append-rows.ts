@@ -1,0 +1,217 @@
+/**
+ * Writing a prepared batch's rows, inside the append's transaction: the message rows with the flags the
+ * window rules read (trim points, tool-pair starts), the tool-call links, the pin log entries of messages
+ * that arrived pinned, and — where a message leaves tool calls of the previous one unanswered — a repair
+ * row of error results first (see interrupted-tool-results.ts). A result whose call no longer waits is
+ * archived as sent and shown as text (late-tool-results.ts); a message sent again under a trackingId the
+ * session already holds becomes a new occurrence recording which message it repeats.
+ */
+import { randomUUID } from 'node:crypto'
+import { ContextLedgerError } from '../errors.js'
+import type { MessageRow, SessionForAppendRow } from '../db/statements.js'
+import { isToolPairStart, isTrimPoint, type MessageClass } from '../messages/classify.js'
+import { estimateTokens } from '../messages/tokens.js'
+import type { StoredMessageData } from '../messages/types.js'
+import { parseBody, toEntry, withTrackingId } from './entries.js'
+import { interruptedToolResults } from './interrupted-tool-results.js'
+import { lateResultsWindowForm, type LateResult } from './late-tool-results.js'
+import type { Ledger } from './ledger.js'
+import type { PreparedMessage } from './prepare-message.js'
+import { NOT_RETRIED, retriedPrefix } from './retry.js'
+import type { LedgerEntry } from './store-types.js'
+
+/**
+ * Writes a batch's rows (creating the session when `known` is undefined).
+ *
+ * @param ledger - the open ledger (inside the write transaction)
+ * @param sessionId - the session
+ * @param prepared - the batch, validated
+ * @param known - the session's row read in this transaction, or undefined for a new session
+ * @param batch - whether the caller passed an array (error paths then name the index)
+ * @returns one entry per message of the batch, in order
+ * @throws ContextLedgerError `INVALID_MESSAGE` for a result of a call never made or a second open call
+ *   with the same id, `DUPLICATE_MESSAGE` for another message under the newest message's trackingId
+ */
+export function appendRows(
+  ledger: Ledger,
+  sessionId: string,
+  prepared: readonly PreparedMessage[],
+  known: SessionForAppendRow | undefined,
+  batch: boolean,
+): LedgerEntry[] {
+  const st = ledger.st
+  const session = known ?? createSession(ledger, sessionId)
+  const pk = session.pk
+  const now = Date.now()
+  let n = session.message_count
+  let total = session.total_tokens
+  // The previous message: its class (for the flags the next message settles), the flags it was written
+  // with, and whether it was appended by this call (then its calls are all still open, with real ids).
+  let prev: { seq: number; cls: MessageClass; trim: boolean; pair: boolean; inBatch: boolean } | undefined
+  if (known !== undefined && known.last_role !== null) {
+    prev = {
+      seq: n - 1,
+      // Only the role and whether tool blocks are present matter for the flags the next message sets.
+      cls: {
+        role: known.last_role,
+        toolUseIds: known.last_has_tool_use ? ['?'] : [],
+        toolResultIds: known.last_has_tool_result ? ['?'] : [],
+        plainUser: known.last_plain_user === 1,
+      },
+      trim: known.last_trim_point === 1,
+      pair: known.last_pair_start === 1,
+      inBatch: false,
+    }
+  }
+  // `next` is the message expected to follow (the next one of the batch): flags that depend on it are
+  // written with the row, and corrected below in the rare case something else followed.
+  const insert = (
+    m: PreparedMessage,
+    next: MessageClass | undefined,
+    index: number,
+    repeatOf: number | null,
+  ): { seq: number; shown: StoredMessageData | undefined } => {
+    const seq = n
+    // Every result answers a call. A call the session never made is refused; one that is no longer
+    // waiting (a repair row or an earlier result answered it) makes this a late result: archived as
+    // sent, shown in the window as text (see late-tool-results.ts).
+    const late: LateResult[] = []
+    for (const r of m.toolResults) {
+      if (st.answerToolCall.run(seq, r.status, pk, r.id).changes > 0) continue
+      const name = st.madeCall.get(pk, r.id)
+      if (name === undefined) {
+        const path = `${batch ? `[${index}].` : ''}content[${r.block}].toolResult.toolUseId`
+        throw new ContextLedgerError(
+          'INVALID_MESSAGE',
+          `Invalid message at ${path}: session "${sessionId}" never made a tool call "${r.id}"`,
+          { path, sessionId },
+        )
+      }
+      late.push({ block: r.block, id: r.id, name })
+    }
+    // From the validated body: the caller's token counter has seen `m.message` since.
+    const shown = late.length > 0 ? lateResultsWindowForm(parseBody(m.body), late) : undefined
+    // Classified as archived: a late result never opens a window (it is no one's prompt), so the newest
+    // turn keeps its real prompt; its text form follows the message before it like any result would.
+    const c = m.cls
+    total += m.tokens
+    const trim = isTrimPoint(c, next)
+    const pair = isToolPairStart(c, next)
+    st.insertMessage.run(
+      pk,
+      seq,
+      m.message.trackingId,
+      c.role,
+      m.body,
+      m.tokens,
+      total,
+      m.pinned ? 1 : 0,
+      c.plainUser ? 1 : 0,
+      trim ? 1 : 0,
+      pair ? 1 : 0,
+      c.toolUseIds.length > 0 ? 1 : 0,
+      c.toolResultIds.length > 0 ? 1 : 0,
+      now,
+      shown === undefined ? null : JSON.stringify(shown),
+      shown === undefined ? null : estimateTokens(shown),
+      repeatOf,
+      late.length > 0 ? 1 : 0,
+    )
+    if (prev !== undefined) {
+      const prevTrim = isTrimPoint(prev.cls, c)
+      const prevPair = isToolPairStart(prev.cls, c)
+      if (prevTrim !== prev.trim || prevPair !== prev.pair)
+        st.setCutFlags.run(prevTrim ? 1 : 0, prevPair ? 1 : 0, pk, prev.seq)
+    }
+    for (const u of m.toolUses) {
+      if (st.openCallById.get(pk, u.id) !== undefined) {
+        const path = `${batch ? `[${index}].` : ''}content[${u.block}].toolUse.toolUseId`
+        throw new ContextLedgerError(
+          'INVALID_MESSAGE',
+          `Invalid message at ${path}: a call with this toolUseId is still waiting for its result in session "${sessionId}"; every open call needs its own id`,
+          { path, sessionId },
+        )
+      }
+      st.insertToolCall.run(pk, u.id, u.name, seq)
+    }
+    if (m.pinned) st.insertPinEvent.run(pk, seq, 'pin', 'append', 'metadata.custom.pinned', now)
+    prev = { seq, cls: c, trim, pair, inBatch: true }
+    n++
+    return { seq, shown }
+  }
+  const entries: LedgerEntry[] = []
+  const entryOf = (
+    m: PreparedMessage,
+    at: { seq: number; shown: StoredMessageData | undefined },
+    repeatOf: number | null,
+  ): LedgerEntry => ({
+    sessionId,
+    seq: at.seq,
+    trackingId: m.message.trackingId,
+    message: m.message,
+    tokens: m.tokens,
+    pinned: m.pinned,
+    inWindow: true,
+    createdAt: new Date(now),
+    windowMessage: at.shown,
+    repeatOf: repeatOf ?? undefined,
+    late: at.shown !== undefined,
+  })
+  // A retry starts with a message the session holds; the common case (a new message) costs no more than
+  // the trackingId lookup every caller-named message gets anyway.
+  const byUid = (m: PreparedMessage): MessageRow | undefined =>
+    m.minted ? undefined : st.messageByUid.get(pk, m.message.trackingId)
+  const first = prepared[0]
+  const firstRow = known === undefined || first === undefined ? undefined : byUid(first)
+  const retried = firstRow === undefined ? NOT_RETRIED : retriedPrefix(st, pk, prepared)
+  for (let i = 0; i < prepared.length; i++) {
+    let m = prepared[i]
+    if (m === undefined) break
+    const retry = retried.entries[i]
+    if (retry !== undefined) {
+      entries.push(toEntry({ ...session, message_count: n }, retry))
+      continue
+    }
+    let repeatOf: number | null = null
+    const existing = i === 0 && known !== undefined ? firstRow : byUid(m)
+    if (existing !== undefined) {
+      // The first new message of the batch under the trackingId of the session's newest message, with
+      // other content: not a retry, not a copy sent again — a conflicting message.
+      if (i === retried.count && existing.seq === retried.newest)
+        throw new ContextLedgerError(
+          'DUPLICATE_MESSAGE',
+          `Session "${sessionId}" already holds a different message with trackingId ${m.message.trackingId} as its newest message (seq ${existing.seq})`,
+          { sessionId },
+        )
+      // A copy of an earlier message sent again: a new occurrence with a new trackingId, recording
+      // which message it repeats.
+      repeatOf = existing.repeat_of ?? existing.seq
+      m = withTrackingId(m, randomUUID())
+    }
+    let repair: LedgerEntry | undefined
+    // Calls of the previous message that this one does not answer can never be answered in a valid
+    // conversation any more: record error results for them first (see interrupted-tool-results.ts).
+    if (prev !== undefined && prev.cls.toolUseIds.length > 0) {
+      const answered = new Set(m.cls.toolResultIds)
+      const open = prev.inBatch ? prev.cls.toolUseIds : st.openCallsOfUse.all(pk, prev.seq)
+      const missing = open.filter((id) => !answered.has(id))
+      if (missing.length > 0) {
+        const row = interruptedToolResults(missing, ledger.limits)
+        repair = entryOf(row, insert(row, m.cls, i, null), null)
+      }
+    }
+    const at = insert(m, prepared[i + 1]?.cls, i, repeatOf)
+    const entry = entryOf(m, at, repeatOf)
+    entries.push(repair === undefined ? entry : { ...entry, repair })
+  }
+  return entries
+}
+
+/** Creates the session row inside the caller's write transaction; the key is cached only once it commits. */
+function createSession(ledger: Ledger, sessionId: string): SessionForAppendRow {
+  const now = Date.now()
+  ledger.st.insertSession.run(sessionId, now, now, null)
+  const row = ledger.st.sessionById.get(sessionId)
+  if (row === undefined) throw new Error(`session "${sessionId}" not found right after its insert`)
+  return row
+}

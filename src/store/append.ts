@@ -1,0 +1,98 @@
+/**
+ * Appending messages to a session: validation and token counting before the write lock
+ * (`prepare-message.ts`), the rows written in one transaction (`append-rows.ts`), and the start of a
+ * window that is empty or holds only kept rows kept valid for a provider.
+ */
+import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
+import { protectedToRestore } from '../window/plan-cut.js'
+import { applyKeptChanges, PINS_ONLY } from './apply-window.js'
+import { appendRows } from './append-rows.js'
+import { checkSessionId, checkTokenCounter } from './check-args.js'
+import type { Ledger } from './ledger.js'
+import { prepareMessage } from './prepare-message.js'
+import { SqlLedgerView } from './sql-ledger-view.js'
+import type { LedgerEntry } from './store-types.js'
+
+/**
+ * Appends messages to a session (created on first use), all or none; see `ContextStore.append`.
+ *
+ * @param ledger - the open ledger
+ * @param sessionId - the session
+ * @param messages - one message or several, oldest first
+ * @param tokenCounter - counts each message's tokens
+ * @returns one entry per input message, in order
+ */
+export function append(
+  ledger: Ledger,
+  sessionId: string,
+  messages: unknown,
+  tokenCounter: TokenCounter = estimateTokens,
+): LedgerEntry[] {
+  ledger.ensureWritable()
+  checkSessionId(sessionId)
+  checkTokenCounter(tokenCounter)
+  const inputs: unknown[] = Array.isArray(messages) ? messages : [messages]
+  const batch = Array.isArray(messages)
+  const prepared = inputs.map((m, i) => prepareMessage(m, batch ? i : -1, tokenCounter, ledger.limits))
+  if (prepared.length === 0) return []
+  const appended = ledger.write(sessionId, () => {
+    const before = ledger.st.sessionById.get(sessionId)
+    if (before !== undefined) ledger.keys.remember(sessionId, before.pk)
+    const entries = appendRows(ledger, sessionId, prepared, before, batch)
+    // A new session, or one whose window's tail is empty after a cut: see skipInvalidStart.
+    if (before === undefined || before.boundary === before.message_count) {
+      const pk = before?.pk ?? ledger.st.sessionById.get(sessionId)?.pk
+      if (pk === undefined) return entries
+      const from = before?.boundary ?? 0
+      const { boundary, restored } = skipInvalidStart(ledger, pk, from)
+      if (boundary === from) return entries
+      return entries.map((e) => (e.seq < boundary && !restored.has(e.seq) ? { ...e, inWindow: false } : e))
+    }
+    return entries
+  })
+  if (ledger.erasurePending) ledger.completeErasure()
+  return appended
+}
+
+/**
+ * In a new session, or after a cut that left the window's tail empty, messages that cannot continue
+ * the window go straight to the archive — the boundary moves past them — so the window stays valid for
+ * a provider between appends: with nothing kept, anything but a user message without toolResult (an
+ * assistant greeting, a reply or result whose question left); with kept messages, a tool result none of
+ * whose calls is in the window. A pinned message skipped this way comes back at once (with its tool
+ * partners and a lead), as a pin would bring it back.
+ */
+function skipInvalidStart(
+  ledger: Ledger,
+  pk: number,
+  boundary: number,
+): { boundary: number; restored: Set<number> } {
+  const st = ledger.st
+  const count = st.sessionByPk.get(pk)?.message_count ?? 0
+  // Whether anything is kept is asked only when the first new message is not a user message without
+  // toolResult, which continues any window (the common case: a new turn).
+  let anyKept: boolean | undefined
+  let start = boundary
+  const skippedPins: number[] = []
+  for (; start < count; start++) {
+    const f = st.flagsBySeq.get(pk, start)
+    if (f === undefined || (f.role === 'user' && f.has_tool_result === 0)) break
+    anyKept ??= st.anyKept.get(pk) !== undefined
+    if (anyKept && f.has_tool_result === 0) break
+    const inWindow = (u: number): boolean => u < boundary && st.flagsBySeq.get(pk, u)?.kept === 1
+    if (anyKept && st.usesOfResult.all(pk, start).some(inWindow)) break
+    if (f.pinned === 1) skippedPins.push(start)
+  }
+  const restored = new Set<number>()
+  if (start === boundary) return { boundary, restored }
+  st.sessionBoundary.run(start, Date.now(), pk)
+  const session = skippedPins.length > 0 ? st.sessionByPk.get(pk) : undefined
+  if (session !== undefined) {
+    // The protected ranges are the manager's; the ones the kept rows were last derived for stand in.
+    const limits = { ...PINS_ONLY, first: session.kept_first ?? 0 }
+    const changes = protectedToRestore(new SqlLedgerView(st, session), limits, skippedPins)
+    applyKeptChanges(st, session, changes, limits.first)
+    for (const k of changes.keep) restored.add(k.seq)
+  }
+  return { boundary: start, restored }
+}

@@ -1,0 +1,184 @@
+/**
+ * The reading half of `ContextStore`: the connection it holds and every call that only reads, which a
+ * store opened with `readonly: true` answers too. `ContextStore` extends it with the writes. Each method
+ * delegates to the module that does the job (`reads.ts`, `lifecycle.ts`).
+ */
+import type Database from 'better-sqlite3'
+import type { MessageLimits } from '../messages/schema.js'
+import type { StoredMessageData } from '../messages/types.js'
+import type { Statements } from '../db/statements.js'
+import type { HistoryOptions, MessageRef, PinnedMessagesOptions } from './check-args.js'
+import { Ledger } from './ledger.js'
+import { backupDatabase, checkBackupArgs, type BackupOptions, type BackupResult } from './lifecycle.js'
+import {
+  readEdits,
+  readHistory,
+  readMessage,
+  readPinEvents,
+  readPinnedMessages,
+  readSession,
+  readSessions,
+  readWindow,
+} from './reads.js'
+import { resolveStoreOptions, type ContextStoreOptions } from './store-options.js'
+import type {
+  LedgerEntry,
+  MessageEdit,
+  PinEvent,
+  PinnedMessage,
+  SessionSummary,
+  WindowReadOptions,
+} from './store-types.js'
+
+/** The reads of a ledger file; see {@link ContextStore}, which is what `openContextStore` returns. */
+export abstract class ContextStoreReader {
+  /** The file path (or `':memory:'`). */
+  readonly path: string
+  /** The validation limits every incoming message must meet (frozen). */
+  readonly limits: Readonly<MessageLimits>
+  /** Opened with `readonly: true`: every write call throws `READ_ONLY`. */
+  readonly readonly: boolean
+  /**
+   * The open file every call works on.
+   *
+   * @internal
+   */
+  protected readonly ledger: Ledger
+  /** The prepared statements, also here so that a test helper can count their executions. */
+  private readonly st: Statements
+
+  /**
+   * @param path - a file path or `':memory:'`
+   * @param options - connection and validation options
+   */
+  protected constructor(path: string, options: ContextStoreOptions) {
+    this.ledger = new Ledger(path, resolveStoreOptions(path, options))
+    this.path = path
+    this.limits = this.ledger.limits
+    this.readonly = this.ledger.readonly
+    this.st = this.ledger.st
+  }
+
+  /** Whether the store is still open. */
+  get open(): boolean {
+    return this.ledger.db.open
+  }
+
+  /** Closes the file. Further calls throw `STORE_CLOSED`. Closing twice is harmless. */
+  close(): void {
+    // A redaction whose checkpoint a reader held up is finished now, if no reader still holds it up.
+    this.ledger.close()
+  }
+
+  /**
+   * The underlying better-sqlite3 connection, for read-only queries the API does not cover. Writing
+   * through it bypasses every invariant.
+   *
+   * @returns the connection
+   */
+  connection(): Database.Database {
+    this.ledger.ensureOpen()
+    return this.ledger.db
+  }
+
+  /**
+   * Copies the ledger file, while it is in use, with SQLite's online backup API: the copy is one consistent
+   * state including what the write-ahead log holds (copying the file itself misses that). It is written
+   * beside the destination and renamed into place once complete. Works on a read-only store too.
+   *
+   * @param destination - the copy's path; must differ from the store's
+   * @param options - `overwrite: true` to replace an existing file (and its -wal/-shm; it must not be open)
+   * @returns the destination's absolute path and the pages copied
+   * @throws ContextLedgerError `INVALID_OPTIONS` naming `destination` (also when it exists and `overwrite`
+   *   is not true) or `options.overwrite`; `STORAGE_ERROR`, `STORAGE_FULL` when the copy cannot be written
+   */
+  async backup(destination: string, options: BackupOptions = {}): Promise<BackupResult> {
+    this.ledger.ensureOpen()
+    const target = checkBackupArgs(this.path, destination, options)
+    return backupDatabase(this.ledger.db, this.path, target)
+  }
+
+  /**
+   * The messages the model should see, in order. Pinned messages carry `metadata.custom.pinned = true`.
+   *
+   * @param sessionId - the session
+   * @param options - `alternate: true` merges runs of same-role messages so that roles strictly alternate
+   *   (for providers such as Bedrock Converse); the archive is unchanged
+   * @returns the window (empty for an unknown session)
+   */
+  window(sessionId: string, options: WindowReadOptions = {}): StoredMessageData[] {
+    return readWindow(this.ledger, sessionId, options)
+  }
+
+  /**
+   * The archive, evicted messages included, in seq order.
+   *
+   * @param sessionId - the session
+   * @param options - `fromSeq` (default 0) and `limit` (default 100)
+   * @returns entries, oldest first
+   */
+  history(sessionId: string, options?: HistoryOptions): LedgerEntry[] {
+    return readHistory(this.ledger, sessionId, options)
+  }
+
+  /**
+   * One archived message.
+   *
+   * @param sessionId - the session
+   * @param ref - by seq, tracking id or window position
+   * @returns its entry
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`
+   */
+  message(sessionId: string, ref: MessageRef): LedgerEntry {
+    return readMessage(this.ledger, sessionId, ref)
+  }
+
+  /**
+   * Every session in the file with its sizes.
+   *
+   * @returns sessions ordered by id
+   */
+  sessions(): SessionSummary[] {
+    return readSessions(this.ledger)
+  }
+
+  /**
+   * One session's summary.
+   *
+   * @param sessionId - the session
+   * @returns its summary, or undefined when it does not exist yet
+   */
+  session(sessionId: string): SessionSummary | undefined {
+    return readSession(this.ledger, sessionId)
+  }
+
+  /**
+   * Pinned messages with when, who and why they were pinned.
+   *
+   * @param options - `sessionId` to restrict to one session; all sessions when omitted
+   * @returns pinned messages ordered by session and seq
+   */
+  pinnedMessages(options?: PinnedMessagesOptions): PinnedMessage[] {
+    return readPinnedMessages(this.ledger, options)
+  }
+
+  /**
+   * The pin log of a session, oldest first.
+   *
+   * @param sessionId - the session
+   * @returns every pin and unpin
+   */
+  pinEvents(sessionId: string): PinEvent[] {
+    return readPinEvents(this.ledger, sessionId)
+  }
+
+  /**
+   * The edit log of a session, oldest first: every edit and redaction with who, when and why.
+   *
+   * @param sessionId - the session
+   * @returns the edits (empty for an unknown session)
+   */
+  edits(sessionId: string): MessageEdit[] {
+    return readEdits(this.ledger, sessionId)
+  }
+}

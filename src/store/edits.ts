@@ -1,0 +1,238 @@
+/**
+ * Changing what is stored for a message, never its place in the session: a window replacement (the
+ * archive keeps the original), an edit (the same, logged in the edit log), and the replacement of the
+ * archived original itself (a redaction or a prune, also logged). Each new form must keep the role, the
+ * trackingId and the tool ids of the original, so tool pairs and identity survive.
+ */
+import { ContextLedgerError } from '../errors.js'
+import type { MessageRow, SessionRow, Statements } from '../db/statements.js'
+import { classifyMessage } from '../messages/classify.js'
+import { redactedForm } from '../messages/redact.js'
+import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
+import type { StoredMessageData } from '../messages/types.js'
+import {
+  checkAttribution,
+  checkMessageRef,
+  checkRedactOptions,
+  checkSessionId,
+  checkTokenCounter,
+  type MessageRef,
+} from './check-args.js'
+import { parseBody, toEntry, withTrackingId } from './entries.js'
+import { lateResultsWindowForm, type LateResult } from './late-tool-results.js'
+import type { Ledger } from './ledger.js'
+import { findMessage } from './lookup.js'
+import { prepareMessage } from './prepare-message.js'
+import type { LedgerEntry, RedactResult } from './store-types.js'
+
+/**
+ * Shows `message` in the window for one message (`null`: its original); see `ContextStore.setWindowContent`.
+ *
+ * @param ledger - the open ledger
+ * @param sessionId - the session
+ * @param ref - which message
+ * @param message - the replacement, or null
+ * @param tokenCounter - counts the replacement's tokens, before the write lock is taken
+ */
+export function setWindowContent(
+  ledger: Ledger,
+  sessionId: string,
+  ref: MessageRef,
+  message: unknown,
+  tokenCounter: TokenCounter,
+): void {
+  ledger.ensureWritable()
+  checkSessionId(sessionId)
+  checkMessageRef(ref)
+  checkTokenCounter(tokenCounter)
+  const replacement = message === null ? null : prepareMessage(message, -1, tokenCounter, ledger.limits)
+  ledger.write(sessionId, () => {
+    const { session, row } = findMessage(ledger, sessionId, ref)
+    const next = replacement === null ? parseBody(row.body) : replacement.message
+    if (replacement !== null) checkSameShape(sessionId, row, next, 'A window replacement')
+    showInWindow(ledger.st, session, row, next, replacement?.tokens)
+    ledger.st.sessionTouch.run(Date.now(), session.pk)
+  })
+}
+
+/**
+ * Edits a message as the model sees it, logged; see `ContextStore.editMessage`.
+ *
+ * @param ledger - the open ledger
+ * @param sessionId - the session
+ * @param ref - which message
+ * @param message - the new form (its trackingId may be omitted)
+ * @param attribution - who edits and why (unchecked: checked here)
+ * @param tokenCounter - counts the edit's tokens
+ * @returns the message's entry after the edit
+ */
+export function editMessage(
+  ledger: Ledger,
+  sessionId: string,
+  ref: MessageRef,
+  message: unknown,
+  attribution: unknown,
+  tokenCounter: TokenCounter,
+): LedgerEntry {
+  ledger.ensureWritable()
+  checkSessionId(sessionId)
+  checkMessageRef(ref)
+  const by = checkAttribution(attribution)
+  checkTokenCounter(tokenCounter)
+  const prepared = prepareMessage(message, -1, tokenCounter, ledger.limits)
+  const st = ledger.st
+  return ledger.write(sessionId, () => {
+    const { session, row } = findMessage(ledger, sessionId, ref)
+    // An edit without a trackingId is an edit of the message `ref` names.
+    const edit = prepared.minted ? withTrackingId(prepared, row.uid) : prepared
+    checkSameShape(sessionId, row, edit.message, 'An edit')
+    const shown = windowBodyFor(st, session.pk, row, edit.message)
+    if (row.window_body === shown) return toEntry(session, row)
+    const now = Date.now()
+    writeWindowBody(st, session, row, shown, edit.tokens)
+    st.insertEdit.run(session.pk, row.seq, 'edit', by.actor ?? 'user', by.reason ?? null, now, edit.body)
+    st.sessionTouch.run(now, session.pk)
+    return toEntry(session, st.messageBySeq.get(session.pk, row.seq) ?? row)
+  })
+}
+
+/**
+ * Erases a message (and every occurrence of it sent again) from the archive; see
+ * `ContextStore.redactMessage`.
+ *
+ * @param ledger - the open ledger
+ * @param sessionId - the session
+ * @param ref - which message
+ * @param options - who redacts, why, and an optional replacement (unchecked: checked here)
+ * @returns the message's entry after the redaction, and whether the original is gone from the files
+ */
+export function redactMessage(
+  ledger: Ledger,
+  sessionId: string,
+  ref: MessageRef,
+  options: unknown,
+): RedactResult {
+  ledger.ensureWritable()
+  checkSessionId(sessionId)
+  checkMessageRef(ref)
+  const { replacement, ...attribution } = checkRedactOptions(options)
+  const by = checkAttribution(attribution)
+  const given =
+    replacement === undefined ? undefined : prepareMessage(replacement, -1, () => 0, ledger.limits)
+  const st = ledger.st
+  const entry = ledger.write(sessionId, () => {
+    const { session, row } = findMessage(ledger, sessionId, ref)
+    const root = row.repeat_of ?? row.seq
+    const now = Date.now()
+    for (const seq of [root, ...st.repeatsOf.all(session.pk, root)]) {
+      const target = seq === row.seq ? row : st.messageBySeq.get(session.pk, seq)
+      if (target === undefined) continue
+      const next =
+        given === undefined ? redactedForm(parseBody(target.body)) : withTrackingId(given, target.uid).message
+      checkSameShape(sessionId, target, next, 'A redaction')
+      replaceArchived(st, session, target, next, {
+        actor: by.actor ?? 'user',
+        reason: by.reason ?? null,
+        at: now,
+      })
+    }
+    st.sessionTouch.run(now, session.pk)
+    return toEntry(session, st.messageBySeq.get(session.pk, row.seq) ?? row)
+  })
+  ledger.erasurePending = true
+  return { ...entry, erased: ledger.completeErasure() }
+}
+
+/**
+ * Replaces what the archive holds for `row` by `next` (a redaction or a pruning): the body, the window
+ * form derived from it, the copies earlier edits kept, and one `redact` row in the edit log.
+ *
+ * @param st - the connection's statements (inside the write transaction)
+ * @param session - the session's row
+ * @param row - the message's row
+ * @param next - what the archive keeps instead
+ * @param by - who, why and when, for the edit log
+ */
+export function replaceArchived(
+  st: Statements,
+  session: SessionRow,
+  row: MessageRow,
+  next: StoredMessageData,
+  by: { actor: string; reason: string | null; at: number },
+): void {
+  const body = JSON.stringify(next)
+  st.setBody.run(body, session.pk, row.seq)
+  // A late result's window form quotes the result: it is rebuilt from the new body.
+  showInWindow(st, session, { ...row, body }, next, undefined)
+  st.eraseEditBodies.run(session.pk, row.seq)
+  st.insertEdit.run(session.pk, row.seq, 'redact', by.actor, by.reason, by.at, null)
+}
+
+/** Shows `message` in the window for `row` (its archived form when they are equal); see writeWindowBody. */
+function showInWindow(
+  st: Statements,
+  session: SessionRow,
+  row: MessageRow,
+  message: StoredMessageData,
+  tokens: number | undefined,
+): void {
+  writeWindowBody(st, session, row, windowBodyFor(st, session.pk, row, message), tokens)
+}
+
+/**
+ * Writes the window form `body` of `row` (null: the archived form) with its tokens (`tokens`, or the
+ * built-in estimate for a late result's text form), keeping the session's kept-token total in step.
+ */
+function writeWindowBody(
+  st: Statements,
+  session: SessionRow,
+  row: MessageRow,
+  body: string | null,
+  tokens: number | undefined,
+): void {
+  const windowTokens =
+    body === null ? null : row.late === 1 || tokens === undefined ? estimateTokens(parseBody(body)) : tokens
+  st.setWindowBody.run(body, windowTokens, session.pk, row.seq)
+  const delta = (windowTokens ?? row.tokens) - (row.window_tokens ?? row.tokens)
+  if (delta !== 0 && row.kept === 1 && row.seq < session.boundary) st.setKeptTokens.run(delta, session.pk)
+}
+
+/**
+ * What the window shows for `row` when its content becomes `message`: in a row holding late tool
+ * results, each result no call links to this row stays a text block (see late-tool-results.ts); null
+ * when that is `message` as archived.
+ */
+function windowBodyFor(
+  st: Statements,
+  pk: number,
+  row: MessageRow,
+  message: StoredMessageData,
+): string | null {
+  let shown = message
+  if (row.late === 1) {
+    const linked = new Set(st.idsAnsweredBy.all(pk, row.seq))
+    const late: LateResult[] = []
+    message.content.forEach((block, i) => {
+      if (!('toolResult' in block) || linked.has(block.toolResult.toolUseId)) return
+      const id = block.toolResult.toolUseId
+      late.push({ block: i, id, name: st.madeCall.get(pk, id) ?? 'unknown' })
+    })
+    shown = lateResultsWindowForm(message, late)
+  }
+  const body = JSON.stringify(shown)
+  return body === row.body ? null : body
+}
+
+/** Refuses a new form that would change what ties the message to the session: role, id, tool ids. */
+function checkSameShape(sessionId: string, row: MessageRow, next: StoredMessageData, what: string): void {
+  const ids = (m: StoredMessageData): string => {
+    const c = classifyMessage(m)
+    return JSON.stringify([m.role, m.trackingId, c.toolUseIds, c.toolResultIds])
+  }
+  if (ids(parseBody(row.body)) !== ids(next))
+    throw new ContextLedgerError(
+      'INVALID_MESSAGE',
+      `${what} of seq ${row.seq} must keep the role, trackingId and tool ids of the original`,
+      { sessionId, path: '(message)' },
+    )
+}

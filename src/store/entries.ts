@@ -1,0 +1,131 @@
+/**
+ * Turning stored rows into what the store returns: entries, pinned messages, pin and edit log entries.
+ * Bodies are parsed from the JSON the store wrote; flags become booleans, times Dates, nulls undefined.
+ */
+import type { EditRow, MessageRow, PinEventRow, PinnedRow, SessionRow } from '../db/statements.js'
+import { withPinFlag } from '../messages/pin-flag.js'
+import type { StoredMessageData } from '../messages/types.js'
+import { MISSING_TOOL_RESULT_REPAIR } from './interrupted-tool-results.js'
+import type { PreparedMessage } from './prepare-message.js'
+import type { LedgerEntry, MessageEdit, PinEvent, PinnedMessage } from './store-types.js'
+
+/**
+ * Parses a body the store wrote.
+ *
+ * @param body - the stored JSON
+ * @returns the message
+ */
+export function parseBody(body: string): StoredMessageData {
+  // The store wrote it from a validated message; a row changed behind its back fails later, as damage.
+  return JSON.parse(body) as StoredMessageData
+}
+
+/**
+ * An entry for a message row.
+ *
+ * @param session - its session's row
+ * @param row - the message's row
+ * @returns the entry
+ */
+export function toEntry(session: SessionRow, row: MessageRow): LedgerEntry {
+  return {
+    sessionId: session.id,
+    seq: row.seq,
+    trackingId: row.uid,
+    message: parseBody(row.body),
+    tokens: row.tokens,
+    pinned: row.pinned === 1,
+    inWindow: row.seq >= session.boundary || row.kept === 1,
+    createdAt: new Date(row.created_at),
+    windowMessage: row.window_body === null ? undefined : parseBody(row.window_body),
+    repeatOf: row.repeat_of ?? undefined,
+    late: row.late === 1,
+  }
+}
+
+/**
+ * A pinned message for its row.
+ *
+ * @param r - the row
+ * @returns the pinned message, carrying the pin flag
+ */
+export function toPinnedMessage(r: PinnedRow): PinnedMessage {
+  return {
+    sessionId: r.session_id,
+    seq: r.seq,
+    trackingId: r.uid,
+    message: withPinFlag(parseBody(r.body), true),
+    inWindow: r.seq >= r.boundary || r.kept === 1,
+    pinnedAt: new Date(r.at ?? 0),
+    actor: r.actor ?? 'append',
+    reason: r.reason ?? undefined,
+  }
+}
+
+/**
+ * A pin log entry for its row.
+ *
+ * @param r - the row
+ * @returns the entry
+ */
+export function toPinEvent(r: PinEventRow): PinEvent {
+  return {
+    sessionId: r.session_id,
+    seq: r.seq,
+    trackingId: r.uid,
+    action: r.action,
+    actor: r.actor,
+    reason: r.reason ?? undefined,
+    at: new Date(r.at),
+  }
+}
+
+/**
+ * An edit log entry for its row.
+ *
+ * @param sessionId - the session
+ * @param r - the row
+ * @returns the entry
+ */
+export function toMessageEdit(sessionId: string, r: EditRow): MessageEdit {
+  return {
+    sessionId,
+    seq: r.seq,
+    trackingId: r.uid,
+    kind: r.kind,
+    actor: r.actor,
+    reason: r.reason ?? undefined,
+    at: new Date(r.at),
+    message: r.body === null ? undefined : parseBody(r.body),
+  }
+}
+
+/**
+ * The same prepared message under another trackingId (a new occurrence of a re-sent message).
+ *
+ * @param m - the prepared message
+ * @param trackingId - the new id
+ * @returns the copy
+ */
+export function withTrackingId(m: PreparedMessage, trackingId: string): PreparedMessage {
+  // From the validated body, not `m.message`: the caller's token counter has seen that object since.
+  const message = { ...parseBody(m.body), trackingId }
+  return { ...m, message, body: JSON.stringify(message), minted: true }
+}
+
+/**
+ * Whether a stored body is a repair row the store wrote (see interrupted-tool-results.ts).
+ *
+ * @param body - the stored JSON
+ * @returns true for a repair row
+ */
+export function isRepairRow(body: string): boolean {
+  if (!body.includes(MISSING_TOOL_RESULT_REPAIR)) return false
+  const ledger = parseBody(body).metadata?.custom?.contextLedger
+  return (
+    typeof ledger === 'object' &&
+    ledger !== null &&
+    !Array.isArray(ledger) &&
+    ledger.repair === MISSING_TOOL_RESULT_REPAIR
+  )
+}

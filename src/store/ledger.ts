@@ -1,0 +1,132 @@
+/**
+ * One open ledger file as the store's operations see it: the connection and its prepared statements,
+ * the session-key cache, the transactions (see `transactions.ts`), and a pending erasure. Every public
+ * call of `ContextStore` runs through one of these; the operations themselves live in their own modules
+ * (append, pins, edits, reads, retention), each taking the ledger as its first argument.
+ */
+import type Database from 'better-sqlite3'
+import { ContextLedgerError } from '../errors.js'
+import { LifecycleStatements } from '../db/lifecycle-statements.js'
+import { openDatabase } from '../db/open.js'
+import { walCheckpoint } from '../db/pragmas.js'
+import { isBusy, toLedgerError, toReadError } from '../db/sqlite-errors.js'
+import { prepareStatements, type Statements } from '../db/statements.js'
+import type { MessageLimits } from '../messages/schema.js'
+import { SessionKeys } from './session-keys.js'
+import type { StoreSettings } from './store-options.js'
+import { Transactions } from './transactions.js'
+
+/** An open ledger file: its connection, statements, session keys and transactions. */
+export class Ledger {
+  /** The connection. */
+  readonly db: Database.Database
+  /** Its prepared statements. */
+  readonly st: Statements
+  /** The lifecycle calls' statements, prepared on first use. */
+  readonly lifecycle: LifecycleStatements
+  /** The session-key cache. */
+  readonly keys: SessionKeys
+  /** The validation limits every incoming message must meet (frozen). */
+  readonly limits: Readonly<MessageLimits>
+  /** Opened with `readonly: true`. */
+  readonly readonly: boolean
+  /** A redaction's, deletion's or prune's checkpoint could not finish yet (a reader held an older snapshot). */
+  erasurePending = false
+  private readonly transactions: Transactions
+
+  /**
+   * Opens (creating and migrating as needed) the file.
+   *
+   * @param path - the file path or `':memory:'`
+   * @param settings - checked store options
+   */
+  constructor(
+    readonly path: string,
+    settings: StoreSettings,
+  ) {
+    this.limits = Object.freeze({ ...settings.limits })
+    this.readonly = settings.readonly
+    this.db = openDatabase(path, settings)
+    this.st = prepareStatements(this.db)
+    this.transactions = new Transactions(this.db)
+    this.lifecycle = new LifecycleStatements(this.db)
+    this.keys = new SessionKeys(this.st)
+  }
+
+  /** @throws ContextLedgerError `STORE_CLOSED` once the store is closed */
+  ensureOpen(): void {
+    if (!this.db.open) throw new ContextLedgerError('STORE_CLOSED', `The store for ${this.path} is closed`)
+  }
+
+  /** @throws ContextLedgerError `STORE_CLOSED`, or `READ_ONLY` for a store opened read-only */
+  ensureWritable(): void {
+    this.ensureOpen()
+    if (this.readonly)
+      throw new ContextLedgerError(
+        'READ_ONLY',
+        `The store for ${this.path} was opened with readonly: true; it cannot be written`,
+      )
+  }
+
+  /**
+   * Runs `fn` in one write transaction (see {@link Transactions.write}: the lock is taken up front, and
+   * a busy lock is waited for up to the busy timeout in all). SQLite failures become typed errors.
+   *
+   * @param sessionId - the session written, for the error
+   * @param fn - the work
+   * @returns what `fn` returned
+   */
+  write<T>(sessionId: string, fn: () => T): T {
+    try {
+      return this.transactions.write(fn)
+    } catch (error) {
+      // A rolled-back transaction may have created a session whose key was cached: forget them all.
+      this.keys.clear()
+      throw toLedgerError(error, `write to session "${sessionId}"; nothing was written`, sessionId)
+    }
+  }
+
+  /**
+   * Runs `fn` in a read transaction, so multi-statement reads see one snapshot. Every failure, of SQLite
+   * or of decoding a stored row, becomes a typed error naming `what`.
+   *
+   * @param fn - the reads
+   * @param what - the operation, for the error
+   * @param sessionId - the session read, for the error
+   * @returns what `fn` returned
+   */
+  read<T>(fn: () => T, what = `read ${this.path}`, sessionId?: string): T {
+    try {
+      return this.transactions.read(fn)
+    } catch (error) {
+      throw toReadError(error, what, sessionId)
+    }
+  }
+
+  /**
+   * Finishes a pending erasure: checkpoints the write-ahead log into the file and truncates it, without
+   * waiting for readers.
+   *
+   * @returns true when no erased content is left in the files (or none was pending)
+   */
+  completeErasure(): boolean {
+    this.ensureOpen()
+    if (!this.erasurePending || this.readonly) return !this.erasurePending
+    // Never waits: the connection's busy_timeout is 0 (Transactions waits for locks itself), set again in
+    // case a caller changed it through connection().
+    try {
+      this.db.pragma('busy_timeout = 0')
+      this.erasurePending = walCheckpoint(this.db, 'TRUNCATE').busy !== 0
+    } catch (error) {
+      if (!isBusy(error)) throw toLedgerError(error, `checkpoint ${this.path} to erase redacted messages`)
+    }
+    return !this.erasurePending
+  }
+
+  /** Closes the file, finishing a pending erasure first if no reader still holds it up. Idempotent. */
+  close(): void {
+    if (!this.db.open) return
+    if (this.erasurePending && !this.readonly) this.completeErasure()
+    this.db.close()
+  }
+}

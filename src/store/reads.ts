@@ -1,0 +1,212 @@
+/**
+ * The store's reads: the window, the archive, one message, session summaries, the pin log, pinned
+ * messages and the edit log. Each runs as one statement or in one read transaction, so it sees a
+ * committed state; a failure — of SQLite or of decoding a stored row — becomes a typed error.
+ */
+import { toReadError } from '../db/sqlite-errors.js'
+import type { SessionRow, Statements } from '../db/statements.js'
+import { hasPinFlag, withPinFlag } from '../messages/pin-flag.js'
+import type { StoredMessageData } from '../messages/types.js'
+import { alternateRoles } from '../window/alternate-roles.js'
+import {
+  checkHistoryOptions,
+  checkMessageRef,
+  checkPinnedMessagesOptions,
+  checkSessionId,
+  checkWindowReadOptions,
+  type MessageRef,
+} from './check-args.js'
+import { parseBody, toEntry, toMessageEdit, toPinEvent, toPinnedMessage } from './entries.js'
+import type { Ledger } from './ledger.js'
+import { findMessage, keptTotals } from './lookup.js'
+import type { LedgerEntry, MessageEdit, PinEvent, PinnedMessage, SessionSummary } from './store-types.js'
+
+/**
+ * The messages the model should see, in order; see `ContextStore.window`.
+ *
+ * @param ledger - the open ledger
+ * @param sessionId - the session
+ * @param options - the window read options (unchecked: checked here)
+ * @returns the window (empty for an unknown session)
+ */
+export function readWindow(ledger: Ledger, sessionId: string, options: unknown): StoredMessageData[] {
+  const alternate = checkWindowReadOptions(options)
+  ledger.ensureOpen()
+  checkSessionId(sessionId)
+  const st = ledger.st
+  // One statement, so no read transaction: the session lookup and the decoding are mapped here.
+  try {
+    const pk = ledger.keys.pk(sessionId)
+    if (pk === undefined) return []
+    let rows = st.window.all({ s: pk })
+    if (rows.length === 0) {
+      // The cached key may name a session another connection deleted (and perhaps created again).
+      const fresh = ledger.keys.recheck(sessionId, pk)
+      if (fresh === undefined) return []
+      rows = st.window.all({ s: fresh })
+    }
+    const out = new Array<StoredMessageData>(rows.length)
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]
+      if (row === undefined) continue
+      const message = parseBody(row.body)
+      out[i] = row.pinned === 1 || hasPinFlag(message) ? withPinFlag(message, row.pinned === 1) : message
+    }
+    return alternate ? alternateRoles(out) : out
+  } catch (error) {
+    throw toReadError(error, `read the window of session "${sessionId}"`, sessionId)
+  }
+}
+
+/**
+ * The archive in seq order; see `ContextStore.history`.
+ *
+ * @param ledger - the open ledger
+ * @param sessionId - the session
+ * @param options - `fromSeq` and `limit` (unchecked: checked here)
+ * @returns entries, oldest first
+ */
+export function readHistory(ledger: Ledger, sessionId: string, options: unknown): LedgerEntry[] {
+  ledger.ensureOpen()
+  checkSessionId(sessionId)
+  const { fromSeq, limit } = checkHistoryOptions(options)
+  return ledger.read(
+    () => {
+      const session = ledger.keys.sessionRow(sessionId)
+      if (session === undefined) return []
+      return ledger.st.history.all(session.pk, fromSeq, limit).map((r) => toEntry(session, r))
+    },
+    `read the history of session "${sessionId}"`,
+    sessionId,
+  )
+}
+
+/**
+ * One archived message; see `ContextStore.message`.
+ *
+ * @param ledger - the open ledger
+ * @param sessionId - the session
+ * @param ref - which message
+ * @returns its entry
+ */
+export function readMessage(ledger: Ledger, sessionId: string, ref: MessageRef): LedgerEntry {
+  ledger.ensureOpen()
+  checkSessionId(sessionId)
+  checkMessageRef(ref)
+  return ledger.read(
+    () => {
+      const { session, row } = findMessage(ledger, sessionId, ref)
+      return toEntry(session, row)
+    },
+    `read a message of session "${sessionId}"`,
+    sessionId,
+  )
+}
+
+/**
+ * Every session's summary, ordered by id.
+ *
+ * @param ledger - the open ledger
+ * @returns the summaries
+ */
+export function readSessions(ledger: Ledger): SessionSummary[] {
+  ledger.ensureOpen()
+  const st = ledger.st
+  return ledger.read(() => st.allSessions.all().map((s) => summarize(st, s)), 'list the sessions')
+}
+
+/**
+ * One session's summary.
+ *
+ * @param ledger - the open ledger
+ * @param sessionId - the session
+ * @returns its summary, or undefined when it does not exist
+ */
+export function readSession(ledger: Ledger, sessionId: string): SessionSummary | undefined {
+  ledger.ensureOpen()
+  checkSessionId(sessionId)
+  return ledger.read(
+    () => {
+      const row = ledger.keys.sessionRow(sessionId)
+      return row === undefined ? undefined : summarize(ledger.st, row)
+    },
+    `read session "${sessionId}"`,
+    sessionId,
+  )
+}
+
+/**
+ * Pinned messages with who pinned them, when and why; see `ContextStore.pinnedMessages`.
+ *
+ * @param ledger - the open ledger
+ * @param options - `sessionId` (unchecked: checked here)
+ * @returns pinned messages ordered by session and seq
+ */
+export function readPinnedMessages(ledger: Ledger, options: unknown): PinnedMessage[] {
+  ledger.ensureOpen()
+  const sessionId = checkPinnedMessagesOptions(options)
+  return ledger.read(
+    () => {
+      if (sessionId === undefined) return ledger.st.allPinnedMessages.all().map(toPinnedMessage)
+      const pk = ledger.keys.sessionRow(sessionId)?.pk
+      return pk === undefined ? [] : ledger.st.pinnedMessages.all(pk).map(toPinnedMessage)
+    },
+    'read the pinned messages',
+    sessionId,
+  )
+}
+
+/**
+ * A session's pin log, oldest first.
+ *
+ * @param ledger - the open ledger
+ * @param sessionId - the session
+ * @returns every pin and unpin
+ */
+export function readPinEvents(ledger: Ledger, sessionId: string): PinEvent[] {
+  ledger.ensureOpen()
+  checkSessionId(sessionId)
+  return ledger.read(
+    () => {
+      const pk = ledger.keys.sessionRow(sessionId)?.pk
+      return pk === undefined ? [] : ledger.st.pinEvents.all(pk).map(toPinEvent)
+    },
+    `read the pin log of session "${sessionId}"`,
+    sessionId,
+  )
+}
+
+/**
+ * A session's edit log, oldest first.
+ *
+ * @param ledger - the open ledger
+ * @param sessionId - the session
+ * @returns the edits (empty for an unknown session)
+ */
+export function readEdits(ledger: Ledger, sessionId: string): MessageEdit[] {
+  ledger.ensureOpen()
+  checkSessionId(sessionId)
+  return ledger.read(() => {
+    // sessionRow(), not the cached key alone: another connection may have deleted and recreated it.
+    const pk = ledger.keys.sessionRow(sessionId)?.pk
+    return pk === undefined ? [] : ledger.st.edits.all(pk).map((r) => toMessageEdit(sessionId, r))
+  })
+}
+
+function summarize(st: Statements, s: SessionRow): SessionSummary {
+  const kept = keptTotals(st, s)
+  const before = s.boundary > 0 ? (st.cumAt.get(s.pk, s.boundary - 1) ?? 0) : 0
+  // The tail's tokens as the window shows them: the prefix-sum difference, corrected for replacements.
+  const correction = st.tailCorrection.get(s.pk, s.boundary) ?? 0
+  return {
+    id: s.id,
+    messageCount: s.message_count,
+    windowMessages: kept.count + s.message_count - s.boundary,
+    windowTokens: kept.tokens + s.total_tokens - before + correction,
+    totalTokens: s.total_tokens,
+    pinnedCount: st.pinnedCount.get(s.pk) ?? 0,
+    boundary: s.boundary,
+    createdAt: new Date(s.created_at),
+    updatedAt: new Date(s.updated_at),
+  }
+}
