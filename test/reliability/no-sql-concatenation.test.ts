@@ -1,8 +1,8 @@
 /**
  * No SQL is built by concatenating values. ESLint's `no-restricted-syntax` rule refuses template
- * interpolation and `+` in `prepare()` / `exec()` arguments; this test is the second guard, immune to an
+ * interpolation and `+` in `prepare()` / `exec()` / `pragma()` arguments; this test is the second guard, immune to an
  * `eslint-disable` comment or a changed config: it parses every file under `src/` with the TypeScript
- * compiler and fails on any `prepare`/`exec` call whose SQL argument interpolates or concatenates, or
+ * compiler and fails on any `prepare`/`exec`/`pragma` call whose SQL argument interpolates or concatenates, or
  * that is handed a variable assembled that way in the same file.
  */
 import { readdirSync, readFileSync } from 'node:fs'
@@ -31,7 +31,7 @@ function assembles(node: ts.Node): boolean {
   return false
 }
 
-/** Every `x.prepare(sql)` / `x.exec(sql)` in `text` whose SQL is assembled, as `file:line: text`. */
+/** Every `x.prepare(sql)` / `x.exec(sql)` / `x.pragma(sql)` in `text` whose SQL is assembled, as `file:line: text`. */
 function offenders(file: string, text = readFileSync(file, 'utf8')): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true)
   const assembled = new Set<string>()
@@ -47,7 +47,7 @@ function offenders(file: string, text = readFileSync(file, 'utf8')): string[] {
     if (
       ts.isCallExpression(node) &&
       ts.isPropertyAccessExpression(node.expression) &&
-      ['prepare', 'exec'].includes(node.expression.name.text)
+      ['prepare', 'exec', 'pragma'].includes(node.expression.name.text)
     )
       calls.push(node)
     ts.forEachChild(node, visit)
@@ -85,6 +85,7 @@ describe('SQL text', () => {
       'const q = `SELECT ${col} FROM t`\ndb.prepare(q)',
       "db.prepare(['SELECT', col, 'FROM t'].join(' '))",
       "db.prepare(cond ? 'SELECT 1' : 'SELECT ' + col)",
+      'db.pragma(`journal_size_limit = ${limit}`)',
     ]
     for (const sample of samples) expect(offenders('probe.ts', sample), sample).toHaveLength(1)
     expect(offenders('probe.ts', "db.prepare('SELECT * FROM t WHERE id = ?').get(id)")).toStrictEqual([])
