@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
-  ContextLedgerError,
+  type ContextLedgerError,
   PersistentConversationManager,
   planWindow,
   type ContextStore,
   type MessageData,
   type PersistentConversationManagerOptions,
 } from '../../src/index.js'
+import { refusal } from '../helpers/refusal.js'
 import { tempStore } from '../helpers/temp-store.js'
 
 let store: ContextStore
@@ -23,18 +24,9 @@ const assistant = (text: string): MessageData => ({ role: 'assistant', content: 
 const turns = (n: number, from = 0): MessageData[] =>
   Array.from({ length: n }, (_, i) => [user(`q${from + i}`), assistant(`a${from + i}`)]).flat()
 
-function optionsError(options: Record<string, unknown>): ContextLedgerError | undefined {
-  try {
-    new PersistentConversationManager({
-      store,
-      sessionId: 's',
-      ...options,
-    })
-  } catch (e) {
-    if (e instanceof ContextLedgerError) return e
-    throw e
-  }
-  return undefined
+/** The refusal of a manager built on `store`, session `s`, with `options`. */
+function optionsError(options: Record<string, unknown>): ContextLedgerError {
+  return refusal(() => new PersistentConversationManager({ store, sessionId: 's', ...options }))
 }
 
 describe('PersistentConversationManager', () => {

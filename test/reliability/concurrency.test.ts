@@ -12,12 +12,8 @@
 import type { ChildProcess } from 'node:child_process'
 import { statSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import {
-  ContextLedgerError,
-  openContextStore,
-  PersistentConversationManager,
-  type StoredMessageData,
-} from '../../src/index.js'
+import { openContextStore, PersistentConversationManager, type StoredMessageData } from '../../src/index.js'
+import { refusal } from '../helpers/refusal.js'
 import { assertWindowRules } from '../helpers/window-invariants.js'
 import { CONCURRENT_LIMITS, MessageFactory } from './workers/worker-kit.js'
 import { collect, LONG, useTempDir, useWorker, type WorkerExit } from './support.js'
@@ -237,16 +233,9 @@ describe('concurrency', () => {
 
     const impatient = openContextStore(path, { busyTimeoutMs: 10 })
     const t = Date.now()
-    const error = (() => {
-      try {
-        impatient.append('s', { role: 'user', content: [{ text: 'too early' }] })
-      } catch (e) {
-        return e
-      }
-    })()
-    expect(error).toBeInstanceOf(ContextLedgerError)
-    expect((error as ContextLedgerError).code).toBe('DATABASE_BUSY')
-    expect((error as ContextLedgerError).cause).toMatchObject({ code: 'SQLITE_BUSY' })
+    const error = refusal(() => impatient.append('s', { role: 'user', content: [{ text: 'too early' }] }))
+    expect(error.code).toBe('DATABASE_BUSY')
+    expect(error.cause).toMatchObject({ code: 'SQLITE_BUSY' })
     expect(Date.now() - t).toBeLessThan(1500)
     expect(impatient.session('s')).toBeUndefined()
 
@@ -267,15 +256,10 @@ describe('concurrency', () => {
     const { exit } = await holdLock(path, 1500)
 
     const store = openContextStore(path, { busyTimeoutMs: 400 })
-    const error = (() => {
-      try {
-        store.append('s', { role: 'user', content: [{ text: 'waits at most 400 ms in all' }] })
-      } catch (e) {
-        return e
-      }
-    })()
-    expect(error).toBeInstanceOf(ContextLedgerError)
-    expect((error as ContextLedgerError).code).toBe('DATABASE_BUSY')
+    const error = refusal(() =>
+      store.append('s', { role: 'user', content: [{ text: 'waits at most 400 ms in all' }] }),
+    )
+    expect(error.code).toBe('DATABASE_BUSY')
     expect((await exit).lines).toStrictEqual(['L', 'U'])
     expect(store.session('s')).toBeUndefined()
     store.close()

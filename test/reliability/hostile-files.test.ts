@@ -9,26 +9,19 @@ import { copyFileSync, existsSync, readdirSync, statSync, truncateSync, writeFil
 import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ContextLedgerError, openContextStore, type ErrorCode } from '../../src/index.js'
+import { openContextStore, type ContextLedgerError, type ErrorCode } from '../../src/index.js'
+import { refusal } from '../helpers/refusal.js'
 import { fileHash, LONG, useTempDir } from './support.js'
 
 const dir = useTempDir()
-
-function refusal(path: string): ContextLedgerError {
-  try {
-    openContextStore(path).close()
-  } catch (error) {
-    if (error instanceof ContextLedgerError) return error
-    throw new Error(`expected a ContextLedgerError for ${path}, got ${String(error)}`, { cause: error })
-  }
-  throw new Error(`${path} was opened`)
-}
 
 /** Opens `path`, expects `code`, and checks the file and its neighbours are exactly as before. */
 function expectRefused(path: string, code: ErrorCode | readonly ErrorCode[]): ContextLedgerError {
   const before = fileHash(path)
   const siblings = readdirSync(dir.path).sort()
-  const error = refusal(path)
+  const error = refusal(() => {
+    openContextStore(path).close()
+  })
   expect(typeof code === 'string' ? [code] : code, error.message).toContain(error.code)
   expect(error.message).toContain(path)
   expect(fileHash(path)).toBe(before)

@@ -3,7 +3,8 @@
  * the next append records a synthetic error result as its own ledger row, and the window stays valid.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { ContextLedgerError, openContextStore, type ContextStore, type MessageData } from '../../src/index.js'
+import { openContextStore, type ContextStore, type MessageData } from '../../src/index.js'
+import { refusal } from '../helpers/refusal.js'
 import { assertWindowRules, readHistory } from '../helpers/window-invariants.js'
 import { useTempDir } from './support.js'
 
@@ -124,15 +125,9 @@ describe('ContextStore.append after an interrupted tool call', () => {
   it('writes no repair row when the batch that needed it fails', () => {
     store = openContextStore(dir.file('a.db'))
     store.append('s', [user('go', 'u-1'), calls('t1')])
-    const error = (() => {
-      try {
-        store.append('s', [user('next'), results('never-called')])
-      } catch (e) {
-        return e
-      }
-    })()
-    expect(error).toBeInstanceOf(ContextLedgerError)
-    expect((error as ContextLedgerError).code).toBe('INVALID_MESSAGE')
+    expect(refusal(() => store.append('s', [user('next'), results('never-called')])).code).toBe(
+      'INVALID_MESSAGE',
+    )
     expect(store.session('s')?.messageCount).toBe(2)
     expect(statuses(store)).toStrictEqual([{ tool_use_id: 't1', use_seq: 1, result_seq: null, status: null }])
   })

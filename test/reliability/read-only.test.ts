@@ -10,7 +10,8 @@ import { chmodSync, chownSync, copyFileSync, existsSync, readdirSync, statSync, 
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { ContextLedgerError, openContextStore, type ErrorCode } from '../../src/index.js'
+import { openContextStore, type ErrorCode } from '../../src/index.js'
+import { refusal } from '../helpers/refusal.js'
 import { collect, fileHash, useTempDir, useWorker, type WorkerUser } from './support.js'
 
 const dir = useTempDir()
@@ -20,16 +21,6 @@ const LIMITS = { windowSize: 40, tokenBudget: undefined, first: 0, last: 0 }
 
 /** An unprivileged user when the tests run as root (root ignores modes), else the current user. */
 const USER: WorkerUser | undefined = process.geteuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined
-
-function refusal(fn: () => unknown): ContextLedgerError {
-  try {
-    fn()
-  } catch (error) {
-    if (error instanceof ContextLedgerError) return error
-    throw error
-  }
-  throw new Error('expected a refusal')
-}
 
 /** A ledger of two messages, closed (no side files), owned by the worker's user. */
 function makeLedger(): string {

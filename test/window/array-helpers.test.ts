@@ -5,7 +5,6 @@
 import { describe, expect, it } from 'vitest'
 import {
   adjustSplitPointForToolPairs,
-  ContextLedgerError,
   findValidTrimPoint,
   isPinned,
   matchesMessageType,
@@ -13,6 +12,7 @@ import {
   unpinMessage,
   type MessageData,
 } from '../../src/index.js'
+import { refusal } from '../helpers/refusal.js'
 
 const u = (text = 'u'): MessageData => ({ role: 'user', content: [{ text }] })
 const a = (text = 'a'): MessageData => ({ role: 'assistant', content: [{ text }] })
@@ -104,14 +104,7 @@ describe('adjustSplitPointForToolPairs', () => {
   })
 
   it('throws NO_VALID_SPLIT when the walk reaches the end', () => {
-    let caught: unknown
-    try {
-      adjustSplitPointForToolPairs([tr('1'), tr('2')], 0)
-    } catch (e) {
-      caught = e
-    }
-    expect(caught).toBeInstanceOf(ContextLedgerError)
-    expect((caught as ContextLedgerError).code).toBe('NO_VALID_SPLIT')
+    expect(refusal(() => adjustSplitPointForToolPairs([tr('1'), tr('2')], 0)).code).toBe('NO_VALID_SPLIT')
   })
 })
 
