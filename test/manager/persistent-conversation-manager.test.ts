@@ -9,6 +9,7 @@ import {
 } from '../../src/index.js'
 import { refusal } from '../helpers/refusal.js'
 import { tempStore } from '../helpers/temp-store.js'
+import { assistant, turns, user } from '../helpers/messages.js'
 
 let store: ContextStore
 let cleanup: () => void
@@ -18,11 +19,6 @@ beforeEach(() => {
 afterEach(() => {
   cleanup()
 })
-
-const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
-const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
-const turns = (n: number, from = 0): MessageData[] =>
-  Array.from({ length: n }, (_, i) => [user(`q${from + i}`), assistant(`a${from + i}`)]).flat()
 
 /** The refusal of a manager built on `store`, session `s`, with `options`. */
 function optionsError(options: Record<string, unknown>): ContextLedgerError {

@@ -11,6 +11,7 @@ import { WAL_CHECKPOINT_BYTES } from '../../src/db/open.js'
 import { everyBlockMessage, everyToolResultMessage } from '../helpers/all-blocks.js'
 import { refusal } from '../helpers/refusal.js'
 import { tempDir, tempStore } from '../helpers/temp-store.js'
+import { assistant, user } from '../helpers/messages.js'
 
 let store: ContextStore
 let path: string
@@ -21,9 +22,6 @@ beforeEach(() => {
 afterEach(() => {
   cleanup()
 })
-
-const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
-const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
 
 function codeOf(fn: () => unknown): string {
   return refusal(fn).code

@@ -15,10 +15,9 @@ import {
 import { refusal } from '../helpers/refusal.js'
 import { tempStore } from '../helpers/temp-store.js'
 import { assertWindowRules } from '../helpers/window-invariants.js'
+import { assistant, user } from '../helpers/messages.js'
 
 const CARD = '4111-1111-1111-1111'
-const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
-const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
 
 let store: ContextStore
 let path: string

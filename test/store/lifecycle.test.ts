@@ -17,9 +17,7 @@ import { conversation } from '../helpers/conversations.js'
 import { refusal } from '../helpers/refusal.js'
 import { tempDir, tempStore, type TempDir } from '../helpers/temp-store.js'
 import { assertWindowRules } from '../helpers/window-invariants.js'
-
-const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
-const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
+import { assistant, user } from '../helpers/messages.js'
 
 let store: ContextStore
 let path: string

@@ -13,6 +13,7 @@ import {
 } from '../../src/index.js'
 import { tempStore } from '../helpers/temp-store.js'
 import { assertWindowRules } from '../helpers/window-invariants.js'
+import { assistant, user } from '../helpers/messages.js'
 
 let store: ContextStore
 let cleanup: () => void
@@ -22,9 +23,6 @@ beforeEach(() => {
 afterEach(() => {
   cleanup()
 })
-
-const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
-const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
 
 /** Tokens of what the window shows, counted from window() itself. */
 const shown = (window: readonly StoredMessageData[], counter = estimateTokens): number =>

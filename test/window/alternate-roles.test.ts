@@ -15,13 +15,7 @@ import {
 } from '../../src/index.js'
 import { tempStore } from '../helpers/temp-store.js'
 import { assertWindowRules } from '../helpers/window-invariants.js'
-
-const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
-const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
-const call = (id: string): MessageData => ({
-  role: 'assistant',
-  content: [{ toolUse: { toolUseId: id, name: 'f', input: {} } }],
-})
+import { assistant, toolUse, user } from '../helpers/messages.js'
 
 let store: ContextStore
 let cleanup: () => void
@@ -55,7 +49,7 @@ describe('alternateRoles', () => {
 
   it('puts the results of a repair row first when it merges with the prompt that caused it', () => {
     const m = new PersistentConversationManager({ store, sessionId: 's' })
-    m.append([user('go'), call('t1')])
+    m.append([user('go'), toolUse('t1')])
     m.append(user('still there?'))
     const merged = m.window({ alternate: true })
     expect(merged.map((x) => x.role)).toStrictEqual(['user', 'assistant', 'user'])

@@ -12,18 +12,14 @@ import {
   unpinMessage,
   type MessageData,
 } from '../../src/index.js'
+import { assistant, toolResult, toolUse, user } from '../helpers/messages.js'
 import { refusal } from '../helpers/refusal.js'
 
-const u = (text = 'u'): MessageData => ({ role: 'user', content: [{ text }] })
-const a = (text = 'a'): MessageData => ({ role: 'assistant', content: [{ text }] })
-const tu = (id: string, role: 'user' | 'assistant' = 'assistant'): MessageData => ({
-  role,
-  content: [{ toolUse: { name: 't', toolUseId: id, input: {} } }],
-})
-const tr = (id: string): MessageData => ({
-  role: 'user',
-  content: [{ toolResult: { toolUseId: id, status: 'success', content: [{ text: 'r' }] } }],
-})
+// Short forms: these cases are arrays written inline.
+const u = (text = 'u'): MessageData => user(text)
+const a = (text = 'a'): MessageData => assistant(text)
+const tu = (id: string, role: MessageData['role'] = 'assistant'): MessageData => ({ ...toolUse(id), role })
+const tr = (id: string): MessageData => toolResult(id, 'r')
 
 describe('isPinned', () => {
   it('reads only a strict boolean flag (PN01)', () => {
