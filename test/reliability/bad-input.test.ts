@@ -13,7 +13,7 @@ import {
   type ContextStore,
   type MessageData,
 } from '../../src/index.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
 import { ledgerChecksum } from './db-checksum.js'
 import { LONG, useTempDir } from './support.js'
 import { refusal } from '../helpers/refusal.js'

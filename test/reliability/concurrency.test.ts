@@ -14,7 +14,7 @@ import { statSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { openContextStore, PersistentConversationManager, type StoredMessageData } from '../../src/index.js'
 import { refusal } from '../helpers/refusal.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
 import { CONCURRENT_LIMITS, MessageFactory } from './workers/worker-kit.js'
 import { collect, LONG, useTempDir, useWorker, type WorkerExit } from './support.js'
 

@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { openContextStore, type StoredMessageData } from '../../src/index.js'
-import { assertWindowRules, type WindowRulesReport } from '../helpers/window-invariants.js'
+import { assertWindowRules, type WindowRulesReport } from '../helpers/window-rules.js'
 import { CRASH_LIMITS, MessageFactory, rng } from './workers/worker-kit.js'
 import { collect, LONG, useTempDir, useWorker, type WorkerExit } from './support.js'
 

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { openContextStore, type ContextStore, type MessageData } from '../../src/index.js'
 import { refusal } from '../helpers/refusal.js'
-import { assertWindowRules, readHistory } from '../helpers/window-invariants.js'
+import { assertWindowRules, readHistory } from '../helpers/window-rules.js'
 import { useTempDir } from './support.js'
 import { toolResults, toolUse, user } from '../helpers/messages.js'
 

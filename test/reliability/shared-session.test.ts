@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { openContextStore } from '../../src/index.js'
-import { assertWindowRules, readHistory } from '../helpers/window-invariants.js'
+import { assertWindowRules, readHistory } from '../helpers/window-rules.js'
 import { collect, useTempDir, useWorker } from './support.js'
 
 const dir = useTempDir()

@@ -10,7 +10,7 @@ import {
   type ContextStore,
   type MessageData,
 } from '../../src/index.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
 import { ledgerChecksum } from './db-checksum.js'
 import { MessageFactory } from './workers/worker-kit.js'
 import { useTempDir } from './support.js'

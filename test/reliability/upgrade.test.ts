@@ -13,7 +13,7 @@ import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { describe, expect, it } from 'vitest'
 import { openContextStore, PersistentConversationManager, type StoredMessageData } from '../../src/index.js'
 import { MIGRATIONS_FOLDER } from '../../src/db/open.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
 import { fileHash, useTempDir, WORKERS } from './support.js'
 
 const FIXTURES = join(WORKERS, '..', '..', 'fixtures')

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { PersistentConversationManager, type ContextStore } from '../../src/index.js'
 import { ledgerChecksum } from '../reliability/db-checksum.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
 import { refusal } from '../helpers/refusal.js'
 import { tempStore } from '../helpers/temp-store.js'
 import { assistant, toolResult, toolResults, toolUse, user } from '../helpers/messages.js'

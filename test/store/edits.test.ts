@@ -14,7 +14,7 @@ import {
 } from '../../src/index.js'
 import { refusal } from '../helpers/refusal.js'
 import { tempStore } from '../helpers/temp-store.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
 import { assistant, user } from '../helpers/messages.js'
 
 const CARD = '4111-1111-1111-1111'

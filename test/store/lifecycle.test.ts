@@ -16,7 +16,7 @@ import {
 import { conversation } from '../helpers/conversations.js'
 import { refusal } from '../helpers/refusal.js'
 import { tempDir, tempStore, type TempDir } from '../helpers/temp-store.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
 import { assistant, user } from '../helpers/messages.js'
 
 let store: ContextStore

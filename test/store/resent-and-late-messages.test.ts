@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { PersistentConversationManager, type ContextStore, type MessageData } from '../../src/index.js'
 import { refusal } from '../helpers/refusal.js'
 import { tempStore } from '../helpers/temp-store.js'
-import { assertWindowRules, readHistory } from '../helpers/window-invariants.js'
+import { assertWindowRules, readHistory } from '../helpers/window-rules.js'
 import { assistant, callTool, toolResult, user } from '../helpers/messages.js'
 
 let store: ContextStore

@@ -1,7 +1,7 @@
 /**
  * `window({ alternate: true })`: the window with runs of same-role messages merged, so that providers
  * which require alternating roles (Bedrock Converse) accept it; the archive is untouched. The window-rule
- * checker (`test/helpers/window-invariants.ts`) checks this form after every step of every property test;
+ * oracle (`test/helpers/window-rules.ts`) checks this form after every step of every property test;
  * these cases show the merges themselves.
  */
 import fc from 'fast-check'
@@ -14,7 +14,7 @@ import {
   type StoredMessageData,
 } from '../../src/index.js'
 import { tempStore } from '../helpers/temp-store.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
 import { assistant, toolUse, user } from '../helpers/messages.js'
 
 let store: ContextStore

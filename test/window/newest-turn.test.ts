@@ -14,7 +14,7 @@ import {
   type StoredMessageData,
 } from '../../src/index.js'
 import { tempStore } from '../helpers/temp-store.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
 import { assistant, texts, toolResult, toolUse, user } from '../helpers/messages.js'
 
 let store: ContextStore

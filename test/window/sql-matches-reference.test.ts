@@ -18,7 +18,7 @@ import {
 } from '../../src/index.js'
 import { conversation } from '../helpers/conversations.js'
 import { tempStore } from '../helpers/temp-store.js'
-import { expectProgress, expectWindowRules } from './window-rules.js'
+import { assertProgress, assertStepRules } from '../helpers/window-rules.js'
 
 let store: ContextStore
 let cleanup: () => void
@@ -180,9 +180,9 @@ describe('PersistentConversationManager', () => {
                 mode: o.kind === 'apply' ? ('apply' as const) : ('overflow' as const),
                 previousBoundary: before.boundary,
               }
-              const protectedSeqs = expectWindowRules(check)
+              const protectedSeqs = assertStepRules(check)
               if (o.kind === 'reduce')
-                expectProgress({
+                assertProgress({
                   ...check,
                   before: before.window,
                   boundaryBefore: before.boundary,

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ContextWindowOverflowError, type Message } from '@strands-agents/sdk'
 import { ScriptedModel } from '../../../examples/strands-scripted-model.js'
-import { assertWindowRules } from '../../helpers/window-invariants.js'
+import { assertWindowRules } from '../../helpers/window-rules.js'
 import { assistantScript, ledgerAgent, tempDir, type TempDir } from './helpers.js'
 
 let dir: TempDir

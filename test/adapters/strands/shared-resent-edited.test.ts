@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { BeforeInvocationEvent, MessageAddedEvent, TextBlock, type Message } from '@strands-agents/sdk'
-import { assertWindowRules, readHistory } from '../../helpers/window-invariants.js'
+import { assertWindowRules, readHistory } from '../../helpers/window-rules.js'
 import { ScriptedModel, type ScriptedCall } from '../../../examples/strands-scripted-model.js'
 import { assistantScript, json, ledgerAgent, tempDir, type TempDir } from './helpers.js'
 import { invalidity } from '../../helpers/provider-validity.js'
