@@ -190,7 +190,7 @@ describe('PersistentConversationManager', () => {
       expect(m.reduce({ overflow: true }).reason).toBe('all-protected')
     })
 
-    it('is not jammed by a pinned head (Strands 1.19 returns false here, SW39)', () => {
+    it('is not jammed by a pinned head (where Strands 1.19 gives up and evicts nothing)', () => {
       const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 4 })
       m.append(turns(3))
       m.pin({ seq: 0 })

@@ -2,7 +2,7 @@
  * Random conversations — text turns, single and parallel tool calls, pins, protected ranges, window
  * sizes, budgets, window replacements, and managers with other protected ranges — driven through the SQL
  * store. After every step the SQL window equals what the pure `planWindow` computes from the same ledger
- * and prior state, and every DESIGN §4 rule holds. The store trusts its bookkeeping (kept totals, recheck
+ * and prior state, and every window rule (docs/design.md, "Window rules") holds. The store trusts its bookkeeping (kept totals, recheck
  * marks); `planWindow` derives protection from scratch every time, so this also checks the bookkeeping.
  */
 import fc from 'fast-check'

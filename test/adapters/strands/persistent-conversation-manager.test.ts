@@ -1,6 +1,6 @@
 /**
  * The Strands adapter driven end to end: a real `Agent`, a scripted `Model` that refuses input over its
- * context window, and real SQLite files in temp directories. The numbered scenarios are issue 3's.
+ * context window, and real SQLite files in temp directories.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
@@ -86,7 +86,7 @@ describe('PersistentConversationManager', () => {
   })
 
   describe('MessageAddedEvent', () => {
-    it('1. appends every message of a multi-turn run with tool calls, in order, once; agent.messages is the window', async () => {
+    it('appends every message of a multi-turn run with tool calls, in order, once; agent.messages is the window', async () => {
       const store = dir.open()
       const { agent, manager } = ledgerAgent({ store, sessionId: 's', windowSize: 6 })
       const added: MessageData[] = []
@@ -104,7 +104,7 @@ describe('PersistentConversationManager', () => {
       expect(store.session('s')).toMatchObject({ messageCount: 16, windowMessages: agent.messages.length })
     })
 
-    it('1. keeps the same window as Strands’ SlidingWindowConversationManager with the same windowSize', async () => {
+    it('keeps the same window as Strands’ SlidingWindowConversationManager with the same windowSize', async () => {
       const store = dir.open()
       const prompts = ['hello', 'ask weather', 'ask tides', 'thanks', 'ask moon', 'ask sun', 'bye']
       const { agent } = ledgerAgent({ store, sessionId: 's', windowSize: 5 })
@@ -124,7 +124,7 @@ describe('PersistentConversationManager', () => {
   })
 
   describe('reduce', () => {
-    it('2. on overflow truncates every oversized tool result; the agent retries and succeeds; history() keeps the originals', async () => {
+    it('on overflow truncates every oversized tool result; the agent retries and succeeds; history() keeps the originals', async () => {
       const store = dir.open()
       const model = new ScriptedModel({ script: assistantScript(), contextWindowLimit: 2500 })
       const { agent, manager } = ledgerAgent({ store, sessionId: 's' }, { model, tools: lookupTools(3000) })
@@ -158,7 +158,7 @@ describe('PersistentConversationManager', () => {
       expect(agent.messages.at(-1)?.content[0]).toStrictEqual(new TextBlock('Answer 7'))
     })
 
-    it('2. evicts in the same call when truncation cannot make the input fit', async () => {
+    it('evicts in the same call when truncation cannot make the input fit', async () => {
       const store = dir.open()
       const model = new ScriptedModel({ script: assistantScript(), contextWindowLimit: 2500 })
       const { agent, manager } = ledgerAgent({ store, sessionId: 's' }, { model, tools: lookupTools(3000) })
@@ -183,7 +183,7 @@ describe('PersistentConversationManager', () => {
       expect(agent.messages.map((m) => m.role)).toStrictEqual(['user', 'assistant', 'user', 'assistant'])
     })
 
-    it('2. only evicts when truncateToolResults is false, and the window shows originals', async () => {
+    it('only evicts when truncateToolResults is false, and the window shows originals', async () => {
       const store = dir.open()
       const model = new ScriptedModel({ script: assistantScript(), contextWindowLimit: 2500 })
       const { agent, manager } = ledgerAgent(
@@ -249,7 +249,7 @@ describe('PersistentConversationManager', () => {
   })
 
   describe('initAgent', () => {
-    it('3. restores the session into a new Agent over a reopened file; the conversation continues with pins intact', async () => {
+    it('restores the session into a new Agent over a reopened file; the conversation continues with pins intact', async () => {
       const file = dir.file()
       const first = dir.open()
       const one = ledgerAgent({ store: first, sessionId: 's', windowSize: 6 })
@@ -504,7 +504,7 @@ describe('PersistentConversationManager', () => {
   })
 
   describe('sessions', () => {
-    it('5. two agents with different session ids share one store without touching each other', async () => {
+    it('two agents with different session ids share one store without touching each other', async () => {
       const store = dir.open()
       const a = ledgerAgent({ store, sessionId: 'alice', windowSize: 4 })
       const b = ledgerAgent({ store, sessionId: 'bob', windowSize: 6 })
