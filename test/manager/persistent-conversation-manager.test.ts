@@ -27,19 +27,21 @@ function optionsError(options: Record<string, unknown>): ContextLedgerError {
 
 describe('PersistentConversationManager', () => {
   describe('constructor', () => {
-    it('refuses bad options with INVALID_OPTIONS naming the option', () => {
-      expect(optionsError({ windowSize: 0 })?.message).toContain('windowSize')
-      expect(optionsError({ windowSize: -3 })?.code).toBe('INVALID_OPTIONS')
-      expect(optionsError({ windowSize: 2.5 })?.code).toBe('INVALID_OPTIONS')
-      expect(optionsError({ protectedMessages: { first: -1 } })?.message).toContain('protectedMessages.first')
-      expect(optionsError({ protectedMessages: { middle: 1 } })?.message).toContain('"middle"')
-      expect(optionsError({ windowsize: 40 })?.message).toContain('unknown option(s) "windowsize"')
-      expect(optionsError({ tokenBudget: 0 })?.code).toBe('INVALID_OPTIONS')
-      expect(optionsError({ protectedMessages: { first: 1 }, protectedMessageRange: 2 })?.code).toBe(
-        'INVALID_OPTIONS',
-      )
-      expect(optionsError({ sessionId: '' })?.code).toBe('INVALID_OPTIONS')
-      expect(optionsError({ store: {} })?.message).toContain('ContextStore')
+    it.each<[Record<string, unknown>, string]>([
+      [{ windowSize: 0 }, 'windowSize'],
+      [{ windowSize: -3 }, 'windowSize'],
+      [{ windowSize: 2.5 }, 'windowSize'],
+      [{ protectedMessages: { first: -1 } }, 'protectedMessages.first'],
+      [{ protectedMessages: { middle: 1 } }, '"middle"'],
+      [{ windowsize: 40 }, 'unknown option(s) "windowsize"'],
+      [{ tokenBudget: 0 }, 'tokenBudget'],
+      [{ protectedMessages: { first: 1 }, protectedMessageRange: 2 }, 'protectedMessage'],
+      [{ sessionId: '' }, 'sessionId'],
+      [{ store: {} }, 'ContextStore'],
+    ])('refuses %j with INVALID_OPTIONS naming the option (%s)', (options, named) => {
+      const error = optionsError(options)
+      expect(error.code).toBe('INVALID_OPTIONS')
+      expect(error.message).toContain(named)
     })
 
     it('defaults to a 40-message window and reads the protectedMessageRange shorthand', () => {

@@ -83,16 +83,25 @@ describe('handlePinMessage', () => {
     ])
   })
 
-  it('answers an out-of-range index and malformed input with error results, without throwing', () => {
+  it('answers an out-of-range index with an error result, without throwing', () => {
     expect(handlePinMessage(manager, { index: 6 })).toStrictEqual({
       status: 'error',
       text: 'Invalid index 6: you see 6 messages, so index must be between 0 and 5.',
     })
-    for (const input of [{ index: -1 }, { index: 1.5 }, { index: 0, action: 'delete' }, null, 'pin 3', {}]) {
-      const result = handlePinMessage(manager, input)
-      expect(result.status).toBe('error')
-      expect(result.text).toMatch(/^Invalid pin_message input at .*Expected \{ index: integer >= 0/)
-    }
+    expect(store.pinEvents('s')).toStrictEqual([])
+  })
+
+  it.each<[unknown]>([
+    [{ index: -1 }],
+    [{ index: 1.5 }],
+    [{ index: 0, action: 'delete' }],
+    [null],
+    ['pin 3'],
+    [{}],
+  ])('answers malformed input %j with an error result naming the schema, without throwing', (input) => {
+    const result = handlePinMessage(manager, input)
+    expect(result.status).toBe('error')
+    expect(result.text).toMatch(/^Invalid pin_message input at .*Expected \{ index: integer >= 0/)
     expect(store.pinEvents('s')).toStrictEqual([])
   })
 

@@ -60,20 +60,21 @@ describe('PersistentConversationManager', () => {
       expect(manager.truncatesToolResults).toBe(true)
     })
 
-    it('refuses unknown options, a bad threshold and a non-boolean truncateToolResults with INVALID_OPTIONS', () => {
+    it.each<[string, Record<string, unknown>]>([
+      ['an unknown option', { windowSise: 3 }],
+      ['a threshold above 1', { proactiveCompression: { compressionThreshold: 1.5 } }],
+      ['a threshold of 0', { proactiveCompression: { compressionThreshold: 0 } }],
+      ['a non-boolean truncateToolResults', { truncateToolResults: 'yes' }],
+      ['a negative windowSize', { windowSize: -1 }],
+    ])('refuses %s with INVALID_OPTIONS', (_what, options) => {
       const store = dir.open()
-      const attempts: unknown[] = [
-        { store, sessionId: 's', windowSise: 3 },
-        { store, sessionId: 's', proactiveCompression: { compressionThreshold: 1.5 } },
-        { store, sessionId: 's', proactiveCompression: { compressionThreshold: 0 } },
-        { store, sessionId: 's', truncateToolResults: 'yes' },
-        { store, sessionId: 's', windowSize: -1 },
-      ]
-      for (const options of attempts) {
-        expect(refusal(() => new PersistentConversationManager(options as never)).code).toBe(
-          'INVALID_OPTIONS',
-        )
-      }
+      const build = (): unknown =>
+        new PersistentConversationManager({ store, sessionId: 's', ...options } as never)
+      expect(refusal(build).code).toBe('INVALID_OPTIONS')
+    })
+
+    it('takes a compression threshold of 1', () => {
+      const store = dir.open()
       expect(
         () =>
           new PersistentConversationManager({
