@@ -4,8 +4,6 @@ import {
   PersistentConversationManager,
   planWindow,
   type ContextStore,
-  type MessageData,
-  type PersistentConversationManagerOptions,
 } from '../../src/index.js'
 import { refusal } from '../helpers/refusal.js'
 import { tempStore } from '../helpers/temp-store.js'

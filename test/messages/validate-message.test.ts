@@ -51,7 +51,7 @@ describe('validateMessage', () => {
         content: [{ toolUse: { name: 'f', toolUseId: 'i', input: { x: Infinity } } }],
       }),
     ).toBe('content[0].toolUse.input.x')
-    const proto = JSON.parse(
+    const proto: unknown = JSON.parse(
       '{"role":"user","content":[],"metadata":{"custom":{"__proto__":{"polluted":true}}}}',
     )
     expect(pathOf(proto)).toBe('metadata.custom.__proto__')

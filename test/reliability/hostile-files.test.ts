@@ -10,10 +10,11 @@ import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { openContextStore, type ContextLedgerError, type ErrorCode } from '../../src/index.js'
+import { useTempDir } from '../helpers/temp-store.js'
 import { refusal } from '../helpers/refusal.js'
-import { fileHash, LONG, useTempDir } from './support.js'
+import { fileHash, LONG } from './support.js'
 
-const dir = useTempDir()
+const dir = useTempDir('context-ledger-rel-')
 
 /** Opens `path`, expects `code`, and checks the file and its neighbours are exactly as before. */
 function expectRefused(path: string, code: ErrorCode | readonly ErrorCode[]): ContextLedgerError {

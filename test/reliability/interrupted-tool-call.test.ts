@@ -2,19 +2,17 @@
  * A toolUse whose result never arrives (the process died mid-tool) must not leave the session unusable:
  * the next append records a synthetic error result as its own ledger row, and the window stays valid.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { openContextStore, type ContextStore, type MessageData } from '../../src/index.js'
+import { describe, expect, it } from 'vitest'
+import { type ContextStore, type MessageData } from '../../src/index.js'
+import { useTempDir } from '../helpers/temp-store.js'
 import { refusal } from '../helpers/refusal.js'
 import { assertWindowRules, readHistory } from '../helpers/window-rules.js'
-import { useTempDir } from './support.js'
 import { toolResults, toolUse, user } from '../helpers/messages.js'
 
 const TEXT = 'Tool call interrupted: no result was recorded before the conversation continued.'
-const dir = useTempDir()
+const dir = useTempDir('context-ledger-rel-')
+// Stores opened by dir.open() are closed with the directory.
 let store: ContextStore
-afterEach(() => {
-  store?.close()
-})
 
 const repairOf = (...ids: string[]): Omit<MessageData, 'trackingId'> => ({
   role: 'user',
@@ -32,7 +30,7 @@ const statuses = (s: ContextStore): unknown[] =>
 
 describe('ContextStore.append after an interrupted tool call', () => {
   it('records an error result as its own row before a message that does not answer the call', () => {
-    store = openContextStore(dir.file('a.db'))
+    store = dir.open('a.db')
     store.append('s', [user('go'), toolUse('t1')])
     const [entry] = store.append('s', user('are you there?'))
     expect(entry?.seq).toBe(3)
@@ -49,7 +47,7 @@ describe('ContextStore.append after an interrupted tool call', () => {
   })
 
   it('answers only the calls a partial answer leaves open, in one row placed before it', () => {
-    store = openContextStore(dir.file('a.db'))
+    store = dir.open('a.db')
     store.append('s', [user('go'), toolUse('t1', 't2', 't3')])
     store.append('s', toolResults(['t2']))
     const history = readHistory(store, 's')
@@ -66,7 +64,7 @@ describe('ContextStore.append after an interrupted tool call', () => {
   })
 
   it('adds nothing when the next message answers every call', () => {
-    store = openContextStore(dir.file('a.db'))
+    store = dir.open('a.db')
     store.append('s', [user('go'), toolUse('t1', 't2')])
     store.append('s', toolResults(['t2', 't1']))
     expect(store.session('s')?.messageCount).toBe(3)
@@ -74,7 +72,7 @@ describe('ContextStore.append after an interrupted tool call', () => {
   })
 
   it('repairs inside a batch and before an assistant message too', () => {
-    store = openContextStore(dir.file('a.db'))
+    store = dir.open('a.db')
     const entries = store.append('s', [
       user('go'),
       toolUse('t1'),
@@ -86,11 +84,10 @@ describe('ContextStore.append after an interrupted tool call', () => {
   })
 
   it('keeps a call in flight as the newest message, across a reopen, until the next append', () => {
-    const path = dir.file('a.db')
-    store = openContextStore(path)
+    store = dir.open('a.db')
     store.append('s', [user('go'), toolUse('t1')])
     store.close()
-    store = openContextStore(path)
+    store = dir.open('a.db')
     expect(store.window('s').at(-1)?.content[0]).toHaveProperty('toolUse')
     assertWindowRules(store, 's')
     store.append('s', toolResults(['t1']))
@@ -99,7 +96,7 @@ describe('ContextStore.append after an interrupted tool call', () => {
   })
 
   it('does not repair for a retried batch that is already stored', () => {
-    store = openContextStore(dir.file('a.db'))
+    store = dir.open('a.db')
     const call = { ...toolUse('t1'), trackingId: 'c-1' }
     const [u, c] = store.append('s', [user('go', 'u-1'), call])
     const again = store.append('s', [u?.message as MessageData, call])
@@ -109,7 +106,7 @@ describe('ContextStore.append after an interrupted tool call', () => {
   })
 
   it('writes no repair row when the batch that needed it fails', () => {
-    store = openContextStore(dir.file('a.db'))
+    store = dir.open('a.db')
     store.append('s', [user('go', 'u-1'), toolUse('t1')])
     expect(refusal(() => store.append('s', [user('next'), toolResults(['never-called'])])).code).toBe(
       'INVALID_MESSAGE',

@@ -8,10 +8,10 @@
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openContextStore, type ContextStore, type ErrorCode } from '../../src/index.js'
+import { useTempDir } from '../helpers/temp-store.js'
 import { refusal } from '../helpers/refusal.js'
-import { useTempDir } from './support.js'
 
-const dir = useTempDir()
+const dir = useTempDir('context-ledger-rel-')
 let store: ContextStore
 let path: string
 

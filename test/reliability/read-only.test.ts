@@ -11,10 +11,11 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { openContextStore, type ErrorCode } from '../../src/index.js'
+import { useTempDir } from '../helpers/temp-store.js'
 import { refusal } from '../helpers/refusal.js'
-import { collect, fileHash, useTempDir, useWorker, type WorkerUser } from './support.js'
+import { collect, fileHash, useWorker, type WorkerUser } from './support.js'
 
-const dir = useTempDir()
+const dir = useTempDir('context-ledger-rel-')
 const launch = useWorker('ledger-user')
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'ledger-schema0.sqlite')
 const LIMITS = { windowSize: 40, tokenBudget: undefined, first: 0, last: 0 }

@@ -276,7 +276,7 @@ describe('ContextStore', () => {
 
     it('refuses a path it cannot open as STORAGE_ERROR, with the cause', () => {
       const dir = tempDir()
-      for (const bad of [dir.file('missing/ledger.db'), dir.dir]) {
+      for (const bad of [dir.file('missing/ledger.db'), dir.path]) {
         const error = refusal(() => openContextStore(bad))
         expect(error.code).toBe('STORAGE_ERROR')
         expect(error.cause).toBeInstanceOf(Error)

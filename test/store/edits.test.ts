@@ -6,12 +6,7 @@
 import { readFileSync, existsSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import {
-  openContextStore,
-  PersistentConversationManager,
-  type ContextStore,
-  type MessageData,
-} from '../../src/index.js'
+import { openContextStore, PersistentConversationManager, type ContextStore } from '../../src/index.js'
 import { refusal } from '../helpers/refusal.js'
 import { tempStore } from '../helpers/temp-store.js'
 import { assertWindowRules } from '../helpers/window-rules.js'

@@ -11,7 +11,6 @@ import {
   PersistentConversationManager,
   PRUNE_BATCH,
   type ContextStore,
-  type MessageData,
 } from '../../src/index.js'
 import { conversation } from '../helpers/conversations.js'
 import { refusal } from '../helpers/refusal.js'

@@ -63,7 +63,7 @@ describe('validation checks one read of the object; storage serializes another',
       .prepare('SELECT body FROM messages WHERE seq = ?')
       .pluck()
       .get(entry?.seq)
-    expect(JSON.parse(stored as string).content).toStrictEqual([{ text: 'short' }])
+    expect((JSON.parse(stored as string) as { content: unknown }).content).toStrictEqual([{ text: 'short' }])
     expect(store.window('s').at(-1)?.content).toStrictEqual([{ text: 'short' }])
     expect(entry?.tokens).toBeLessThan(100)
   })

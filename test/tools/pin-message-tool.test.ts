@@ -1,12 +1,9 @@
 /**
  * The framework-neutral `pin_message` tool against a core manager on a real SQLite file.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { openContextStore, PersistentConversationManager, type ContextStore } from '../../src/index.js'
+import { PersistentConversationManager, type ContextStore } from '../../src/index.js'
 import {
   checkPinMessageInput,
   describePinOutcome,
@@ -15,21 +12,20 @@ import {
   pinMessageInputSchema,
   pinMessageToolDefinition,
 } from '../../src/tools/pin-message-tool.js'
+import { tempStore } from '../helpers/temp-store.js'
 
-let dir: string
 let store: ContextStore
+let cleanup: () => void
 let manager: PersistentConversationManager
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'context-ledger-pin-tool-'))
-  store = openContextStore(join(dir, 'ledger.db'))
+  ;({ store, cleanup } = tempStore())
   manager = new PersistentConversationManager({ store, sessionId: 's', windowSize: 4 })
   for (let i = 0; i < 6; i++)
     manager.append({ role: i % 2 === 0 ? 'user' : 'assistant', content: [{ text: `m${i}` }] })
 })
 afterEach(() => {
-  store.close()
-  rmSync(dir, { recursive: true, force: true })
+  cleanup()
 })
 
 describe('pinMessageToolDefinition', () => {

@@ -10,7 +10,6 @@ import {
   alternateRoles,
   PersistentConversationManager,
   type ContextStore,
-  type MessageData,
   type StoredMessageData,
 } from '../../src/index.js'
 import { tempStore } from '../helpers/temp-store.js'

@@ -11,7 +11,6 @@ import {
   planWindow,
   type ContextStore,
   type MessageData,
-  type StoredMessageData,
 } from '../../src/index.js'
 import { tempStore } from '../helpers/temp-store.js'
 import { assertWindowRules } from '../helpers/window-rules.js'

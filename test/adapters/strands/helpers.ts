@@ -1,14 +1,11 @@
 /**
- * Fixtures for driving a real Strands `Agent` against real ledger files: temp directories, a scripted
- * model that answers like a small tool-using assistant, and tools whose results have a chosen size.
+ * Fixtures for driving a real Strands `Agent` against real ledger files (in `useTempDir()` directories):
+ * a scripted model that answers like a small tool-using assistant, and tools whose results have a chosen size.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { Agent, tool } from '@strands-agents/sdk'
 import type { Logger, Message, Tool } from '@strands-agents/sdk'
 import { z } from 'zod'
-import { openContextStore, type ContextStore, type MessageData } from '../../../src/index.js'
+import type { MessageData } from '../../../src/index.js'
 import {
   PersistentConversationManager,
   pinMessageTool,
@@ -19,32 +16,6 @@ import {
   type ScriptedCall,
   type ScriptedReply,
 } from '../../../examples/strands-scripted-model.js'
-
-/** A temp directory removed by `cleanup()`, with stores opened in it closed first. */
-export interface TempDir {
-  readonly path: string
-  file(name?: string): string
-  open(name?: string): ContextStore
-  cleanup(): void
-}
-
-export function tempDir(): TempDir {
-  const path = mkdtempSync(join(tmpdir(), 'context-ledger-strands-'))
-  const stores: ContextStore[] = []
-  return {
-    path,
-    file: (name = 'ledger.db') => join(path, name),
-    open(name = 'ledger.db') {
-      const store = openContextStore(join(path, name))
-      stores.push(store)
-      return store
-    },
-    cleanup() {
-      for (const s of stores) s.close()
-      rmSync(path, { recursive: true, force: true })
-    },
-  }
-}
 
 /** `lookup` returns `size` characters for its query; `lookup_json` a JSON array of `size` numbers. */
 export function lookupTools(size = 120): Tool[] {

@@ -2,7 +2,7 @@
  * The Strands adapter driven end to end: a real `Agent`, a scripted `Model` that refuses input over its
  * context window, and real SQLite files in temp directories.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import {
   Agent,
@@ -20,15 +20,10 @@ import { type ContextStore, type MessageData } from '../../../src/index.js'
 import { PersistentConversationManager, pinMessageTool } from '../../../src/adapters/strands/index.js'
 import { ScriptedModel } from '../../../examples/strands-scripted-model.js'
 import { refusal } from '../../helpers/refusal.js'
-import { assistantScript, json, ledgerAgent, lookupTools, tempDir, type TempDir } from './helpers.js'
+import { useTempDir } from '../../helpers/temp-store.js'
+import { assistantScript, json, ledgerAgent, lookupTools } from './helpers.js'
 
-let dir: TempDir
-beforeEach(() => {
-  dir = tempDir()
-})
-afterEach(() => {
-  dir.cleanup()
-})
+const dir = useTempDir('context-ledger-strands-')
 
 /** Role and content only: what two runs of the same script agree on (trackingIds are random). */
 function shape(messages: readonly MessageData[]): unknown[] {
@@ -68,8 +63,7 @@ describe('PersistentConversationManager', () => {
       ['a negative windowSize', { windowSize: -1 }],
     ])('refuses %s with INVALID_OPTIONS', (_what, options) => {
       const store = dir.open()
-      const build = (): unknown =>
-        new PersistentConversationManager({ store, sessionId: 's', ...options } as never)
+      const build = (): unknown => new PersistentConversationManager({ store, sessionId: 's', ...options })
       expect(refusal(build).code).toBe('INVALID_OPTIONS')
     })
 
@@ -473,7 +467,7 @@ describe('PersistentConversationManager', () => {
         trackingId: original.trackingId,
       })
       await agent.invoke('hello')
-      expect(agent.messages[0]?.toJSON()).toStrictEqual({
+      expect(agent.messages[0].toJSON()).toStrictEqual({
         role: 'user',
         content: [{ text: '[redacted]' }],
         trackingId: original.trackingId,

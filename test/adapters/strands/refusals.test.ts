@@ -4,7 +4,7 @@
  * nested 70 levels deep, a block of the wrong type — and after each, the agent keeps working, every later
  * message is stored, the model sees exactly what was archived, and `agent.messages` is the stored window.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Message, TextBlock, tool } from '@strands-agents/sdk'
 import { z } from 'zod'
 import {
@@ -15,15 +15,10 @@ import {
   type MessageData,
 } from '../../../src/index.js'
 import { ScriptedModel } from '../../../examples/strands-scripted-model.js'
-import { assistantScript, json, ledgerAgent, recordingLogger, tempDir, type TempDir } from './helpers.js'
+import { useTempDir } from '../../helpers/temp-store.js'
+import { assistantScript, json, ledgerAgent, recordingLogger } from './helpers.js'
 
-let dir: TempDir
-beforeEach(() => {
-  dir = tempDir()
-})
-afterEach(() => {
-  dir.cleanup()
-})
+const dir = useTempDir('context-ledger-strands-')
 
 /** `lookup` answering with `value`. */
 function lookupReturning(value: () => unknown) {
