@@ -20,6 +20,7 @@ import {
 } from '../../src/messages/repair-message.js'
 import { everyBlockMessage, everyToolResultMessage } from '../helpers/all-blocks.js'
 import { refusal } from '../helpers/refusal.js'
+import { fcRuns } from '../helpers/runs.js'
 
 function nested(depth: number, leaf: JsonValue = 'leaf'): JsonValue {
   let value: JsonValue = leaf
@@ -305,7 +306,7 @@ describe('repairMessage', () => {
         expect(() => validateMessage(repaired, limits)).not.toThrow()
         expect((recorded(repaired) as { repaired: unknown[] }).repaired).toHaveLength(repairs.length)
       }),
-      { numRuns: 300 },
+      { numRuns: fcRuns(150) },
     )
   })
 })

@@ -16,10 +16,10 @@ import {
 import { useTempDir } from '../helpers/temp-store.js'
 import { assertWindowRules } from '../helpers/window-rules.js'
 import { ledgerChecksum } from './db-checksum.js'
-import { LONG } from './support.js'
 import { refusal } from '../helpers/refusal.js'
+import { fcRuns } from '../helpers/runs.js'
 
-const RUNS = LONG ? 3000 : 300
+const RUNS = fcRuns(300)
 const MAX_STRING = 4096
 const MAX_DEPTH = 64
 

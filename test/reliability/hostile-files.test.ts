@@ -12,7 +12,8 @@ import { describe, expect, it } from 'vitest'
 import { openContextStore, type ContextLedgerError, type ErrorCode } from '../../src/index.js'
 import { useTempDir } from '../helpers/temp-store.js'
 import { refusal } from '../helpers/refusal.js'
-import { fileHash, LONG } from './support.js'
+import { fileHash } from './support.js'
+import { fcRuns } from '../helpers/runs.js'
 
 const dir = useTempDir('context-ledger-rel-')
 
@@ -64,7 +65,7 @@ describe('hostile files', () => {
           expectRefused(path, 'NOT_A_LEDGER')
         },
       ),
-      { numRuns: LONG ? 200 : 20 },
+      { numRuns: fcRuns(20) },
     )
   })
 
@@ -78,7 +79,7 @@ describe('hostile files', () => {
         writeFileSync(path, bytes)
         expectRefused(path, ['NOT_A_LEDGER', 'CORRUPT_DATABASE'])
       }),
-      { numRuns: LONG ? 100 : 10 },
+      { numRuns: fcRuns(10) },
     )
   })
 
@@ -95,7 +96,7 @@ describe('hostile files', () => {
         truncateSync(path, cut)
         expectRefused(path, 'CORRUPT_DATABASE')
       }),
-      { numRuns: LONG ? 300 : 30 },
+      { numRuns: fcRuns(30) },
     )
     // The uncut ledger itself still opens.
     openContextStore(ledger).close()

@@ -10,8 +10,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll } from 'vitest'
 
-/** True when `CONTEXT_LEDGER_LONG=1`: run the long variants (more kills, processes, messages). */
-export const LONG = process.env.CONTEXT_LEDGER_LONG === '1'
+export { LONG } from '../helpers/runs.js'
 
 /** The folder holding the child-process worker scripts. */
 export const WORKERS = join(dirname(fileURLToPath(import.meta.url)), 'workers')

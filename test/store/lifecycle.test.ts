@@ -17,6 +17,7 @@ import { refusal } from '../helpers/refusal.js'
 import { tempDir, tempStore, type TempDir } from '../helpers/temp-store.js'
 import { assertWindowRules } from '../helpers/window-rules.js'
 import { assistant, user } from '../helpers/messages.js'
+import { fcRuns } from '../helpers/runs.js'
 
 let store: ContextStore
 let path: string
@@ -346,7 +347,7 @@ describe('ContextStore.prune', () => {
           }
         },
       ),
-      { numRuns: 60 },
+      { numRuns: fcRuns(25) },
     )
     expect(prunedInAll).toBeGreaterThan(0)
   })

@@ -8,7 +8,6 @@ import {
   checkPinMessageInput,
   describePinOutcome,
   handlePinMessage,
-  PIN_MESSAGE_TOOL_NAME,
   pinMessageInputSchema,
   pinMessageToolDefinition,
 } from '../../src/tools/pin-message-tool.js'
@@ -30,7 +29,6 @@ afterEach(() => {
 
 describe('pinMessageToolDefinition', () => {
   it('carries the name, a description and the zod input schema with its defaults', () => {
-    expect(pinMessageToolDefinition.name).toBe(PIN_MESSAGE_TOOL_NAME)
     expect(pinMessageToolDefinition.name).toBe('pin_message')
     expect(pinMessageToolDefinition.description).toMatch(/index/)
     expect(pinMessageToolDefinition.handler).toBe(handlePinMessage)

@@ -19,6 +19,7 @@ import {
 import { conversation } from '../helpers/conversations.js'
 import { tempStore } from '../helpers/temp-store.js'
 import { assertProgress, assertStepRules } from '../helpers/window-rules.js'
+import { fcRuns } from '../helpers/runs.js'
 
 let store: ContextStore
 let cleanup: () => void
@@ -199,7 +200,7 @@ describe('PersistentConversationManager', () => {
             )
           },
         ),
-        { numRuns: Number(process.env.FC_RUNS ?? 200) },
+        { numRuns: fcRuns(80) },
       )
     })
   })

@@ -18,6 +18,7 @@ import { PersistentConversationManager, type ContextStore, type StoredMessageDat
 import { conversation } from '../helpers/conversations.js'
 import { assistant, toolResult, toolUse, user } from '../helpers/messages.js'
 import { tempStore } from '../helpers/temp-store.js'
+import { fcRuns } from '../helpers/runs.js'
 
 type Hook = (event: { agent: { messages: Message[] } }) => void
 
@@ -107,7 +108,7 @@ describe('PersistentConversationManager', () => {
             }
           },
         ),
-        { numRuns: Number(process.env.FC_RUNS ?? 150) },
+        { numRuns: fcRuns(60) },
       )
     })
 

@@ -5,7 +5,7 @@
 import { Agent, tool } from '@strands-agents/sdk'
 import type { Logger, Message, Tool } from '@strands-agents/sdk'
 import { z } from 'zod'
-import type { MessageData } from '../../../src/index.js'
+import type { JsonValue, MessageData } from '../../../src/index.js'
 import {
   PersistentConversationManager,
   pinMessageTool,
@@ -82,6 +82,25 @@ export function ledgerAgent(
     ...(extra.messages === undefined ? {} : { messages: extra.messages as never }),
   })
   return { agent, manager, model }
+}
+
+/** `lookup` answering with `value`. */
+export function lookupReturning(value: () => unknown) {
+  return tool({
+    name: 'lookup',
+    description: 'Look something up',
+    inputSchema: z.object({ q: z.string() }),
+    callback: () => value() as string,
+  })
+}
+
+/** The first tool-result item of a message's first block. */
+export function toolResultOf(
+  message: MessageData | undefined,
+): { text?: string; json?: JsonValue } | undefined {
+  const block = message?.content[0]
+  const item = block !== undefined && 'toolResult' in block ? block.toolResult.content[0] : undefined
+  return item as { text?: string; json?: JsonValue } | undefined
 }
 
 /** The JSON of a Strands message list, as the ledger stores it. */
