@@ -17,7 +17,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: slow },
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: slow, isolate: false },
       },
       {
         extends: true,
