@@ -99,3 +99,33 @@ export function useTempDir(prefix = 'context-ledger-'): TempDir {
     },
   }
 }
+
+/** What {@link useTempStore} opens for each test. */
+export interface TempStore {
+  /** The open store. */
+  readonly store: ContextStore
+  /** Its file. */
+  readonly path: string
+  /** Its directory, for more files. */
+  readonly dir: TempDir
+}
+
+/**
+ * Registers hooks that open a store on a new file before each test of the file, and close it and remove
+ * its directory after it.
+ *
+ * @param onOpen - receives the test's store, path and directory (assign them to the file's variables)
+ * @param options - store options
+ */
+export function useTempStore(onOpen: (opened: TempStore) => void, options: ContextStoreOptions = {}): void {
+  let cleanup: (() => void) | undefined
+  beforeEach(() => {
+    const opened = tempStore(options)
+    cleanup = opened.cleanup
+    onOpen(opened)
+  })
+  afterEach(() => {
+    cleanup?.()
+    cleanup = undefined
+  })
+}

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   type ContextLedgerError,
   PersistentConversationManager,
@@ -6,16 +6,12 @@ import {
   type ContextStore,
 } from '../../src/index.js'
 import { refusal } from '../helpers/refusal.js'
-import { tempStore } from '../helpers/temp-store.js'
+import { useTempStore } from '../helpers/temp-store.js'
 import { assistant, turns, user } from '../helpers/messages.js'
 
 let store: ContextStore
-let cleanup: () => void
-beforeEach(() => {
-  ;({ store, cleanup } = tempStore())
-})
-afterEach(() => {
-  cleanup()
+useTempStore((opened) => {
+  ;({ store } = opened)
 })
 
 /** The refusal of a manager built on `store`, session `s`, with `options`. */

@@ -4,12 +4,12 @@
  * may not repeat a toolUseId (nor answer one id twice), and a new call may not reuse the id of a call
  * still waiting in the session.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { PersistentConversationManager, type ContextStore } from '../../src/index.js'
 import { ledgerChecksum } from '../reliability/db-checksum.js'
 import { assertWindowRules } from '../helpers/window-rules.js'
 import { refusal } from '../helpers/refusal.js'
-import { tempStore } from '../helpers/temp-store.js'
+import { useTempStore } from '../helpers/temp-store.js'
 import { assistant, toolResult, toolResults, toolUse, user } from '../helpers/messages.js'
 
 /** What older code recorded for `toolUse('x', 'x')` at `seq`: a second row for the same id, never answered. */
@@ -22,12 +22,8 @@ function openSecondCall(seq: number | undefined): void {
 }
 
 let store: ContextStore
-let cleanup: () => void
-beforeEach(() => {
-  ;({ store, cleanup } = tempStore())
-})
-afterEach(() => {
-  cleanup()
+useTempStore((opened) => {
+  ;({ store } = opened)
 })
 
 describe('a duplicate toolUseId inside one assistant message', () => {

@@ -5,10 +5,10 @@
  */
 import { readFileSync, existsSync } from 'node:fs'
 import Database from 'better-sqlite3'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { openContextStore, PersistentConversationManager, type ContextStore } from '../../src/index.js'
 import { refusal } from '../helpers/refusal.js'
-import { tempStore } from '../helpers/temp-store.js'
+import { useTempStore } from '../helpers/temp-store.js'
 import { assertWindowRules } from '../helpers/window-rules.js'
 import { assistant, user } from '../helpers/messages.js'
 
@@ -16,10 +16,8 @@ const CARD = '4111-1111-1111-1111'
 
 let store: ContextStore
 let path: string
-let cleanup: () => void
-beforeEach(() => ({ store, path, cleanup } = tempStore()))
-afterEach(() => {
-  cleanup()
+useTempStore((opened) => {
+  ;({ store, path } = opened)
 })
 
 /** Every byte of the ledger on disk: the database, its write-ahead log and shared-memory index. */

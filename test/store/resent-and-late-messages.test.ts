@@ -6,18 +6,16 @@
  * - A toolResult for a call that is no longer waiting (answered by a repair row because another writer's
  *   message came first) is archived as sent and shown in the window as text.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { PersistentConversationManager, type ContextStore, type MessageData } from '../../src/index.js'
 import { refusal } from '../helpers/refusal.js'
-import { tempStore } from '../helpers/temp-store.js'
+import { useTempStore } from '../helpers/temp-store.js'
 import { assertWindowRules, readHistory } from '../helpers/window-rules.js'
 import { assistant, callTool, toolResult, user } from '../helpers/messages.js'
 
 let store: ContextStore
-let cleanup: () => void
-beforeEach(() => ({ store, cleanup } = tempStore()))
-afterEach(() => {
-  cleanup()
+useTempStore((opened) => {
+  ;({ store } = opened)
 })
 
 describe('ContextStore.append', () => {

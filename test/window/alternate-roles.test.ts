@@ -5,22 +5,20 @@
  * these cases show the merges themselves.
  */
 import fc from 'fast-check'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   alternateRoles,
   PersistentConversationManager,
   type ContextStore,
   type StoredMessageData,
 } from '../../src/index.js'
-import { tempStore } from '../helpers/temp-store.js'
+import { useTempStore } from '../helpers/temp-store.js'
 import { assertWindowRules } from '../helpers/window-rules.js'
 import { assistant, toolUse, user } from '../helpers/messages.js'
 
 let store: ContextStore
-let cleanup: () => void
-beforeEach(() => ({ store, cleanup } = tempStore()))
-afterEach(() => {
-  cleanup()
+useTempStore((opened) => {
+  ;({ store } = opened)
 })
 
 describe('alternateRoles', () => {

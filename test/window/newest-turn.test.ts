@@ -5,24 +5,20 @@
  * leave an empty window or one that starts with an assistant message; they say `exceedsLimit` instead,
  * and a reduction that cannot go further says `reason: 'newest-turn'`.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   PersistentConversationManager,
   planWindow,
   type ContextStore,
   type MessageData,
 } from '../../src/index.js'
-import { tempStore } from '../helpers/temp-store.js'
+import { useTempStore } from '../helpers/temp-store.js'
 import { assertWindowRules } from '../helpers/window-rules.js'
 import { assistant, texts, toolResult, toolUse, user } from '../helpers/messages.js'
 
 let store: ContextStore
-let cleanup: () => void
-beforeEach(() => {
-  ;({ store, cleanup } = tempStore())
-})
-afterEach(() => {
-  cleanup()
+useTempStore((opened) => {
+  ;({ store } = opened)
 })
 
 /** A 3,400-token prompt by the built-in estimator (~4 characters per token). */
