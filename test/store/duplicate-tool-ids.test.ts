@@ -12,7 +12,7 @@ import { refusal } from '../helpers/refusal.js'
 import { useTempStore } from '../helpers/temp-store.js'
 import { assistant, toolResult, toolResults, toolUse, user } from '../helpers/messages.js'
 
-/** What older code recorded for `toolUse('x', 'x')` at `seq`: a second row for the same id, never answered. */
+/** A ledger file holding `toolUse('x', 'x')` at `seq` as two rows for one id, the second never answered (as files from before this check can). */
 function openSecondCall(seq: number | undefined): void {
   const pk = store.connection().prepare('SELECT pk FROM sessions WHERE id = ?').pluck().get('s')
   store
