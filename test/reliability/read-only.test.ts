@@ -3,8 +3,9 @@
  * refuses every write with `READ_ONLY`; `{ mustExist: true }` refuses a missing file instead of creating
  * a new ledger. And reading a ledger whose file is read-only (0444) must not poison later opens: SQLite
  * gives the `-wal` and `-shm` files it creates the database's mode, and a reader cannot remove them, so
- * left alone they would make every write fail once the ledger is writable again. Root ignores file modes, so those
- * tests run the reader and the writer in a child process under an unprivileged uid when run as root.
+ * left alone they would make every write fail once the ledger is writable again. Root ignores file
+ * modes, so those tests run the reader and the writer in a child process under an unprivileged uid when
+ * run as root.
  */
 import { chmodSync, chownSync, copyFileSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
