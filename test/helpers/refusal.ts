@@ -14,8 +14,10 @@ export function refusal(fn: () => unknown): ContextLedgerError {
   try {
     fn()
   } catch (error) {
-    if (error instanceof ContextLedgerError) return error
-    throw new Error(`expected a ContextLedgerError, got ${String(error)}`, { cause: error })
+    // `instanceof` narrows to the class with an unknown code; every code is an ErrorCode.
+    if (error instanceof ContextLedgerError) return error as ContextLedgerError
+    const name = error instanceof Error ? error.constructor.name : typeof error
+    throw new Error(`expected a ContextLedgerError, got a raw ${name}: ${String(error)}`, { cause: error })
   }
   throw new Error('expected the call to be refused')
 }

@@ -1,57 +1,41 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
-  ContextLedgerError,
+  type ContextLedgerError,
   PersistentConversationManager,
   planWindow,
   type ContextStore,
-  type MessageData,
-  type PersistentConversationManagerOptions,
 } from '../../src/index.js'
-import { tempStore } from '../helpers/temp-store.js'
+import { refusal } from '../helpers/refusal.js'
+import { useTempStore } from '../helpers/temp-store.js'
+import { assistant, turns, user } from '../helpers/messages.js'
 
 let store: ContextStore
-let cleanup: () => void
-beforeEach(() => {
-  ;({ store, cleanup } = tempStore())
-})
-afterEach(() => {
-  cleanup()
+useTempStore((opened) => {
+  ;({ store } = opened)
 })
 
-const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
-const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
-const turns = (n: number, from = 0): MessageData[] =>
-  Array.from({ length: n }, (_, i) => [user(`q${from + i}`), assistant(`a${from + i}`)]).flat()
-
-function optionsError(options: Record<string, unknown>): ContextLedgerError | undefined {
-  try {
-    new PersistentConversationManager({
-      store,
-      sessionId: 's',
-      ...options,
-    })
-  } catch (e) {
-    if (e instanceof ContextLedgerError) return e
-    throw e
-  }
-  return undefined
+/** The refusal of a manager built on `store`, session `s`, with `options`. */
+function optionsError(options: Record<string, unknown>): ContextLedgerError {
+  return refusal(() => new PersistentConversationManager({ store, sessionId: 's', ...options }))
 }
 
 describe('PersistentConversationManager', () => {
   describe('constructor', () => {
-    it('refuses bad options with INVALID_OPTIONS naming the option', () => {
-      expect(optionsError({ windowSize: 0 })?.message).toContain('windowSize')
-      expect(optionsError({ windowSize: -3 })?.code).toBe('INVALID_OPTIONS')
-      expect(optionsError({ windowSize: 2.5 })?.code).toBe('INVALID_OPTIONS')
-      expect(optionsError({ protectedMessages: { first: -1 } })?.message).toContain('protectedMessages.first')
-      expect(optionsError({ protectedMessages: { middle: 1 } })?.message).toContain('"middle"')
-      expect(optionsError({ windowsize: 40 })?.message).toContain('unknown option(s) "windowsize"')
-      expect(optionsError({ tokenBudget: 0 })?.code).toBe('INVALID_OPTIONS')
-      expect(optionsError({ protectedMessages: { first: 1 }, protectedMessageRange: 2 })?.code).toBe(
-        'INVALID_OPTIONS',
-      )
-      expect(optionsError({ sessionId: '' })?.code).toBe('INVALID_OPTIONS')
-      expect(optionsError({ store: {} })?.message).toContain('ContextStore')
+    it.each<[Record<string, unknown>, string]>([
+      [{ windowSize: 0 }, 'windowSize'],
+      [{ windowSize: -3 }, 'windowSize'],
+      [{ windowSize: 2.5 }, 'windowSize'],
+      [{ protectedMessages: { first: -1 } }, 'protectedMessages.first'],
+      [{ protectedMessages: { middle: 1 } }, '"middle"'],
+      [{ windowsize: 40 }, 'unknown option(s) "windowsize"'],
+      [{ tokenBudget: 0 }, 'tokenBudget'],
+      [{ protectedMessages: { first: 1 }, protectedMessageRange: 2 }, 'protectedMessage'],
+      [{ sessionId: '' }, 'sessionId'],
+      [{ store: {} }, 'ContextStore'],
+    ])('refuses %j with INVALID_OPTIONS naming the option (%s)', (options, named) => {
+      const error = optionsError(options)
+      expect(error.code).toBe('INVALID_OPTIONS')
+      expect(error.message).toContain(named)
     })
 
     it('defaults to a 40-message window and reads the protectedMessageRange shorthand', () => {
@@ -202,7 +186,7 @@ describe('PersistentConversationManager', () => {
       expect(m.reduce({ overflow: true }).reason).toBe('all-protected')
     })
 
-    it('is not jammed by a pinned head (Strands 1.19 returns false here, SW39)', () => {
+    it('is not jammed by a pinned head (where Strands 1.19 gives up and evicts nothing)', () => {
       const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 4 })
       m.append(turns(3))
       m.pin({ seq: 0 })

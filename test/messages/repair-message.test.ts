@@ -19,6 +19,8 @@ import {
   repairMessage,
 } from '../../src/messages/repair-message.js'
 import { everyBlockMessage, everyToolResultMessage } from '../helpers/all-blocks.js'
+import { refusal } from '../helpers/refusal.js'
+import { fcRuns } from '../helpers/runs.js'
 
 function nested(depth: number, leaf: JsonValue = 'leaf'): JsonValue {
   let value: JsonValue = leaf
@@ -298,13 +300,13 @@ describe('repairMessage', () => {
       })
     fc.assert(
       fc.property(planted, (message) => {
-        expect(() => validateMessage(message, limits)).toThrow()
+        expect(refusal(() => validateMessage(message, limits)).code).toBe('INVALID_MESSAGE')
         const { message: repaired, repairs } = repairMessage(message, limits)
         expect(repairs.length).toBeGreaterThan(0)
         expect(() => validateMessage(repaired, limits)).not.toThrow()
         expect((recorded(repaired) as { repaired: unknown[] }).repaired).toHaveLength(repairs.length)
       }),
-      { numRuns: 300 },
+      { numRuns: fcRuns(150) },
     )
   })
 })

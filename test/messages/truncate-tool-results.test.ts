@@ -14,6 +14,7 @@ import {
   truncateLongText,
   truncateToolResults,
 } from '../../src/messages/truncate-tool-results.js'
+import { fcRuns } from '../helpers/runs.js'
 
 const b64 = (bytes: number): string => Buffer.alloc(bytes, 7).toString('base64')
 
@@ -182,7 +183,7 @@ describe('truncateLongText', () => {
         if (Number(removed) !== input.length - head.length - tail.length) return false
         return !input.isWellFormed() || (input.startsWith(head) && input.endsWith(tail))
       }),
-      { numRuns: 500 },
+      { numRuns: fcRuns(500) },
     )
   })
 })

@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { ContextLedgerError, validateMessage } from '../../src/index.js'
+import { validateMessage } from '../../src/index.js'
+import { refusal } from '../helpers/refusal.js'
 import { everyBlockMessage, everyToolResultMessage } from '../helpers/all-blocks.js'
 
+/** The path an INVALID_MESSAGE refusal names. */
 function pathOf(input: unknown, limits?: { maxDepth: number; maxStringLength: number }): string | undefined {
-  try {
-    validateMessage(input, limits)
-  } catch (e) {
-    if (e instanceof ContextLedgerError && e.code === 'INVALID_MESSAGE') return e.path
-    throw e
-  }
-  return undefined
+  const error = refusal(() => validateMessage(input, limits))
+  expect(error.code).toBe('INVALID_MESSAGE')
+  return error.path
 }
 
 describe('validateMessage', () => {
@@ -53,7 +51,7 @@ describe('validateMessage', () => {
         content: [{ toolUse: { name: 'f', toolUseId: 'i', input: { x: Infinity } } }],
       }),
     ).toBe('content[0].toolUse.input.x')
-    const proto = JSON.parse(
+    const proto: unknown = JSON.parse(
       '{"role":"user","content":[],"metadata":{"custom":{"__proto__":{"polluted":true}}}}',
     )
     expect(pathOf(proto)).toBe('metadata.custom.__proto__')
@@ -82,17 +80,8 @@ describe('validateMessage with blank text', () => {
       'content[0].toolResult.content[0].text',
     ],
   ])('refuses %s, naming its path (providers refuse blank text)', (_name, message, path) => {
-    let caught: unknown
-    try {
-      validateMessage(message)
-    } catch (error) {
-      caught = error
-    }
-    expect(caught).toBeInstanceOf(ContextLedgerError)
-    expect([(caught as ContextLedgerError).code, (caught as ContextLedgerError).path]).toStrictEqual([
-      'INVALID_MESSAGE',
-      path,
-    ])
+    const error = refusal(() => validateMessage(message))
+    expect([error.code, error.path]).toStrictEqual(['INVALID_MESSAGE', path])
   })
 })
 

@@ -13,12 +13,13 @@ import {
   type ContextStore,
   type MessageData,
 } from '../../src/index.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
+import { useTempDir } from '../helpers/temp-store.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
 import { ledgerChecksum } from './db-checksum.js'
-import { LONG, useTempDir } from './support.js'
 import { refusal } from '../helpers/refusal.js'
+import { fcRuns } from '../helpers/runs.js'
 
-const RUNS = LONG ? 3000 : 300
+const RUNS = fcRuns(300)
 const MAX_STRING = 4096
 const MAX_DEPTH = 64
 
@@ -51,7 +52,7 @@ function plant(message: Json, path: (string | number)[], value: unknown): Json {
   let node = message as Record<string | number, unknown>
   for (const key of path.slice(0, -1)) node = node[key] as Record<string | number, unknown>
   const last = path.at(-1) as string | number
-  if (value === REMOVE) delete node[last]
+  if (value === REMOVE) Reflect.deleteProperty(node, last)
   else node[last] = value
   return message
 }
@@ -264,7 +265,9 @@ const protoKeys: fc.Arbitrary<BadCase> = fc.oneof(
     what: '__proto__ as a block',
   }),
   fc.constant({
-    input: JSON.parse('{"role":"user","content":[{"text":"hi"}],"__proto__":{"role":"assistant"}}'),
+    input: JSON.parse(
+      '{"role":"user","content":[{"text":"hi"}],"__proto__":{"role":"assistant"}}',
+    ) as unknown,
     path: '__proto__',
     what: '__proto__ on the message',
   }),
@@ -303,7 +306,7 @@ const badMessage: fc.Arbitrary<BadCase> = fc.oneof(
   notJson,
 )
 
-const dir = useTempDir()
+const dir = useTempDir('context-ledger-rel-')
 let store: ContextStore
 beforeEach(() => {
   store = openContextStore(dir.file('bad.db'), {

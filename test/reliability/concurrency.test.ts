@@ -12,15 +12,12 @@
 import type { ChildProcess } from 'node:child_process'
 import { statSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import {
-  ContextLedgerError,
-  openContextStore,
-  PersistentConversationManager,
-  type StoredMessageData,
-} from '../../src/index.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
+import { openContextStore, PersistentConversationManager, type StoredMessageData } from '../../src/index.js'
+import { useTempDir } from '../helpers/temp-store.js'
+import { refusal } from '../helpers/refusal.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
 import { CONCURRENT_LIMITS, MessageFactory } from './workers/worker-kit.js'
-import { collect, LONG, useTempDir, useWorker, type WorkerExit } from './support.js'
+import { collect, LONG, useWorker, type WorkerExit } from './support.js'
 
 const WRITERS = LONG ? 8 : 4
 const PINNERS = 2
@@ -29,7 +26,7 @@ const PER_SESSION = LONG ? 25_000 : 3_000
 const SEED = Number(process.env.CONTEXT_LEDGER_SEED ?? Date.now() % 1_000_000)
 const RANGES = CONCURRENT_LIMITS.protectedMessages
 
-const dir = useTempDir()
+const dir = useTempDir('context-ledger-rel-')
 const launch = useWorker('concurrent-writer')
 const launchHolder = useWorker('lock-holder')
 
@@ -43,7 +40,9 @@ async function holdLock(path: string, ms: number): Promise<{ exit: Promise<Worke
   const locked = new Promise<void>((resolve) => {
     onLocked = resolve
   })
-  const exit = collect(launchHolder([path, String(ms)]), (line) => line === 'L' && onLocked())
+  const exit = collect(launchHolder([path, String(ms)]), (line) => {
+    if (line === 'L') onLocked()
+  })
   await Promise.race([locked, exit])
   return { exit }
 }
@@ -138,11 +137,12 @@ describe('concurrency', () => {
     const reader = openContextStore(path)
     let boundary = 0
     let polls = 0
-    let finished = false
+    // An object, not a local: the loop reads what the promise's callback writes.
+    const run = { finished: false }
     const all = Promise.all(exits).finally(() => {
-      finished = true
+      run.finished = true
     })
-    while (!finished) {
+    while (!run.finished) {
       const t = Date.now()
       boundary = assertWindowRules(reader, 'shared', RANGES, { previousBoundary: boundary }).boundary
       polls++
@@ -237,16 +237,9 @@ describe('concurrency', () => {
 
     const impatient = openContextStore(path, { busyTimeoutMs: 10 })
     const t = Date.now()
-    const error = (() => {
-      try {
-        impatient.append('s', { role: 'user', content: [{ text: 'too early' }] })
-      } catch (e) {
-        return e
-      }
-    })()
-    expect(error).toBeInstanceOf(ContextLedgerError)
-    expect((error as ContextLedgerError).code).toBe('DATABASE_BUSY')
-    expect((error as ContextLedgerError).cause).toMatchObject({ code: 'SQLITE_BUSY' })
+    const error = refusal(() => impatient.append('s', { role: 'user', content: [{ text: 'too early' }] }))
+    expect(error.code).toBe('DATABASE_BUSY')
+    expect(error.cause).toMatchObject({ code: 'SQLITE_BUSY' })
     expect(Date.now() - t).toBeLessThan(1500)
     expect(impatient.session('s')).toBeUndefined()
 
@@ -267,15 +260,10 @@ describe('concurrency', () => {
     const { exit } = await holdLock(path, 1500)
 
     const store = openContextStore(path, { busyTimeoutMs: 400 })
-    const error = (() => {
-      try {
-        store.append('s', { role: 'user', content: [{ text: 'waits at most 400 ms in all' }] })
-      } catch (e) {
-        return e
-      }
-    })()
-    expect(error).toBeInstanceOf(ContextLedgerError)
-    expect((error as ContextLedgerError).code).toBe('DATABASE_BUSY')
+    const error = refusal(() =>
+      store.append('s', { role: 'user', content: [{ text: 'waits at most 400 ms in all' }] }),
+    )
+    expect(error.code).toBe('DATABASE_BUSY')
     expect((await exit).lines).toStrictEqual(['L', 'U'])
     expect(store.session('s')).toBeUndefined()
     store.close()

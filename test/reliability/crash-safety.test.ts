@@ -9,9 +9,10 @@
  */
 import { describe, expect, it } from 'vitest'
 import { openContextStore, type StoredMessageData } from '../../src/index.js'
-import { assertWindowRules, type WindowRulesReport } from '../helpers/window-invariants.js'
+import { useTempDir } from '../helpers/temp-store.js'
+import { assertWindowRules, type WindowRulesReport } from '../helpers/window-rules.js'
 import { CRASH_LIMITS, MessageFactory, rng } from './workers/worker-kit.js'
-import { collect, LONG, useTempDir, useWorker, type WorkerExit } from './support.js'
+import { collect, LONG, useWorker, type WorkerExit } from './support.js'
 
 const KILLS = LONG ? 600 : 60
 const SEED = Number(process.env.CONTEXT_LEDGER_SEED ?? Date.now() % 1_000_000)
@@ -19,7 +20,7 @@ const SESSION = 'crash'
 const RANGES = CRASH_LIMITS.protectedMessages
 const REPAIR_TEXT = 'Tool call interrupted: no result was recorded before the conversation continued.'
 
-const dir = useTempDir()
+const dir = useTempDir('context-ledger-rel-')
 const launch = useWorker('crash-writer')
 
 interface Acknowledged {

@@ -9,26 +9,21 @@ import { copyFileSync, existsSync, readdirSync, statSync, truncateSync, writeFil
 import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ContextLedgerError, openContextStore, type ErrorCode } from '../../src/index.js'
-import { fileHash, LONG, useTempDir } from './support.js'
+import { openContextStore, type ContextLedgerError, type ErrorCode } from '../../src/index.js'
+import { useTempDir } from '../helpers/temp-store.js'
+import { refusal } from '../helpers/refusal.js'
+import { fileHash } from './support.js'
+import { fcRuns } from '../helpers/runs.js'
 
-const dir = useTempDir()
-
-function refusal(path: string): ContextLedgerError {
-  try {
-    openContextStore(path).close()
-  } catch (error) {
-    if (error instanceof ContextLedgerError) return error
-    throw new Error(`expected a ContextLedgerError for ${path}, got ${String(error)}`, { cause: error })
-  }
-  throw new Error(`${path} was opened`)
-}
+const dir = useTempDir('context-ledger-rel-')
 
 /** Opens `path`, expects `code`, and checks the file and its neighbours are exactly as before. */
 function expectRefused(path: string, code: ErrorCode | readonly ErrorCode[]): ContextLedgerError {
   const before = fileHash(path)
   const siblings = readdirSync(dir.path).sort()
-  const error = refusal(path)
+  const error = refusal(() => {
+    openContextStore(path).close()
+  })
   expect(typeof code === 'string' ? [code] : code, error.message).toContain(error.code)
   expect(error.message).toContain(path)
   expect(fileHash(path)).toBe(before)
@@ -70,7 +65,7 @@ describe('hostile files', () => {
           expectRefused(path, 'NOT_A_LEDGER')
         },
       ),
-      { numRuns: LONG ? 200 : 20 },
+      { numRuns: fcRuns(20) },
     )
   })
 
@@ -84,7 +79,7 @@ describe('hostile files', () => {
         writeFileSync(path, bytes)
         expectRefused(path, ['NOT_A_LEDGER', 'CORRUPT_DATABASE'])
       }),
-      { numRuns: LONG ? 100 : 10 },
+      { numRuns: fcRuns(10) },
     )
   })
 
@@ -101,7 +96,7 @@ describe('hostile files', () => {
         truncateSync(path, cut)
         expectRefused(path, 'CORRUPT_DATABASE')
       }),
-      { numRuns: LONG ? 300 : 30 },
+      { numRuns: fcRuns(30) },
     )
     // The uncut ledger itself still opens.
     openContextStore(ledger).close()

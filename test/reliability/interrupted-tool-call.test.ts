@@ -2,33 +2,18 @@
  * A toolUse whose result never arrives (the process died mid-tool) must not leave the session unusable:
  * the next append records a synthetic error result as its own ledger row, and the window stays valid.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { ContextLedgerError, openContextStore, type ContextStore, type MessageData } from '../../src/index.js'
-import { assertWindowRules, readHistory } from '../helpers/window-invariants.js'
-import { useTempDir } from './support.js'
+import { describe, expect, it } from 'vitest'
+import { type ContextStore, type MessageData } from '../../src/index.js'
+import { useTempDir } from '../helpers/temp-store.js'
+import { refusal } from '../helpers/refusal.js'
+import { assertWindowRules, readHistory } from '../helpers/window-rules.js'
+import { toolResults, toolUse, user } from '../helpers/messages.js'
 
 const TEXT = 'Tool call interrupted: no result was recorded before the conversation continued.'
-const dir = useTempDir()
+const dir = useTempDir('context-ledger-rel-')
+// Stores opened by dir.open() are closed with the directory.
 let store: ContextStore
-afterEach(() => {
-  store?.close()
-})
 
-const user = (text: string, trackingId?: string): MessageData => ({
-  role: 'user',
-  content: [{ text }],
-  ...(trackingId === undefined ? {} : { trackingId }),
-})
-const calls = (...ids: string[]): MessageData => ({
-  role: 'assistant',
-  content: ids.map((toolUseId) => ({ toolUse: { toolUseId, name: 'lookup', input: { id: toolUseId } } })),
-})
-const results = (...ids: string[]): MessageData => ({
-  role: 'user',
-  content: ids.map((toolUseId) => ({
-    toolResult: { toolUseId, status: 'success' as const, content: [{ text: `r ${toolUseId}` }] },
-  })),
-})
 const repairOf = (...ids: string[]): Omit<MessageData, 'trackingId'> => ({
   role: 'user',
   content: ids.map((toolUseId) => ({
@@ -45,14 +30,14 @@ const statuses = (s: ContextStore): unknown[] =>
 
 describe('ContextStore.append after an interrupted tool call', () => {
   it('records an error result as its own row before a message that does not answer the call', () => {
-    store = openContextStore(dir.file('a.db'))
-    store.append('s', [user('go'), calls('t1')])
+    store = dir.open('a.db')
+    store.append('s', [user('go'), toolUse('t1')])
     const [entry] = store.append('s', user('are you there?'))
     expect(entry?.seq).toBe(3)
     const history = readHistory(store, 's')
     expect(history.map((e) => withoutId(e.message))).toStrictEqual([
       withoutId(user('go')),
-      withoutId(calls('t1')),
+      withoutId(toolUse('t1')),
       repairOf('t1'),
       withoutId(user('are you there?')),
     ])
@@ -62,13 +47,13 @@ describe('ContextStore.append after an interrupted tool call', () => {
   })
 
   it('answers only the calls a partial answer leaves open, in one row placed before it', () => {
-    store = openContextStore(dir.file('a.db'))
-    store.append('s', [user('go'), calls('t1', 't2', 't3')])
-    store.append('s', results('t2'))
+    store = dir.open('a.db')
+    store.append('s', [user('go'), toolUse('t1', 't2', 't3')])
+    store.append('s', toolResults(['t2']))
     const history = readHistory(store, 's')
     expect(history.slice(2).map((e) => withoutId(e.message))).toStrictEqual([
       repairOf('t1', 't3'),
-      withoutId(results('t2')),
+      withoutId(toolResults(['t2'])),
     ])
     expect(statuses(store)).toStrictEqual([
       { tool_use_id: 't1', use_seq: 1, result_seq: 2, status: 'error' },
@@ -79,18 +64,18 @@ describe('ContextStore.append after an interrupted tool call', () => {
   })
 
   it('adds nothing when the next message answers every call', () => {
-    store = openContextStore(dir.file('a.db'))
-    store.append('s', [user('go'), calls('t1', 't2')])
-    store.append('s', results('t2', 't1'))
+    store = dir.open('a.db')
+    store.append('s', [user('go'), toolUse('t1', 't2')])
+    store.append('s', toolResults(['t2', 't1']))
     expect(store.session('s')?.messageCount).toBe(3)
     expect(statuses(store).every((r) => (r as { status: string }).status === 'success')).toBe(true)
   })
 
   it('repairs inside a batch and before an assistant message too', () => {
-    store = openContextStore(dir.file('a.db'))
+    store = dir.open('a.db')
     const entries = store.append('s', [
       user('go'),
-      calls('t1'),
+      toolUse('t1'),
       { role: 'assistant', content: [{ text: 'x' }] },
     ])
     expect(entries.map((e) => e.seq)).toStrictEqual([0, 1, 3])
@@ -99,21 +84,20 @@ describe('ContextStore.append after an interrupted tool call', () => {
   })
 
   it('keeps a call in flight as the newest message, across a reopen, until the next append', () => {
-    const path = dir.file('a.db')
-    store = openContextStore(path)
-    store.append('s', [user('go'), calls('t1')])
+    store = dir.open('a.db')
+    store.append('s', [user('go'), toolUse('t1')])
     store.close()
-    store = openContextStore(path)
+    store = dir.open('a.db')
     expect(store.window('s').at(-1)?.content[0]).toHaveProperty('toolUse')
     assertWindowRules(store, 's')
-    store.append('s', results('t1'))
+    store.append('s', toolResults(['t1']))
     expect(store.session('s')?.messageCount).toBe(3)
     assertWindowRules(store, 's')
   })
 
   it('does not repair for a retried batch that is already stored', () => {
-    store = openContextStore(dir.file('a.db'))
-    const call = { ...calls('t1'), trackingId: 'c-1' }
+    store = dir.open('a.db')
+    const call = { ...toolUse('t1'), trackingId: 'c-1' }
     const [u, c] = store.append('s', [user('go', 'u-1'), call])
     const again = store.append('s', [u?.message as MessageData, call])
     expect(store.session('s')?.messageCount).toBe(2)
@@ -122,17 +106,11 @@ describe('ContextStore.append after an interrupted tool call', () => {
   })
 
   it('writes no repair row when the batch that needed it fails', () => {
-    store = openContextStore(dir.file('a.db'))
-    store.append('s', [user('go', 'u-1'), calls('t1')])
-    const error = (() => {
-      try {
-        store.append('s', [user('next'), results('never-called')])
-      } catch (e) {
-        return e
-      }
-    })()
-    expect(error).toBeInstanceOf(ContextLedgerError)
-    expect((error as ContextLedgerError).code).toBe('INVALID_MESSAGE')
+    store = dir.open('a.db')
+    store.append('s', [user('go', 'u-1'), toolUse('t1')])
+    expect(refusal(() => store.append('s', [user('next'), toolResults(['never-called'])])).code).toBe(
+      'INVALID_MESSAGE',
+    )
     expect(store.session('s')?.messageCount).toBe(2)
     expect(statuses(store)).toStrictEqual([{ tool_use_id: 't1', use_seq: 1, result_seq: null, status: null }])
   })

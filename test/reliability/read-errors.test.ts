@@ -7,10 +7,11 @@
  */
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { ContextLedgerError, openContextStore, type ContextStore, type ErrorCode } from '../../src/index.js'
-import { useTempDir } from './support.js'
+import { openContextStore, type ContextStore, type ErrorCode } from '../../src/index.js'
+import { useTempDir } from '../helpers/temp-store.js'
+import { refusal } from '../helpers/refusal.js'
 
-const dir = useTempDir()
+const dir = useTempDir('context-ledger-rel-')
 let store: ContextStore
 let path: string
 
@@ -48,22 +49,12 @@ const reads: [string, () => unknown][] = [
   ['message', () => store.message('s', { seq: 1 })],
 ]
 
-function readError(read: () => unknown): ContextLedgerError {
-  try {
-    read()
-  } catch (error) {
-    if (error instanceof ContextLedgerError) return error
-    throw new Error(`a raw ${(error as Error).constructor.name} escaped: ${String(error)}`, { cause: error })
-  }
-  throw new Error('the read succeeded')
-}
-
 describe('every read maps storage errors', () => {
   it.each(reads)(
     '%s: a table renamed behind the store’s back gives STORAGE_ERROR, not a SqliteError',
     (_name, read) => {
       behindTheBack('ALTER TABLE sessions RENAME TO sessions_gone')
-      const error = readError(read)
+      const error = refusal(read)
       expect(error.code).toBe<ErrorCode>('STORAGE_ERROR')
       expect((error.cause as { code?: string }).code).toBe('SQLITE_ERROR')
     },
@@ -75,7 +66,7 @@ describe('every read maps storage errors', () => {
     '%s: a stored body that is not JSON gives CORRUPT_DATABASE, not a SyntaxError',
     (_name, read) => {
       behindTheBack(`UPDATE messages SET body = '{"role":' WHERE seq = 1`)
-      const error = readError(read)
+      const error = refusal(read)
       expect(error.code).toBe<ErrorCode>('CORRUPT_DATABASE')
       expect(error.cause).toBeInstanceOf(SyntaxError)
     },

@@ -3,33 +3,26 @@
  * refuses every write with `READ_ONLY`; `{ mustExist: true }` refuses a missing file instead of creating
  * a new ledger. And reading a ledger whose file is read-only (0444) must not poison later opens: SQLite
  * gives the `-wal` and `-shm` files it creates the database's mode, and a reader cannot remove them, so
- * before the fix every write failed once the ledger was writable again. Root ignores file modes, so those
- * tests run the reader and the writer in a child process under an unprivileged uid when run as root.
+ * left alone they would make every write fail once the ledger is writable again. Root ignores file
+ * modes, so those tests run the reader and the writer in a child process under an unprivileged uid when
+ * run as root.
  */
 import { chmodSync, chownSync, copyFileSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { ContextLedgerError, openContextStore, type ErrorCode } from '../../src/index.js'
-import { collect, fileHash, useTempDir, useWorker, type WorkerUser } from './support.js'
+import { openContextStore, type ErrorCode } from '../../src/index.js'
+import { useTempDir } from '../helpers/temp-store.js'
+import { refusal } from '../helpers/refusal.js'
+import { collect, fileHash, useWorker, type WorkerUser } from './support.js'
 
-const dir = useTempDir()
+const dir = useTempDir('context-ledger-rel-')
 const launch = useWorker('ledger-user')
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'ledger-schema0.sqlite')
 const LIMITS = { windowSize: 40, tokenBudget: undefined, first: 0, last: 0 }
 
 /** An unprivileged user when the tests run as root (root ignores modes), else the current user. */
 const USER: WorkerUser | undefined = process.geteuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined
-
-function refusal(fn: () => unknown): ContextLedgerError {
-  try {
-    fn()
-  } catch (error) {
-    if (error instanceof ContextLedgerError) return error
-    throw error
-  }
-  throw new Error('expected a refusal')
-}
 
 /** A ledger of two messages, closed (no side files), owned by the worker's user. */
 function makeLedger(): string {

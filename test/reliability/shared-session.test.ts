@@ -6,10 +6,11 @@
  */
 import { describe, expect, it } from 'vitest'
 import { openContextStore } from '../../src/index.js'
-import { assertWindowRules, readHistory } from '../helpers/window-invariants.js'
-import { collect, useTempDir, useWorker } from './support.js'
+import { useTempDir } from '../helpers/temp-store.js'
+import { assertWindowRules, readHistory } from '../helpers/window-rules.js'
+import { collect, useWorker } from './support.js'
 
-const dir = useTempDir()
+const dir = useTempDir('context-ledger-rel-')
 const launch = useWorker('shared-agent')
 const TURNS = 60
 

@@ -10,13 +10,13 @@ import {
   type ContextStore,
   type MessageData,
 } from '../../src/index.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
+import { useTempDir } from '../helpers/temp-store.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
 import { ledgerChecksum } from './db-checksum.js'
 import { MessageFactory } from './workers/worker-kit.js'
-import { useTempDir } from './support.js'
 import { refusal } from '../helpers/refusal.js'
 
-const dir = useTempDir()
+const dir = useTempDir('context-ledger-rel-')
 const LIMITS = { windowSize: 6, protectedMessages: { first: 1 } }
 
 /** Caps the file at its current size plus `spare` pages. */

@@ -1,56 +1,21 @@
 /**
- * Shared plumbing of the reliability tests: temp directories, file checksums, child-process workers and
+ * Shared plumbing of the reliability tests (temp directories are `useTempDir()` of
+ * `test/helpers/temp-store.ts`): file checksums, child-process workers and
  * the knob for the long variants.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
+import { afterAll, beforeAll } from 'vitest'
 
-/** True when `CONTEXT_LEDGER_LONG=1`: run the long variants (more kills, processes, messages). */
-export const LONG = process.env.CONTEXT_LEDGER_LONG === '1'
+export { LONG } from '../helpers/runs.js'
 
 /** The folder holding the child-process worker scripts. */
 export const WORKERS = join(dirname(fileURLToPath(import.meta.url)), 'workers')
 
 const ROOT = join(WORKERS, '..', '..', '..')
-
-/** A temp directory per test, removed afterwards. */
-export interface TestDir {
-  /** The current test's directory. */
-  readonly path: string
-  /** A path inside it. */
-  file(name: string): string
-}
-
-/**
- * Registers hooks giving each test of the file a fresh temp directory.
- *
- * @returns the directory handle (valid inside tests)
- */
-export function useTempDir(): TestDir {
-  let current: string | undefined
-  beforeEach(() => {
-    current = mkdtempSync(join(tmpdir(), 'context-ledger-rel-'))
-  })
-  afterEach(() => {
-    if (current !== undefined) rmSync(current, { recursive: true, force: true })
-    current = undefined
-  })
-  const path = (): string => {
-    if (current === undefined) throw new Error('useTempDir() is only valid inside a test')
-    return current
-  }
-  return {
-    get path() {
-      return path()
-    },
-    file: (name) => join(path(), name),
-  }
-}
 
 /**
  * sha256 of a file's bytes, or `'absent'`.

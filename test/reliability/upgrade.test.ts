@@ -13,8 +13,9 @@ import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { describe, expect, it } from 'vitest'
 import { openContextStore, PersistentConversationManager, type StoredMessageData } from '../../src/index.js'
 import { MIGRATIONS_FOLDER } from '../../src/db/open.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
-import { fileHash, useTempDir, WORKERS } from './support.js'
+import { useTempDir } from '../helpers/temp-store.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
+import { fileHash, WORKERS } from './support.js'
 
 const FIXTURES = join(WORKERS, '..', '..', 'fixtures')
 const FIXTURE = join(FIXTURES, 'ledger-schema0.sqlite')
@@ -32,7 +33,7 @@ interface Expected {
 }
 
 const expected = JSON.parse(readFileSync(join(FIXTURES, 'ledger-schema0.expected.json'), 'utf8')) as Expected
-const dir = useTempDir()
+const dir = useTempDir('context-ledger-rel-')
 const current = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).length
 
 describe('upgrading a schema-0 ledger', () => {

@@ -2,7 +2,6 @@ import { writeFileSync, readFileSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
-  ContextLedgerError,
   openContextStore,
   PersistentConversationManager,
   type ContextStore,
@@ -12,6 +11,7 @@ import { WAL_CHECKPOINT_BYTES } from '../../src/db/open.js'
 import { everyBlockMessage, everyToolResultMessage } from '../helpers/all-blocks.js'
 import { refusal } from '../helpers/refusal.js'
 import { tempDir, tempStore } from '../helpers/temp-store.js'
+import { assistant, user } from '../helpers/messages.js'
 
 let store: ContextStore
 let path: string
@@ -22,9 +22,6 @@ beforeEach(() => {
 afterEach(() => {
   cleanup()
 })
-
-const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
-const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
 
 function codeOf(fn: () => unknown): string {
   return refusal(fn).code
@@ -86,27 +83,11 @@ describe('ContextStore', () => {
         role: 'assistant',
         content: [{ text: 'ok' }, { toolUse: { name: 'x', toolUseId: 5, input: {} } }],
       } as unknown as MessageData
-      let caught: unknown
-      try {
-        m.append([user('first'), bad])
-      } catch (e) {
-        caught = e
-      }
-      expect(caught).toBeInstanceOf(ContextLedgerError)
-      expect((caught as ContextLedgerError).code).toBe('INVALID_MESSAGE')
-      expect((caught as ContextLedgerError).path).toBe('[1].content[1].toolUse.toolUseId')
-      try {
-        m.append([bad])
-      } catch (e) {
-        caught = e
-      }
-      expect((caught as ContextLedgerError).path).toBe('[0].content[1].toolUse.toolUseId')
-      try {
-        m.append(bad)
-      } catch (e) {
-        caught = e
-      }
-      expect((caught as ContextLedgerError).path).toBe('content[1].toolUse.toolUseId')
+      const inBatch = refusal(() => m.append([user('first'), bad]))
+      expect(inBatch.code).toBe('INVALID_MESSAGE')
+      expect(inBatch.path).toBe('[1].content[1].toolUse.toolUseId')
+      expect(refusal(() => m.append([bad])).path).toBe('[0].content[1].toolUse.toolUseId')
+      expect(refusal(() => m.append(bad)).path).toBe('content[1].toolUse.toolUseId')
       expect(m.history()).toStrictEqual([])
     })
 
@@ -295,16 +276,10 @@ describe('ContextStore', () => {
 
     it('refuses a path it cannot open as STORAGE_ERROR, with the cause', () => {
       const dir = tempDir()
-      for (const bad of [dir.file('missing/ledger.db'), dir.dir]) {
-        let caught: unknown
-        try {
-          openContextStore(bad)
-        } catch (e) {
-          caught = e
-        }
-        expect(caught).toBeInstanceOf(ContextLedgerError)
-        expect((caught as ContextLedgerError).code).toBe('STORAGE_ERROR')
-        expect((caught as ContextLedgerError).cause).toBeInstanceOf(Error)
+      for (const bad of [dir.file('missing/ledger.db'), dir.path]) {
+        const error = refusal(() => openContextStore(bad))
+        expect(error.code).toBe('STORAGE_ERROR')
+        expect(error.cause).toBeInstanceOf(Error)
       }
       dir.cleanup()
     })

@@ -4,26 +4,15 @@
  * may not repeat a toolUseId (nor answer one id twice), and a new call may not reuse the id of a call
  * still waiting in the session.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { PersistentConversationManager, type ContextStore } from '../../src/index.js'
 import { ledgerChecksum } from '../reliability/db-checksum.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
 import { refusal } from '../helpers/refusal.js'
-import { tempStore } from '../helpers/temp-store.js'
+import { useTempStore } from '../helpers/temp-store.js'
+import { assistant, toolResult, toolResults, toolUse, user } from '../helpers/messages.js'
 
-const ask = (text: string) => ({ role: 'user' as const, content: [{ text }] })
-const call = (...ids: string[]) => ({
-  role: 'assistant' as const,
-  content: ids.map((toolUseId) => ({ toolUse: { toolUseId, name: 'search', input: {} } })),
-})
-const result = (...ids: string[]) => ({
-  role: 'user' as const,
-  content: ids.map((toolUseId) => ({
-    toolResult: { toolUseId, status: 'success' as const, content: [{ text: 'found' }] },
-  })),
-})
-
-/** What older code recorded for `call('x', 'x')` at `seq`: a second row for the same id, never answered. */
+/** A ledger file holding `toolUse('x', 'x')` at `seq` as two rows for one id, the second never answered (as files from before this check can). */
 function openSecondCall(seq: number | undefined): void {
   const pk = store.connection().prepare('SELECT pk FROM sessions WHERE id = ?').pluck().get('s')
   store
@@ -33,39 +22,35 @@ function openSecondCall(seq: number | undefined): void {
 }
 
 let store: ContextStore
-let cleanup: () => void
-beforeEach(() => {
-  ;({ store, cleanup } = tempStore())
-})
-afterEach(() => {
-  cleanup()
+useTempStore((opened) => {
+  ;({ store } = opened)
 })
 
 describe('a duplicate toolUseId inside one assistant message', () => {
   it('is refused with INVALID_MESSAGE naming the second block, alone or in a batch, and changes nothing', () => {
-    store.append('s', ask('find it'))
+    store.append('s', user('find it'))
     const before = ledgerChecksum(store.connection())
-    const single = refusal(() => store.append('s', call('a', 'x', 'x')))
+    const single = refusal(() => store.append('s', toolUse('a', 'x', 'x')))
     expect([single.code, single.path]).toStrictEqual(['INVALID_MESSAGE', 'content[2].toolUse.toolUseId'])
     expect(single.message).toContain('content[1]')
-    const batch = refusal(() => store.append('s', [call('x', 'x'), result('x')]))
+    const batch = refusal(() => store.append('s', [toolUse('x', 'x'), toolResult('x')]))
     expect([batch.code, batch.path]).toStrictEqual(['INVALID_MESSAGE', '[0].content[1].toolUse.toolUseId'])
     expect(ledgerChecksum(store.connection())).toBe(before)
   })
 
   it('cannot leave a call open that a result many turns later answers', () => {
     const manager = new PersistentConversationManager({ store, sessionId: 's', windowSize: 4 })
-    manager.append(ask('find it'))
+    manager.append(user('find it'))
     // Before the rule: both calls were recorded, the result answered one, the other stayed open.
-    expect(refusal(() => manager.append(call('x', 'x'))).code).toBe('INVALID_MESSAGE')
-    manager.append(call('x'))
-    manager.append(result('x'))
+    expect(refusal(() => manager.append(toolUse('x', 'x'))).code).toBe('INVALID_MESSAGE')
+    manager.append(toolUse('x'))
+    manager.append(toolResult('x'))
     for (let i = 0; i < 5; i++) {
-      manager.append([ask(`q${i}`), { role: 'assistant', content: [{ text: `a${i}` }] }])
+      manager.append([user(`q${i}`), { role: 'assistant', content: [{ text: `a${i}` }] }])
       manager.applyWindow()
     }
     // The one call was answered: a second result for it is late — archived, shown as text, never linked.
-    const late = manager.append(result('x'))
+    const late = manager.append(toolResult('x'))
     expect(late.late).toBe(true)
     expect(
       manager
@@ -77,24 +62,24 @@ describe('a duplicate toolUseId inside one assistant message', () => {
   })
 
   it('also refuses one message answering the same id twice, even with two calls of that id open', () => {
-    const [, use] = store.append('s', [ask('find it'), call('x')])
+    const [, use] = store.append('s', [user('find it'), toolUse('x')])
     openSecondCall(use?.seq)
     const before = ledgerChecksum(store.connection())
-    const error = refusal(() => store.append('s', result('x', 'x')))
+    const error = refusal(() => store.append('s', toolResults(['x', 'x'])))
     expect([error.code, error.path]).toStrictEqual(['INVALID_MESSAGE', 'content[1].toolResult.toolUseId'])
     expect(ledgerChecksum(store.connection())).toBe(before)
   })
 
   it('refuses a new call reusing the id of a call still open in the session (a ledger written before the rule)', () => {
-    const [, use] = store.append('s', [ask('find it'), call('x')])
-    store.append('s', [result('x'), { role: 'assistant', content: [{ text: 'done' }] }, ask('again')])
+    const [, use] = store.append('s', [user('find it'), toolUse('x')])
+    store.append('s', [toolResult('x'), assistant('done'), user('again')])
     openSecondCall(use?.seq)
     const before = ledgerChecksum(store.connection())
-    const error = refusal(() => store.append('s', call('y', 'x')))
+    const error = refusal(() => store.append('s', toolUse('y', 'x')))
     expect([error.code, error.path]).toStrictEqual(['INVALID_MESSAGE', 'content[1].toolUse.toolUseId'])
     expect(error.sessionId).toBe('s')
     expect(ledgerChecksum(store.connection())).toBe(before)
     // An id whose call was answered may be used again.
-    store.append('s', call('y'))
+    store.append('s', toolUse('y'))
   })
 })

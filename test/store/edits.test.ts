@@ -5,27 +5,19 @@
  */
 import { readFileSync, existsSync } from 'node:fs'
 import Database from 'better-sqlite3'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import {
-  openContextStore,
-  PersistentConversationManager,
-  type ContextStore,
-  type MessageData,
-} from '../../src/index.js'
+import { describe, expect, it } from 'vitest'
+import { openContextStore, PersistentConversationManager, type ContextStore } from '../../src/index.js'
 import { refusal } from '../helpers/refusal.js'
-import { tempStore } from '../helpers/temp-store.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
+import { useTempStore } from '../helpers/temp-store.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
+import { assistant, user } from '../helpers/messages.js'
 
 const CARD = '4111-1111-1111-1111'
-const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
-const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
 
 let store: ContextStore
 let path: string
-let cleanup: () => void
-beforeEach(() => ({ store, path, cleanup } = tempStore()))
-afterEach(() => {
-  cleanup()
+useTempStore((opened) => {
+  ;({ store, path } = opened)
 })
 
 /** Every byte of the ledger on disk: the database, its write-ahead log and shared-memory index. */
@@ -170,19 +162,29 @@ describe('ContextStore.redactMessage', () => {
     expect(fileBytes()).not.toContain(CARD)
   })
 
-  it('checks its arguments and refuses on a read-only store', () => {
+  it.each<[string, () => unknown]>([
+    ['a redaction without a target', () => store.redactMessage('s', null as never)],
+    ['a non-string actor', () => store.redactMessage('s', { seq: 0 }, { actor: 5 } as never)],
+    [
+      'an unknown redaction option',
+      () => store.redactMessage('s', { seq: 0 }, { replacment: user('y') } as never),
+    ],
+    [
+      'a target naming both seq and trackingId',
+      () => store.editMessage('s', { seq: 0, trackingId: 'x' }, user('y')),
+    ],
+    ['null edit options', () => store.editMessage('s', { seq: 0 }, user('y'), null as never)],
+    ['a non-boolean alternate', () => store.window('s', { alternate: 'yes' } as never)],
+    ['null window options', () => store.window('s', null as never)],
+  ])('refuses %s with INVALID_OPTIONS', (_what, call) => {
     const m = new PersistentConversationManager({ store, sessionId: 's' })
     m.append(user('x'))
-    for (const call of [
-      () => store.redactMessage('s', null as never),
-      () => store.redactMessage('s', { seq: 0 }, { actor: 5 } as never),
-      () => store.redactMessage('s', { seq: 0 }, { replacment: user('y') } as never),
-      () => store.editMessage('s', { seq: 0, trackingId: 'x' }, user('y')),
-      () => store.editMessage('s', { seq: 0 }, user('y'), null as never),
-      () => store.window('s', { alternate: 'yes' } as never),
-      () => store.window('s', null as never),
-    ])
-      expect(refusal(call).code).toBe('INVALID_OPTIONS')
+    expect(refusal(call).code).toBe('INVALID_OPTIONS')
+  })
+
+  it('refuses edits and redactions on a read-only store', () => {
+    const m = new PersistentConversationManager({ store, sessionId: 's' })
+    m.append(user('x'))
     store.close()
     store = openContextStore(path, { readonly: true })
     expect(refusal(() => store.redactMessage('s', { seq: 0 })).code).toBe('READ_ONLY')

@@ -5,30 +5,28 @@
  */
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import fc from 'fast-check'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
   openContextStore,
   PersistentConversationManager,
   type ContextStore,
-  type MessageData,
 } from '../../src/index.js'
 import { PRUNE_BATCH } from '../../src/store/lifecycle.js'
 import { conversation } from '../helpers/conversations.js'
 import { refusal } from '../helpers/refusal.js'
-import { tempDir, tempStore, type TempDir } from '../helpers/temp-store.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
-
-const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
-const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
+import { tempDir, useTempStore, type TempDir } from '../helpers/temp-store.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
+import { assistant, user } from '../helpers/messages.js'
+import { fcRuns } from '../helpers/runs.js'
 
 let store: ContextStore
 let path: string
 let dir: TempDir
-let cleanup: () => void
-beforeEach(() => ({ store, path, dir, cleanup } = tempStore()))
+useTempStore((opened) => {
+  ;({ store, path, dir } = opened)
+})
 afterEach(() => {
   vi.restoreAllMocks()
-  cleanup()
 })
 
 /** Every byte of a ledger on disk: the database, its write-ahead log and shared-memory index. */
@@ -349,7 +347,7 @@ describe('ContextStore.prune', () => {
           }
         },
       ),
-      { numRuns: 60 },
+      { numRuns: fcRuns(25) },
     )
     expect(prunedInAll).toBeGreaterThan(0)
   })

@@ -51,7 +51,7 @@ describe('openContextStore options are not validated', () => {
   ])('refuses %s with INVALID_OPTIONS naming the field, creating no file', (_name, options, path) => {
     const error = refusal(() => openContextStore(dir.file('x.db'), options as ContextStoreOptions))
     expect([error.code, error.path], error.message).toStrictEqual(['INVALID_OPTIONS', path])
-    expect(readdirSync(dir.dir)).toStrictEqual([])
+    expect(readdirSync(dir.path)).toStrictEqual([])
   })
 
   it('refuses a path that is not a string, and readonly or mustExist for an in-memory store', () => {
@@ -71,7 +71,7 @@ describe('openContextStore options are not validated', () => {
     expect(refusal(() => openContextStore(dir.file('b.db'), throwing as ContextStoreOptions)).code).toBe(
       'INVALID_OPTIONS',
     )
-    expect(readdirSync(dir.dir)).toStrictEqual([])
+    expect(readdirSync(dir.path)).toStrictEqual([])
     const inherited = Object.create({ readonly: true }) as ContextStoreOptions
     const store = openContextStore(dir.file('c.db'), inherited)
     expect(store.readonly).toBe(false)

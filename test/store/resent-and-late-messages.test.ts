@@ -6,32 +6,16 @@
  * - A toolResult for a call that is no longer waiting (answered by a repair row because another writer's
  *   message came first) is archived as sent and shown in the window as text.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { PersistentConversationManager, type ContextStore, type MessageData } from '../../src/index.js'
 import { refusal } from '../helpers/refusal.js'
-import { tempStore } from '../helpers/temp-store.js'
-import { assertWindowRules, readHistory } from '../helpers/window-invariants.js'
-
-const user = (text: string, trackingId?: string): MessageData => ({
-  role: 'user',
-  content: [{ text }],
-  ...(trackingId === undefined ? {} : { trackingId }),
-})
-const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
-const call = (id: string, name = 'deploy'): MessageData => ({
-  role: 'assistant',
-  content: [{ toolUse: { toolUseId: id, name, input: { id } } }],
-})
-const result = (id: string, text = `result of ${id}`): MessageData => ({
-  role: 'user',
-  content: [{ toolResult: { toolUseId: id, status: 'success', content: [{ text }] } }],
-})
+import { useTempStore } from '../helpers/temp-store.js'
+import { assertWindowRules, readHistory } from '../helpers/window-rules.js'
+import { assistant, callTool, toolResult, user } from '../helpers/messages.js'
 
 let store: ContextStore
-let cleanup: () => void
-beforeEach(() => ({ store, cleanup } = tempStore()))
-afterEach(() => {
-  cleanup()
+useTempStore((opened) => {
+  ;({ store } = opened)
 })
 
 describe('ContextStore.append', () => {
@@ -59,7 +43,7 @@ describe('ContextStore.append', () => {
 
     it('keeps a retry of the newest batch a no-op, repair rows included', () => {
       const m = new PersistentConversationManager({ store, sessionId: 's' })
-      m.append([user('go', 'u-1'), { ...call('t1'), trackingId: 'c-1' }])
+      m.append([user('go', 'u-1'), { ...callTool('deploy', 't1'), trackingId: 'c-1' }])
       const batch = [user('are you there?', 'u-2'), assistant('yes')]
       const entries = m.append([batch[0] as MessageData])
       expect(entries[0]?.repair).toBeDefined()
@@ -114,7 +98,7 @@ describe('ContextStore.append', () => {
   describe('a tool result that arrives late', () => {
     it('keeps a valid result of the same message linked, and the late one as text, through edits and redaction', () => {
       const m = new PersistentConversationManager({ store, sessionId: 's' })
-      m.append([user('go'), call('t1')])
+      m.append([user('go'), callTool('deploy', 't1')])
       m.append(user('moving on'))
       m.append({ role: 'assistant', content: [{ toolUse: { toolUseId: 't2', name: 'deploy', input: {} } }] })
       const mixed = m.append({
@@ -144,14 +128,14 @@ describe('ContextStore.append', () => {
     it('archives a result whose call a repair row answered, and shows it in the window as text', () => {
       const a = new PersistentConversationManager({ store, sessionId: 'shared' })
       const b = new PersistentConversationManager({ store, sessionId: 'shared' })
-      a.append([user('deploy please'), call('a-1')])
+      a.append([user('deploy please'), callTool('deploy', 'a-1')])
       // B's prompt arrives while A's tool runs: the store answers A's call with a repair row.
       const prompt = b.append(user('status?'))
       expect(prompt.repair?.message.content[0]).toHaveProperty('toolResult.status', 'error')
       // A's real result arrives: archived byte for byte, not refused.
-      const late = a.append(result('a-1', 'deployed v2'))
+      const late = a.append(toolResult('a-1', 'deployed v2'))
       expect(late.late).toBe(true)
-      expect(late.message).toStrictEqual({ ...result('a-1', 'deployed v2'), trackingId: late.trackingId })
+      expect(late.message).toStrictEqual({ ...toolResult('a-1', 'deployed v2'), trackingId: late.trackingId })
       expect(late.windowMessage?.content).toStrictEqual([
         {
           text:
@@ -186,8 +170,8 @@ describe('ContextStore.append', () => {
       for (let turn = 0; turn < 30; turn++) {
         // Each writer runs a tool round; the other writer's steps fall in between.
         for (const { w, m } of writers) m.append(user(`${w} prompt ${turn}`))
-        for (const { w, m } of writers) m.append(call(`${w}-${turn}`))
-        for (const { w, m } of writers) m.append(result(`${w}-${turn}`))
+        for (const { w, m } of writers) m.append(callTool('deploy', `${w}-${turn}`))
+        for (const { w, m } of writers) m.append(toolResult(`${w}-${turn}`))
         for (const { w, m } of writers) m.append(assistant(`${w} answer ${turn}`))
         appended += 8
         writers[turn % 2]?.m.applyWindow()

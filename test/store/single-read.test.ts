@@ -10,6 +10,7 @@ import { type ContextStore, type JsonValue } from '../../src/index.js'
 import { ledgerChecksum } from '../reliability/db-checksum.js'
 import { refusal } from '../helpers/refusal.js'
 import { tempStore } from '../helpers/temp-store.js'
+import { fcRuns } from '../helpers/runs.js'
 
 let store: ContextStore
 let cleanup: () => void
@@ -63,7 +64,7 @@ describe('validation checks one read of the object; storage serializes another',
       .prepare('SELECT body FROM messages WHERE seq = ?')
       .pluck()
       .get(entry?.seq)
-    expect(JSON.parse(stored as string).content).toStrictEqual([{ text: 'short' }])
+    expect((JSON.parse(stored as string) as { content: unknown }).content).toStrictEqual([{ text: 'short' }])
     expect(store.window('s').at(-1)?.content).toStrictEqual([{ text: 'short' }])
     expect(entry?.tokens).toBeLessThan(100)
   })
@@ -142,7 +143,7 @@ describe('validation checks one read of the object; storage serializes another',
         expect(JSON.stringify(store.window(session)[1])).toBe(expected)
         expect(JSON.stringify(store.history(session)[1]?.message)).toBe(expected)
       }),
-      { numRuns: 100 },
+      { numRuns: fcRuns(100) },
     )
   })
 })

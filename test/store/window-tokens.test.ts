@@ -3,7 +3,7 @@
  * adapter shows in an edited form) counts with its own tokens — toward `tokenBudget`, in
  * `applyWindow()`'s `windowTokens` and in `sessions()` — not with the original's.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   estimateTokens,
   PersistentConversationManager,
@@ -11,20 +11,14 @@ import {
   type MessageData,
   type StoredMessageData,
 } from '../../src/index.js'
-import { tempStore } from '../helpers/temp-store.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
+import { useTempStore } from '../helpers/temp-store.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
+import { assistant, user } from '../helpers/messages.js'
 
 let store: ContextStore
-let cleanup: () => void
-beforeEach(() => {
-  ;({ store, cleanup } = tempStore())
+useTempStore((opened) => {
+  ;({ store } = opened)
 })
-afterEach(() => {
-  cleanup()
-})
-
-const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
-const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
 
 /** Tokens of what the window shows, counted from window() itself. */
 const shown = (window: readonly StoredMessageData[], counter = estimateTokens): number =>

@@ -1,40 +1,34 @@
 /**
  * The framework-neutral `pin_message` tool against a core manager on a real SQLite file.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { openContextStore, PersistentConversationManager, type ContextStore } from '../../src/index.js'
+import { PersistentConversationManager, type ContextStore } from '../../src/index.js'
 import {
   checkPinMessageInput,
   describePinOutcome,
   handlePinMessage,
-  PIN_MESSAGE_TOOL_NAME,
   pinMessageInputSchema,
   pinMessageToolDefinition,
 } from '../../src/tools/pin-message-tool.js'
+import { tempStore } from '../helpers/temp-store.js'
 
-let dir: string
 let store: ContextStore
+let cleanup: () => void
 let manager: PersistentConversationManager
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'context-ledger-pin-tool-'))
-  store = openContextStore(join(dir, 'ledger.db'))
+  ;({ store, cleanup } = tempStore())
   manager = new PersistentConversationManager({ store, sessionId: 's', windowSize: 4 })
   for (let i = 0; i < 6; i++)
     manager.append({ role: i % 2 === 0 ? 'user' : 'assistant', content: [{ text: `m${i}` }] })
 })
 afterEach(() => {
-  store.close()
-  rmSync(dir, { recursive: true, force: true })
+  cleanup()
 })
 
 describe('pinMessageToolDefinition', () => {
   it('carries the name, a description and the zod input schema with its defaults', () => {
-    expect(pinMessageToolDefinition.name).toBe(PIN_MESSAGE_TOOL_NAME)
     expect(pinMessageToolDefinition.name).toBe('pin_message')
     expect(pinMessageToolDefinition.description).toMatch(/index/)
     expect(pinMessageToolDefinition.handler).toBe(handlePinMessage)
@@ -83,16 +77,25 @@ describe('handlePinMessage', () => {
     ])
   })
 
-  it('answers an out-of-range index and malformed input with error results, without throwing', () => {
+  it('answers an out-of-range index with an error result, without throwing', () => {
     expect(handlePinMessage(manager, { index: 6 })).toStrictEqual({
       status: 'error',
       text: 'Invalid index 6: you see 6 messages, so index must be between 0 and 5.',
     })
-    for (const input of [{ index: -1 }, { index: 1.5 }, { index: 0, action: 'delete' }, null, 'pin 3', {}]) {
-      const result = handlePinMessage(manager, input)
-      expect(result.status).toBe('error')
-      expect(result.text).toMatch(/^Invalid pin_message input at .*Expected \{ index: integer >= 0/)
-    }
+    expect(store.pinEvents('s')).toStrictEqual([])
+  })
+
+  it.each<[unknown]>([
+    [{ index: -1 }],
+    [{ index: 1.5 }],
+    [{ index: 0, action: 'delete' }],
+    [null],
+    ['pin 3'],
+    [{}],
+  ])('answers malformed input %j with an error result naming the schema, without throwing', (input) => {
+    const result = handlePinMessage(manager, input)
+    expect(result.status).toBe('error')
+    expect(result.text).toMatch(/^Invalid pin_message input at .*Expected \{ index: integer >= 0/)
     expect(store.pinEvents('s')).toStrictEqual([])
   })
 

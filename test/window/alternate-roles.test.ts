@@ -1,33 +1,24 @@
 /**
  * `window({ alternate: true })`: the window with runs of same-role messages merged, so that providers
  * which require alternating roles (Bedrock Converse) accept it; the archive is untouched. The window-rule
- * checker (`test/helpers/window-invariants.ts`) checks this form after every step of every property test;
+ * oracle (`test/helpers/window-rules.ts`) checks this form after every step of every property test;
  * these cases show the merges themselves.
  */
 import fc from 'fast-check'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   alternateRoles,
   PersistentConversationManager,
   type ContextStore,
-  type MessageData,
   type StoredMessageData,
 } from '../../src/index.js'
-import { tempStore } from '../helpers/temp-store.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
-
-const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
-const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
-const call = (id: string): MessageData => ({
-  role: 'assistant',
-  content: [{ toolUse: { toolUseId: id, name: 'f', input: {} } }],
-})
+import { useTempStore } from '../helpers/temp-store.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
+import { assistant, toolUse, user } from '../helpers/messages.js'
 
 let store: ContextStore
-let cleanup: () => void
-beforeEach(() => ({ store, cleanup } = tempStore()))
-afterEach(() => {
-  cleanup()
+useTempStore((opened) => {
+  ;({ store } = opened)
 })
 
 describe('alternateRoles', () => {
@@ -55,7 +46,7 @@ describe('alternateRoles', () => {
 
   it('puts the results of a repair row first when it merges with the prompt that caused it', () => {
     const m = new PersistentConversationManager({ store, sessionId: 's' })
-    m.append([user('go'), call('t1')])
+    m.append([user('go'), toolUse('t1')])
     m.append(user('still there?'))
     const merged = m.window({ alternate: true })
     expect(merged.map((x) => x.role)).toStrictEqual(['user', 'assistant', 'user'])

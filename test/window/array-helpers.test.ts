@@ -1,11 +1,11 @@
 /**
- * The pure helpers, checked against the Strands 1.19 conformance scenarios (PN01–PN04, CC01, CC02 of
- * the reference contract) with the immutable signatures of the seed proposal.
+ * The pure array helpers that mirror Strands 1.19's: the pin flag (`isPinned`, `pinMessage`,
+ * `unpinMessage`), where a window may start (`findValidTrimPoint`, `adjustSplitPointForToolPairs`) and
+ * `matchesMessageType`, with the signatures and results of Strands' own helpers.
  */
 import { describe, expect, it } from 'vitest'
 import {
   adjustSplitPointForToolPairs,
-  ContextLedgerError,
   findValidTrimPoint,
   isPinned,
   matchesMessageType,
@@ -13,20 +13,17 @@ import {
   unpinMessage,
   type MessageData,
 } from '../../src/index.js'
+import { assistant, toolResult, toolUse, user } from '../helpers/messages.js'
+import { refusal } from '../helpers/refusal.js'
 
-const u = (text = 'u'): MessageData => ({ role: 'user', content: [{ text }] })
-const a = (text = 'a'): MessageData => ({ role: 'assistant', content: [{ text }] })
-const tu = (id: string, role: 'user' | 'assistant' = 'assistant'): MessageData => ({
-  role,
-  content: [{ toolUse: { name: 't', toolUseId: id, input: {} } }],
-})
-const tr = (id: string): MessageData => ({
-  role: 'user',
-  content: [{ toolResult: { toolUseId: id, status: 'success', content: [{ text: 'r' }] } }],
-})
+// Short forms: these cases are arrays written inline.
+const u = (text = 'u'): MessageData => user(text)
+const a = (text = 'a'): MessageData => assistant(text)
+const tu = (id: string, role: MessageData['role'] = 'assistant'): MessageData => ({ ...toolUse(id), role })
+const tr = (id: string): MessageData => toolResult(id, 'r')
 
 describe('isPinned', () => {
-  it('reads only a strict boolean flag (PN01)', () => {
+  it('reads only a strict boolean flag', () => {
     expect(isPinned(u())).toBe(false)
     expect(isPinned({ ...u(), metadata: { custom: {} } })).toBe(false)
     expect(isPinned({ ...u(), metadata: { custom: { pinned: true } } })).toBe(true)
@@ -34,7 +31,7 @@ describe('isPinned', () => {
     expect(isPinned({ ...u(), metadata: { custom: { pinned: 'true' } } })).toBe(false)
   })
 
-  it('protects the adjacent tool-pair partner with a matching id (PN04)', () => {
+  it('protects the adjacent tool-pair partner with a matching id', () => {
     expect(isPinned([pinMessage(tu('1')), tr('1')], 1)).toBe(true)
     expect(isPinned([tu('1'), pinMessage(tr('1'))], 0)).toBe(true)
     expect(isPinned([pinMessage(tu('1')), tr('2')], 1)).toBe(false)
@@ -44,7 +41,7 @@ describe('isPinned', () => {
 })
 
 describe('pinMessage', () => {
-  it('returns a new message with the flag, keeping trackingId and other metadata (PN02)', () => {
+  it('returns a new message with the flag, keeping trackingId and other metadata', () => {
     const m: MessageData = {
       ...u(),
       trackingId: 'id-1',
@@ -65,7 +62,7 @@ describe('pinMessage', () => {
 })
 
 describe('unpinMessage', () => {
-  it('drops empty custom and metadata objects (PN03)', () => {
+  it('drops empty custom and metadata objects', () => {
     expect(unpinMessage(pinMessage(u()))).toStrictEqual(u())
     expect(unpinMessage({ ...u(), metadata: { custom: { pinned: true, other: 1 } } })).toStrictEqual({
       ...u(),
@@ -80,7 +77,7 @@ describe('unpinMessage', () => {
 })
 
 describe('findValidTrimPoint', () => {
-  it('finds the first user message without toolResult whose toolUse is answered (CC02)', () => {
+  it('finds the first user message without toolResult whose toolUse is answered', () => {
     expect(findValidTrimPoint([u()], 0)).toBe(0)
     expect(findValidTrimPoint([a(), u()], 0)).toBe(1)
     expect(findValidTrimPoint([tr('1'), u()], 0)).toBe(1)
@@ -93,7 +90,7 @@ describe('findValidTrimPoint', () => {
 })
 
 describe('adjustSplitPointForToolPairs', () => {
-  it('moves the split past tool results and unanswered calls (CC01)', () => {
+  it('moves the split past tool results and unanswered calls', () => {
     expect(adjustSplitPointForToolPairs([u(), a()], 0)).toBe(0)
     expect(adjustSplitPointForToolPairs([tr('1'), u()], 0)).toBe(1)
     expect(adjustSplitPointForToolPairs([tu('1'), a()], 0)).toBe(1)
@@ -104,14 +101,7 @@ describe('adjustSplitPointForToolPairs', () => {
   })
 
   it('throws NO_VALID_SPLIT when the walk reaches the end', () => {
-    let caught: unknown
-    try {
-      adjustSplitPointForToolPairs([tr('1'), tr('2')], 0)
-    } catch (e) {
-      caught = e
-    }
-    expect(caught).toBeInstanceOf(ContextLedgerError)
-    expect((caught as ContextLedgerError).code).toBe('NO_VALID_SPLIT')
+    expect(refusal(() => adjustSplitPointForToolPairs([tr('1'), tr('2')], 0)).code).toBe('NO_VALID_SPLIT')
   })
 })
 

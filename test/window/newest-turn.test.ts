@@ -5,43 +5,21 @@
  * leave an empty window or one that starts with an assistant message; they say `exceedsLimit` instead,
  * and a reduction that cannot go further says `reason: 'newest-turn'`.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   PersistentConversationManager,
   planWindow,
   type ContextStore,
   type MessageData,
-  type StoredMessageData,
 } from '../../src/index.js'
-import { tempStore } from '../helpers/temp-store.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
+import { useTempStore } from '../helpers/temp-store.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
+import { assistant, texts, toolResult, toolUse, user } from '../helpers/messages.js'
 
 let store: ContextStore
-let cleanup: () => void
-beforeEach(() => {
-  ;({ store, cleanup } = tempStore())
+useTempStore((opened) => {
+  ;({ store } = opened)
 })
-afterEach(() => {
-  cleanup()
-})
-
-const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
-const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
-const call = (id: string): MessageData => ({
-  role: 'assistant',
-  content: [{ toolUse: { toolUseId: id, name: 'lookup', input: { id } } }],
-})
-const result = (id: string, text: string): MessageData => ({
-  role: 'user',
-  content: [{ toolResult: { toolUseId: id, status: 'success', content: [{ text }] } }],
-})
-const texts = (window: readonly StoredMessageData[]): string[] =>
-  window.map((m) => {
-    const block = m.content[0] as Record<string, { toolUseId?: string; content?: { text: string }[] }>
-    if ('text' in block) return String(block.text)
-    if ('toolUse' in block) return `use ${block.toolUse?.toolUseId}`
-    return `result ${block.toolResult?.toolUseId}`
-  })
 
 /** A 3,400-token prompt by the built-in estimator (~4 characters per token). */
 const bigPrompt = (): MessageData => user('x'.repeat(13_600))
@@ -81,14 +59,20 @@ describe('the newest turn', () => {
   it("keeps its minimal form — the prompt and the latest tool round onward — when the turn's tool rounds are over the budget", () => {
     const m = new PersistentConversationManager({ store, sessionId: 's', tokenBudget: 300 })
     m.append([user('earlier'), assistant('reply')])
-    m.append([user('look it up'), call('t1'), result('t1', 'r'.repeat(2000)), call('t2'), result('t2', 'ok')])
+    m.append([
+      user('look it up'),
+      toolUse('t1'),
+      toolResult('t1', 'r'.repeat(2000)),
+      toolUse('t2'),
+      toolResult('t2', 'ok'),
+    ])
     const applied = m.applyWindow()
     expect(applied).toMatchObject({ cut: 'tool-pair', exceedsLimit: false })
     expect(texts(m.window())).toStrictEqual(['look it up', 'use t2', 'result t2'])
     // A call in flight stays with the prompt before it.
-    m.append(call('t3'))
-    m.append(result('t3', 'r'.repeat(2000)))
-    m.append(call('t4'))
+    m.append(toolUse('t3'))
+    m.append(toolResult('t3', 'r'.repeat(2000)))
+    m.append(toolUse('t4'))
     m.applyWindow()
     expect(texts(m.window())).toStrictEqual(['look it up', 'use t4'])
     expect(m.reduce({ overflow: true })).toMatchObject({ evicted: 0, reason: 'newest-turn' })
@@ -97,7 +81,13 @@ describe('the newest turn', () => {
 
   it('keeps the prompt and the latest tool round even when that round alone is over the budget', () => {
     const m = new PersistentConversationManager({ store, sessionId: 's', tokenBudget: 300 })
-    m.append([user('q'), call('a'), result('a', 'r'.repeat(2000)), call('b'), result('b', 'r'.repeat(2000))])
+    m.append([
+      user('q'),
+      toolUse('a'),
+      toolResult('a', 'r'.repeat(2000)),
+      toolUse('b'),
+      toolResult('b', 'r'.repeat(2000)),
+    ])
     expect(m.applyWindow()).toMatchObject({ cut: 'newest-turn', exceedsLimit: true, evicted: 2 })
     expect(texts(m.window())).toStrictEqual(['q', 'use b', 'result b'])
     expect(m.reduce({ overflow: true })).toMatchObject({ evicted: 0, reason: 'newest-turn' })

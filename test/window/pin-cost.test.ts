@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PersistentConversationManager, type ContextStore, type MessageData } from '../../src/index.js'
 import { countStatements, type StatementCounter, type Work } from '../helpers/statement-counter.js'
 import { tempStore } from '../helpers/temp-store.js'
-import { assertWindowRules } from '../helpers/window-invariants.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
 
 let store: ContextStore
 let cleanup: () => void

@@ -2,7 +2,7 @@
  * Random conversations — text turns, single and parallel tool calls, pins, protected ranges, window
  * sizes, budgets, window replacements, and managers with other protected ranges — driven through the SQL
  * store. After every step the SQL window equals what the pure `planWindow` computes from the same ledger
- * and prior state, and every DESIGN §4 rule holds. The store trusts its bookkeeping (kept totals, recheck
+ * and prior state, and every window rule (docs/design.md, "Window rules") holds. The store trusts its bookkeeping (kept totals, recheck
  * marks); `planWindow` derives protection from scratch every time, so this also checks the bookkeeping.
  */
 import fc from 'fast-check'
@@ -18,7 +18,8 @@ import {
 } from '../../src/index.js'
 import { conversation } from '../helpers/conversations.js'
 import { tempStore } from '../helpers/temp-store.js'
-import { expectProgress, expectWindowRules } from './window-rules.js'
+import { assertProgress, assertStepRules } from '../helpers/window-rules.js'
+import { fcRuns } from '../helpers/runs.js'
 
 let store: ContextStore
 let cleanup: () => void
@@ -180,9 +181,9 @@ describe('PersistentConversationManager', () => {
                 mode: o.kind === 'apply' ? ('apply' as const) : ('overflow' as const),
                 previousBoundary: before.boundary,
               }
-              const protectedSeqs = expectWindowRules(check)
+              const protectedSeqs = assertStepRules(check)
               if (o.kind === 'reduce')
-                expectProgress({
+                assertProgress({
                   ...check,
                   before: before.window,
                   boundaryBefore: before.boundary,
@@ -199,7 +200,7 @@ describe('PersistentConversationManager', () => {
             )
           },
         ),
-        { numRuns: Number(process.env.FC_RUNS ?? 200) },
+        { numRuns: fcRuns(80) },
       )
     })
   })

@@ -16,7 +16,9 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PersistentConversationManager, type ContextStore, type StoredMessageData } from '../../src/index.js'
 import { conversation } from '../helpers/conversations.js'
+import { assistant, toolResult, toolUse, user } from '../helpers/messages.js'
 import { tempStore } from '../helpers/temp-store.js'
+import { fcRuns } from '../helpers/runs.js'
 
 type Hook = (event: { agent: { messages: Message[] } }) => void
 
@@ -106,55 +108,69 @@ describe('PersistentConversationManager', () => {
             }
           },
         ),
-        { numRuns: Number(process.env.FC_RUNS ?? 150) },
+        { numRuns: fcRuns(60) },
       )
     })
 
-    it('matches the documented Strands scenarios SW04, SW05, SW17–SW22', () => {
-      const alt = (n: number): StoredMessageData[] =>
-        Array.from({ length: n }, (_, i) => ({
-          role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
-          content: [{ text: `m${i}` }],
-          trackingId: `m${i}`,
-        }))
-      const run = (msgs: StoredMessageData[], windowSize: number, action: 'inv' | 'ovf'): string[] => {
-        const m = new PersistentConversationManager({ store, sessionId: `sw-${session++}`, windowSize })
-        m.append(msgs)
-        if (action === 'inv') m.applyWindow()
-        else m.reduce({ overflow: true })
-        return m.window().map((x) => x.trackingId)
-      }
-      expect(run(alt(4), 2, 'inv')).toStrictEqual(['m2', 'm3']) // SW04
-      expect(run(alt(9), 8, 'inv')).toStrictEqual(['m2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8']) // SW05
-      expect(run(alt(5), 3, 'ovf')).toStrictEqual(['m2', 'm3', 'm4']) // SW17
-      expect(run(alt(3), 5, 'ovf')).toStrictEqual(['m2']) // SW18
-      const tu = (id: string, k: string): StoredMessageData => ({
-        role: 'assistant',
-        content: [{ toolUse: { name: 't', toolUseId: k, input: {} } }],
-        trackingId: id,
-      })
-      const tr = (id: string, k: string): StoredMessageData => ({
-        role: 'user',
-        content: [{ toolResult: { toolUseId: k, status: 'success', content: [{ text: 'r' }] } }],
-        trackingId: id,
-      })
-      const u = (id: string): StoredMessageData => ({ role: 'user', content: [{ text: id }], trackingId: id })
-      const a = (id: string): StoredMessageData => ({
-        role: 'assistant',
-        content: [{ text: id }],
-        trackingId: id,
-      })
-      // SW19
-      expect(run([tu('tu1', '1'), tr('tr1', '1'), a('a'), u('Message')], 2, 'ovf')).toStrictEqual(['Message'])
-      // SW20: a plain user trim point beats a later tool pair
-      expect(
-        run([u('u0'), a('a1'), u('Plain'), tu('tu1', '1'), tr('tr1', '1'), a('a5')], 4, 'ovf'),
-      ).toStrictEqual(['Plain', 'tu1', 'tr1', 'a5'])
-      // SW21 / SW22: the fallback keeps the user anchor
-      const review = [u('Review'), tu('tu1', '1'), tr('tr1', '1'), tu('tu2', '2'), tr('tr2', '2')]
-      const sw21 = [...review, tu('tu3', '3'), tr('tr3', '3'), a('end')]
-      expect(run(sw21, 4, 'ovf')).toStrictEqual(['Review', 'tu3', 'tr3', 'end'])
-      expect(run(sw21, 4, 'inv')).toStrictEqual(['Review', 'tu3', 'tr3', 'end'])
+    const alt = (n: number): StoredMessageData[] =>
+      Array.from({ length: n }, (_, i) => ({
+        role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
+        content: [{ text: `m${i}` }],
+        trackingId: `m${i}`,
+      }))
+    const tu = (id: string, k: string): StoredMessageData => ({ ...toolUse(k), trackingId: id })
+    const tr = (id: string, k: string): StoredMessageData => ({ ...toolResult(k, 'r'), trackingId: id })
+    const u = (id: string): StoredMessageData => ({ ...user(id), trackingId: id })
+    const a = (id: string): StoredMessageData => ({ ...assistant(id), trackingId: id })
+    const review = [u('Review'), tu('tu1', '1'), tr('tr1', '1'), tu('tu2', '2'), tr('tr2', '2')]
+    const lastRound = [...review, tu('tu3', '3'), tr('tr3', '3'), a('end')]
+    // The scenarios Strands documents for its sliding window: (what, messages, windowSize, step, window).
+    const scenarios: [string, StoredMessageData[], number, 'invoke' | 'overflow', string[]][] = [
+      ['an invocation keeps the newest windowSize messages', alt(4), 2, 'invoke', ['m2', 'm3']],
+      [
+        'an invocation cuts at the next user message when windowSize would start on an assistant one',
+        alt(9),
+        8,
+        'invoke',
+        ['m2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8'],
+      ],
+      ['an overflow over windowSize cuts down to it', alt(5), 3, 'overflow', ['m2', 'm3', 'm4']],
+      ['an overflow within windowSize still lets the oldest turn go', alt(3), 5, 'overflow', ['m2']],
+      [
+        'an overflow cuts past a leading tool pair and reply to the next user message',
+        [tu('tu1', '1'), tr('tr1', '1'), a('a'), u('Message')],
+        2,
+        'overflow',
+        ['Message'],
+      ],
+      [
+        'an overflow prefers a plain user trim point to a later tool pair',
+        [u('u0'), a('a1'), u('Plain'), tu('tu1', '1'), tr('tr1', '1'), a('a5')],
+        4,
+        'overflow',
+        ['Plain', 'tu1', 'tr1', 'a5'],
+      ],
+      [
+        'an overflow with no trim point that fits keeps the user message and the latest tool round',
+        lastRound,
+        4,
+        'overflow',
+        ['Review', 'tu3', 'tr3', 'end'],
+      ],
+      [
+        'an invocation with no trim point that fits keeps the user message and the latest tool round',
+        lastRound,
+        4,
+        'invoke',
+        ['Review', 'tu3', 'tr3', 'end'],
+      ],
+    ]
+    it.each(scenarios)('matches Strands: %s', (_what, messages, windowSize, step, expected) => {
+      const m = new PersistentConversationManager({ store, sessionId: `sw-${session++}`, windowSize })
+      m.append(messages)
+      if (step === 'invoke') m.applyWindow()
+      else m.reduce({ overflow: true })
+      expect(m.window().map((x) => x.trackingId)).toStrictEqual(expected)
     })
   })
 })

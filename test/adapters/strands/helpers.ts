@@ -1,14 +1,11 @@
 /**
- * Fixtures for driving a real Strands `Agent` against real ledger files: temp directories, a scripted
- * model that answers like a small tool-using assistant, and tools whose results have a chosen size.
+ * Fixtures for driving a real Strands `Agent` against real ledger files (in `useTempDir()` directories):
+ * a scripted model that answers like a small tool-using assistant, and tools whose results have a chosen size.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { Agent, tool } from '@strands-agents/sdk'
 import type { Logger, Message, Tool } from '@strands-agents/sdk'
 import { z } from 'zod'
-import { openContextStore, type ContextStore, type MessageData } from '../../../src/index.js'
+import type { JsonValue, MessageData } from '../../../src/index.js'
 import {
   PersistentConversationManager,
   pinMessageTool,
@@ -19,32 +16,6 @@ import {
   type ScriptedCall,
   type ScriptedReply,
 } from '../../../examples/strands-scripted-model.js'
-
-/** A temp directory removed by `cleanup()`, with stores opened in it closed first. */
-export interface TempDir {
-  readonly path: string
-  file(name?: string): string
-  open(name?: string): ContextStore
-  cleanup(): void
-}
-
-export function tempDir(): TempDir {
-  const path = mkdtempSync(join(tmpdir(), 'context-ledger-strands-'))
-  const stores: ContextStore[] = []
-  return {
-    path,
-    file: (name = 'ledger.db') => join(path, name),
-    open(name = 'ledger.db') {
-      const store = openContextStore(join(path, name))
-      stores.push(store)
-      return store
-    },
-    cleanup() {
-      for (const s of stores) s.close()
-      rmSync(path, { recursive: true, force: true })
-    },
-  }
-}
 
 /** `lookup` returns `size` characters for its query; `lookup_json` a JSON array of `size` numbers. */
 export function lookupTools(size = 120): Tool[] {
@@ -111,6 +82,25 @@ export function ledgerAgent(
     ...(extra.messages === undefined ? {} : { messages: extra.messages as never }),
   })
   return { agent, manager, model }
+}
+
+/** `lookup` answering with `value`. */
+export function lookupReturning(value: () => unknown) {
+  return tool({
+    name: 'lookup',
+    description: 'Look something up',
+    inputSchema: z.object({ q: z.string() }),
+    callback: () => value() as string,
+  })
+}
+
+/** The first tool-result item of a message's first block. */
+export function toolResultOf(
+  message: MessageData | undefined,
+): { text?: string; json?: JsonValue } | undefined {
+  const block = message?.content[0]
+  const item = block !== undefined && 'toolResult' in block ? block.toolResult.content[0] : undefined
+  return item as { text?: string; json?: JsonValue } | undefined
 }
 
 /** The JSON of a Strands message list, as the ledger stores it. */

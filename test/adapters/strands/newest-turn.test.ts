@@ -4,19 +4,14 @@
  * turn even when it alone exceeds the budget; when the model still refuses it, nothing more can go and
  * the model's overflow error reaches the caller.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ContextWindowOverflowError, type Message } from '@strands-agents/sdk'
 import { ScriptedModel } from '../../../examples/strands-scripted-model.js'
-import { assertWindowRules } from '../../helpers/window-invariants.js'
-import { assistantScript, ledgerAgent, tempDir, type TempDir } from './helpers.js'
+import { assertWindowRules } from '../../helpers/window-rules.js'
+import { useTempDir } from '../../helpers/temp-store.js'
+import { assistantScript, ledgerAgent } from './helpers.js'
 
-let dir: TempDir
-beforeEach(() => {
-  dir = tempDir()
-})
-afterEach(() => {
-  dir.cleanup()
-})
+const dir = useTempDir('context-ledger-strands-')
 
 /** A scripted model that records the roles of every input it is given, refused or not. */
 class RecordingModel extends ScriptedModel {

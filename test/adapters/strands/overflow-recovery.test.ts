@@ -4,20 +4,15 @@
  * `ContextWindowOverflowError` — clearly logged — instead of an empty conversation sent to the model.
  * A real `Agent`, the scripted model, real SQLite files.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ContextWindowOverflowError, tool } from '@strands-agents/sdk'
 import { z } from 'zod'
 import { openContextStore, type JsonValue, type MessageData } from '../../../src/index.js'
 import { ScriptedModel } from '../../../examples/strands-scripted-model.js'
-import { assistantScript, json, ledgerAgent, recordingLogger, tempDir, type TempDir } from './helpers.js'
+import { useTempDir } from '../../helpers/temp-store.js'
+import { assistantScript, json, ledgerAgent, recordingLogger } from './helpers.js'
 
-let dir: TempDir
-beforeEach(() => {
-  dir = tempDir()
-})
-afterEach(() => {
-  dir.cleanup()
-})
+const dir = useTempDir('context-ledger-strands-')
 
 function nested(depth: number): JsonValue {
   let value: JsonValue = 'leaf'

@@ -2,20 +2,15 @@
  * `pinMessageTool` called by a real Strands `Agent` (the scripted model decides when), against real
  * ledger files.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Agent, SlidingWindowConversationManager } from '@strands-agents/sdk'
 import type { MessageData } from '../../../src/index.js'
 import { pinMessageTool } from '../../../src/adapters/strands/index.js'
 import { ScriptedModel } from '../../../examples/strands-scripted-model.js'
-import { assistantScript, json, ledgerAgent, tempDir, type TempDir } from './helpers.js'
+import { useTempDir } from '../../helpers/temp-store.js'
+import { assistantScript, json, ledgerAgent } from './helpers.js'
 
-let dir: TempDir
-beforeEach(() => {
-  dir = tempDir()
-})
-afterEach(() => {
-  dir.cleanup()
-})
+const dir = useTempDir('context-ledger-strands-')
 
 /** The toolResult block answering `toolUseId`, from the archive. */
 function toolResult(history: readonly { message: MessageData }[], toolUseId: string): unknown {
@@ -76,7 +71,7 @@ describe('pinMessageTool', () => {
           trackingId: task.trackingId,
           message: pinnedTask,
           inWindow: true,
-          pinnedAt: expect.any(Date),
+          pinnedAt: expect.any(Date) as unknown,
           actor: 'agent',
           reason: 'the task',
         },

@@ -3,18 +3,15 @@
  * the same session, a message sent again, a message edited in `agent.messages`, and a provider that needs
  * alternating roles. Every case runs a real `Agent` with the scripted model on a real ledger file.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { BeforeInvocationEvent, MessageAddedEvent, TextBlock, type Message } from '@strands-agents/sdk'
-import { assertWindowRules, readHistory } from '../../helpers/window-invariants.js'
+import { assertWindowRules, readHistory } from '../../helpers/window-rules.js'
 import { ScriptedModel, type ScriptedCall } from '../../../examples/strands-scripted-model.js'
-import { assistantScript, json, ledgerAgent, tempDir, type TempDir } from './helpers.js'
+import { useTempDir } from '../../helpers/temp-store.js'
+import { assistantScript, json, ledgerAgent } from './helpers.js'
 import { invalidity } from '../../helpers/provider-validity.js'
 
-let dir: TempDir
-beforeEach(() => (dir = tempDir()))
-afterEach(() => {
-  dir.cleanup()
-})
+const dir = useTempDir('context-ledger-strands-')
 
 /** The assistant script, recording every conversation the model was handed. */
 function recordingModel(prefix: string, calls: ScriptedCall[]): ScriptedModel {

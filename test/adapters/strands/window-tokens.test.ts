@@ -2,18 +2,13 @@
  * A message the agent holds in an edited form (same trackingId, other content) is shown in the window in
  * that form — and counted in that form, with the manager's token counter, so `tokenBudget` still holds.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Message, TextBlock } from '@strands-agents/sdk'
 import type { MessageData } from '../../../src/index.js'
-import { ledgerAgent, tempDir, type TempDir } from './helpers.js'
+import { useTempDir } from '../../helpers/temp-store.js'
+import { ledgerAgent } from './helpers.js'
 
-let dir: TempDir
-beforeEach(() => {
-  dir = tempDir()
-})
-afterEach(() => {
-  dir.cleanup()
-})
+const dir = useTempDir('context-ledger-strands-')
 
 /** Characters of content: a counter unlike the built-in estimator, so it is visibly the one used. */
 const counter = (message: MessageData): number => JSON.stringify(message.content).length

@@ -64,7 +64,7 @@ for (turn = 0; turn < turns; turn++) {
     report('ok', turn)
   } catch (error) {
     const code = (error as { code?: string }).code ?? 'none'
-    report('fail', turn, code, String((error as Error).message).replaceAll('\n', ' '))
+    report('fail', turn, code, (error instanceof Error ? error.message : String(error)).replaceAll('\n', ' '))
   }
 }
 store.close()

@@ -1,10 +1,11 @@
 /**
- * One checker for the window rules of DESIGN §4, computed from the archive independently of the store's
- * planner: the checker walks the session's history itself to link tool calls and find protected
- * messages, then compares with what `window()` returns. It throws an `Error` naming the session, the rule
- * and the seqs involved, so it works in vitest, in fast-check properties and in child-process workers.
+ * The window-rule oracle: one checker for every rule of the window (docs/design.md, "Window rules"),
+ * computed from the archive independently of the store's planner. It walks the session's history itself
+ * to link tool calls and find protected messages, then compares with what `window()` returns. It throws
+ * an `Error` naming the session, the rule and the seqs involved, so it works in vitest, in fast-check
+ * properties and in child-process workers (it does not import vitest).
  *
- * Rules checked:
+ * Rules that hold at every moment ({@link assertWindowRules}):
  * - the archive is dense (seq 0..n-1), trackingIds are unique, and every message the caller recorded as
  *   appended is there byte-identical (`JSON.stringify` with its trackingId);
  * - the window is in seq order: kept messages before the boundary, then every message from the boundary;
@@ -12,13 +13,26 @@
  * - every toolResult has its toolUse earlier in the window;
  * - every toolUse has its result later in the window, except in the session's newest message when that
  *   is an assistant message (a call in flight);
+ * - the alternating form (`window({ alternate: true })`) alternates roles and keeps every block;
  * - every protected message (pinned, first N, last N, tool partners of those, transitively) is in it;
  * - the newest turn's opening message (the latest user message that can open a window) is in it, so the
  *   window is never empty while the session has such a message;
  * - `session().windowMessages` agrees with the window's length;
  * - the boundary never moves backward (given the boundary seen before).
+ *
+ * Rules about the limits, checked against what one `applyWindow()` / `reduce()` returned
+ * ({@link assertStepRules}, {@link assertProgress}): the window is bounded but for what must stay,
+ * `exceedsLimit` and `protectedExceedsLimit` tell the truth, and an overflow reduction makes progress
+ * whenever a valid cut could.
  */
-import type { ContextStore, LedgerEntry, StoredMessageData } from '../../src/index.js'
+import type {
+  ContextStore,
+  LedgerEntry,
+  StoredMessageData,
+  WindowLimits,
+  WindowResult,
+} from '../../src/index.js'
+import { isTrimPointAt, linkCalls, protectedSet, requiredSet, toolIds, withLead } from './window-facts.js'
 
 /** Protected ranges in force for the session (as given to the manager). */
 export interface ProtectedRanges {
@@ -60,18 +74,12 @@ export interface WindowRulesReport {
 
 const PAGE = 5000
 
-function fail(sessionId: string, rule: string, detail: string): never {
-  throw new Error(`window rule broken in session "${sessionId}": ${rule} — ${detail}`)
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b)
 }
 
-function toolIds(message: StoredMessageData): { uses: string[]; results: string[] } {
-  const uses: string[] = []
-  const results: string[] = []
-  for (const block of message.content) {
-    if ('toolUse' in block) uses.push(block.toolUse.toolUseId)
-    else if ('toolResult' in block) results.push(block.toolResult.toolUseId)
-  }
-  return { uses, results }
+function fail(sessionId: string, rule: string, detail: string): never {
+  throw new Error(`window rule broken in session "${sessionId}": ${rule} — ${detail}`)
 }
 
 /**
@@ -127,28 +135,7 @@ export function readHistory(store: ContextStore, sessionId: string): LedgerEntry
 }
 
 /**
- * Links each toolResult to the latest earlier toolUse with the same id that is still unanswered.
- *
- * @param messages - messages in order
- * @returns pairs `[useIndex, resultIndex]`, and the indices of toolUses left unanswered
- */
-function linkCalls(messages: readonly StoredMessageData[]): { links: [number, number][]; open: number[] } {
-  const pending = new Map<string, number[]>()
-  const links: [number, number][] = []
-  messages.forEach((m, i) => {
-    const { uses, results } = toolIds(m)
-    for (const id of results) {
-      const use = pending.get(id)?.pop()
-      if (use !== undefined) links.push([use, i])
-    }
-    for (const id of uses) pending.set(id, [...(pending.get(id) ?? []), i])
-  })
-  const open = [...pending.values()].flat()
-  return { links, open }
-}
-
-/**
- * Checks every DESIGN §4 rule the ledger must keep at all times for one session, and throws on the first
+ * Checks every window rule the ledger must keep at all times for one session, and throws on the first
  * one broken. Safe to call while other connections write: it reads one committed state.
  *
  * @param store - an open store
@@ -260,52 +247,14 @@ export function assertWindowRules(
 
   checkAlternating(sessionId, window, alternate, windowSeqs.at(-1) === n - 1)
 
-  // Protection, from the archive: pins, ranges, tool partners (transitively).
+  // Protection, derived from the archive alone.
   const archive = history.map((e) => e.message)
-  const { links } = linkCalls(archive)
-  const partners = new Map<number, number[]>()
-  for (const [u, r] of links) {
-    partners.set(u, [...(partners.get(u) ?? []), r])
-    partners.set(r, [...(partners.get(r) ?? []), u])
-  }
-  const prot = new Set<number>()
-  const frontier: number[] = []
-  const protect = (s: number): void => {
-    if (!prot.has(s)) {
-      prot.add(s)
-      frontier.push(s)
-    }
-  }
-  history.forEach((e) => e.pinned && protect(e.seq))
-  for (let s = 0; s < Math.min(ranges.first ?? 0, n); s++) protect(s)
-  for (let s = Math.max(0, n - (ranges.last ?? 0)); s < n; s++) protect(s)
-  while (frontier.length > 0) for (const q of partners.get(frontier.pop() as number) ?? []) protect(q)
-  // Validity before protection: when no plain user message precedes the earliest protected one, nothing
-  // before the session's first plain user message can open a window, so it (and what is tied to it by
-  // tool calls) is not protected.
-  const isPlainUser = (m: StoredMessageData): boolean =>
-    m.role === 'user' && toolIds(m).uses.length === 0 && toolIds(m).results.length === 0
-  const earliest = Math.min(...prot)
-  const startsValidly = (s: number): boolean => {
-    const m = archive[s] as StoredMessageData
-    if (m.role !== 'user' || toolIds(m).results.length > 0) return false
-    if (toolIds(m).uses.length === 0) return true
-    const next = archive[s + 1]
-    return next !== undefined && toolIds(next).results.length > 0
-  }
-  if (prot.size > 0 && !startsValidly(earliest) && !archive.slice(0, earliest).some(isPlainUser)) {
-    const opener = archive.findIndex((m, s) => s >= earliest && isPlainUser(m))
-    const drop = [...prot].filter((s) => s < (opener < 0 ? n : opener))
-    while (drop.length > 0) {
-      const s = drop.pop() as number
-      if (prot.delete(s)) drop.push(...(partners.get(s) ?? []).filter((q) => prot.has(q)))
-    }
-  }
+  const prot = protectedSet(archive, new Set(history.filter((e) => e.pinned).map((e) => e.seq)), ranges)
   const windowSet = new Set(windowSeqs)
   // The newest turn stays: its opening message is the latest one that can open a window.
   if (options.newestTurn !== false) {
     let newest = -1
-    for (let s = n - 1; s >= 0 && newest < 0; s--) if (startsValidly(s)) newest = s
+    for (let s = n - 1; s >= 0 && newest < 0; s--) if (isTrimPointAt(archive, s)) newest = s
     if (newest >= 0 && !windowSet.has(newest))
       fail(sessionId, 'newest turn in window', `seq ${newest} opens the newest turn but is not in the window`)
   }
@@ -315,4 +264,101 @@ export function assertWindowRules(
     fail(sessionId, 'protected in window', `protected seqs ${missing.join(',')} are not in the window`)
 
   return { boundary, messageCount: n, windowSeqs, protectedSeqs, history }
+}
+
+/** One step of a property run: the store after the step, and what the step returned. */
+export interface RuleCheck {
+  store: ContextStore
+  sessionId: string
+  archive: readonly StoredMessageData[]
+  tokens: readonly number[]
+  windowSeqs: readonly number[]
+  limits: WindowLimits
+  /** The result of the applyWindow/reduce that produced this window, when there was one. */
+  result?: WindowResult | undefined
+  mode?: 'apply' | 'overflow'
+  previousBoundary?: number
+}
+
+/**
+ * Checks every window rule after one step: the rules of every moment, then the limits the result claims.
+ *
+ * @param c - the store and the step's result
+ * @returns the protected seqs the shared checker computed
+ */
+export function assertStepRules(c: RuleCheck): Set<number> {
+  const report = assertWindowRules(c.store, c.sessionId, c.limits, {
+    ...(c.previousBoundary === undefined ? {} : { previousBoundary: c.previousBoundary }),
+  })
+  const id = c.sessionId
+  if (!sameJson(report.windowSeqs, c.windowSeqs))
+    fail(
+      id,
+      'window as computed',
+      `window() ${report.windowSeqs.join(',')}, expected ${c.windowSeqs.join(',')}`,
+    )
+  const prot = new Set(report.protectedSeqs)
+  const r = c.result
+  if (r === undefined) return prot
+  const windowTokens = c.windowSeqs.reduce((a, s) => a + (c.tokens[s] ?? 0), 0)
+  if (r.windowMessages !== c.windowSeqs.length)
+    fail(id, 'result windowMessages', `${r.windowMessages} for a window of ${c.windowSeqs.length}`)
+  if (r.windowTokens !== windowTokens)
+    fail(id, 'result windowTokens', `${r.windowTokens} for a window of ${windowTokens} tokens`)
+  const exceeds =
+    c.windowSeqs.length > c.limits.windowSize || windowTokens > (c.limits.tokenBudget ?? Infinity)
+  if (r.exceedsLimit !== exceeds) fail(id, 'result exceedsLimit', `says ${r.exceedsLimit}, is ${exceeds}`)
+  // What may break a limit: what must stay (the protected set with its validity lead, a call in flight
+  // with a user message before it) and the newest turn — from the latest trim point on.
+  const required = requiredSet(c.archive, prot)
+  let newest = -1
+  for (let s = c.archive.length - 1; s >= 0 && newest < 0; s--) if (isTrimPointAt(c.archive, s)) newest = s
+  const beyond = c.windowSeqs.filter((s) => !required.has(s) && (newest < 0 || s < newest))
+  // Bounded: the budget is a hard limit for everything else.
+  if (
+    c.limits.tokenBudget !== undefined &&
+    (c.mode === 'apply' || r.evicted > 0) &&
+    windowTokens > c.limits.tokenBudget
+  )
+    if (beyond.length > 0)
+      fail(id, 'bounded by tokenBudget', `seqs ${beyond.join(',')} are neither protected nor the newest turn`)
+  // The message count may exceed windowSize only by one anchor (Strands' tool-pair anchor, or the newest
+  // turn's opening kept before the boundary), when the turn has no trim point, or by what must stay.
+  const boundary = c.store.session(c.sessionId)?.boundary ?? 0
+  const anchor = r.cut === 'tool-pair' || (newest >= 0 && newest < boundary) ? 1 : 0
+  if (
+    c.mode === 'apply' &&
+    r.reason !== 'no-valid-cut' &&
+    r.cut !== 'latest-trim-point' &&
+    !r.protectedExceedsLimit &&
+    c.windowSeqs.length > c.limits.windowSize + anchor
+  )
+    if (beyond.length > 0)
+      fail(id, 'bounded by windowSize', `seqs ${beyond.join(',')} are neither protected nor the newest turn`)
+  // protectedExceedsLimit says exactly whether what must stay alone breaks a limit.
+  const requiredTokens = [...required].reduce((a, s) => a + (c.tokens[s] ?? 0), 0)
+  const protectedExceeds =
+    required.size > c.limits.windowSize || requiredTokens > (c.limits.tokenBudget ?? Infinity)
+  if (r.protectedExceedsLimit !== protectedExceeds)
+    fail(id, 'result protectedExceedsLimit', `says ${r.protectedExceedsLimit}, is ${protectedExceeds}`)
+  return prot
+}
+
+/**
+ * Progress: an overflow reduction that evicted nothing must have had no valid cut that removes an
+ * unprotected message — no trim point after an unprotected message of the window.
+ *
+ * @param c - the step, the window before it, and the protected seqs
+ */
+export function assertProgress(
+  c: RuleCheck & { before: readonly number[]; boundaryBefore: number; protectedSeqs: ReadonlySet<number> },
+): void {
+  if (c.result === undefined || c.result.evicted > 0) return
+  const prot = withLead(c.archive, c.protectedSeqs)
+  const unprotected = c.before.filter((s) => !prot.has(s))
+  if (unprotected.length === 0) return
+  const firstUnprotected = Math.min(...unprotected)
+  for (let t = Math.max(c.boundaryBefore, firstUnprotected + 1); t < c.archive.length; t++)
+    if (isTrimPointAt(c.archive, t))
+      fail(c.sessionId, 'progress', `trim point ${t} would have let unprotected ${firstUnprotected} go`)
 }
