@@ -222,7 +222,7 @@ export function checkReduceMode(mode: unknown): asserts mode is ReduceMode {
  * @param field - its name
  * @throws ContextLedgerError `INVALID_OPTIONS`
  */
-export function checkBoolean(value: unknown, field: string): asserts value is boolean {
+function checkBoolean(value: unknown, field: string): asserts value is boolean {
   if (typeof value !== 'boolean')
     throw invalidOption(field, `expected a boolean, got ${describeValue(value)}`)
 }

@@ -13,7 +13,7 @@ import type { ReduceMode } from '../window/plan-cut.js'
 import type { WindowLimits } from '../window/window-options.js'
 import { append } from './append.js'
 import { applyWindow } from './apply-window.js'
-import { checkBoolean, type MessageRef, type PinAttribution } from './check-args.js'
+import { type MessageRef, type PinAttribution } from './check-args.js'
 import { ContextStoreReader } from './context-store-reader.js'
 import { editMessage, redactMessage, setWindowContent } from './edits.js'
 import type { DeleteSessionResult, PruneOptions, PruneResult } from './lifecycle.js'
@@ -116,30 +116,6 @@ export class ContextStore extends ContextStoreReader {
    */
   unpin(sessionId: string, ref: MessageRef, attribution: PinAttribution = {}): PinResult {
     return setPinned(this.ledger, sessionId, ref, false, attribution, undefined)
-  }
-
-  /**
-   * {@link pin} or {@link unpin} by a flag.
-   *
-   * @param sessionId - the session
-   * @param ref - which message
-   * @param pinned - the state to set
-   * @param attribution - actor and reason for the pin log
-   * @param limits - the limits in force (their protected ranges decide what else comes back)
-   * @returns what changed
-   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`
-   * @internal
-   */
-  setPinned(
-    sessionId: string,
-    ref: MessageRef,
-    pinned: boolean,
-    attribution: PinAttribution,
-    limits: WindowLimits,
-  ): PinResult {
-    this.ledger.ensureWritable()
-    checkBoolean(pinned, 'pinned')
-    return setPinned(this.ledger, sessionId, ref, pinned, attribution, limits)
   }
 
   /**

@@ -15,7 +15,7 @@ export function refusal(fn: () => unknown): ContextLedgerError {
     fn()
   } catch (error) {
     // `instanceof` narrows to the class with an unknown code; every code is an ErrorCode.
-    if (error instanceof ContextLedgerError) return error as ContextLedgerError
+    if (error instanceof ContextLedgerError) return error
     const name = error instanceof Error ? error.constructor.name : typeof error
     throw new Error(`expected a ContextLedgerError, got a raw ${name}: ${String(error)}`, { cause: error })
   }

@@ -46,7 +46,7 @@ function makeLedger(path: string): void {
       },
       { role: 'assistant', content: [{ text: `answer ${i}` }] },
     ])
-  store.setPinned('s', { seq: 4 }, true, {}, { windowSize: 8, tokenBudget: undefined, first: 0, last: 0 })
+  store.pin('s', { seq: 4 }, {}, { windowSize: 8, tokenBudget: undefined, first: 0, last: 0 })
   store.applyWindow('s', { windowSize: 8, tokenBudget: undefined, first: 0, last: 0 })
   store.close()
 }

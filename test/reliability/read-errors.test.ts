@@ -22,7 +22,7 @@ beforeEach(() => {
     { role: 'user', content: [{ text: 'q' }] },
     { role: 'assistant', content: [{ text: 'a' }] },
   ])
-  writer.setPinned('s', { seq: 1 }, true, {}, { windowSize: 40, tokenBudget: undefined, first: 0, last: 0 })
+  writer.pin('s', { seq: 1 }, {}, { windowSize: 40, tokenBudget: undefined, first: 0, last: 0 })
   writer.close()
   // A fresh store: no session key cached, so every read looks the session up.
   store = openContextStore(path)

@@ -102,7 +102,8 @@ describe('readonly: true', () => {
     const writes: [string, () => unknown][] = [
       ['append', () => store.append('s', { role: 'user', content: [{ text: 'x' }] })],
       ['applyWindow', () => store.applyWindow('s', LIMITS)],
-      ['setPinned', () => store.setPinned('s', { seq: 0 }, true, {}, LIMITS)],
+      ['pin', () => store.pin('s', { seq: 0 }, {}, LIMITS)],
+      ['unpin', () => store.unpin('s', { seq: 0 })],
       [
         'setWindowContent',
         () => {

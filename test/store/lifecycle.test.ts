@@ -6,11 +6,7 @@
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import {
-  openContextStore,
-  PersistentConversationManager,
-  type ContextStore,
-} from '../../src/index.js'
+import { openContextStore, PersistentConversationManager, type ContextStore } from '../../src/index.js'
 import { PRUNE_BATCH } from '../../src/store/lifecycle.js'
 import { conversation } from '../helpers/conversations.js'
 import { refusal } from '../helpers/refusal.js'

@@ -171,12 +171,7 @@ describe('store and manager arguments', () => {
     ],
     ['applyWindow limits null', () => store.applyWindow('s', null as never), 'limits'],
     ["applyWindow mode 'sideways'", () => store.applyWindow('s', LIMITS, 'sideways' as never), 'mode'],
-    ["setPinned pinned 'yes'", () => store.setPinned('s', { seq: 0 }, 'yes' as never, {}, LIMITS), 'pinned'],
-    [
-      'setPinned limits {}',
-      () => store.setPinned('s', { seq: 0 }, true, {}, {} as never),
-      'limits.windowSize',
-    ],
+    ['pin limits {}', () => store.pin('s', { seq: 0 }, {}, {} as never), 'limits.windowSize'],
     [
       'setWindowContent ref { nope: 1 }',
       () => {
