@@ -19,10 +19,7 @@ export interface ConsumerReport {
 }
 
 /** An ES module using both entries: a new ledger file, the core manager, and a real Strands agent run. */
-const esm = `import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { Agent, Model } from '@strands-agents/sdk'
+const esm = `import { Agent, Model } from '@strands-agents/sdk'
 import { openContextStore, PersistentConversationManager as CoreManager } from 'context-ledger'
 import { PersistentConversationManager, pinMessageTool } from 'context-ledger/strands'
 
@@ -41,7 +38,7 @@ class NotedModel extends Model {
   }
 }
 
-const store = openContextStore(join(mkdtempSync(join(tmpdir(), 'context-ledger-consumer-')), 'ledger.db'))
+const store = openContextStore('ledger.db') // a new file in the consumer's directory
 const core = new CoreManager({ store, sessionId: 'core', windowSize: 2 })
 core.append([
   { role: 'user', content: [{ text: 'a' }] },
