@@ -7,7 +7,7 @@ import { defineConfig } from 'vitest/config'
  *   install test (`npx vitest run --project reliability`).
  * Property tests take `FC_RUNS`, the reliability suite `CONTEXT_LEDGER_LONG=1`, for longer runs.
  */
-const slow = ['test/reliability/**/*.test.ts', 'test/package.test.ts', 'test/package/**/*.test.ts']
+const slow = ['test/reliability/**/*.test.ts', 'test/package/**/*.test.ts']
 
 export default defineConfig({
   test: {

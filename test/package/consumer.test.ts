@@ -60,26 +60,26 @@ function later<T>(promise: Promise<T>): Promise<T> {
 
 /** Installs `spec` into a new consumer; resolves to the consumer's directory. */
 async function install(way: Way, spec: string, flags: readonly string[] = []): Promise<string> {
-  const consumer = join(temp.dir, `consumer-${way}`)
+  const consumer = join(temp.path, `consumer-${way}`)
   await run('npm', [...writeConsumer(consumer, spec), ...flags], { cwd: consumer, env })
   return consumer
 }
 
 /** Builds and packs a second copy of the working tree, as `npm publish` would from a clone. */
 async function tarball(): Promise<string> {
-  const source = join(temp.dir, 'packed')
+  const source = join(temp.path, 'packed')
   await copyWorkingTree(source)
   await buildInto(source)
-  return (await pack(source, temp.dir, env)).tarball
+  return (await pack(source, temp.path, env)).tarball
 }
 
 // The three installs and `npm ci` run side by side; each test awaits what it needs.
 beforeAll(async () => {
   temp = tempDir('context-ledger-package-')
-  checkout = join(temp.dir, 'context-ledger')
+  checkout = join(temp.path, 'context-ledger')
   await copyWorkingTree(checkout)
   await commitAll(checkout)
-  env = npmEnv(await localPrebuild(join(temp.dir, 'prebuilds')))
+  env = npmEnv(await localPrebuild(join(temp.path, 'prebuilds')))
   installs.set('tarball', later(tarball().then((file) => install('tarball', file))))
   installs.set('git', later(install('git', `git+file://${checkout}`)))
   // A newcomer's clone: `npm ci` installs and, through `prepare`, builds dist/. The git install above
@@ -94,7 +94,7 @@ beforeAll(async () => {
 // Removing four installs takes a while on a busy machine.
 afterAll(async () => {
   await Promise.allSettled([ci, ...installs.values()])
-  await rm(temp.dir, { recursive: true, force: true })
+  await rm(temp.path, { recursive: true, force: true })
 }, INSTALL_MS)
 
 function consumerOf(way: Way): Promise<string> {

@@ -27,13 +27,13 @@ let unpacked: string
 
 beforeAll(async () => {
   temp = tempDir('context-ledger-tarball-')
-  const source = join(temp.dir, 'context-ledger')
+  const source = join(temp.path, 'context-ledger')
   await copyWorkingTree(source)
   await buildInto(source)
-  ;({ tarball, files } = await pack(source, temp.dir, npmEnv()))
-  unpacked = join(temp.dir, 'unpacked')
+  ;({ tarball, files } = await pack(source, temp.path, npmEnv()))
+  unpacked = join(temp.path, 'unpacked')
   mkdirSync(unpacked)
-  await run('tar', ['-xzf', tarball, '-C', unpacked], { cwd: temp.dir })
+  await run('tar', ['-xzf', tarball, '-C', unpacked], { cwd: temp.path })
 }, 300_000)
 
 afterAll(() => {
