@@ -10,6 +10,7 @@
  */
 import {
   AfterInvocationEvent,
+  Agent,
   BeforeInvocationEvent,
   ConversationManager,
   HookOrder,
@@ -17,6 +18,7 @@ import {
   MessageAddedEvent,
 } from '@strands-agents/sdk'
 import type { ConversationManagerReduceOptions, LocalAgent, Logger } from '@strands-agents/sdk'
+import { ContextLedgerError } from '../../errors.js'
 import { PersistentConversationManager as LedgerManager } from '../../manager/persistent-conversation-manager.js'
 import type { ContextStore } from '../../store/context-store.js'
 import type { PinMessageToolResult } from '../../tools/pin-message-tool.js'
@@ -104,8 +106,19 @@ export class PersistentConversationManager extends ConversationManager {
    * the first `invoke` runs), so `agent.messages` holds the window from then on.
    *
    * @param agent - the agent, passed by Strands when it initializes its plugins
+   * @throws ContextLedgerError `INVALID_OPTIONS` when the agent is not an `Agent` of the
+   *   `@strands-agents/sdk` this package loads (two copies of the SDK installed): its hooks would never
+   *   fire, and the session would silently record nothing
    */
   override initAgent(agent: LocalAgent): void {
+    if (!(agent instanceof Agent))
+      throw new ContextLedgerError(
+        'INVALID_OPTIONS',
+        'agent: not an Agent of the @strands-agents/sdk that context-ledger/strands loads, so its events would ' +
+          'never reach the ledger; two copies of the SDK are installed (e.g. a linked local install) — ' +
+          "install context-ledger so that it shares the application's @strands-agents/sdk (see docs/install.md)",
+        { path: 'agent' },
+      )
     super.initAgent(agent)
     attachManager(agent, this)
     const sync = new AgentSync(agent, this.ledger, this.logger, this.alternate)

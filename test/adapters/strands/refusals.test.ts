@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest'
 import { Message, TextBlock, tool } from '@strands-agents/sdk'
 import { z } from 'zod'
 import { ContextLedgerError, openContextStore, type JsonValue, type MessageData } from '../../../src/index.js'
+import { PersistentConversationManager } from '../../../src/adapters/strands/index.js'
 import { ScriptedModel } from '../../../examples/strands-scripted-model.js'
+import { refusal } from '../../helpers/refusal.js'
 import { useTempDir } from '../../helpers/temp-store.js'
 import {
   assistantScript,
@@ -305,5 +307,22 @@ describe('a new message inserted before stored ones', () => {
     ])
     await second.agent.invoke('two')
     expect(second.manager.ledger.history()).toHaveLength(4)
+  })
+})
+
+describe('an agent from another copy of the Strands SDK', () => {
+  it('is refused at initAgent with INVALID_OPTIONS naming the cause, and nothing is written', () => {
+    const store = dir.open()
+    const manager = new PersistentConversationManager({ store, sessionId: 'two-copies' })
+    // What a second copy of the SDK hands over: an agent with the same shape but another class, whose
+    // hook registry would match events by that copy's classes and never call the ledger's hooks.
+    const foreign = { messages: [], addHook: () => () => undefined, constructor: { name: 'Agent' } }
+    const error = refusal(() => {
+      manager.initAgent(foreign as never)
+    })
+    expect(error.code).toBe('INVALID_OPTIONS')
+    expect(error.path).toBe('agent')
+    expect(error.message).toMatch(/two copies of the SDK/)
+    expect(store.session('two-copies')).toBeUndefined()
   })
 })
