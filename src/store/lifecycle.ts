@@ -6,8 +6,8 @@
  */
 import type Database from 'better-sqlite3'
 import { randomUUID } from 'node:crypto'
-import { existsSync, renameSync, rmSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { existsSync, realpathSync, renameSync, rmSync } from 'node:fs'
+import { basename, dirname, join, resolve } from 'node:path'
 import { ContextLedgerError } from '../errors.js'
 import { describeValue } from '../messages/limits.js'
 import { redactedForm } from '../messages/redact.js'
@@ -87,6 +87,9 @@ function checkOptionalText(value: unknown, field: string): string | undefined {
   return value
 }
 
+/** The largest time a `Date` holds, in ms from the epoch either way. */
+const MAX_DATE_MS = 8.64e15
+
 /**
  * Checks {@link PruneOptions}.
  *
@@ -104,10 +107,11 @@ export function checkPruneOptions(options: unknown): {
   if (o.sessionId !== undefined) checkSessionId(o.sessionId, 'options.sessionId')
   const raw = o.before
   const before = raw instanceof Date ? raw.getTime() : raw
-  if (typeof before !== 'number' || !Number.isFinite(before))
+  // ±8.64e15 ms is the range a Date can hold; past it the default reason could not name the time.
+  if (typeof before !== 'number' || !Number.isFinite(before) || Math.abs(before) > MAX_DATE_MS)
     throw invalidOption(
       'options.before',
-      `expected a valid Date or a finite number of ms since the epoch, got ${describeValue(raw)}`,
+      `expected a valid Date or a number of ms since the epoch within ±${MAX_DATE_MS}, got ${describeValue(raw)}`,
     )
   if (o.keepPinned !== true)
     throw invalidOption(
@@ -149,8 +153,21 @@ export function checkBackupArgs(
     throw invalidOption('options.overwrite', `expected a boolean, got ${describeValue(o.overwrite)}`)
   const overwrite = o.overwrite === true
   const path = resolve(destination)
-  if (destination === ':memory:' || (source !== ':memory:' && path === resolve(source)))
-    throw invalidOption('destination', `expected another file than the store's own, got "${destination}"`)
+  if (destination === ':memory:') throw invalidOption('destination', `expected a file path, got ":memory:"`)
+  if (source !== ':memory:') {
+    // The store's own file and its side files, however the destination spells them (a relative path, a
+    // symlinked folder): replacing the live log or index with a copy would lose what it holds.
+    const own = canonical(resolve(source))
+    const target = canonical(path)
+    const clash = ['', '-wal', '-shm', '-journal'].find((side) => target === own + side)
+    if (clash !== undefined)
+      throw invalidOption(
+        'destination',
+        clash === ''
+          ? `expected another file than the store's own, got "${destination}"`
+          : `expected another file than the store's own ${clash.slice(1)} file, got "${destination}"`,
+      )
+  }
   const existing = [path, `${path}-wal`, `${path}-shm`].find((p) => existsSync(p))
   if (existing !== undefined && !overwrite)
     throw invalidOption(
@@ -158,6 +175,25 @@ export function checkBackupArgs(
       `"${existing}" exists; pass { overwrite: true } to replace it (it must not be open)`,
     )
   return { path, overwrite }
+}
+
+/**
+ * A path with its symlinks resolved: the file's real path when it exists, else its folder's real path
+ * joined with its name (a backup destination usually does not exist yet).
+ *
+ * @param path - an absolute path
+ * @returns the canonical form, or the path itself when its folder does not exist either
+ */
+function canonical(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    try {
+      return join(realpathSync(dirname(path)), basename(path))
+    } catch {
+      return path
+    }
+  }
 }
 
 /**

@@ -49,23 +49,29 @@ export function prune(ledger: Ledger, options: unknown): PruneResult {
       ? ledger.read(() => ledger.lifecycle.sessionKeys(), 'list the sessions to prune').map((s) => s.id)
       : [sessionId]
   let pruned = 0
+  let examined = 0
   for (const id of targets) {
     let from = 0
     for (;;) {
       const batch = ledger.write(id, () => {
         const session = ledger.st.sessionById.get(id)
-        if (session === undefined) return { count: 0, next: undefined }
+        if (session === undefined) return { count: 0, next: undefined, found: false }
         const rows = ledger.lifecycle.pruneCandidates(session.pk, from, session.boundary, before)
         const by = { actor, reason, at: Date.now() }
         for (const row of rows) replaceArchived(ledger.st, session, row, prunedForm(parseBody(row.body)), by)
         const last = rows[rows.length - 1]
-        return { count: rows.length, next: rows.length < PRUNE_BATCH ? undefined : (last?.seq ?? 0) + 1 }
+        return {
+          count: rows.length,
+          next: rows.length < PRUNE_BATCH ? undefined : (last?.seq ?? 0) + 1,
+          found: true,
+        }
       })
+      if (from === 0 && batch.found) examined++
       pruned += batch.count
       if (batch.count > 0) ledger.erasurePending = true
       if (batch.next === undefined) break
       from = batch.next
     }
   }
-  return { sessions: targets.length, pruned, erased: ledger.completeErasure() }
+  return { sessions: examined, pruned, erased: ledger.completeErasure() }
 }

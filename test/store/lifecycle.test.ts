@@ -3,7 +3,8 @@
  * erases the content of old messages out of the window without changing the window; a backup is a
  * consistent copy of a file in use, which copying the file is not.
  */
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { openContextStore, PersistentConversationManager, type ContextStore } from '../../src/index.js'
@@ -208,6 +209,15 @@ describe('ContextStore.prune', () => {
     for (const t of windowTexts) expect(bytes).toContain(`"${t}"`)
   })
 
+  it('counts only the sessions it found', () => {
+    fill('s', 'x', 4, 2)
+    expect(store.prune({ sessionId: 'nosuch', before: Date.now() + 1, keepPinned: true })).toMatchObject({
+      sessions: 0,
+      pruned: 0,
+    })
+    expect(store.prune({ sessionId: 's', before: Date.now() + 1, keepPinned: true }).sessions).toBe(1)
+  })
+
   it('prunes only messages appended before the cut-off', () => {
     let now = 1_000_000
     vi.spyOn(Date, 'now').mockImplementation(() => now)
@@ -261,6 +271,9 @@ describe('ContextStore.prune', () => {
       [{ before: now }, 'options.keepPinned'],
       [{ before: 'yesterday', keepPinned: true }, 'options.before'],
       [{ before: new Date(Number.NaN), keepPinned: true }, 'options.before'],
+      [{ before: 1e300, keepPinned: true }, 'options.before'],
+      [{ before: 8.64e15 + 1, keepPinned: true }, 'options.before'],
+      [{ before: -Number.MAX_VALUE, keepPinned: true }, 'options.before'],
       [{ keepPinned: true }, 'options.before'],
       [{ before: now, keepPinned: true, sessionId: '' }, 'options.sessionId'],
       [{ before: now, keepPinned: true, actor: '' }, 'options.actor'],
@@ -397,6 +410,23 @@ describe('ContextStore.backup', () => {
       code: 'INVALID_OPTIONS',
       path: 'destination',
     })
+    // Its log, index and journal are its own too, also spelled through a symlinked folder: replacing the
+    // live log with a copy would lose every message it holds.
+    const alias = dir.file('alias')
+    symlinkSync(dirname(path), alias)
+    for (const side of ['-wal', '-shm', '-journal'])
+      for (const spelling of [path + side, join(alias, basename(path) + side)])
+        await expect(store.backup(spelling, { overwrite: true }), spelling).rejects.toMatchObject({
+          code: 'INVALID_OPTIONS',
+          path: 'destination',
+        })
+    await expect(store.backup(join(alias, basename(path)), { overwrite: true })).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      path: 'destination',
+    })
+    const reopened = openContextStore(path)
+    expect(reopened.window('s')).toStrictEqual(store.window('s'))
+    reopened.close()
     await expect(store.backup('')).rejects.toMatchObject({ code: 'INVALID_OPTIONS', path: 'destination' })
     await expect(store.backup(dir.file('x.db'), { overwrite: 1 } as never)).rejects.toMatchObject({
       code: 'INVALID_OPTIONS',
