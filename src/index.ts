@@ -49,6 +49,8 @@ export {
   ContextStore,
   openContextStore,
   type ContextStoreOptions,
+  type HistoryOptions,
+  type PinnedMessagesOptions,
   type LedgerEntry,
   type MessageRef,
   type PinAttribution,

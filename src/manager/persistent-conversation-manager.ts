@@ -4,6 +4,7 @@
  * it on every call, so two managers (or two processes) on one session never act on stale state.
  */
 import { z } from 'zod'
+import { describeValue } from '../messages/limits.js'
 import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
 import type { MessageData, StoredMessageData } from '../messages/types.js'
 import {
@@ -23,7 +24,7 @@ import {
   type PruneOptions,
   type PruneResult,
 } from '../store/context-store.js'
-import { invalidOption } from '../store/check-args.js'
+import { checkKeys, invalidOption } from '../store/check-args.js'
 import {
   optionsError,
   resolveWindowLimits,
@@ -127,12 +128,16 @@ export class PersistentConversationManager {
    * Makes room, as Strands' `reduce` does: evicts at least one unprotected message whenever a valid cut
    * exists, even when the window is within its limits (then from its third message on).
    *
-   * @param _options - `overflow: true` when the model refused the input as too long. The core reduces the
+   * @param options - `overflow: true` when the model refused the input as too long. The core reduces the
    *   same way either way (so does Strands' proactive reduction); adapters use the flag to decide whether
-   *   to truncate tool results first.
+   *   to truncate tool results first. Checked, so a misspelt option is reported rather than ignored.
    * @returns `evicted` and, when nothing could go, `reason`
+   * @throws ContextLedgerError `INVALID_OPTIONS` naming an unknown option or a non-boolean `overflow`
    */
-  reduce(_options: ReduceOptions = {}): WindowResult {
+  reduce(options: ReduceOptions = {}): WindowResult {
+    const { overflow } = checkKeys(options, 'options', ['overflow'])
+    if (overflow !== undefined && typeof overflow !== 'boolean')
+      throw invalidOption('options.overflow', `expected a boolean, got ${describeValue(overflow)}`)
     return this.store.applyWindow(this.sessionId, this.limits, 'overflow')
   }
 

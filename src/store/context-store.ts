@@ -30,7 +30,7 @@ import type {
 } from './store-types.js'
 
 export type { ContextStoreOptions } from './store-options.js'
-export type { MessageRef, PinAttribution } from './check-args.js'
+export type { HistoryOptions, MessageRef, PinAttribution, PinnedMessagesOptions } from './check-args.js'
 export type {
   BackupOptions,
   BackupResult,

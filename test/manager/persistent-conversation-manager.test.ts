@@ -186,6 +186,17 @@ describe('PersistentConversationManager', () => {
       expect(m.reduce({ overflow: true }).reason).toBe('all-protected')
     })
 
+    it.each([
+      ['a misspelt option', { overflowed: true }, 'options.overflowed'],
+      ['a non-boolean overflow', { overflow: 'yes' }, 'options.overflow'],
+      ['null', null, 'options'],
+    ])('refuses %s with INVALID_OPTIONS naming it, and evicts nothing', (_, options, path) => {
+      const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 40 })
+      m.append(turns(3))
+      expect(refusal(() => m.reduce(options as never))).toMatchObject({ code: 'INVALID_OPTIONS', path })
+      expect(m.window()).toHaveLength(6)
+    })
+
     it('is not jammed by a pinned head (where Strands 1.19 gives up and evicts nothing)', () => {
       const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 4 })
       m.append(turns(3))
