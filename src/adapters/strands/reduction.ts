@@ -7,7 +7,9 @@
 import type { LocalAgent, Logger, Model } from '@strands-agents/sdk'
 import { isContextLedgerError } from '../../errors.js'
 import type { PersistentConversationManager as LedgerManager } from '../../manager/persistent-conversation-manager.js'
-import { truncateToolResults } from '../../messages/truncate-tool-results.js'
+import { truncateLongText, truncateToolResults } from '../../messages/truncate-tool-results.js'
+import type { StoredMessageData } from '../../messages/types.js'
+import { truncateLateResults } from '../../store/late-tool-results.js'
 import { isPinned } from '../../window/array-helpers.js'
 import type { NothingEvictedReason } from '../../window/plan-cut.js'
 import type { AgentSync } from './sync/agent-sync.js'
@@ -180,7 +182,7 @@ function truncateWindow(ledger: LedgerManager, logger: Logger): { truncated: num
     // A pinned message and its tool-pair partner stay whole, as in Strands.
     if (isPinned(window, i)) continue
     const message = window[i] as (typeof window)[number]
-    const shown = truncateToolResults(message)
+    const shown = withLateResultsTruncated(ledger, truncateToolResults(message))
     if (shown === message) continue
     try {
       ledger.setWindowContent({ trackingId: message.trackingId }, shown)
@@ -202,6 +204,19 @@ function truncateWindow(ledger: LedgerManager, logger: Logger): { truncated: num
     }
   }
   return { truncated, refused }
+}
+
+/**
+ * `message` with the text of its late tool results truncated too: a late result is shown as a text block
+ * (in the newest turn it cannot be evicted), so it needs the truncation a tool result gets. Only a user
+ * message with an oversized text block can need it, so only those are looked up; the store's `late` mark,
+ * not the text, says which blocks are late results.
+ */
+function withLateResultsTruncated(ledger: LedgerManager, message: StoredMessageData): StoredMessageData {
+  const long = message.content.some((b) => 'text' in b && truncateLongText(b.text) !== undefined)
+  if (message.role !== 'user' || !long) return message
+  const entry = ledger.message({ trackingId: message.trackingId })
+  return entry.late ? truncateLateResults(message, entry.message) : message
 }
 
 /** The model's count of its input, and whether that fits. */
