@@ -1,8 +1,9 @@
 /**
  * The adapter's reduction policy: what `reduce` does when the model refused the input (or proactive
- * compression asks for room). Truncate oversized tool results in the window first (the archive keeps the
- * originals), then evict until the model's own token count says the input fits. A truncation the store
- * refuses is skipped and logged — eviction still runs — so overflow recovery never becomes an outage.
+ * compression asks for room). Truncate oversized tool results in the window first, late results shown as
+ * text included (the archive keeps the originals), then evict until the model's own token count says the
+ * input fits. A truncation the store refuses is skipped and logged — eviction still runs — so overflow
+ * recovery never becomes an outage.
  */
 import type { LocalAgent, Logger, Model } from '@strands-agents/sdk'
 import { isContextLedgerError } from '../../errors.js'
@@ -83,9 +84,10 @@ export async function reduceWindow(
   request: ReductionRequest,
 ): Promise<{ reduced: boolean; report: ReductionReport }> {
   const { agent, model, overflow, threshold, logger } = request
-  const { truncated, refused: truncationsRefused } = request.truncate
-    ? truncateWindow(ledger, logger)
-    : { truncated: 0, refused: 0 }
+  const truncate = (): { truncated: number; refused: number } =>
+    request.truncate ? truncateWindow(ledger, logger) : { truncated: 0, refused: 0 }
+  let { truncated, refused: truncationsRefused } = truncate()
+  let refreshed = false
   let evicted = 0
   let protectedCount = 0
   let reason: ReductionFailure | undefined
@@ -102,6 +104,18 @@ export async function reduceWindow(
     const result = ledger.reduce({ overflow })
     protectedCount = result.protectedCount
     if (result.evicted === 0) {
+      // On a shared session another writer may have changed the window since it was truncated and
+      // counted (a new oversized tool result, a truncation of its own): once, truncate and count again.
+      if (overflow && !refreshed) {
+        refreshed = true
+        const again = truncate()
+        truncated += again.truncated
+        truncationsRefused += again.refused
+        sync.show(true)
+        if (agent.messages.length === 0) break
+        count = await countInput(agent, model, threshold)
+        continue
+      }
       reason = result.reason
       break
     }

@@ -10,6 +10,8 @@ import { ScriptedModel, type ScriptedCall } from '../../../examples/strands-scri
 import { invalidity } from '../../helpers/provider-validity.js'
 import { useTempDir } from '../../helpers/temp-store.js'
 import { assertWindowRules, readHistory } from '../../helpers/window-rules.js'
+import { PersistentConversationManager } from '../../../src/index.js'
+import { callTool, toolResult, user } from '../../helpers/messages.js'
 import { assistantScript, json, ledgerAgent, lookupTools } from './helpers.js'
 
 const dir = useTempDir('context-ledger-strands-')
@@ -77,5 +79,34 @@ describe('shared session overflow recovery (Strands)', () => {
     expect(calls.map((c) => invalidity(c.messages)).filter((w) => w !== undefined)).toStrictEqual([])
     assertWindowRules(storeA, 's')
     assertWindowRules(storeB, 's')
+  })
+
+  it('truncates an oversized result another writer adds while this agent reduces its window', async () => {
+    const storeA = dir.open()
+    const other = new PersistentConversationManager({ store: dir.open(), sessionId: 's' })
+    other.append([user('b go'), callTool('lookup', 'b1')])
+    const calls: ScriptedCall[] = []
+    const a = ledgerAgent(
+      { store: storeA, sessionId: 's' },
+      { model: limitedModel('a-', calls), tools: lookupTools(RESULT_CHARS) },
+    )
+    await a.agent.initialize()
+    // The other writer's result for b1 (answered by the repair row A's prompt caused) lands late, right
+    // after A's reduction truncated its own result and before it counted the window again.
+    const ledger = a.manager.ledger
+    const setWindowContent = ledger.setWindowContent.bind(ledger)
+    let landed = false
+    ledger.setWindowContent = (ref, message) => {
+      setWindowContent(ref, message)
+      if (landed) return
+      landed = true
+      expect(other.append(toolResult('b1', 'b'.repeat(RESULT_CHARS))).late).toBe(true)
+    }
+    await a.agent.invoke('ask a0')
+    expect(landed).toBe(true)
+    expect(a.manager.lastReduction).toMatchObject({ trigger: 'overflow', fits: true, truncated: 2 })
+    expect(calls.map((c) => invalidity(c.messages)).filter((w) => w !== undefined)).toStrictEqual([])
+    expect(json(a.agent.messages)).toStrictEqual(a.manager.ledger.window())
+    assertWindowRules(storeA, 's')
   })
 })
