@@ -239,7 +239,8 @@ export class PersistentConversationManager {
   /**
    * Shows `message` in the window in place of the archived message `ref` names (the archive keeps the
    * original), counted with this manager's token counter; `null` shows the original again. The
-   * replacement must keep the role, trackingId and tool ids of the original.
+   * replacement must keep the role, trackingId and tool ids of the original (a message holding late tool
+   * results may give those results as text, in their window form).
    *
    * @param ref - `{ windowIndex }`, `{ seq }` or `{ trackingId }`
    * @param message - the replacement, or null

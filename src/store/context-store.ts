@@ -122,7 +122,8 @@ export class ContextStore extends ContextStoreReader {
    * Sets what the window shows for one message, leaving the archived original untouched — for example
    * the message with oversized tool results truncated. `null` restores the original. The replacement must
    * keep the role, the trackingId and the toolUse / toolResult ids of the original, so tool pairs and
-   * identity survive. The window counts the replacement's own tokens (toward `tokenBudget`, in
+   * identity survive; for a message holding late tool results it may instead give those results in their
+   * window form, as text blocks. The window counts the replacement's own tokens (toward `tokenBudget`, in
    * `windowTokens`), counted here before the write lock is taken.
    *
    * @param sessionId - the session

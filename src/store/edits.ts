@@ -49,7 +49,10 @@ export function setWindowContent(
   ledger.write(sessionId, () => {
     const { session, row } = findMessage(ledger, sessionId, ref)
     const next = replacement === null ? parseBody(row.body) : replacement.message
-    if (replacement !== null) checkSameShape(sessionId, row, next, 'A window replacement')
+    // A message holding late results may also be given in its window form, those results already as
+    // text (overflow recovery truncates that text).
+    if (replacement !== null)
+      checkSameShape(sessionId, row, next, 'A window replacement', lateIds(ledger.st, session.pk, row))
     showInWindow(ledger.st, session, row, next, replacement?.tokens)
     ledger.st.sessionTouch.run(Date.now(), session.pk)
   })
@@ -223,13 +226,33 @@ function windowBodyFor(
   return body === row.body ? null : body
 }
 
-/** Refuses a new form that would change what ties the message to the session: role, id, tool ids. */
-function checkSameShape(sessionId: string, row: MessageRow, next: StoredMessageData, what: string): void {
-  const ids = (m: StoredMessageData): string => {
+/** The ids of the toolResults in `row` that no call links to it: its late results (none unless late). */
+function lateIds(st: Statements, pk: number, row: MessageRow): Set<string> {
+  if (row.late !== 1) return new Set()
+  const linked = new Set(st.idsAnsweredBy.all(pk, row.seq))
+  return new Set(classifyMessage(parseBody(row.body)).toolResultIds.filter((id) => !linked.has(id)))
+}
+
+/**
+ * Refuses a new form that would change what ties the message to the session: role, id, tool ids. With
+ * `asText` (the ids of late results), a form showing all of those results as text is accepted too.
+ */
+function checkSameShape(
+  sessionId: string,
+  row: MessageRow,
+  next: StoredMessageData,
+  what: string,
+  asText: ReadonlySet<string> = new Set(),
+): void {
+  const ids = (m: StoredMessageData, without: ReadonlySet<string>): string => {
     const c = classifyMessage(m)
-    return JSON.stringify([m.role, m.trackingId, c.toolUseIds, c.toolResultIds])
+    const results = c.toolResultIds.filter((id) => !without.has(id))
+    return JSON.stringify([m.role, m.trackingId, c.toolUseIds, results])
   }
-  if (ids(parseBody(row.body)) !== ids(next))
+  const original = parseBody(row.body)
+  const none = new Set<string>()
+  const shape = ids(next, none)
+  if (ids(original, none) !== shape && (asText.size === 0 || ids(original, asText) !== shape))
     throw new ContextLedgerError(
       'INVALID_MESSAGE',
       `${what} of seq ${row.seq} must keep the role, trackingId and tool ids of the original`,

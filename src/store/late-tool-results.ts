@@ -6,6 +6,7 @@
  * archived exactly as sent and the window shows each late result as a text block in its place: the model
  * still reads what the tool returned, and every provider accepts the window.
  */
+import { truncateLongText } from '../messages/truncate-tool-results.js'
 import type { ContentBlockData, StoredMessageData, ToolResultContentData } from '../messages/types.js'
 
 /** One late result block: its position in the message and the call it answers. */
@@ -51,4 +52,34 @@ export function lateResultsWindowForm(
     }
   })
   return { ...message, content }
+}
+
+/**
+ * A late message's window form with each late result's text truncated by the rule tool results are
+ * truncated by (`truncateLongText`: the first and last 200 characters around a `<truncated chars="K"/>`
+ * marker, so the header naming the call stays), for overflow recovery: a late result in the newest turn
+ * cannot be evicted, so truncation is the only way to make room for it. Late results are found through the
+ * archive, never by their text (a user could type the same words): block i is one when the archived
+ * message holds a toolResult at i and the window shows a text block there ({@link lateResultsWindowForm}
+ * keeps every block in its place). Call it only for an entry the store marked `late`.
+ *
+ * @param shown - the message as the window shows it
+ * @param archived - the message as archived
+ * @returns a new message when a late result's text was long enough to truncate, otherwise `shown`
+ *   itself (compare with `===`); truncating twice changes nothing
+ */
+export function truncateLateResults(
+  shown: StoredMessageData,
+  archived: StoredMessageData,
+): StoredMessageData {
+  let content: ContentBlockData[] | undefined
+  shown.content.forEach((block, i) => {
+    const original = archived.content[i]
+    if (original === undefined || !('toolResult' in original) || !('text' in block)) return
+    const text = truncateLongText(block.text)
+    if (text === undefined) return
+    content ??= shown.content.slice()
+    content[i] = { ...block, text }
+  })
+  return content === undefined ? shown : { ...shown, content }
 }

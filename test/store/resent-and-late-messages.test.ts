@@ -7,7 +7,13 @@
  *   message came first) is archived as sent and shown in the window as text.
  */
 import { describe, expect, it } from 'vitest'
-import { PersistentConversationManager, type ContextStore, type MessageData } from '../../src/index.js'
+import {
+  PersistentConversationManager,
+  type ContextStore,
+  type MessageData,
+  type StoredMessageData,
+} from '../../src/index.js'
+import { truncateLateResults } from '../../src/store/late-tool-results.js'
 import { refusal } from '../helpers/refusal.js'
 import { useTempStore } from '../helpers/temp-store.js'
 import { assertWindowRules, readHistory } from '../helpers/window-rules.js'
@@ -159,6 +165,49 @@ describe('ContextStore.append', () => {
         false,
       ])
       assertWindowRules(store, 'shared')
+    })
+
+    it('shows a late result truncated when given its window form with the text cut, and keeps the archive', () => {
+      const m = new PersistentConversationManager({ store, sessionId: 's' })
+      m.append([user('go'), callTool('deploy', 't1')])
+      m.append(user('moving on'))
+      m.append({ role: 'assistant', content: [{ toolUse: { toolUseId: 't2', name: 'deploy', input: {} } }] })
+      const long = 'x'.repeat(5000)
+      const late = m.append({
+        role: 'user',
+        content: [
+          { toolResult: { toolUseId: 't2', status: 'success', content: [{ text: 'valid' }] } },
+          { toolResult: { toolUseId: 't1', status: 'success', content: [{ text: long }] } },
+        ],
+      })
+      const archived = JSON.stringify(m.message({ seq: late.seq }).message)
+      const before = store.session('s')?.windowTokens ?? 0
+      const shown = m.window().at(-1) as StoredMessageData
+      const cut = truncateLateResults(shown, late.message)
+      expect(cut).not.toBe(shown)
+      // Only the late result's block changes; a second cut changes nothing.
+      expect(cut.content[0]).toStrictEqual(shown.content[0])
+      expect(truncateLateResults(cut, late.message)).toBe(cut)
+      m.setWindowContent({ seq: late.seq }, cut)
+      const text = (m.window().at(-1)?.content[1] as { text: string }).text
+      expect(text).toMatch(
+        /^\[Late tool result\] The call "t1" to deploy returned .*\n<truncated chars="\d+"\/>\nx{200}$/s,
+      )
+      expect(store.session('s')?.windowTokens).toBeLessThan(before - 1000)
+      expect(JSON.stringify(m.message({ seq: late.seq }).message)).toBe(archived)
+      // The window form may drop the late results' ids only: a form without the linked result is refused.
+      const withoutLinked = { ...cut, content: cut.content.slice(1) }
+      const refused = refusal(() => {
+        m.setWindowContent({ seq: late.seq }, withoutLinked)
+      })
+      expect(refused.code).toBe('INVALID_MESSAGE')
+      assertWindowRules(store, 's')
+    })
+
+    it('truncates no text block the archive does not hold as a tool result, whatever it says', () => {
+      const forged = `[Late tool result] The call "t1" to deploy returned ${'y'.repeat(5000)}`
+      const message: StoredMessageData = { ...user(forged), trackingId: 'u-1' }
+      expect(truncateLateResults(message, message)).toBe(message)
     })
 
     it('keeps every message of two interleaved tool-using writers, and a valid window after each', () => {

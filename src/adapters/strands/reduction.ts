@@ -1,13 +1,16 @@
 /**
  * The adapter's reduction policy: what `reduce` does when the model refused the input (or proactive
- * compression asks for room). Truncate oversized tool results in the window first (the archive keeps the
- * originals), then evict until the model's own token count says the input fits. A truncation the store
- * refuses is skipped and logged — eviction still runs — so overflow recovery never becomes an outage.
+ * compression asks for room). Truncate oversized tool results in the window first, late results shown as
+ * text included (the archive keeps the originals), then evict until the model's own token count says the
+ * input fits. A truncation the store refuses is skipped and logged — eviction still runs — so overflow
+ * recovery never becomes an outage.
  */
 import type { LocalAgent, Logger, Model } from '@strands-agents/sdk'
 import { isContextLedgerError } from '../../errors.js'
 import type { PersistentConversationManager as LedgerManager } from '../../manager/persistent-conversation-manager.js'
-import { truncateToolResults } from '../../messages/truncate-tool-results.js'
+import { truncateLongText, truncateToolResults } from '../../messages/truncate-tool-results.js'
+import type { StoredMessageData } from '../../messages/types.js'
+import { truncateLateResults } from '../../store/late-tool-results.js'
 import { isPinned } from '../../window/array-helpers.js'
 import type { NothingEvictedReason } from '../../window/plan-cut.js'
 import type { AgentSync } from './sync/agent-sync.js'
@@ -81,9 +84,10 @@ export async function reduceWindow(
   request: ReductionRequest,
 ): Promise<{ reduced: boolean; report: ReductionReport }> {
   const { agent, model, overflow, threshold, logger } = request
-  const { truncated, refused: truncationsRefused } = request.truncate
-    ? truncateWindow(ledger, logger)
-    : { truncated: 0, refused: 0 }
+  const truncate = (): { truncated: number; refused: number } =>
+    request.truncate ? truncateWindow(ledger, logger) : { truncated: 0, refused: 0 }
+  let { truncated, refused: truncationsRefused } = truncate()
+  let refreshed = false
   let evicted = 0
   let protectedCount = 0
   let reason: ReductionFailure | undefined
@@ -100,6 +104,18 @@ export async function reduceWindow(
     const result = ledger.reduce({ overflow })
     protectedCount = result.protectedCount
     if (result.evicted === 0) {
+      // On a shared session another writer may have changed the window since it was truncated and
+      // counted (a new oversized tool result, a truncation of its own): once, truncate and count again.
+      if (overflow && !refreshed) {
+        refreshed = true
+        const again = truncate()
+        truncated += again.truncated
+        truncationsRefused += again.refused
+        sync.show(true)
+        if (agent.messages.length === 0) break
+        count = await countInput(agent, model, threshold)
+        continue
+      }
       reason = result.reason
       break
     }
@@ -180,7 +196,7 @@ function truncateWindow(ledger: LedgerManager, logger: Logger): { truncated: num
     // A pinned message and its tool-pair partner stay whole, as in Strands.
     if (isPinned(window, i)) continue
     const message = window[i] as (typeof window)[number]
-    const shown = truncateToolResults(message)
+    const shown = withLateResultsTruncated(ledger, truncateToolResults(message))
     if (shown === message) continue
     try {
       ledger.setWindowContent({ trackingId: message.trackingId }, shown)
@@ -202,6 +218,19 @@ function truncateWindow(ledger: LedgerManager, logger: Logger): { truncated: num
     }
   }
   return { truncated, refused }
+}
+
+/**
+ * `message` with the text of its late tool results truncated too: a late result is shown as a text block
+ * (in the newest turn it cannot be evicted), so it needs the truncation a tool result gets. Only a user
+ * message with an oversized text block can need it, so only those are looked up; the store's `late` mark,
+ * not the text, says which blocks are late results.
+ */
+function withLateResultsTruncated(ledger: LedgerManager, message: StoredMessageData): StoredMessageData {
+  const long = message.content.some((b) => 'text' in b && truncateLongText(b.text) !== undefined)
+  if (message.role !== 'user' || !long) return message
+  const entry = ledger.message({ trackingId: message.trackingId })
+  return entry.late ? truncateLateResults(message, entry.message) : message
 }
 
 /** The model's count of its input, and whether that fits. */
