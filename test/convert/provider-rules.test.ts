@@ -25,6 +25,9 @@ import { anthropicProblem, chatProblem, responsesProblem } from './provider-rule
 const USER_EXTRAS: ContentBlockData[] = [
   { text: 'note' },
   { text: '' },
+  { citations: { citations: [], content: [] } },
+  { guardContent: { text: { text: '', qualifiers: [] } } },
+  { document: { name: 'empty', format: 'txt', source: { text: '' } } },
   { image: { format: 'png', source: { bytes: PNG } } },
   { image: { format: 'jpeg', source: { url: 'https://example.com/a.jpg' } } },
   { document: { name: 'spec', format: 'pdf', source: { bytes: PDF } } },
@@ -36,6 +39,7 @@ const USER_EXTRAS: ContentBlockData[] = [
 const ASSISTANT_EXTRAS: ContentBlockData[] = [
   { text: 'thinking aloud' },
   { text: '' },
+  { citations: { citations: [], content: [{ text: '' }] } },
   { reasoning: { text: 'signed', signature: 'sig' } },
   { reasoning: { text: 'unsigned' } },
   { reasoning: { redactedContent: 'CQg=' } },
@@ -47,6 +51,7 @@ const RESULT_EXTRAS: ToolResultContentData[] = [
   { image: { format: 'png', source: { bytes: PNG } } },
   { document: { name: 'out', format: 'pdf', source: { bytes: PDF } } },
   { text: '' },
+  { document: { name: 'empty', format: 'md', source: { content: [] } } },
 ]
 
 /** Extra blocks (picked by `picks`) added to each message, and extra items to each tool result. */
