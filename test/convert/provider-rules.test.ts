@@ -24,7 +24,6 @@ import { anthropicProblem, chatProblem, responsesProblem } from './provider-rule
 
 const USER_EXTRAS: ContentBlockData[] = [
   { text: 'note' },
-  { text: '' },
   { citations: { citations: [], content: [] } },
   { guardContent: { text: { text: '', qualifiers: [] } } },
   { document: { name: 'empty', format: 'txt', source: { text: '' } } },
@@ -38,7 +37,6 @@ const USER_EXTRAS: ContentBlockData[] = [
 ]
 const ASSISTANT_EXTRAS: ContentBlockData[] = [
   { text: 'thinking aloud' },
-  { text: '' },
   { citations: { citations: [], content: [{ text: '' }] } },
   { reasoning: { text: 'signed', signature: 'sig' } },
   { reasoning: { text: 'unsigned' } },
@@ -50,7 +48,6 @@ const RESULT_EXTRAS: ToolResultContentData[] = [
   { json: { rows: [1, 2] } },
   { image: { format: 'png', source: { bytes: PNG } } },
   { document: { name: 'out', format: 'pdf', source: { bytes: PDF } } },
-  { text: '' },
   { document: { name: 'empty', format: 'md', source: { content: [] } } },
 ]
 
