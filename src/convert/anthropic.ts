@@ -15,19 +15,18 @@
  * - guardContent and citations blocks are sent as their text (and image).
  * - Runs of same-role messages are merged (tool results first in a user run), because the API requires
  *   roles to alternate; `store.window(id, { alternate: true })` does the same on the stored form.
- * - Anything else (audio, video, S3 locations, media in an assistant message, unknown kinds) follows
- *   {@link ConvertOptions.unsupported}. Empty text blocks are dropped, and so is a message left empty.
+ * - The window is checked first (see `check-window.ts`): an array of messages `validateMessage` accepts,
+ *   whose tool calls pair up as the API requires (call ids unique in the request and made of letters,
+ *   digits, `_` and `-`); a window ending with calls still waiting for their results follows
+ *   {@link ConvertOptions.pendingToolUse}.
+ * - Anything else (audio, video, S3 locations, media in an assistant message, a tool block in a message
+ *   of the other role) follows {@link ConvertOptions.unsupported}. Text left empty (a citations block
+ *   without content, a text document without text) is dropped, and so is a message left empty.
  */
 import type { ContentBlockData, MessageData, Role, ToolResultData } from '../messages/types.js'
+import { checkWindow, type PairingRules } from './check-window.js'
 import { assistantPieces, userPieces, type Piece, type PieceContext } from './pieces.js'
-import {
-  blockKind,
-  checkConvertOptions,
-  decodeText,
-  type BlockPath,
-  type ConvertOptions,
-  type ImageMediaType,
-} from './shared.js'
+import { blockKind, decodeText, type BlockPath, type ConvertOptions, type ImageMediaType } from './shared.js'
 
 /** Where a cache point was: the block it ends the cached prefix at. */
 export interface AnthropicCacheControl {
@@ -140,9 +139,16 @@ export interface AnthropicMessage {
   content: AnthropicContentBlock[]
 }
 
-const CONTEXT = (options: ConvertOptions): PieceContext => ({
-  options: checkConvertOptions(options),
+const RULES: PairingRules = {
   provider: 'Anthropic Messages',
+  mergesRuns: true,
+  uniqueIds: 'request',
+  idPattern: /^[a-zA-Z0-9_-]+$/,
+}
+
+const CONTEXT = (options: ConvertOptions): PieceContext => ({
+  options,
+  provider: RULES.provider,
   audio: new Set(),
 })
 
@@ -260,10 +266,12 @@ function toolResultsFirst(content: AnthropicContentBlock[]): AnthropicContentBlo
  * comment and in docs/converters.md).
  *
  * @param messages - the window, e.g. `store.window(sessionId)`, in the stored `MessageData` form
- * @param options - what to do with blocks the API cannot take
+ * @param options - what to do with blocks the API cannot take, and with calls still waiting at the end
  * @returns messages whose roles alternate, none empty; the system prompt goes in the request's `system`
- * @throws ContextLedgerError `INVALID_MESSAGE` for a block the API cannot take, unless
- *   `options.unsupported` is `'placeholder'`
+ * @throws ContextLedgerError `INVALID_MESSAGE` (path from the window index, e.g. `[3].content[0].text`) for
+ *   a window that is not an array of valid messages, for tool calls and results that do not pair up, for
+ *   calls still waiting at its end unless `options.pendingToolUse` is `'drop'`, and for a block the API
+ *   cannot take unless `options.unsupported` is `'placeholder'`; `INVALID_OPTIONS` for bad options
  * @example
  * ```ts
  * const request = { model, max_tokens: 1024, system: 'You are terse.', messages: toAnthropicMessages(store.window(id)) }
@@ -273,9 +281,10 @@ export function toAnthropicMessages(
   messages: readonly MessageData[],
   options: ConvertOptions = {},
 ): AnthropicMessage[] {
-  const ctx = CONTEXT(options)
+  const { window, options: checked } = checkWindow(messages, options, RULES)
+  const ctx = CONTEXT(checked)
   const out: AnthropicMessage[] = []
-  messages.forEach((message, index) => {
+  window.forEach((message, index) => {
     const content = convert(message, index, ctx)
     if (content.length === 0) return
     const last = out.at(-1)

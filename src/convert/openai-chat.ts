@@ -12,14 +12,19 @@
  *   become text parts; wav and mp3 bytes become `input_audio` parts. OpenAI takes media in user messages only.
  * - Reasoning and cache points are dropped: Chat Completions takes no reasoning as input and caches
  *   prompts by itself. guardContent and citations blocks are sent as their text (and image).
- * - Anything else (video, S3 locations, media in an assistant message, unknown kinds) follows
- *   {@link ConvertOptions.unsupported}. Empty text blocks are dropped, and so is a message left empty.
+ * - The window is checked first (see `check-window.ts`): an array of messages `validateMessage` accepts,
+ *   whose tool calls pair up as the API requires (results right after their calls, before other user
+ *   content); a window ending with calls still waiting for their results follows
+ *   {@link ConvertOptions.pendingToolUse}.
+ * - Anything else (video, S3 locations, media in an assistant message, a tool block in a message of the
+ *   other role) follows {@link ConvertOptions.unsupported}. Text left empty (a citations block without
+ *   content, a text document without text) is dropped, and so is a message left empty.
  */
 import type { MessageData, ToolResultData } from '../messages/types.js'
+import { checkWindow, type PairingRules } from './check-window.js'
 import { assistantPieces, userPieces, type Piece, type PieceContext } from './pieces.js'
 import {
   blockKind,
-  checkConvertOptions,
   dataUrl,
   EMPTY_TOOL_RESULT_TEXT,
   TOOL_ERROR_PREFIX,
@@ -75,9 +80,11 @@ export interface OpenAIChatToolMessage {
 /** A message of the Chat Completions `messages` array, as the converter produces them. */
 export type OpenAIChatMessage = OpenAIChatUserMessage | OpenAIChatAssistantMessage | OpenAIChatToolMessage
 
+const RULES: PairingRules = { provider: 'OpenAI Chat Completions', mergesRuns: false, uniqueIds: 'turn' }
+
 const CONTEXT = (options: ConvertOptions): PieceContext => ({
-  options: checkConvertOptions(options),
-  provider: 'OpenAI Chat Completions',
+  options,
+  provider: RULES.provider,
   audio: new Set(['wav', 'mp3']),
 })
 
@@ -167,10 +174,12 @@ function userMessages(message: MessageData, index: number, ctx: PieceContext): O
  * comment and in docs/converters.md).
  *
  * @param messages - the window, e.g. `store.window(sessionId)`, in the stored `MessageData` form
- * @param options - what to do with blocks OpenAI cannot take
+ * @param options - what to do with blocks OpenAI cannot take, and with calls still waiting at the end
  * @returns the messages, without a system message (the caller puts its own first)
- * @throws ContextLedgerError `INVALID_MESSAGE` for a block OpenAI cannot take, unless
- *   `options.unsupported` is `'placeholder'`
+ * @throws ContextLedgerError `INVALID_MESSAGE` (path from the window index, e.g. `[3].content[0].text`) for
+ *   a window that is not an array of valid messages, for tool calls and results that do not pair up, for
+ *   calls still waiting at its end unless `options.pendingToolUse` is `'drop'`, and for a block OpenAI
+ *   cannot take unless `options.unsupported` is `'placeholder'`; `INVALID_OPTIONS` for bad options
  * @example
  * ```ts
  * const messages = [{ role: 'system', content: 'You are terse.' }, ...toOpenAIChatMessages(store.window(id))]
@@ -180,8 +189,9 @@ export function toOpenAIChatMessages(
   messages: readonly MessageData[],
   options: ConvertOptions = {},
 ): OpenAIChatMessage[] {
-  const ctx = CONTEXT(options)
-  return messages.flatMap((message, index) =>
+  const { window, options: checked } = checkWindow(messages, options, RULES)
+  const ctx = CONTEXT(checked)
+  return window.flatMap((message, index) =>
     message.role === 'assistant' ? assistantMessage(message, index, ctx) : userMessages(message, index, ctx),
   )
 }

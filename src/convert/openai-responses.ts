@@ -14,14 +14,19 @@
  * - Reasoning and cache points are dropped: a reasoning input item needs an id and encrypted content that
  *   only an OpenAI response carries, and OpenAI caches prompts by itself. guardContent and citations
  *   blocks are sent as their text (and image).
- * - Anything else (audio, video, S3 locations, media in an assistant message, unknown kinds) follows
- *   {@link ConvertOptions.unsupported}. Empty text blocks are dropped, and so is an item left empty.
+ * - The window is checked first (see `check-window.ts`): an array of messages `validateMessage` accepts,
+ *   whose tool calls pair up as the API requires (outputs right after their calls, before other user
+ *   content; call ids unique in the request); a window ending with calls still waiting for their
+ *   results follows {@link ConvertOptions.pendingToolUse}.
+ * - Anything else (audio, video, S3 locations, media in an assistant message, a tool block in a message
+ *   of the other role) follows {@link ConvertOptions.unsupported}. Text left empty (a citations block
+ *   without content, a text document without text) is dropped, and so is an item left empty.
  */
 import type { MessageData, ToolResultData } from '../messages/types.js'
+import { checkWindow, type PairingRules } from './check-window.js'
 import { assistantPieces, userPieces, type Piece, type PieceContext } from './pieces.js'
 import {
   blockKind,
-  checkConvertOptions,
   dataUrl,
   EMPTY_TOOL_RESULT_TEXT,
   TOOL_ERROR_PREFIX,
@@ -84,9 +89,11 @@ export type OpenAIResponsesInputItem =
   | OpenAIResponsesFunctionCall
   | OpenAIResponsesFunctionCallOutput
 
+const RULES: PairingRules = { provider: 'OpenAI Responses', mergesRuns: false, uniqueIds: 'request' }
+
 const CONTEXT = (options: ConvertOptions): PieceContext => ({
-  options: checkConvertOptions(options),
-  provider: 'OpenAI Responses',
+  options,
+  provider: RULES.provider,
   audio: new Set(),
 })
 
@@ -168,10 +175,12 @@ function userItems(message: MessageData, index: number, ctx: PieceContext): Open
  * comment and in docs/converters.md).
  *
  * @param messages - the window, e.g. `store.window(sessionId)`, in the stored `MessageData` form
- * @param options - what to do with blocks the API cannot take
+ * @param options - what to do with blocks the API cannot take, and with calls still waiting at the end
  * @returns the input items; the system prompt goes in the request's `instructions`
- * @throws ContextLedgerError `INVALID_MESSAGE` for a block the API cannot take, unless
- *   `options.unsupported` is `'placeholder'`
+ * @throws ContextLedgerError `INVALID_MESSAGE` (path from the window index, e.g. `[3].content[0].text`) for
+ *   a window that is not an array of valid messages, for tool calls and results that do not pair up, for
+ *   calls still waiting at its end unless `options.pendingToolUse` is `'drop'`, and for a block the API
+ *   cannot take unless `options.unsupported` is `'placeholder'`; `INVALID_OPTIONS` for bad options
  * @example
  * ```ts
  * const request = { model, instructions: 'You are terse.', input: toOpenAIResponsesInput(store.window(id)) }
@@ -181,8 +190,9 @@ export function toOpenAIResponsesInput(
   messages: readonly MessageData[],
   options: ConvertOptions = {},
 ): OpenAIResponsesInputItem[] {
-  const ctx = CONTEXT(options)
-  return messages.flatMap((message, index) =>
+  const { window, options: checked } = checkWindow(messages, options, RULES)
+  const ctx = CONTEXT(checked)
+  return window.flatMap((message, index) =>
     message.role === 'assistant' ? assistantItems(message, index, ctx) : userItems(message, index, ctx),
   )
 }

@@ -68,7 +68,9 @@ function image(ctx: PieceContext, path: BlockPath, { format, source }: MediaBloc
 
 function document(ctx: PieceContext, path: BlockPath, doc: DocumentBlockData): Piece[] {
   const body = documentText(doc)
-  if (body !== undefined) return [{ type: 'document', document: doc, content: { text: body } }]
+  // A text document with no text is dropped like an empty text block: providers refuse empty text.
+  if (body !== undefined)
+    return body === '' ? [] : [{ type: 'document', document: doc, content: { text: body } }]
   if ('bytes' in doc.source && doc.format.toLowerCase() === 'pdf')
     return [{ type: 'document', document: doc, content: { pdf: doc.source.bytes } }]
   return fail(ctx, path, 'document', `only PDF files and text documents are sent (format "${doc.format}")`)

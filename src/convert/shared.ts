@@ -12,29 +12,71 @@ import type { DocumentBlockData } from '../messages/types.js'
 export interface ConvertOptions {
   /**
    * What to do with a block the provider cannot take (a video, an S3 location, an image in an assistant
-   * message, a block kind the converter does not know): `'error'` (default) throws a
-   * `ContextLedgerError` with code `INVALID_MESSAGE` and the block's `path`; `'placeholder'` sends a
-   * short text in its place (see {@link unsupportedPlaceholder}), so the model knows something was there.
+   * message): `'error'` (default) throws a `ContextLedgerError` with code `INVALID_MESSAGE` and the
+   * block's `path`; `'placeholder'` sends a short text in its place (see {@link unsupportedPlaceholder}),
+   * so the model knows something was there.
    */
   unsupported?: 'error' | 'placeholder' | undefined
+  /**
+   * What to do when the window ends with tool calls still waiting for their results (the process stopped
+   * between the model's call and its result; `window()` keeps such a call in flight): `'error'` (default)
+   * throws `INVALID_MESSAGE` naming the first waiting toolUse, since every provider refuses a call without
+   * its result; `'drop'` leaves out the unfinished turn — the assistant messages after the window's last
+   * user message, their text and reasoning too — so the request asks the model again where it was asked
+   * before.
+   */
+  pendingToolUse?: 'error' | 'drop' | undefined
+}
+
+/** The option names and the values each takes. */
+const OPTION_VALUES: Readonly<Record<keyof ConvertOptions, readonly string[]>> = {
+  unsupported: ['error', 'placeholder'],
+  pendingToolUse: ['error', 'drop'],
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value)
+  if (value === null) return 'null'
+  return Array.isArray(value) ? 'an array' : typeof value
 }
 
 /**
  * Checks the converter options, which JavaScript callers may pass unchecked.
  *
- * @param options - the options
- * @returns the options
- * @throws ContextLedgerError `INVALID_OPTIONS` for an `unsupported` value other than `'error'` or `'placeholder'`
+ * @param options - `undefined` or an object with the options
+ * @returns the options (an empty object for `undefined`)
+ * @throws ContextLedgerError `INVALID_OPTIONS` for options that are not an object (path `options`), an
+ *   unknown option, or a value the option does not take (path: the option's name)
  */
-export function checkConvertOptions(options: ConvertOptions): ConvertOptions {
-  const mode: unknown = options.unsupported
-  if (mode !== undefined && mode !== 'error' && mode !== 'placeholder')
+export function checkConvertOptions(options: unknown): ConvertOptions {
+  if (options === undefined) return {}
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
     throw new ContextLedgerError(
       'INVALID_OPTIONS',
-      `unsupported must be 'error' or 'placeholder', got ${typeof mode === 'string' ? JSON.stringify(mode) : typeof mode}`,
-      { path: 'unsupported' },
+      `Expected the converter options as an object, got ${describeValue(options)}`,
+      { path: 'options' },
     )
-  return options
+  const out: ConvertOptions = {}
+  for (const key of Object.keys(options)) {
+    if (!Object.hasOwn(OPTION_VALUES, key))
+      throw new ContextLedgerError(
+        'INVALID_OPTIONS',
+        `Unknown converter option ${describeValue(key)} (known: ${Object.keys(OPTION_VALUES).join(', ')})`,
+        { path: key },
+      )
+    const name = key as keyof ConvertOptions
+    const value: unknown = (options as Record<string, unknown>)[name]
+    if (value === undefined) continue
+    const allowed = OPTION_VALUES[name]
+    if (typeof value !== 'string' || !allowed.includes(value))
+      throw new ContextLedgerError(
+        'INVALID_OPTIONS',
+        `${name} must be ${allowed.map((v) => `'${v}'`).join(' or ')}, got ${describeValue(value)}`,
+        { path: name },
+      )
+    Object.assign(out, { [name]: value })
+  }
+  return out
 }
 
 /** Where a block is, as keys and indices from the converted array: `[3, 'content', 1, 'video']`. */

@@ -21,7 +21,6 @@ const PROVIDER = 'Anthropic Messages'
 describe('toAnthropicMessages: user blocks', () => {
   it.each<[string, ContentBlockData, AnthropicContentBlock[]]>([
     ['text', { text: 'hi' }, [{ type: 'text', text: 'hi' }]],
-    ['empty text (dropped)', { text: '' }, []],
     [
       'image bytes',
       { image: { format: 'gif', source: { bytes: PNG } } },
@@ -107,7 +106,9 @@ describe('toAnthropicMessages: assistant blocks', () => {
     ],
     ['unsigned reasoning (dropped)', { reasoning: { text: 'think' } }, []],
   ])('%s', (_name, block, blocks) => {
-    expect(toAnthropicMessages([user({ text: 'q' }), assistant(block, { text: 'a' })])[1]).toStrictEqual({
+    const answers = 'toolUse' in block ? [user(result(block.toolUse.toolUseId))] : []
+    const out = toAnthropicMessages([user({ text: 'q' }), assistant(block, { text: 'a' }), ...answers])
+    expect(out[1]).toStrictEqual({
       role: 'assistant',
       content: [...blocks, { type: 'text', text: 'a' }],
     })
@@ -195,7 +196,7 @@ describe('toAnthropicMessages: alternation', () => {
 describe('toAnthropicMessages: blocks Anthropic cannot take', () => {
   it.each([
     ...UNSENDABLE,
-    ['audio', { audio: { format: 'mp3', source: { bytes: 'AA' } } }] as [string, ContentBlockData],
+    ['audio', { audio: { format: 'mp3', source: { bytes: 'AAAA' } } }] as [string, ContentBlockData],
   ])('refuses %s with INVALID_MESSAGE and its path, or sends a placeholder', (kind, block) => {
     const messages = [user({ text: 'q' }, block)]
     const error = refusal(() => toAnthropicMessages(messages))
@@ -213,9 +214,10 @@ describe('toAnthropicMessages: blocks Anthropic cannot take', () => {
   })
 
   it('refuses media in an assistant message; with placeholders keeps text, tool use and thinking', () => {
-    expect(refusal(() => toAnthropicMessages([everyBlockMessage])).path).toBe('[0].content[5].guardContent')
-    const out = toAnthropicMessages([everyBlockMessage], { unsupported: 'placeholder' })
-    expect(out).toHaveLength(1)
+    const window = [everyBlockMessage, everyToolResultMessage]
+    expect(refusal(() => toAnthropicMessages(window)).path).toBe('[0].content[5].guardContent')
+    const out = toAnthropicMessages(window, { unsupported: 'placeholder' })
+    expect(out).toHaveLength(2)
     const types = out[0]?.content.map((b) => b.type)
     expect(types?.slice(0, 4)).toStrictEqual(['text', 'tool_use', 'thinking', 'redacted_thinking'])
   })

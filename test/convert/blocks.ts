@@ -35,5 +35,4 @@ export const UNSENDABLE: [string, ContentBlockData][] = [
     'document',
     { document: { name: 'far', format: 'pdf', source: { location: { type: 's3', uri: 's3://b/d' } } } },
   ],
-  ['futureBlock', { futureBlock: { x: 1 } } as unknown as ContentBlockData],
 ]

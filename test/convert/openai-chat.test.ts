@@ -16,7 +16,6 @@ import { assistant, call, CSV, PDF, PNG, result, UNSENDABLE, user } from './bloc
 describe('toOpenAIChatMessages: user blocks', () => {
   it.each<[string, ContentBlockData, OpenAIChatContentPart[]]>([
     ['text', { text: 'hi' }, [{ type: 'text', text: 'hi' }]],
-    ['empty text (dropped)', { text: '' }, []],
     [
       'image bytes',
       { image: { format: 'jpg', source: { bytes: PNG } } },
@@ -73,8 +72,9 @@ describe('toOpenAIChatMessages: assistant blocks', () => {
   it('joins text blocks and turns toolUse into tool_calls with JSON-string arguments', () => {
     const out = toOpenAIChatMessages([
       assistant({ text: 'let me look' }, call('c1', { q: 'x', n: [1, 2] }), { text: 'and this' }, call('c2')),
+      user(result('c1'), result('c2')),
     ])
-    expect(out).toStrictEqual([
+    expect(out.slice(0, 1)).toStrictEqual([
       {
         role: 'assistant',
         content: 'let me look\nand this',
@@ -87,7 +87,9 @@ describe('toOpenAIChatMessages: assistant blocks', () => {
   })
 
   it('sends content null beside tool calls when there is no text', () => {
-    expect(toOpenAIChatMessages([assistant(call('c1'))])[0]).toMatchObject({ content: null })
+    expect(toOpenAIChatMessages([assistant(call('c1')), user(result('c1'))])[0]).toMatchObject({
+      content: null,
+    })
   })
 
   it('drops reasoning and cache points, and a message left empty', () => {
@@ -177,12 +179,16 @@ describe('toOpenAIChatMessages: blocks OpenAI cannot take', () => {
 
   it('refuses media in an assistant message, and names a nested tool-result item by its path', () => {
     expect(
-      refusal(() => toOpenAIChatMessages([assistant({ image: { format: 'png', source: { bytes: PNG } } })]))
-        .path,
-    ).toBe('[0].content[0].image')
+      refusal(() =>
+        toOpenAIChatMessages([
+          user({ text: 'q' }),
+          assistant({ image: { format: 'png', source: { bytes: PNG } } }),
+        ]),
+      ).path,
+    ).toBe('[1].content[0].image')
     const nested = [
       assistant(call('c')),
-      user(result('c', [{ video: { format: 'mp4', source: { bytes: 'AA' } } }])),
+      user(result('c', [{ video: { format: 'mp4', source: { bytes: 'AAAA' } } }])),
     ]
     expect(refusal(() => toOpenAIChatMessages(nested)).path).toBe(
       '[1].content[0].toolResult.content[0].video',
@@ -190,7 +196,9 @@ describe('toOpenAIChatMessages: blocks OpenAI cannot take', () => {
   })
 
   it('converts every block kind with placeholders and keeps the tool call', () => {
-    const out = toOpenAIChatMessages([user({ text: 'q' }), everyBlockMessage], { unsupported: 'placeholder' })
+    const out = toOpenAIChatMessages([user({ text: 'q' }), everyBlockMessage, everyToolResultMessage], {
+      unsupported: 'placeholder',
+    })
     expect(out[1]).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'tu-1' }] })
     expect((out[1] as { content: string }).content).toContain('héllo — ✓ 🚀\nguarded')
   })

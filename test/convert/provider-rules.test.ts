@@ -24,7 +24,9 @@ import { anthropicProblem, chatProblem, responsesProblem } from './provider-rule
 
 const USER_EXTRAS: ContentBlockData[] = [
   { text: 'note' },
-  { text: '' },
+  { citations: { citations: [], content: [] } },
+  { guardContent: { text: { text: '', qualifiers: [] } } },
+  { document: { name: 'empty', format: 'txt', source: { text: '' } } },
   { image: { format: 'png', source: { bytes: PNG } } },
   { image: { format: 'jpeg', source: { url: 'https://example.com/a.jpg' } } },
   { document: { name: 'spec', format: 'pdf', source: { bytes: PDF } } },
@@ -35,7 +37,7 @@ const USER_EXTRAS: ContentBlockData[] = [
 ]
 const ASSISTANT_EXTRAS: ContentBlockData[] = [
   { text: 'thinking aloud' },
-  { text: '' },
+  { citations: { citations: [], content: [{ text: '' }] } },
   { reasoning: { text: 'signed', signature: 'sig' } },
   { reasoning: { text: 'unsigned' } },
   { reasoning: { redactedContent: 'CQg=' } },
@@ -46,7 +48,7 @@ const RESULT_EXTRAS: ToolResultContentData[] = [
   { json: { rows: [1, 2] } },
   { image: { format: 'png', source: { bytes: PNG } } },
   { document: { name: 'out', format: 'pdf', source: { bytes: PDF } } },
-  { text: '' },
+  { document: { name: 'empty', format: 'md', source: { content: [] } } },
 ]
 
 /** Extra blocks (picked by `picks`) added to each message, and extra items to each tool result. */
