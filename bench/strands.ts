@@ -25,28 +25,22 @@ import {
   NullConversationManager,
   SessionManager,
   SlidingWindowConversationManager,
-  tool,
 } from '@strands-agents/sdk'
 import type { ConversationManager, MessageData as StrandsMessageData } from '@strands-agents/sdk'
 import { LocalFileStorage } from '@strands-agents/sdk/storage'
-import { z } from 'zod'
-import {
-  openContextStore,
-  PersistentConversationManager as LedgerManager,
-  type MessageData,
-} from '../src/index.js'
+import { openContextStore, PersistentConversationManager as LedgerManager } from '../src/index.js'
 import { PersistentConversationManager } from '../src/adapters/strands/index.js'
-import { ScriptedModel, type ScriptedCall, type ScriptedReply } from '../examples/strands-scripted-model.js'
+import { ScriptedModel } from '../examples/strands-scripted-model.js'
 import { parseOptions } from './args.js'
 import { median } from './harness.js'
 import { wchar } from './machine.js'
+import { history, lookup, script } from './strands-turns.js'
 
 const { quick } = parseOptions(process.argv.slice(2), { quick: { type: 'flag' } })
 const HISTORIES = quick ? [200, 2_000] : [200, 2_000, 10_000]
 const TURNS = quick ? 20 : 100
 const WARMUP_TURNS = 5
 const WINDOW = 40
-const RESULT_CHARS = 300
 
 type Variant = 'ours' | 'sliding' | 'full'
 const VARIANTS: readonly Variant[] = ['ours', 'sliding', 'full']
@@ -71,51 +65,6 @@ function dirBytes(path: string): number {
     total += entry.isDirectory() ? dirBytes(full) : statSync(full).size
   }
   return total
-}
-
-/** `ask <topic>` → a lookup call; a tool result → a short answer. */
-function script(call: ScriptedCall): ScriptedReply {
-  const last = call.messages.at(-1)
-  if (last?.content.some((b) => b.type === 'toolResultBlock')) return `Here is what I found (${call.index}).`
-  const prompt = last?.content[0]
-  const topic = prompt !== undefined && prompt.type === 'textBlock' ? prompt.text.slice(4) : 'x'
-  return [{ toolUse: { name: 'lookup', input: { topic } } }]
-}
-
-const lookup = tool({
-  name: 'lookup',
-  description: 'Looks a topic up',
-  inputSchema: z.object({ topic: z.string() }),
-  callback: ({ topic }) => `${topic}: ${'r'.repeat(RESULT_CHARS)}`,
-})
-
-/** A history of `n` messages in turns of four, as an existing session would hold it. */
-function history(n: number): MessageData[] {
-  const out: MessageData[] = []
-  for (let i = 0; out.length < n; i++) {
-    const id = `seed-${i}`
-    out.push(
-      { role: 'user', content: [{ text: `ask topic ${i}` }] },
-      {
-        role: 'assistant',
-        content: [{ toolUse: { name: 'lookup', toolUseId: id, input: { topic: `topic ${i}` } } }],
-      },
-      {
-        role: 'user',
-        content: [
-          {
-            toolResult: {
-              toolUseId: id,
-              status: 'success',
-              content: [{ text: `topic ${i}: ${'r'.repeat(RESULT_CHARS)}` }],
-            },
-          },
-        ],
-      },
-      { role: 'assistant', content: [{ text: `Here is what I found (${i}).` }] },
-    )
-  }
-  return out.slice(0, n)
 }
 
 /** One variant set up over a history of `n` messages, ready to run turns. */

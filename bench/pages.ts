@@ -1,0 +1,127 @@
+/**
+ * Where the bytes of a Strands turn go: which B-tree each page the WAL receives belongs to. A real `Agent`
+ * with context-ledger's manager (windowSize 40) runs the benchmark turn (prompt, tool call, tool result,
+ * answer) over a history of 200, 2,000 and 10,000 messages. After a TRUNCATE checkpoint, `turns` turns run;
+ * then every frame of the WAL is read (its header names the page) and the page is mapped to its table or
+ * index with SQLite's `dbstat`. Per turn it prints, for each B-tree, the frames the WAL received and the
+ * distinct pages they were (what a checkpoint at the end writes back to the database file), and the
+ * commits. Bytes per turn ≈ frames × (page size + 24) + distinct pages × page size.
+ *
+ *   npx tsx bench/pages.ts            # 50 turns per history
+ *   npx tsx bench/pages.ts --quick    # 20 turns, 200 and 2,000 messages only
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Agent } from '@strands-agents/sdk'
+import { openContextStore, PersistentConversationManager as LedgerManager } from '../src/index.js'
+import { PersistentConversationManager } from '../src/adapters/strands/index.js'
+import { ScriptedModel } from '../examples/strands-scripted-model.js'
+import { parseOptions } from './args.js'
+import { history, lookup, script } from './strands-turns.js'
+
+const { quick } = parseOptions(process.argv.slice(2), { quick: { type: 'flag' } })
+const HISTORIES = quick ? [200, 2_000] : [200, 2_000, 10_000]
+const TURNS = quick ? 20 : 50
+const WINDOW = 40
+const WAL_HEADER = 32
+const FRAME_HEADER = 24
+
+/** What the WAL received: per page number, how many frames; and how many frames ended a commit. */
+interface WalFrames {
+  readonly pageSize: number
+  readonly framesByPage: Map<number, number>
+  readonly commits: number
+}
+
+/** Reads the valid frames of a WAL file (those carrying the header's salts). */
+function readWal(path: string): WalFrames {
+  const wal = readFileSync(path)
+  const framesByPage = new Map<number, number>()
+  if (wal.length < WAL_HEADER) return { pageSize: 0, framesByPage, commits: 0 }
+  const pageSize = wal.readUInt32BE(8)
+  const salt1 = wal.readUInt32BE(16)
+  const salt2 = wal.readUInt32BE(20)
+  let commits = 0
+  for (let at = WAL_HEADER; at + FRAME_HEADER + pageSize <= wal.length; at += FRAME_HEADER + pageSize) {
+    if (wal.readUInt32BE(at + 8) !== salt1 || wal.readUInt32BE(at + 12) !== salt2) break
+    const page = wal.readUInt32BE(at)
+    framesByPage.set(page, (framesByPage.get(page) ?? 0) + 1)
+    if (wal.readUInt32BE(at + 4) !== 0) commits++
+  }
+  return { pageSize, framesByPage, commits }
+}
+
+/** One B-tree's share of a turn. */
+interface Share {
+  frames: number
+  pages: number
+}
+
+async function measure(
+  n: number,
+): Promise<{ shares: Map<string, Share>; commits: number; pageSize: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'context-ledger-pages-'))
+  const path = join(dir, 'ledger.db')
+  const store = openContextStore(path)
+  try {
+    const core = new LedgerManager({ store, sessionId: 'bench', windowSize: WINDOW })
+    core.append(history(n))
+    core.applyWindow()
+    const agent = new Agent({
+      model: new ScriptedModel({ script }),
+      tools: [lookup],
+      conversationManager: new PersistentConversationManager({
+        store,
+        sessionId: 'bench',
+        windowSize: WINDOW,
+      }),
+      printer: false,
+    })
+    for (let i = 0; i < 5; i++) await agent.invoke(`ask warmup ${i}`)
+    const db = store.connection()
+    db.pragma('wal_checkpoint(TRUNCATE)')
+    for (let t = 0; t < TURNS; t++) await agent.invoke(`ask topic ${t}`)
+    const wal = readWal(`${path}-wal`)
+    const owner = new Map<number, string>()
+    for (const row of db
+      .prepare<[], { name: string; pageno: number }>('SELECT name, pageno FROM dbstat')
+      .all())
+      owner.set(row.pageno, row.name)
+    const shares = new Map<string, Share>()
+    for (const [page, frames] of wal.framesByPage) {
+      const name = owner.get(page) ?? '(free or new page)'
+      const share = shares.get(name) ?? { frames: 0, pages: 0 }
+      share.frames += frames
+      share.pages += 1
+      shares.set(name, share)
+    }
+    return { shares, commits: wal.commits, pageSize: wal.pageSize }
+  } finally {
+    store.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(`Pages a Strands turn writes, by B-tree (${TURNS} turns per history, windowSize ${WINDOW})\n`)
+  for (const n of HISTORIES) {
+    const { shares, commits, pageSize } = await measure(n)
+    const rows = [...shares].sort((a, b) => b[1].frames - a[1].frames)
+    const frames = rows.reduce((sum, [, s]) => sum + s.frames, 0)
+    const pages = rows.reduce((sum, [, s]) => sum + s.pages, 0)
+    const perTurn = (x: number): string => (x / TURNS).toFixed(2)
+    console.log(`history ${n.toLocaleString('en-US')} messages, page size ${pageSize}:`)
+    console.log('| B-tree | WAL frames/turn | distinct pages/turn |')
+    console.log('|---|---:|---:|')
+    for (const [name, s] of rows) console.log(`| ${name} | ${perTurn(s.frames)} | ${perTurn(s.pages)} |`)
+    console.log(`| all | ${perTurn(frames)} | ${perTurn(pages)} |`)
+    const bytes = (frames * (pageSize + FRAME_HEADER) + pages * pageSize) / TURNS
+    console.log(
+      `commits/turn ${perTurn(commits)}; ≈ ${(bytes / 1024).toFixed(1)} KB/turn ` +
+        `(WAL frames, then each distinct page once at checkpoint)\n`,
+    )
+  }
+}
+
+await main()
