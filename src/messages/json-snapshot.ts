@@ -88,7 +88,7 @@ function printableKey(key: string): string {
 export function snapshotJson(input: unknown, limits: MessageLimits): JsonValue {
   const path: Path = []
   try {
-    return copy(input, path, limits)
+    return copy(input, path, [], limits)
   } catch (error) {
     if (error instanceof ContextLedgerError) throw error
     const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
@@ -96,8 +96,11 @@ export function snapshotJson(input: unknown, limits: MessageLimits): JsonValue {
   }
 }
 
-/** The walk. `path` is one shared stack (pushed and popped, copied only when throwing): this runs on every append. */
-function copy(value: unknown, path: Path, limits: MessageLimits): JsonValue {
+/**
+ * The walk. `path` and `ancestors` (the objects and arrays above `value`) are shared stacks, pushed and
+ * popped, copied only when throwing: this runs on every append.
+ */
+function copy(value: unknown, path: Path, ancestors: object[], limits: MessageLimits): JsonValue {
   if (path.length > limits.maxDepth)
     throw invalidMessage([...path], `nested deeper than ${limits.maxDepth} levels`)
   switch (typeof value) {
@@ -116,15 +119,23 @@ function copy(value: unknown, path: Path, limits: MessageLimits): JsonValue {
       return value
     case 'object': {
       if (value === null) return null
+      // Found before the depth limit, so a cycle is named as one, at the first repeat, not after 64 levels.
+      if (ancestors.includes(value))
+        throw invalidMessage(
+          [...path],
+          'a circular reference (this value contains itself); JSON cannot hold it',
+        )
       if (Array.isArray(value)) {
         if ('toJSON' in value) throw hasToJson(path)
         const length = value.length
         const out: JsonValue[] = []
+        ancestors.push(value)
         for (let i = 0; i < length; i++) {
           path.push(i)
-          out.push(copy(value[i], path, limits))
+          out.push(copy(value[i], path, ancestors, limits))
           path.pop()
         }
+        ancestors.pop()
         return out
       }
       const proto: unknown = Object.getPrototypeOf(value)
@@ -135,6 +146,7 @@ function copy(value: unknown, path: Path, limits: MessageLimits): JsonValue {
         )
       if ('toJSON' in value) throw hasToJson(path)
       const out: Record<string, JsonValue> = {}
+      ancestors.push(value)
       for (const key in value) {
         if (!Object.hasOwn(value, key)) continue
         if (key.length > limits.maxStringLength)
@@ -146,9 +158,10 @@ function copy(value: unknown, path: Path, limits: MessageLimits): JsonValue {
           throw invalidMessage([...path, printableKey(key)], 'key contains a lone UTF-16 surrogate')
         path.push(key)
         if (key === '__proto__') throw invalidMessage([...path], 'the key "__proto__" is not accepted')
-        out[key] = copy((value as Record<string, unknown>)[key], path, limits)
+        out[key] = copy((value as Record<string, unknown>)[key], path, ancestors, limits)
         path.pop()
       }
+      ancestors.pop()
       return out
     }
     default:

@@ -67,6 +67,33 @@ describe('validateMessage', () => {
   })
 })
 
+describe('validateMessage with shared and circular values', () => {
+  it('refuses a value that contains itself at the first repeat, naming the path', () => {
+    const input: Record<string, unknown> = { q: 'x', nested: { list: [] as unknown[] } }
+    ;(input.nested as { list: unknown[] }).list.push(input)
+    const error = refusal(() =>
+      validateMessage({
+        role: 'assistant',
+        content: [{ toolUse: { toolUseId: 't', name: 'n', input: input as never } }],
+      }),
+    )
+    expect(error.code).toBe('INVALID_MESSAGE')
+    expect(error.path).toBe('content[0].toolUse.input.nested.list[0]')
+    expect(error.message).toMatch(/circular reference/)
+  })
+
+  it('accepts one object reached twice without a cycle, and copies it twice', () => {
+    const shared = { k: 'v' }
+    const message = validateMessage({
+      role: 'assistant',
+      content: [{ toolUse: { toolUseId: 't', name: 'n', input: { a: shared, b: [shared, shared] } } }],
+    })
+    expect(JSON.stringify(message.content)).toBe(
+      '[{"toolUse":{"toolUseId":"t","name":"n","input":{"a":{"k":"v"},"b":[{"k":"v"},{"k":"v"}]}}}]',
+    )
+  })
+})
+
 describe('validateMessage with blank text', () => {
   it.each([
     ['an empty text block', { role: 'user', content: [{ text: '' }] }, 'content[0].text'],
