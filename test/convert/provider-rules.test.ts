@@ -4,7 +4,7 @@
  * them; and a real store's `window()` after `applyWindow()` converts the same way.
  */
 import fc from 'fast-check'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   planWindow,
   PersistentConversationManager,
@@ -18,7 +18,7 @@ import {
   type ToolResultContentData,
 } from '../../src/index.js'
 import { conversation } from '../helpers/conversations.js'
-import { tempStore } from '../helpers/temp-store.js'
+import { useTempStore } from '../helpers/temp-store.js'
 import { assistant, call, PDF, PNG, result, UNSENDABLE, user } from './blocks.js'
 import { anthropicProblem, chatProblem, responsesProblem } from './provider-rules.js'
 
@@ -133,10 +133,8 @@ describe('converted windows are what each provider takes', () => {
 
 describe("a real store's window", () => {
   let store: ContextStore
-  let cleanup: () => void
-  beforeEach(() => ({ store, cleanup } = tempStore()))
-  afterEach(() => {
-    cleanup()
+  useTempStore((opened) => {
+    ;({ store } = opened)
   })
 
   it('converts after applyWindow evicted turns and pins brought back a tool pair and a note', () => {

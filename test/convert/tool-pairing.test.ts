@@ -6,7 +6,7 @@
  * of calls and results, the provider takes.
  */
 import fc from 'fast-check'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   toAnthropicMessages,
   toOpenAIChatMessages,
@@ -17,7 +17,7 @@ import {
   type MessageData,
 } from '../../src/index.js'
 import { refusal } from '../helpers/refusal.js'
-import { tempStore } from '../helpers/temp-store.js'
+import { useTempStore } from '../helpers/temp-store.js'
 import { assistant, call, result, user } from './blocks.js'
 import { anthropicProblem, chatProblem, responsesProblem } from './provider-rules.js'
 
@@ -178,10 +178,8 @@ describe('what depends on the provider', () => {
 
 describe("a real store's window that ends with a call in flight", () => {
   let store: ContextStore
-  let cleanup: () => void
-  beforeEach(() => ({ store, cleanup } = tempStore()))
-  afterEach(() => {
-    cleanup()
+  useTempStore((opened) => {
+    ;({ store } = opened)
   })
 
   it('is refused by default and converts up to the question with pendingToolUse: drop', () => {
