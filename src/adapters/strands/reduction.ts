@@ -8,7 +8,7 @@
 import type { LocalAgent, Logger, Model } from '@strands-agents/sdk'
 import { isContextLedgerError } from '../../errors.js'
 import type { PersistentConversationManager as LedgerManager } from '../../manager/persistent-conversation-manager.js'
-import { truncateLongText, truncateToolResults } from '../../messages/truncate-tool-results.js'
+import { TRUNCATION_THRESHOLD, truncateToolResults } from '../../messages/truncate-tool-results.js'
 import type { StoredMessageData } from '../../messages/types.js'
 import { truncateLateResults } from '../../store/late-tool-results.js'
 import { isPinned } from '../../window/array-helpers.js'
@@ -227,8 +227,9 @@ function truncateWindow(ledger: LedgerManager, logger: Logger): { truncated: num
  * not the text, says which blocks are late results.
  */
 function withLateResultsTruncated(ledger: LedgerManager, message: StoredMessageData): StoredMessageData {
-  const long = message.content.some((b) => 'text' in b && truncateLongText(b.text) !== undefined)
-  if (message.role !== 'user' || !long) return message
+  if (message.role !== 'user') return message
+  // The length test truncateLongText applies, without building the truncated text only to drop it.
+  if (!message.content.some((b) => 'text' in b && b.text.length > TRUNCATION_THRESHOLD)) return message
   const entry = ledger.message({ trackingId: message.trackingId })
   return entry.late ? truncateLateResults(message, entry.message) : message
 }
