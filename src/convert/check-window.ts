@@ -14,7 +14,12 @@
  * result — is refused too, unless the caller asks for that unfinished turn to be left out.
  */
 import { ContextLedgerError } from '../errors.js'
-import { formatPath, MESSAGE_LIMIT_BOUNDS, snapshotMessage, type MessageLimits } from '../messages/schema.js'
+import {
+  formatPath,
+  MESSAGE_LIMIT_BOUNDS,
+  snapshotMessageAt,
+  type MessageLimits,
+} from '../messages/schema.js'
 import type { MessageData } from '../messages/types.js'
 import { checkConvertOptions, type ConvertOptions } from './shared.js'
 
@@ -74,18 +79,7 @@ function readWindow(messages: unknown): unknown[] {
  * @throws ContextLedgerError `INVALID_MESSAGE`, path `messages` for a non-array, `[i]…` for a bad message
  */
 function validWindow(messages: unknown): MessageData[] {
-  return readWindow(messages).map((message, i) => {
-    try {
-      return snapshotMessage(message, LIMITS)
-    } catch (error) {
-      if (!(error instanceof ContextLedgerError)) throw error
-      const inner = error.path === undefined || error.path === '(message)' ? '' : `.${error.path}`
-      throw new ContextLedgerError(error.code, `Message ${i} of the window: ${error.message}`, {
-        path: `[${i}]${inner}`,
-        cause: error.cause,
-      })
-    }
-  })
+  return readWindow(messages).map((message, i) => snapshotMessageAt(message, i, 'window', LIMITS))
 }
 
 /** Whether a user block is content of its own: not a tool output, and not dropped by every converter. */

@@ -7,6 +7,7 @@
  * field, e.g. `content[2].toolUse.toolUseId`.
  */
 import { z } from 'zod'
+import { ContextLedgerError } from '../errors.js'
 import { snapshotJson, invalidMessage, describeType, type Path } from './json-snapshot.js'
 import { resolveMessageLimits, type MessageLimits } from './limits.js'
 import type { JsonValue, MessageData } from './types.js'
@@ -246,4 +247,34 @@ export function snapshotMessage(input: unknown, limits: MessageLimits): MessageD
     }
   }
   return message as unknown as MessageData
+}
+
+/**
+ * {@link snapshotMessage} for the message at `index` of a list (a batch to append, a window to convert):
+ * an error names the list and the index, and its path starts `[index]` (`[3].content[0].text`, or `[3]`
+ * when the message itself is wrong).
+ *
+ * @param input - the list's element
+ * @param index - its position
+ * @param list - what the list is, for the message: `'batch'`, `'window'`
+ * @param limits - resolved limits
+ * @returns the plain copy
+ * @throws ContextLedgerError `INVALID_MESSAGE` with the prefixed path
+ */
+export function snapshotMessageAt(
+  input: unknown,
+  index: number,
+  list: string,
+  limits: MessageLimits,
+): MessageData {
+  try {
+    return snapshotMessage(input, limits)
+  } catch (error) {
+    if (!(error instanceof ContextLedgerError)) throw error
+    const inner = error.path === undefined || error.path === '(message)' ? '' : `.${error.path}`
+    throw new ContextLedgerError(error.code, `Message ${index} of the ${list}: ${error.message}`, {
+      path: `[${index}]${inner}`,
+      cause: error.cause,
+    })
+  }
 }

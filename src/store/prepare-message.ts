@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import { classifyMessage, type MessageClass } from '../messages/classify.js'
 import { hasPinFlag } from '../messages/pin-flag.js'
-import { snapshotMessage, type MessageLimits } from '../messages/schema.js'
+import { snapshotMessage, snapshotMessageAt, type MessageLimits } from '../messages/schema.js'
 import { countTokens, type TokenCounter } from '../messages/tokens.js'
 import type { MessageData, StoredMessageData } from '../messages/types.js'
 import { ContextLedgerError } from '../errors.js'
@@ -59,17 +59,8 @@ export function prepareMessage(
   counter: TokenCounter,
   limits: MessageLimits,
 ): PreparedMessage {
-  let valid: MessageData
-  try {
-    valid = snapshotMessage(input, limits)
-  } catch (error) {
-    if (error instanceof ContextLedgerError && index >= 0)
-      throw new ContextLedgerError('INVALID_MESSAGE', `Message ${index} of the batch: ${error.message}`, {
-        path: `[${index}].${error.path ?? ''}`,
-        cause: error.cause,
-      })
-    throw error
-  }
+  const valid: MessageData =
+    index >= 0 ? snapshotMessageAt(input, index, 'batch', limits) : snapshotMessage(input, limits)
   const minted = valid.trackingId === undefined
   // The copy is ours: the minted id goes last, where spreading would put it too.
   if (minted) valid.trackingId = randomUUID()

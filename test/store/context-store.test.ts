@@ -88,6 +88,10 @@ describe('ContextStore', () => {
       expect(inBatch.path).toBe('[1].content[1].toolUse.toolUseId')
       expect(refusal(() => m.append([bad])).path).toBe('[0].content[1].toolUse.toolUseId')
       expect(refusal(() => m.append(bad)).path).toBe('content[1].toolUse.toolUseId')
+      // A batch element that is no message at all is named by its index alone.
+      const notAMessage = refusal(() => m.append([user('first'), 42 as never]))
+      expect([notAMessage.code, notAMessage.path]).toStrictEqual(['INVALID_MESSAGE', '[1]'])
+      expect(notAMessage.message).toMatch(/^Message 1 of the batch: /)
       expect(m.history()).toStrictEqual([])
     })
 
