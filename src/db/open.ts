@@ -21,6 +21,18 @@ export { MIGRATIONS_FOLDER } from './migrate.js'
  */
 export const WAL_CHECKPOINT_BYTES = 16_777_216
 
+/**
+ * The page size of a ledger this version creates, in bytes. Every commit writes each page it changed in
+ * full, twice (to the log, then to the file at the checkpoint), and an agent's turn changes a handful of
+ * pages in as many B-trees for about 1–2 KB of messages: with SQLite's default of 4 KiB pages, a 4-message
+ * turn wrote ~100 KB. 1 KiB pages write a quarter of that for the same changes (docs/benchmarks.md, "Where
+ * the bytes of a turn go"). A ledger made with another page size keeps it (see docs/operations.md).
+ */
+export const NEW_LEDGER_PAGE_SIZE = 1024
+
+/** Sets {@link NEW_LEDGER_PAGE_SIZE} (literal text: see pragmas.ts). */
+const SET_PAGE_SIZE: `page_size = ${typeof NEW_LEDGER_PAGE_SIZE}` = 'page_size = 1024'
+
 /** Cuts a log a checkpoint restarted back to {@link WAL_CHECKPOINT_BYTES} (literal text: see pragmas.ts). */
 const SET_JOURNAL_SIZE_LIMIT: `journal_size_limit = ${typeof WAL_CHECKPOINT_BYTES}` =
   'journal_size_limit = 16777216'
@@ -120,6 +132,8 @@ export function openDatabase(path: string, settings: DatabaseSettings = DEFAULT_
       db.prepare('SELECT seq FROM messages LIMIT 1').get()
       return db
     }
+    // Only an empty file takes a page size, and only before its first write (journal_mode below is one).
+    if (state === 'fresh') db.pragma(SET_PAGE_SIZE)
     db.pragma('journal_mode = WAL')
     db.pragma(settings.synchronous === 'FULL' ? 'synchronous = FULL' : 'synchronous = NORMAL')
     // Checkpoints are the store's (src/store/transactions.ts): SQLite's automatic one never catches up

@@ -6,7 +6,7 @@
  * archived as sent and shown as text (late-tool-results.ts); a message sent again under a trackingId the
  * session already holds becomes a new occurrence recording which message it repeats.
  */
-import { randomUUID } from 'node:crypto'
+import { mintTrackingId } from '../messages/tracking-id.js'
 import { ContextLedgerError } from '../errors.js'
 import type { MessageRow, SessionForAppendRow } from '../db/statements.js'
 import { isToolPairStart, isTrimPoint, type MessageClass } from '../messages/classify.js'
@@ -186,7 +186,7 @@ export function appendRows(
       // A copy of an earlier message sent again: a new occurrence with a new trackingId, recording
       // which message it repeats.
       repeatOf = existing.repeat_of ?? existing.seq
-      m = withTrackingId(m, randomUUID())
+      m = withTrackingId(m, mintTrackingId())
     }
     let repair: LedgerEntry | undefined
     // Calls of the previous message that this one does not answer can never be answered in a valid

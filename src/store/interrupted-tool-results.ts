@@ -7,7 +7,7 @@
  * seq, appears in history and in the window, can be pinned), so the repair is recorded, never silent.
  * This is what Strands does for an interrupted tool call, with the repair kept in the archive.
  */
-import { randomUUID } from 'node:crypto'
+import { mintTrackingId } from '../messages/tracking-id.js'
 import type { MessageLimits } from '../messages/schema.js'
 import { estimateTokens } from '../messages/tokens.js'
 import type { StoredMessageData } from '../messages/types.js'
@@ -37,7 +37,7 @@ export function interruptedToolResults(
     content: toolUseIds.map((toolUseId) => ({
       toolResult: { toolUseId, status: 'error', content: [{ text: INTERRUPTED_TOOL_RESULT_TEXT }] },
     })),
-    trackingId: randomUUID(),
+    trackingId: mintTrackingId(),
     metadata: { custom: { contextLedger: { repair: MISSING_TOOL_RESULT_REPAIR } } },
   }
   return prepareMessage(message, -1, estimateTokens, limits)

@@ -5,7 +5,7 @@
  * plain copy (`snapshotMessage`); the body, the classification and the token count all come from that
  * copy, and the body is serialized before the token counter (caller code) sees the copy.
  */
-import { randomUUID } from 'node:crypto'
+import { mintTrackingId } from '../messages/tracking-id.js'
 import { classifyMessage, type MessageClass } from '../messages/classify.js'
 import { hasPinFlag } from '../messages/pin-flag.js'
 import { snapshotMessage, snapshotMessageAt, type MessageLimits } from '../messages/schema.js'
@@ -63,7 +63,7 @@ export function prepareMessage(
     index >= 0 ? snapshotMessageAt(input, index, 'batch', limits) : snapshotMessage(input, limits)
   const minted = valid.trackingId === undefined
   // The copy is ours: the minted id goes last, where spreading would put it too.
-  if (minted) valid.trackingId = randomUUID()
+  if (minted) valid.trackingId = mintTrackingId()
   const message = valid as StoredMessageData
   const body = serialize(message)
   const cls = classifyMessage(message)

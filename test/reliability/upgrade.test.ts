@@ -61,6 +61,8 @@ describe('upgrading a schema-0 ledger', () => {
     expect(db.pragma('user_version', { simple: true })).toBe(current)
     expect(db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(current)
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok')
+    // A ledger keeps the page size it was made with: only new files get the smaller one.
+    expect(db.pragma('page_size', { simple: true })).toBe(4096)
 
     expect(store.sessions().map(({ createdAt: _c, updatedAt: _u, ...rest }) => rest)).toStrictEqual(
       expected.sessions,

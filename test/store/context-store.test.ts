@@ -45,18 +45,26 @@ describe('ContextStore', () => {
       )
     })
 
-    it('mints a UUID v4 trackingId when absent, keeping the input byte-identical otherwise', () => {
+    it('mints a time-ordered UUID v7 trackingId when absent, keeping the input byte-identical otherwise', () => {
       const m = new PersistentConversationManager({ store, sessionId: 's' })
       const input: MessageData = { role: 'user', content: [{ text: 'hi' }], metadata: { custom: { a: 1 } } }
       const entry = m.append(input)
       expect(entry.trackingId).toMatch(
-        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+        /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
       )
       expect(input.trackingId).toBeUndefined()
       expect(JSON.stringify(entry.message)).toBe(JSON.stringify({ ...input, trackingId: entry.trackingId }))
       expect(JSON.stringify(m.history()[0]?.message)).toBe(
         JSON.stringify({ ...input, trackingId: entry.trackingId }),
       )
+    })
+
+    it('mints trackingIds that sort in the order of their messages, so the trackingId index grows at its end', () => {
+      const m = new PersistentConversationManager({ store, sessionId: 's' })
+      const batch = Array.from({ length: 50 }, (_, i) => (i % 2 ? assistant(`m${i}`) : user(`m${i}`)))
+      const ids = m.append(batch).map((e) => e.trackingId)
+      expect(ids).toStrictEqual([...ids].sort())
+      expect(new Set(ids).size).toBe(50)
     })
 
     it('is a no-op for a retried message with the same trackingId and content', () => {
