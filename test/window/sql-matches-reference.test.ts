@@ -45,7 +45,7 @@ const op = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('replace' as const),
       at: fc.nat(),
-      size: fc.integer({ min: 0, max: 1200 }),
+      size: fc.integer({ min: 1, max: 1200 }),
       clear: fc.boolean(),
     }),
   },
