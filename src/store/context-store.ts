@@ -72,6 +72,25 @@ export class ContextStore extends ContextStoreReader {
   }
 
   /**
+   * Runs several writes as one transaction: every write `fn` makes (appends, window changes, pins) runs
+   * in a savepoint of it, undone alone if it throws, and all of them commit together — one commit, so
+   * each page they change is written once instead of once per write. Nothing is written if `fn` throws.
+   * `fn` must be synchronous; it may run again when the lock was busy at the start.
+   *
+   * @param sessionId - the session written, for errors
+   * @param fn - the writes
+   * @returns what `fn` returned
+   * @throws ContextLedgerError what the writes throw, `DATABASE_BUSY`, `STORAGE_FULL`
+   * @internal The Strands adapter writes an invocation's messages with its window this way.
+   */
+  batch<T>(sessionId: string, fn: () => T): T {
+    this.ledger.ensureWritable()
+    const result = this.ledger.write(sessionId, fn)
+    if (this.ledger.erasurePending) this.ledger.completeErasure()
+    return result
+  }
+
+  /**
    * Enforces the window limits (`apply`) or makes room after a context overflow (`overflow`).
    *
    * @param sessionId - the session

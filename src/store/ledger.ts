@@ -112,6 +112,8 @@ export class Ledger {
   completeErasure(): boolean {
     this.ensureOpen()
     if (!this.erasurePending || this.readonly) return !this.erasurePending
+    // Inside a batch of writes: the checkpoint waits for the batch's commit (the next write runs it).
+    if (this.db.inTransaction) return false
     // Never waits: the connection's busy_timeout is 0 (Transactions waits for locks itself), set again in
     // case a caller changed it through connection().
     try {

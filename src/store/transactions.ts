@@ -120,12 +120,15 @@ export class Transactions {
    * Runs `fn` in a write transaction that takes the lock up front (`BEGIN IMMEDIATE`), so it never has to
    * upgrade a read lock mid-way — the deadlock SQLite answers with an immediate `SQLITE_BUSY`. Should
    * SQLite report the lock busy at any point, the transaction is rolled back and the whole of `fn` run
-   * again: `fn` must read everything it decides on inside the transaction.
+   * again: `fn` must read everything it decides on inside the transaction. Called inside another write,
+   * `fn` runs in a savepoint of it: undone alone if it throws, committed with the enclosing write.
    *
    * @param fn - the work; synchronous
    * @returns what `fn` returned
    */
   write<T>(fn: () => T): T {
+    // Inside another write (a batch of writes): a savepoint, committed with the enclosing transaction.
+    if (this.db.inTransaction) return this.tx(fn) as T
     const result = this.retry(() => this.tx.immediate(fn) as T)
     this.checkpointIfDue()
     return result

@@ -23,6 +23,17 @@ export interface PersistentConversationManagerOptions extends LedgerManagerOptio
    */
   alternate?: boolean | undefined
   /**
+   * When the messages the agent adds are written to the store:
+   * - `'invocation'` (default): at the end of each `invoke()`, in one transaction with the window, so a
+   *   turn's pages are written once; earlier when the store must see them first (overflow recovery, the
+   *   `pin_message` tool, a message that needs a repair row or follows another writer's rows, `flush()`)
+   *   and after every 32 held messages. A process killed mid-invocation loses what that invocation had not
+   *   written yet; the ledger holds whole invocations.
+   * - `'message'`: each message in its own transaction as the agent adds it; about twice the bytes
+   *   written per turn (docs/benchmarks.md).
+   */
+  durability?: 'invocation' | 'message' | undefined
+  /**
    * Where the manager reports what it handled on its own (repaired or refused messages, truncations the
    * store refused, overflows it could not recover from), one line each in Strands' `key=<value> | text`
    * style. A Strands `Logger` (the interface `configureLogging` takes). Default: `console.warn` and
@@ -41,6 +52,8 @@ export interface ResolvedOptions {
   readonly truncateToolResults: boolean
   /** Whether the agent sees roles strictly alternating. */
   readonly alternate: boolean
+  /** When added messages are written. */
+  readonly durability: 'invocation' | 'message'
   /** Where reports go. */
   readonly logger: Logger
 }
@@ -81,11 +94,15 @@ export function resolveOptions(options: PersistentConversationManagerOptions): R
       'INVALID_OPTIONS',
       `PersistentConversationManager takes an options object with store and sessionId, got ${String(given)}`,
     )
-  const { proactiveCompression, truncateToolResults, alternate, logger, ...core } = options
+  const { proactiveCompression, truncateToolResults, alternate, durability, logger, ...core } = options
   if (truncateToolResults !== undefined && typeof truncateToolResults !== 'boolean')
     throw invalid('truncateToolResults', 'a boolean', truncateToolResults)
   if (alternate !== undefined && typeof alternate !== 'boolean')
     throw invalid('alternate', 'a boolean', alternate)
+  // JavaScript callers can pass anything.
+  const when: unknown = durability
+  if (when !== undefined && when !== 'invocation' && when !== 'message')
+    throw invalid('durability', "'invocation' or 'message'", when)
   if (logger !== undefined && !isLogger(logger))
     throw invalid('logger', 'an object with debug, info, warn and error functions', logger)
   let base: ResolvedOptions['base'] = {}
@@ -101,6 +118,7 @@ export function resolveOptions(options: PersistentConversationManagerOptions): R
     core,
     truncateToolResults: truncateToolResults ?? true,
     alternate: alternate ?? false,
+    durability: durability ?? 'invocation',
     logger: logger ?? defaultLogger,
   }
 }

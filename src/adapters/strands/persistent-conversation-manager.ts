@@ -1,6 +1,6 @@
 /**
  * The Strands Agents conversation manager backed by the ledger. Every message the agent adds is appended
- * to SQLite as it arrives; `agent.messages` is kept equal to the window the store computes; overflow
+ * to SQLite — by default once per invocation, with the window, in one transaction; `agent.messages` is kept equal to the window the store computes; overflow
  * recovery first truncates oversized tool results in the window (the archive keeps the originals) and
  * evicts only when that cannot plausibly be enough. Nothing lives only in memory: a new process with a
  * new `Agent` over the same file sees the same `agent.messages`.
@@ -25,7 +25,7 @@ import type { PinMessageToolResult } from '../../tools/pin-message-tool.js'
 import { resolveOptions, type PersistentConversationManagerOptions } from './options.js'
 import { reduceWindow, type ReductionReport } from './reduction.js'
 import { attachManager } from './registry.js'
-import { AgentSync } from './sync/agent-sync.js'
+import { AgentSync, type Durability } from './sync/agent-sync.js'
 
 export type { PersistentConversationManagerOptions } from './options.js'
 
@@ -63,6 +63,8 @@ export class PersistentConversationManager extends ConversationManager {
   readonly truncatesToolResults: boolean
   /** Whether the agent sees the window with roles strictly alternating (`alternate` option). */
   readonly alternate: boolean
+  /** When the messages the agent adds are written (`durability` option). */
+  readonly durability: Durability
   /** Where the manager reports what it handled on its own. */
   readonly logger: Logger
   /**
@@ -73,11 +75,13 @@ export class PersistentConversationManager extends ConversationManager {
    */
   lastReduction: ReductionReport | undefined = undefined
   private readonly syncs = new WeakMap<LocalAgent, AgentSync>()
+  /** The syncs of the agents attached by initAgent, for {@link flush}. */
+  private readonly attached = new Set<AgentSync>()
 
   /**
    * @param options - the core manager's options (store, sessionId, windowSize, tokenBudget, tokenCounter,
-   *   protectedMessages or protectedMessageRange) plus `proactiveCompression`, `truncateToolResults` and
-   *   `logger`
+   *   protectedMessages or protectedMessageRange) plus `proactiveCompression`, `truncateToolResults`,
+   *   `alternate`, `durability` and `logger`
    * @throws ContextLedgerError `INVALID_OPTIONS` for unknown option names or bad values
    */
   constructor(options: PersistentConversationManagerOptions) {
@@ -86,6 +90,7 @@ export class PersistentConversationManager extends ConversationManager {
     this.ledger = new LedgerManager(resolved.core)
     this.truncatesToolResults = resolved.truncateToolResults
     this.alternate = resolved.alternate
+    this.durability = resolved.durability
     this.logger = resolved.logger
   }
 
@@ -121,8 +126,8 @@ export class PersistentConversationManager extends ConversationManager {
       )
     super.initAgent(agent)
     attachManager(agent, this)
-    const sync = new AgentSync(agent, this.ledger, this.logger, this.alternate)
-    this.syncs.set(agent, sync)
+    const sync = this.newSync(agent)
+    this.attached.add(sync)
     sync.restore()
     // Plugins that load messages on start (Strands' SessionManager restores its snapshot here) run first;
     // whatever they loaded is adopted and the agent sees the window again.
@@ -142,15 +147,32 @@ export class PersistentConversationManager extends ConversationManager {
       // Messages pushed since the last invocation that the store refused: the caller learns it here.
       if (refusals[0] !== undefined) throw refusals[0]
     })
-    agent.addHook(MessageAddedEvent, (event) => {
-      this.syncOf(event.agent).added(event.message)
-    })
+    // First among the hooks, so later ones see the message as the ledger keeps it (its trackingId).
+    agent.addHook(
+      MessageAddedEvent,
+      (event) => {
+        this.syncOf(event.agent).added(event.message)
+      },
+      { order: HookOrder.SDK_FIRST },
+    )
+    // Strands fires it after every invocation, failed ones included.
     agent.addHook(AfterInvocationEvent, (event) => {
-      const sync = this.syncOf(event.agent)
-      sync.adopt()
-      this.ledger.applyWindow()
-      sync.show(false)
+      this.syncOf(event.agent).finish()
     })
+  }
+
+  /**
+   * Writes the messages the agent added that are still held for the end of the invocation (with
+   * `durability: 'invocation'`), in one transaction. Call it from a tool, before a side effect that must
+   * find the conversation that led to it on disk. Nothing to do with `durability: 'message'`, or between
+   * invocations.
+   *
+   * @throws ContextLedgerError `STORAGE_FULL`, `DATABASE_BUSY` (the messages stay held, to be written by
+   *   the next write), `INVALID_MESSAGE` for a message the store refused even repaired (logged and dropped
+   *   from `agent.messages`; the others are written)
+   */
+  flush(): void {
+    for (const sync of this.attached) sync.flush()
   }
 
   /**
@@ -200,11 +222,12 @@ export class PersistentConversationManager extends ConversationManager {
 
   /** The agent's sync; created on first use when reached without initAgent (e.g. reduce on a bare `{ messages }`). */
   private syncOf(agent: LocalAgent): AgentSync {
-    let sync = this.syncs.get(agent)
-    if (sync === undefined) {
-      sync = new AgentSync(agent, this.ledger, this.logger, this.alternate)
-      this.syncs.set(agent, sync)
-    }
+    return this.syncs.get(agent) ?? this.newSync(agent)
+  }
+
+  private newSync(agent: LocalAgent): AgentSync {
+    const sync = new AgentSync(agent, this.ledger, this.logger, this.alternate, this.durability)
+    this.syncs.set(agent, sync)
     return sync
   }
 }

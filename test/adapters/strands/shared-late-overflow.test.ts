@@ -37,7 +37,11 @@ describe('shared session overflow recovery (Strands)', () => {
     const storeB = dir.open()
     const calls: ScriptedCall[] = []
     const tools = lookupTools(RESULT_CHARS)
-    const a = ledgerAgent({ store: storeA, sessionId: 's' }, { model: limitedModel('a-', calls), tools })
+    // A writes each message as it comes, so its call is stored while B's turn runs.
+    const a = ledgerAgent(
+      { store: storeA, sessionId: 's', durability: 'message' },
+      { model: limitedModel('a-', calls), tools },
+    )
     const b = ledgerAgent({ store: storeB, sessionId: 's' }, { model: limitedModel('b-', calls), tools })
     await a.agent.initialize()
     // B's whole turn lands between A's tool call and its result: A's result arrives late.

@@ -31,7 +31,11 @@ describe('PersistentConversationManager (Strands)', () => {
     const store = dir.open()
     const calls: ScriptedCall[] = []
     const b = ledgerAgent({ store, sessionId: 's' }, { model: recordingModel('b-', calls) })
-    const a = ledgerAgent({ store, sessionId: 's' }, { model: recordingModel('a-', calls) })
+    // A writes each message as it comes (durability 'message'), so its call is stored when B's turn runs.
+    const a = ledgerAgent(
+      { store, sessionId: 's', durability: 'message' },
+      { model: recordingModel('a-', calls) },
+    )
     // B's whole turn lands between A's tool call and A's tool result: the store answers A's call with a
     // repair row when B's prompt arrives, so A's real result arrives late.
     // After initialize(), so the ledger's own MessageAddedEvent hook (registered there) has stored A's call.
@@ -48,6 +52,63 @@ describe('PersistentConversationManager (Strands)', () => {
     for (let i = 0; i < 5; i++) expect(archived).toContain(`a${i}: `)
     for (let i = 1; i <= 3; i++) expect(archived).toContain(`b${i}: `)
     expect(history.filter((e) => e.late)).toHaveLength(3)
+    expect(calls.map((c) => invalidity(c.messages)).filter((w) => w !== undefined)).toStrictEqual([])
+    expect(json(a.agent.messages)).toStrictEqual(a.manager.ledger.window())
+    assertWindowRules(store, 's')
+  })
+
+  it('with durability invocation, stores the turn the other agent ran during a tool call whole, before this one', async () => {
+    const store = dir.open()
+    const calls: ScriptedCall[] = []
+    const b = ledgerAgent({ store, sessionId: 's' }, { model: recordingModel('b-', calls) })
+    const a = ledgerAgent({ store, sessionId: 's' }, { model: recordingModel('a-', calls) })
+    // The session's first message is stored at once (nothing before it to follow); from then on A's
+    // messages are held until its invocation ends.
+    await a.agent.invoke('hello')
+    let interleaved = 0
+    a.agent.addHook(MessageAddedEvent, async (event) => {
+      if (interleaved < 3 && event.message.content.some((x) => x.type === 'toolUseBlock'))
+        await b.agent.invoke(`ask b${++interleaved}`)
+    })
+    for (let i = 0; i < 5; i++) await a.agent.invoke(`ask a${i}`)
+    expect(interleaved).toBe(3)
+    const history = readHistory(store, 's')
+    // A's prompt and call were held when B ran: B's turn is stored first, then A's whole turn, so no
+    // call is answered by a repair row and no result arrives late.
+    expect(history.filter((e) => e.late)).toStrictEqual([])
+    expect(
+      history.filter((e) =>
+        e.message.content.some((x) => 'toolResult' in x && x.toolResult.status === 'error'),
+      ),
+    ).toStrictEqual([])
+    const prompts = history.flatMap((e) => {
+      const [block] = e.message.content
+      return e.message.role === 'user' && block !== undefined && 'text' in block ? [block.text] : []
+    })
+    expect(prompts).toStrictEqual([
+      'hello',
+      'ask b1',
+      'ask a0',
+      'ask b2',
+      'ask a1',
+      'ask b3',
+      'ask a2',
+      'ask a3',
+      'ask a4',
+    ])
+    // Every turn is contiguous: prompt, call, result, answer.
+    const kind = (e: (typeof history)[number]): string =>
+      e.message.content.map((x) => Object.keys(x)[0]).join('+') + `@${e.message.role}`
+    expect(history.map(kind)).toStrictEqual([
+      'text@user',
+      'text@assistant',
+      ...Array.from({ length: 8 }, () => [
+        'text@user',
+        'toolUse@assistant',
+        'toolResult@user',
+        'text@assistant',
+      ]).flat(),
+    ])
     expect(calls.map((c) => invalidity(c.messages)).filter((w) => w !== undefined)).toStrictEqual([])
     expect(json(a.agent.messages)).toStrictEqual(a.manager.ledger.window())
     assertWindowRules(store, 's')

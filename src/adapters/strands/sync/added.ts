@@ -25,10 +25,13 @@ function answersCallsOf(answer: MessageData, call: Message | undefined): boolean
  * @param sync - the agent's sync
  * @param end - the end of the agent's view, to notice rows another writer stored
  * @param message - the message, already in `agent.messages`
+ * @param refresh - bring a view that missed another writer's rows up to the stored window now; false when
+ *   the caller stores more messages after this one and refreshes once, after the last
+ * @returns whether the view missed another writer's rows (already refreshed when `refresh`)
  * @throws ContextLedgerError `INVALID_MESSAGE` when the store refuses it even repaired; it is then logged
  *   and gone from `agent.messages`
  */
-export function mirrorAdded(sync: SyncContext, end: ViewEnd, message: Message): void {
+export function mirrorAdded(sync: SyncContext, end: ViewEnd, message: Message, refresh = true): boolean {
   // Usually a plain append. Strands re-announces a message under the same trackingId when it merges
   // continuation input into it; then the window shows the merged form.
   const stored = storeNew(sync, message, false, undefined)
@@ -52,11 +55,13 @@ export function mirrorAdded(sync: SyncContext, end: ViewEnd, message: Message): 
   }
   sync.tracked.track(message)
   const entry = stored.entry
-  if (entry === undefined) return
+  if (entry === undefined) return false
   const stale = end.isStale(sync, entry, repairRow, repairShown)
   end.stored(entry.seq)
-  if (stale) showUpTo(sync, message)
-  else if (sync.alternate) mergeWithPrevious(sync, message)
+  if (stale) {
+    if (refresh) showUpTo(sync, message)
+  } else if (sync.alternate) mergeWithPrevious(sync, message)
+  return stale
 }
 
 /**

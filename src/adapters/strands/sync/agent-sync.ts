@@ -6,33 +6,58 @@
  * This class is the adapter's single handle on an agent's view; each job lives in its own module:
  * adoption ({@link adoptMessages}), messages the agent adds ({@link mirrorAdded}), showing the window
  * ({@link present}), a view gone stale on a shared session (`shared-view.ts`), repair (`repair.ts`),
- * edits (`edits.ts`) and pins (`pin-sync.ts`, `pin-tool.ts`).
+ * edits (`edits.ts`), pins (`pin-sync.ts`, `pin-tool.ts`), and messages held until the invocation ends
+ * (`held.ts`): every call that reads or writes the session here writes the held messages first, in the
+ * same transaction, so nothing ever sees the session without them.
  */
 import type { Logger, LocalAgent, Message } from '@strands-agents/sdk'
-import type { ContextLedgerError } from '../../../errors.js'
+import { isContextLedgerError, type ContextLedgerError } from '../../../errors.js'
 import type { PersistentConversationManager as LedgerManager } from '../../../manager/persistent-conversation-manager.js'
 import type { LedgerEntry } from '../../../store/context-store.js'
 import type { PinMessageToolResult } from '../../../tools/pin-message-tool.js'
 import { mirrorAdded } from './added.js'
 import { adoptMessages } from './adopt.js'
+import { canHold, HeldMessages, orderTrackingId } from './held.js'
 import { runPinTool } from './pin-tool.js'
 import { present } from './present.js'
-import { ViewEnd } from './shared-view.js'
+import { showUpTo, ViewEnd } from './shared-view.js'
 import { TrackedMessages, type SyncContext } from './sync-context.js'
+
+/**
+ * When the messages an agent adds are written: `'invocation'`, together with the window at the end of the
+ * invocation (or earlier, see `held.ts`); `'message'`, each in its own transaction as it arrives.
+ */
+export type Durability = 'invocation' | 'message'
+
+/** What a write of the held messages and the work after them came to. */
+type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown }
 
 /** One agent's view of one session. */
 export class AgentSync {
   private readonly sync: SyncContext
   private readonly end = new ViewEnd()
+  private readonly held = new HeldMessages()
 
   /**
    * @param agent - the agent whose `messages` this keeps
    * @param ledger - the core manager of the session
    * @param logger - where repairs and refusals are reported
    * @param alternate - show the window with runs of same-role messages merged (roles strictly alternate)
+   * @param durability - when added messages are written
    */
-  constructor(agent: LocalAgent, ledger: LedgerManager, logger: Logger, alternate = false) {
+  constructor(
+    agent: LocalAgent,
+    ledger: LedgerManager,
+    logger: Logger,
+    alternate = false,
+    private readonly durability: Durability = 'invocation',
+  ) {
     this.sync = { agent, ledger, logger, alternate, tracked: new TrackedMessages() }
+  }
+
+  /** How many messages the agent added that are not written yet. */
+  get heldCount(): number {
+    return this.held.size
   }
 
   /** The agent whose `messages` this keeps. */
@@ -67,7 +92,32 @@ export class AgentSync {
    *   and gone from `agent.messages`, and the invocation ends with this error
    */
   added(message: Message): void {
-    mirrorAdded(this.sync, this.end, message)
+    const minted = orderTrackingId(this.sync, this.held, message)
+    if (this.durability === 'invocation') {
+      const count = this.sessionCount()
+      if (canHold(this.sync, this.held, message, count, minted)) {
+        this.held.hold(message, count)
+        return
+      }
+    }
+    this.withHeld(() => mirrorAdded(this.sync, this.end, message))
+  }
+
+  /**
+   * End of an invocation: the held messages, messages pushed meanwhile, and the window the limits call
+   * for, written in one transaction; then the agent sees the window.
+   */
+  finish(): void {
+    this.withHeld(() => {
+      adoptMessages(this.sync)
+      this.sync.ledger.applyWindow()
+    }, true)
+    this.show(false)
+  }
+
+  /** Writes the held messages now (in one transaction). */
+  flush(): void {
+    this.withHeld(() => undefined)
   }
 
   /**
@@ -77,7 +127,7 @@ export class AgentSync {
    * @returns the text for the model, with `status: 'error'` for input the model should correct
    */
   runPinTool(input: unknown): PinMessageToolResult {
-    return runPinTool(this.sync, input)
+    return this.withHeld(() => runPinTool(this.sync, input))
   }
 
   /**
@@ -87,7 +137,7 @@ export class AgentSync {
    * @returns the refusals, in order (already logged)
    */
   adopt(seed?: readonly LedgerEntry[]): ContextLedgerError[] {
-    return adoptMessages(this.sync, seed)
+    return this.withHeld(() => adoptMessages(this.sync, seed))
   }
 
   /**
@@ -96,8 +146,63 @@ export class AgentSync {
    * @param force - rebuild every message object
    */
   show(force: boolean): void {
+    this.flush()
     const window = this.sync.ledger.window({ alternate: this.sync.alternate })
     present(this.sync, window, force)
     this.end.shown(window)
+  }
+
+  /** The session's message count, as stored. */
+  private sessionCount(): number {
+    const { ledger } = this.sync
+    return ledger.store.session(ledger.sessionId)?.messageCount ?? 0
+  }
+
+  /**
+   * Runs `work` after writing the held messages, in the same transaction: one commit for all of it.
+   * A held message the store refuses is logged and dropped like any other (mirrorAdded), and its refusal
+   * is thrown once the rest is committed; an error of `work` is thrown after the held messages are
+   * committed (its own writes are undone, as each is a savepoint). When the transaction fails as a
+   * whole, the messages are held again, to be written by the next call.
+   *
+   * @param work - what to do once the held messages are written
+   * @param oneTransaction - run `work` in one transaction even when nothing is held (its writes commit
+   *   together)
+   * @returns what `work` returned
+   */
+  private withHeld<T>(work: () => T, oneTransaction = false): T {
+    if (this.held.size === 0 && !oneTransaction) return work()
+    const { ledger } = this.sync
+    const held = this.held.take()
+    let refusal: ContextLedgerError | undefined
+    let outcome: Outcome<T>
+    try {
+      outcome = ledger.store.batch(ledger.sessionId, (): Outcome<T> => {
+        let stale = false
+        for (const message of held) {
+          try {
+            // A view that missed another writer's rows is refreshed once, after the last held message:
+            // refreshing after an earlier one would drop the later ones from agent.messages.
+            stale = mirrorAdded(this.sync, this.end, message, false) || stale
+          } catch (error) {
+            if (!isContextLedgerError(error, 'INVALID_MESSAGE')) throw error
+            refusal ??= error
+          }
+        }
+        const last = held.at(-1)
+        if (stale && last !== undefined && this.sync.agent.messages.includes(last)) showUpTo(this.sync, last)
+        try {
+          return { ok: true, value: work() }
+        } catch (error) {
+          return { ok: false, error }
+        }
+      })
+    } catch (error) {
+      this.held.restore(held)
+      throw error
+    }
+    if (!outcome.ok) throw outcome.error
+    if (refusal !== undefined) throw refusal
+    return outcome.value
   }
 }

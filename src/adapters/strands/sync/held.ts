@@ -1,0 +1,168 @@
+/**
+ * Messages held until the end of an invocation (`durability: 'invocation'`). Every commit writes each
+ * page it changes in full, and one message changes a leaf in each of several B-trees (the messages, their
+ * seq and trackingId indexes, cut points, tool links): written one commit per message, a 4-message turn
+ * wrote those leaves four times over. Held and written with the window in one transaction, it writes
+ * them once.
+ *
+ * A message is held only when storing it later cannot change what the model is shown before then: it
+ * continues the conversation exactly as the agent shows it (it follows the newest stored row, or the
+ * last held message), answers every call of the message before it and nothing else, is valid as it is
+ * (so no repair rewrites it), carries no pin, and is new to the session. Anything else is stored at once,
+ * after the held messages, by the same path as with `durability: 'message'`.
+ */
+import type { Message } from '@strands-agents/sdk'
+import { snapshotMessage } from '../../../messages/schema.js'
+import { isRandomUuid, mintTrackingId } from '../../../messages/tracking-id.js'
+import { hasStrandsPin, toLedgerMessage } from '../convert.js'
+import { storedEntry, type SyncContext } from './sync-context.js'
+
+/**
+ * At most this many messages are held: past it they are written, so a long invocation (an agent calling
+ * tools for an hour) is written in steps and a crash loses at most this many of its messages.
+ */
+export const MAX_HELD_MESSAGES = 32
+
+/** The messages an agent added that are not stored yet, oldest first. */
+export class HeldMessages {
+  private list: Message[] = []
+  /** The session's message count when the first held message arrived: another writer changes it. */
+  private countAtStart = 0
+
+  /** How many messages are held. */
+  get size(): number {
+    return this.list.length
+  }
+
+  /** The newest held message. */
+  last(): Message | undefined {
+    return this.list.at(-1)
+  }
+
+  /**
+   * @param trackingId - a trackingId
+   * @returns whether a held message has it
+   */
+  has(trackingId: string): boolean {
+    return this.list.some((m) => m.trackingId === trackingId)
+  }
+
+  /**
+   * Holds a message.
+   *
+   * @param message - the live message
+   * @param sessionCount - the session's message count now
+   */
+  hold(message: Message, sessionCount: number): void {
+    if (this.list.length === 0) this.countAtStart = sessionCount
+    this.list.push(message)
+  }
+
+  /**
+   * @param sessionCount - the session's message count now
+   * @returns whether no other writer stored a message since the first held one arrived
+   */
+  unchangedSince(sessionCount: number): boolean {
+    return this.list.length === 0 || this.countAtStart === sessionCount
+  }
+
+  /** @returns the held messages, no longer held */
+  take(): Message[] {
+    const taken = this.list
+    this.list = []
+    return taken
+  }
+
+  /**
+   * Holds messages again (a write of them failed); the next message is then written, not held, which
+   * tries them again.
+   *
+   * @param messages - what {@link take} returned
+   */
+  restore(messages: readonly Message[]): void {
+    this.list = [...messages, ...this.list]
+    this.countAtStart = -1
+  }
+}
+
+function toolIds(message: Message, kind: 'toolUse' | 'toolResult'): string[] {
+  return toLedgerMessage(message).content.flatMap((b) => {
+    if (kind === 'toolUse' && 'toolUse' in b) return [b.toolUse.toolUseId]
+    if (kind === 'toolResult' && 'toolResult' in b) return [b.toolResult.toolUseId]
+    return []
+  })
+}
+
+/** Whether `message` answers every call of `previous`, each once, and nothing else. */
+function pairsWith(previous: Message, message: Message): boolean {
+  const calls = toolIds(previous, 'toolUse')
+  const answers = toolIds(message, 'toolResult')
+  if (calls.length === 0) return answers.length === 0
+  if (message.role !== 'user' || answers.length !== calls.length) return false
+  const open = new Set(calls)
+  return open.size === calls.length && answers.every((id) => open.delete(id))
+}
+
+/** Whether the store takes the message as it is (no repair, no refusal). */
+function validAsIs(sync: SyncContext, message: Message): boolean {
+  try {
+    snapshotMessage(toLedgerMessage(message), sync.ledger.store.limits)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Whether a message the agent just added may be held (see the module comment).
+ *
+ * @param sync - the agent's sync
+ * @param held - the messages held so far
+ * @param message - the message, the last of `agent.messages`
+ * @param sessionCount - the session's message count now
+ * @param minted - its trackingId was just minted (so the session cannot know it)
+ * @returns true when it can wait for the end of the invocation
+ */
+export function canHold(
+  sync: SyncContext,
+  held: HeldMessages,
+  message: Message,
+  sessionCount: number,
+  minted: boolean,
+): boolean {
+  if (sync.alternate || held.size >= MAX_HELD_MESSAGES || hasStrandsPin(message)) return false
+  const messages = sync.agent.messages
+  if (messages.at(-1) !== message) return false
+  const previous = messages.at(-2)
+  if (previous === undefined || !pairsWith(previous, message)) return false
+  const id = message.trackingId
+  if (sync.tracked.has(id) || held.has(id)) return false
+  if (held.size > 0) {
+    if (previous !== held.last() || !held.unchangedSince(sessionCount)) return false
+  } else if (
+    !sync.tracked.has(previous.trackingId) ||
+    storedEntry(sync.ledger, previous.trackingId)?.seq !== sessionCount - 1
+  )
+    return false
+  return validAsIs(sync, message) && (minted || storedEntry(sync.ledger, id) === undefined)
+}
+
+/**
+ * Gives a message Strands added under a random trackingId (`crypto.randomUUID()`, what Strands mints) a
+ * time-ordered one instead, when the session does not know it: its row then lands at the end of the
+ * trackingId index rather than on a random leaf (see `messages/tracking-id.ts`). A random id carries
+ * nothing but its uniqueness; the live message takes the new one, so `agent.messages`, the window and
+ * Strands' own later references (a merge, a redaction) name the same message. Any other id is kept.
+ *
+ * @param sync - the agent's sync
+ * @param held - the messages held so far
+ * @param message - the message the agent just added
+ * @returns true when it took a new trackingId
+ */
+export function orderTrackingId(sync: SyncContext, held: HeldMessages, message: Message): boolean {
+  const id = message.trackingId
+  if (!isRandomUuid(id) || sync.tracked.has(id) || held.has(id)) return false
+  if (storedEntry(sync.ledger, id) !== undefined) return false
+  Object.assign(message, { trackingId: mintTrackingId() })
+  return true
+}
