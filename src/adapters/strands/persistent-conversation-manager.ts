@@ -163,9 +163,10 @@ export class PersistentConversationManager extends ConversationManager {
 
   /**
    * Writes the messages the agent added that are still held for the end of the invocation (with
-   * `durability: 'invocation'`), in one transaction. Call it from a tool, before a side effect that must
-   * find the conversation that led to it on disk. Nothing to do with `durability: 'message'`, or between
-   * invocations.
+   * `durability: 'invocation'`), in one transaction: the prompt, and the calls and results of earlier tool
+   * rounds (Strands adds a call to `agent.messages` with its result, once the tool has run). Call it from
+   * a long-running tool that wants the conversation so far on disk. Nothing to do with `durability:
+   * 'message'`, or between invocations.
    *
    * @throws ContextLedgerError `STORAGE_FULL`, `DATABASE_BUSY` (the messages stay held, to be written by
    *   the next write), `INVALID_MESSAGE` for a message the store refused even repaired (logged and dropped

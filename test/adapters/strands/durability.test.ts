@@ -1,0 +1,227 @@
+/**
+ * When the Strands manager writes what the agent adds: by default (`durability: 'invocation'`) held
+ * until the invocation ends and written with the window in one transaction; with `'message'`, each
+ * message in its own. Commits are counted from the write-ahead log of a real file.
+ */
+import { describe, expect, it } from 'vitest'
+import { Message, MessageAddedEvent, TextBlock, tool } from '@strands-agents/sdk'
+import { z } from 'zod'
+import type { MessageData } from '../../../src/index.js'
+import type { PersistentConversationManager } from '../../../src/adapters/strands/index.js'
+import { ScriptedModel, type ScriptedCall } from '../../../examples/strands-scripted-model.js'
+import { invalidity } from '../../helpers/provider-validity.js'
+import { refusal } from '../../helpers/refusal.js'
+import { useTempDir } from '../../helpers/temp-store.js'
+import { restartWal, walCommits } from '../../helpers/wal.js'
+import { assertWindowRules } from '../../helpers/window-rules.js'
+import { assistantScript, json, ledgerAgent } from './helpers.js'
+
+const dir = useTempDir('context-ledger-durability-')
+
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+
+/** A `lookup` tool that runs `during` each time it is called. */
+function lookupCalling(during: () => void) {
+  return tool({
+    name: 'lookup',
+    description: 'Look something up',
+    inputSchema: z.object({ q: z.string() }),
+    callback: ({ q }) => {
+      during()
+      return `${q}: found`
+    },
+  })
+}
+
+/** Role and content only: what two runs with different trackingIds must agree on. */
+function contentOf(messages: readonly MessageData[]): unknown[] {
+  return messages.map((m) => [m.role, m.content])
+}
+
+describe('PersistentConversationManager (Strands)', () => {
+  describe('durability', () => {
+    it("writes an invocation's four messages and its window in one commit ('message': five)", async () => {
+      for (const [durability, commits] of [
+        ['invocation', 1],
+        ['message', 5],
+      ] as const) {
+        const store = dir.open(`${durability}.db`)
+        const { agent, manager } = ledgerAgent({ store, sessionId: 's', windowSize: 6, durability })
+        expect(manager.durability).toBe(durability)
+        await agent.invoke('hello')
+        await agent.invoke('ask first')
+        restartWal(store)
+        await agent.invoke('ask second')
+        expect(walCommits(store)).toBe(commits)
+        expect(store.session('s')?.messageCount).toBe(10)
+        expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
+        assertWindowRules(store, 's')
+      }
+    })
+
+    it('holds the messages until the invocation ends: a tool sees none of them in the store', async () => {
+      for (const durability of ['invocation', 'message'] as const) {
+        const store = dir.open(`${durability}.db`)
+        const seen: number[] = []
+        const { agent } = ledgerAgent(
+          { store, sessionId: 's', durability },
+          { tools: [lookupCalling(() => seen.push(store.session('s')?.messageCount ?? 0))] },
+        )
+        await agent.invoke('hello')
+        await agent.invoke('ask now')
+        // Stored when the tool ran: with 'message', the prompt; held, not even that. (Strands 1.19 adds
+        // the call to agent.messages with its result, once the tool has run.)
+        expect(seen).toStrictEqual([durability === 'message' ? 3 : 2])
+        expect(store.session('s')?.messageCount).toBe(6)
+      }
+    })
+
+    it('flush() writes the held prompt before the tool goes on', async () => {
+      const store = dir.open()
+      const seen: number[] = []
+      let manager: PersistentConversationManager | undefined
+      const built = ledgerAgent(
+        { store, sessionId: 's' },
+        {
+          tools: [
+            lookupCalling(() => {
+              manager?.flush()
+              seen.push(store.session('s')?.messageCount ?? 0)
+            }),
+          ],
+        },
+      )
+      manager = built.manager
+      await built.agent.invoke('hello')
+      restartWal(store)
+      await built.agent.invoke('ask now')
+      expect(seen).toStrictEqual([3])
+      expect(store.session('s')?.messageCount).toBe(6)
+      // The flush, then the call, its result and the answer with the window.
+      expect(walCommits(store)).toBe(2)
+      expect(json(built.agent.messages)).toStrictEqual(built.manager.ledger.window())
+      // Nothing held: a flush between invocations writes nothing.
+      restartWal(store)
+      built.manager.flush()
+      expect(walCommits(store)).toBe(0)
+    })
+
+    it("stores the same conversation and shows the same windows as durability 'message'", async () => {
+      const prompts = [
+        'hello',
+        'ask a',
+        'pin 0 keep it',
+        'ask b',
+        'thanks',
+        'ask c',
+        'unpin 0',
+        'ask d',
+        'bye',
+      ]
+      const runs = await Promise.all(
+        (['invocation', 'message'] as const).map(async (durability) => {
+          const store = dir.open(`${durability}.db`)
+          const calls: ScriptedCall[] = []
+          const script = assistantScript()
+          const model = new ScriptedModel({
+            script: (call) => {
+              calls.push({ ...call, messages: [...call.messages] })
+              return script(call)
+            },
+          })
+          const { agent, manager } = ledgerAgent(
+            { store, sessionId: 's', windowSize: 5, durability },
+            { model },
+          )
+          const windows: unknown[] = []
+          restartWal(store)
+          for (const prompt of prompts) {
+            await agent.invoke(prompt)
+            expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
+            windows.push(contentOf(manager.ledger.window()))
+          }
+          assertWindowRules(store, 's')
+          expect(calls.map((c) => invalidity(c.messages)).filter((w) => w !== undefined)).toStrictEqual([])
+          const history = manager.ledger.history({ limit: 1000 }).map((e) => e.message)
+          return {
+            windows,
+            history: contentOf(history),
+            pins: store.pinEvents('s').length,
+            commits: walCommits(store),
+          }
+        }),
+      )
+      const [held, each] = runs
+      expect(held?.history).toStrictEqual(each?.history)
+      expect(held?.windows).toStrictEqual(each?.windows)
+      expect(held?.pins).toBe(2)
+      expect(each?.pins).toBe(2)
+      // One commit per invocation, plus the session's first message and the two pin tool calls, which
+      // write what is held before they pin.
+      expect(held?.commits).toBe(prompts.length + 3)
+      expect(each?.commits).toBeGreaterThan(2 * (held?.commits ?? 0))
+    })
+
+    it('writes a long invocation in steps of at most 32 held messages', async () => {
+      const store = dir.open()
+      const rounds = 40
+      const seen: number[] = []
+      // The model calls lookup until it has seen `rounds` results in this invocation.
+      const model = new ScriptedModel({
+        script: (call) => {
+          const results = call.messages.filter((m) => m.content.some((b) => b.type === 'toolResultBlock'))
+          return results.length < rounds
+            ? [{ toolUse: { name: 'lookup', input: { q: `r${results.length}` } } }]
+            : 'done'
+        },
+      })
+      const { agent, manager } = ledgerAgent(
+        { store, sessionId: 's', windowSize: 1000 },
+        { model, tools: [lookupCalling(() => seen.push(store.session('s')?.messageCount ?? 0))] },
+      )
+      await agent.invoke('go')
+      expect(seen).toHaveLength(rounds)
+      // The first message of a session is written at once; then at most 32 are ever held. When the
+      // i-th call runs, the agent has added the prompt and i calls with their results.
+      const counts = [1, ...seen]
+      const added = (i: number): number => 1 + 2 * i
+      for (let i = 0; i < rounds; i++) expect(added(i) - (seen[i] ?? 0)).toBeLessThanOrEqual(32)
+      expect(counts.some((c, i) => i > 0 && c > (counts[i - 1] ?? 0))).toBe(true)
+      expect(store.session('s')?.messageCount).toBe(2 + 2 * rounds)
+      expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
+    })
+
+    it('gives messages Strands minted a time-ordered trackingId that later hooks see; keeps one the caller chose', async () => {
+      const store = dir.open()
+      const { agent, manager } = ledgerAgent({ store, sessionId: 's' })
+      const seenByHook: string[] = []
+      agent.addHook(MessageAddedEvent, (event) => {
+        seenByHook.push(event.message.trackingId)
+      })
+      await agent.invoke('hello')
+      await agent.invoke('ask x')
+      await agent.invoke([
+        new Message({ role: 'user', content: [new TextBlock('mine')], trackingId: 'my-own-id' }),
+      ])
+      const history = manager.ledger.history({ limit: 100 })
+      expect(history.map((e) => e.trackingId)).toStrictEqual(seenByHook)
+      const mine = history.find((e) => e.trackingId === 'my-own-id')
+      expect(mine?.message.content).toStrictEqual([{ text: 'mine' }])
+      const minted = history.filter((e) => e !== mine).map((e) => e.trackingId)
+      expect(minted).toHaveLength(history.length - 1)
+      for (const id of minted) expect(id).toMatch(UUID_V7)
+      expect(minted).toStrictEqual([...minted].sort())
+      expect(agent.messages.map((m) => m.trackingId)).toStrictEqual(
+        manager.ledger.window().map((m) => m.trackingId),
+      )
+    })
+
+    it('refuses a durability that is neither invocation nor message, naming it', () => {
+      const store = dir.open()
+      for (const durability of ['sometimes', null, 1, 'INVOCATION'])
+        expect(
+          refusal(() => ledgerAgent({ store, sessionId: 's', durability: durability as never })).message,
+        ).toMatch(/at durability: expected 'invocation' or 'message', got /)
+    })
+  })
+})
