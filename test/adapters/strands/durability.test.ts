@@ -79,19 +79,19 @@ describe('PersistentConversationManager (Strands)', () => {
     it('flush() writes the held prompt before the tool goes on', async () => {
       const store = dir.open()
       const seen: number[] = []
-      let manager: PersistentConversationManager | undefined
+      const late: { manager?: PersistentConversationManager } = {}
       const built = ledgerAgent(
         { store, sessionId: 's' },
         {
           tools: [
             lookupCalling(() => {
-              manager?.flush()
+              late.manager?.flush()
               seen.push(store.session('s')?.messageCount ?? 0)
             }),
           ],
         },
       )
-      manager = built.manager
+      late.manager = built.manager
       await built.agent.invoke('hello')
       restartWal(store)
       await built.agent.invoke('ask now')
