@@ -31,7 +31,7 @@ export const WAL_CHECKPOINT_BYTES = 16_777_216
 export const NEW_LEDGER_PAGE_SIZE = 1024
 
 /** Sets {@link NEW_LEDGER_PAGE_SIZE} (literal text: see pragmas.ts). */
-const SET_PAGE_SIZE: `page_size = ${typeof NEW_LEDGER_PAGE_SIZE}` = 'page_size = 1024'
+export const SET_PAGE_SIZE: `page_size = ${typeof NEW_LEDGER_PAGE_SIZE}` = 'page_size = 1024'
 
 /** Cuts a log a checkpoint restarted back to {@link WAL_CHECKPOINT_BYTES} (literal text: see pragmas.ts). */
 const SET_JOURNAL_SIZE_LIMIT: `journal_size_limit = ${typeof WAL_CHECKPOINT_BYTES}` =

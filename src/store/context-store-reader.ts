@@ -87,10 +87,12 @@ export abstract class ContextStoreReader {
    * beside the destination and renamed into place once complete. Works on a read-only store too.
    *
    * @param destination - the copy's path; must differ from the store's
-   * @param options - `overwrite: true` to replace an existing file (and its -wal/-shm; it must not be open)
+   * @param options - `overwrite: true` to replace an existing file (and its -wal/-shm; it must not be open);
+   *   `compact: true` to rebuild the copy packed with the page size new ledgers get (1 KiB)
    * @returns the destination's absolute path and the pages copied
    * @throws ContextLedgerError `INVALID_OPTIONS` naming `destination` (also when it exists and `overwrite`
-   *   is not true) or `options.overwrite`; `STORAGE_ERROR`, `STORAGE_FULL` when the copy cannot be written
+   *   is not true), `options.overwrite` or `options.compact`; `STORAGE_ERROR`, `STORAGE_FULL` when the
+   *   copy cannot be written
    */
   async backup(destination: string, options: BackupOptions = {}): Promise<BackupResult> {
     this.ledger.ensureOpen()

@@ -5,6 +5,7 @@
  */
 import { copyFileSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
+import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { openContextStore, PersistentConversationManager, type ContextStore } from '../../src/index.js'
@@ -432,6 +433,59 @@ describe('ContextStore.backup', () => {
       code: 'INVALID_OPTIONS',
       path: 'options.overwrite',
     })
+  })
+
+  it('with compact, copies a ledger with 4 KiB pages into a working one with 1 KiB pages, also read-only', async () => {
+    // A ledger as earlier versions made them: rebuilt with 4 KiB pages (only outside WAL mode).
+    fill('s', 'x', 30).pin({ seq: 3 })
+    fill('t', 'y', 4)
+    store.close()
+    const old = new Database(path)
+    old.pragma('journal_mode = DELETE')
+    old.pragma('page_size = 4096')
+    old.exec('VACUUM')
+    old.close()
+    for (const readonly of [false, true]) {
+      const source = openContextStore(path, { readonly })
+      const target = dir.file(`compact-${readonly}.db`)
+      try {
+        expect(source.connection().pragma('page_size', { simple: true })).toBe(4096)
+        const result = await source.backup(target, { compact: true })
+        // Still 4 KiB: the store's own file keeps its page size.
+        expect(source.connection().pragma('page_size', { simple: true })).toBe(4096)
+        const copy = openContextStore(target, { mustExist: true })
+        try {
+          expect(copy.connection().pragma('page_size', { simple: true })).toBe(1024)
+          expect(copy.connection().pragma('page_count', { simple: true })).toBe(result.pages)
+          expect(copy.connection().pragma('integrity_check', { simple: true })).toBe('ok')
+          expect(copy.sessions()).toStrictEqual(source.sessions())
+          for (const sessionId of ['s', 't']) {
+            expect(copy.history(sessionId, { limit: 100 })).toStrictEqual(
+              source.history(sessionId, { limit: 100 }),
+            )
+            expect(copy.window(sessionId)).toStrictEqual(source.window(sessionId))
+          }
+          // The copy is a ledger that goes on.
+          const m = new PersistentConversationManager({ store: copy, sessionId: 's', windowSize: 3 })
+          m.append([user('after'), assistant('compaction')])
+          expect(m.applyWindow().boundary).toBeGreaterThan(0)
+          assertWindowRules(copy, 's')
+        } finally {
+          copy.close()
+        }
+      } finally {
+        source.close()
+      }
+    }
+    const again = openContextStore(path)
+    try {
+      await expect(again.backup(dir.file('y.db'), { compact: 'yes' } as never)).rejects.toMatchObject({
+        code: 'INVALID_OPTIONS',
+        path: 'options.compact',
+      })
+    } finally {
+      again.close()
+    }
   })
 
   it('works on a read-only store, and reports a destination it cannot write as a typed error', async () => {
