@@ -155,6 +155,22 @@ export abstract class ContextStoreReader {
   }
 
   /**
+   * How many messages a session holds: one indexed read, where {@link session} also sums pins and tokens.
+   *
+   * @param sessionId - the session
+   * @returns its message count (0 when it does not exist yet)
+   * @internal The Strands adapter checks it for each message it holds.
+   */
+  messageCount(sessionId: string): number {
+    this.ledger.ensureOpen()
+    return this.ledger.read(
+      () => this.ledger.keys.sessionRow(sessionId)?.message_count ?? 0,
+      `read session "${sessionId}"`,
+      sessionId,
+    )
+  }
+
+  /**
    * Pinned messages with when, who and why they were pinned.
    *
    * @param options - `sessionId` to restrict to one session; all sessions when omitted

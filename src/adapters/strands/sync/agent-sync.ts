@@ -155,7 +155,7 @@ export class AgentSync {
   /** The session's message count, as stored. */
   private sessionCount(): number {
     const { ledger } = this.sync
-    return ledger.store.session(ledger.sessionId)?.messageCount ?? 0
+    return ledger.store.messageCount(ledger.sessionId)
   }
 
   /**
