@@ -4,7 +4,8 @@
  * alternating roles. Every case runs a real `Agent` with the scripted model on a real ledger file.
  */
 import { describe, expect, it } from 'vitest'
-import { BeforeInvocationEvent, MessageAddedEvent, TextBlock, type Message } from '@strands-agents/sdk'
+import { BeforeInvocationEvent, MessageAddedEvent, TextBlock, tool, type Message } from '@strands-agents/sdk'
+import { z } from 'zod'
 import { assertWindowRules, readHistory } from '../../helpers/window-rules.js'
 import { ScriptedModel, type ScriptedCall } from '../../../examples/strands-scripted-model.js'
 import { useTempDir } from '../../helpers/temp-store.js'
@@ -110,6 +111,34 @@ describe('PersistentConversationManager (Strands)', () => {
       ]).flat(),
     ])
     expect(calls.map((c) => invalidity(c.messages)).filter((w) => w !== undefined)).toStrictEqual([])
+    expect(json(a.agent.messages)).toStrictEqual(a.manager.ledger.window())
+    assertWindowRules(store, 's')
+  })
+
+  it('with durability invocation, hands the model a valid conversation when the other agent’s turn lands while this agent’s tool runs', async () => {
+    const store = dir.open()
+    const calls: ScriptedCall[] = []
+    const b = ledgerAgent({ store, sessionId: 's' }, { model: recordingModel('b-', calls) })
+    let turns = 0
+    // A's tool runs B's whole turn: A's prompt is held, and Strands adds A's call and its result only
+    // after the tool returned — by then the session has B's rows.
+    const lookup = tool({
+      name: 'lookup',
+      description: 'Look something up',
+      inputSchema: z.object({ q: z.string() }),
+      callback: async ({ q }) => {
+        if (turns < 3) await b.agent.invoke(`ask b${++turns}`)
+        return `${q}: found`
+      },
+    })
+    const a = ledgerAgent({ store, sessionId: 's' }, { model: recordingModel('a-', calls), tools: [lookup] })
+    await a.agent.invoke('hello')
+    for (let i = 0; i < 4; i++) await a.agent.invoke(`ask a${i}`)
+    expect(turns).toBe(3)
+    expect(calls.map((c) => invalidity(c.messages)).filter((w) => w !== undefined)).toStrictEqual([])
+    const history = readHistory(store, 's')
+    expect(history).toHaveLength(2 + 7 * 4)
+    expect(history.filter((e) => e.late)).toStrictEqual([])
     expect(json(a.agent.messages)).toStrictEqual(a.manager.ledger.window())
     assertWindowRules(store, 's')
   })

@@ -175,22 +175,21 @@ export class AgentSync {
     const { ledger } = this.sync
     const held = this.held.take()
     let refusal: ContextLedgerError | undefined
+    let stale = false
     let outcome: Outcome<T>
     try {
       outcome = ledger.store.batch(ledger.sessionId, (): Outcome<T> => {
-        let stale = false
         for (const message of held) {
           try {
-            // A view that missed another writer's rows is refreshed once, after the last held message:
-            // refreshing after an earlier one would drop the later ones from agent.messages.
+            // A view that missed another writer's rows is refreshed once, after `work`: refreshing up
+            // to a held message would drop what follows it from agent.messages — the later held ones, and
+            // the message being added, which Strands may answer next.
             stale = mirrorAdded(this.sync, this.end, message, false) || stale
           } catch (error) {
             if (!isContextLedgerError(error, 'INVALID_MESSAGE')) throw error
             refusal ??= error
           }
         }
-        const last = held.at(-1)
-        if (stale && last !== undefined && this.sync.agent.messages.includes(last)) showUpTo(this.sync, last)
         try {
           return { ok: true, value: work() }
         } catch (error) {
@@ -201,6 +200,8 @@ export class AgentSync {
       this.held.restore(held)
       throw error
     }
+    const last = this.sync.agent.messages.at(-1)
+    if (stale && last !== undefined) showUpTo(this.sync, last)
     if (!outcome.ok) throw outcome.error
     if (refusal !== undefined) throw refusal
     return outcome.value
