@@ -59,6 +59,32 @@ describe('PersistentConversationManager (Strands)', () => {
       }
     })
 
+    it('with alternate: true, still writes an invocation in one commit and hands the model alternating roles', async () => {
+      const store = dir.open()
+      const calls: ScriptedCall[] = []
+      const script = assistantScript()
+      const model = new ScriptedModel({
+        script: (call) => {
+          calls.push({ ...call, messages: [...call.messages] })
+          return script(call)
+        },
+      })
+      const { agent, manager } = ledgerAgent(
+        { store, sessionId: 's', windowSize: 6, alternate: true },
+        { model },
+      )
+      await agent.invoke('hello')
+      await agent.invoke('ask first')
+      restartWal(store)
+      await agent.invoke('ask second')
+      expect(walCommits(store)).toBe(1)
+      for (const call of calls) {
+        const roles = call.messages.map((m) => m.role)
+        expect(roles.every((role, i) => i === 0 || role !== roles[i - 1])).toBe(true)
+      }
+      expect(json(agent.messages)).toStrictEqual(manager.ledger.window({ alternate: true }))
+    })
+
     it('holds the messages until the invocation ends: a tool sees none of them in the store', async () => {
       for (const durability of ['invocation', 'message'] as const) {
         const store = dir.open(`${durability}.db`)

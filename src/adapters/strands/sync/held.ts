@@ -8,7 +8,8 @@
  * A message is held only when storing it later cannot change what the model is shown before then: it
  * continues the conversation exactly as the agent shows it (it follows the newest stored row, or the
  * last held message), answers every call of the message before it and nothing else, is valid as it is
- * (so no repair rewrites it), carries no pin, and is new to the session. Anything else is stored at once,
+ * (so no repair rewrites it), carries no pin, is new to the session, and (with `alternate`) does not join
+ * the message before it. Anything else is stored at once,
  * after the held messages, by the same path as with `durability: 'message'`.
  */
 import type { Message } from '@strands-agents/sdk'
@@ -130,11 +131,13 @@ export function canHold(
   sessionCount: number,
   minted: boolean,
 ): boolean {
-  if (sync.alternate || held.size >= MAX_HELD_MESSAGES || hasStrandsPin(message)) return false
+  if (held.size >= MAX_HELD_MESSAGES || hasStrandsPin(message)) return false
   const messages = sync.agent.messages
   if (messages.at(-1) !== message) return false
   const previous = messages.at(-2)
   if (previous === undefined || !pairsWith(previous, message)) return false
+  // With `alternate`, a message of the previous one's role joins it in the view at once.
+  if (sync.alternate && previous.role === message.role) return false
   const id = message.trackingId
   if (sync.tracked.has(id) || held.has(id)) return false
   if (held.size > 0) {
