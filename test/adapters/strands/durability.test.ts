@@ -14,7 +14,7 @@ import { refusal } from '../../helpers/refusal.js'
 import { useTempDir } from '../../helpers/temp-store.js'
 import { restartWal, walCommits } from '../../helpers/wal.js'
 import { assertWindowRules } from '../../helpers/window-rules.js'
-import { assistantScript, json, ledgerAgent } from './helpers.js'
+import { json, ledgerAgent, recordingModel } from './helpers.js'
 
 const dir = useTempDir('context-ledger-durability-')
 
@@ -62,13 +62,7 @@ describe('PersistentConversationManager (Strands)', () => {
     it('with alternate: true, still writes an invocation in one commit and hands the model alternating roles', async () => {
       const store = dir.open()
       const calls: ScriptedCall[] = []
-      const script = assistantScript()
-      const model = new ScriptedModel({
-        script: (call) => {
-          calls.push({ ...call, messages: [...call.messages] })
-          return script(call)
-        },
-      })
+      const model = recordingModel('tool-', calls)
       const { agent, manager } = ledgerAgent(
         { store, sessionId: 's', windowSize: 6, alternate: true },
         { model },
@@ -148,13 +142,7 @@ describe('PersistentConversationManager (Strands)', () => {
         (['invocation', 'message'] as const).map(async (durability) => {
           const store = dir.open(`${durability}.db`)
           const calls: ScriptedCall[] = []
-          const script = assistantScript()
-          const model = new ScriptedModel({
-            script: (call) => {
-              calls.push({ ...call, messages: [...call.messages] })
-              return script(call)
-            },
-          })
+          const model = recordingModel('tool-', calls)
           const { agent, manager } = ledgerAgent(
             { store, sessionId: 's', windowSize: 5, durability },
             { model },

@@ -66,6 +66,17 @@ function assistantReply(call: ScriptedCall, toolUseId: string): ScriptedReply {
   return `Noted: ${prompt.slice(0, 40)}`
 }
 
+/** The assistant script (tool ids `<prefix><call index>`), recording every conversation the model was handed. */
+export function recordingModel(prefix: string, calls: ScriptedCall[]): ScriptedModel {
+  const script = assistantScript(prefix)
+  return new ScriptedModel({
+    script: (call) => {
+      calls.push({ ...call, messages: [...call.messages] })
+      return script(call)
+    },
+  })
+}
+
 /** A real Agent with the scripted model, the lookup tool, `pin_message` and the ledger's manager. */
 export function ledgerAgent(
   options: PersistentConversationManagerOptions,

@@ -4,25 +4,48 @@
  * alternating roles. Every case runs a real `Agent` with the scripted model on a real ledger file.
  */
 import { describe, expect, it } from 'vitest'
-import { BeforeInvocationEvent, MessageAddedEvent, TextBlock, tool, type Message } from '@strands-agents/sdk'
+import {
+  BeforeInvocationEvent,
+  MessageAddedEvent,
+  TextBlock,
+  tool,
+  type Agent,
+  type Message,
+} from '@strands-agents/sdk'
 import { z } from 'zod'
 import { assertWindowRules, readHistory } from '../../helpers/window-rules.js'
-import { ScriptedModel, type ScriptedCall } from '../../../examples/strands-scripted-model.js'
+import type { ContextStore } from '../../../src/index.js'
+import type { PersistentConversationManager } from '../../../src/adapters/strands/index.js'
+import type { ScriptedCall } from '../../../examples/strands-scripted-model.js'
 import { useTempDir } from '../../helpers/temp-store.js'
-import { assistantScript, json, ledgerAgent } from './helpers.js'
+import { json, ledgerAgent, recordingModel } from './helpers.js'
 import { invalidity } from '../../helpers/provider-validity.js'
 
 const dir = useTempDir('context-ledger-strands-')
 
-/** The assistant script, recording every conversation the model was handed. */
-function recordingModel(prefix: string, calls: ScriptedCall[]): ScriptedModel {
-  const script = assistantScript(prefix)
-  return new ScriptedModel({
-    script: (call) => {
-      calls.push({ ...call, messages: [...call.messages] })
-      return script(call)
-    },
+/** Every model call got a valid conversation, `a` shows its window, and the window keeps every rule. */
+function expectValid(
+  store: ContextStore,
+  calls: readonly ScriptedCall[],
+  a: { agent: Agent; manager: PersistentConversationManager },
+): void {
+  expect(calls.map((c) => invalidity(c.messages)).filter((w) => w !== undefined)).toStrictEqual([])
+  expect(json(a.agent.messages)).toStrictEqual(a.manager.ledger.window())
+  assertWindowRules(store, 's')
+}
+
+/**
+ * A invokes `ask a0` … `ask a4`; the first three times A adds a tool call, B runs a whole turn
+ * (`ask b1` … `ask b3`) before A goes on.
+ */
+async function interleave(a: Agent, b: Agent): Promise<void> {
+  let interleaved = 0
+  a.addHook(MessageAddedEvent, async (event) => {
+    if (interleaved < 3 && event.message.content.some((x) => x.type === 'toolUseBlock'))
+      await b.invoke(`ask b${++interleaved}`)
   })
+  for (let i = 0; i < 5; i++) await a.invoke(`ask a${i}`)
+  expect(interleaved).toBe(3)
 }
 
 const textOf = (data: { content: readonly unknown[] }): string => JSON.stringify(data.content)
@@ -41,21 +64,13 @@ describe('PersistentConversationManager (Strands)', () => {
     // repair row when B's prompt arrives, so A's real result arrives late.
     // After initialize(), so the ledger's own MessageAddedEvent hook (registered there) has stored A's call.
     await a.agent.initialize()
-    let interleaved = 0
-    a.agent.addHook(MessageAddedEvent, async (event) => {
-      if (interleaved < 3 && event.message.content.some((x) => x.type === 'toolUseBlock'))
-        await b.agent.invoke(`ask b${++interleaved}`)
-    })
-    for (let i = 0; i < 5; i++) await a.agent.invoke(`ask a${i}`)
-    expect(interleaved).toBe(3)
+    await interleave(a.agent, b.agent)
     const history = readHistory(store, 's')
     const archived = history.map((e) => textOf(e.message)).join('\n')
     for (let i = 0; i < 5; i++) expect(archived).toContain(`a${i}: `)
     for (let i = 1; i <= 3; i++) expect(archived).toContain(`b${i}: `)
     expect(history.filter((e) => e.late)).toHaveLength(3)
-    expect(calls.map((c) => invalidity(c.messages)).filter((w) => w !== undefined)).toStrictEqual([])
-    expect(json(a.agent.messages)).toStrictEqual(a.manager.ledger.window())
-    assertWindowRules(store, 's')
+    expectValid(store, calls, a)
   })
 
   it('with durability invocation, stores the turn the other agent ran during a tool call whole, before this one', async () => {
@@ -66,13 +81,7 @@ describe('PersistentConversationManager (Strands)', () => {
     // The session's first message is stored at once (nothing before it to follow); from then on A's
     // messages are held until its invocation ends.
     await a.agent.invoke('hello')
-    let interleaved = 0
-    a.agent.addHook(MessageAddedEvent, async (event) => {
-      if (interleaved < 3 && event.message.content.some((x) => x.type === 'toolUseBlock'))
-        await b.agent.invoke(`ask b${++interleaved}`)
-    })
-    for (let i = 0; i < 5; i++) await a.agent.invoke(`ask a${i}`)
-    expect(interleaved).toBe(3)
+    await interleave(a.agent, b.agent)
     const history = readHistory(store, 's')
     // A's prompt and call were held when B ran: B's turn is stored first, then A's whole turn, so no
     // call is answered by a repair row and no result arrives late.
@@ -110,9 +119,7 @@ describe('PersistentConversationManager (Strands)', () => {
         'text@assistant',
       ]).flat(),
     ])
-    expect(calls.map((c) => invalidity(c.messages)).filter((w) => w !== undefined)).toStrictEqual([])
-    expect(json(a.agent.messages)).toStrictEqual(a.manager.ledger.window())
-    assertWindowRules(store, 's')
+    expectValid(store, calls, a)
   })
 
   it('with durability invocation, hands the model a valid conversation when the other agent’s turn lands while this agent’s tool runs', async () => {
