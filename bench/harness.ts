@@ -111,6 +111,26 @@ function fmtUs(us: number): string {
 }
 
 /**
+ * A byte count for a table cell.
+ *
+ * @param bytes - the count
+ * @returns e.g. `18.4 KB` or `2.14 MB` (1 KB = 1,024 bytes)
+ */
+export function kb(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(2)} MB` : `${(bytes / 1024).toFixed(1)} KB`
+}
+
+/**
+ * A byte limit for a table cell, whole kilobytes without decimals.
+ *
+ * @param bytes - the limit
+ * @returns e.g. `≤ 25 KB`
+ */
+export function kbLimit(bytes: number): string {
+  return `≤ ${Number.isInteger(bytes / 1024) ? `${bytes / 1024} KB` : kb(bytes)}`
+}
+
+/**
  * Renders rows as a Markdown table (readable in a terminal and pasteable into the README).
  *
  * @param rows - the results

@@ -1,6 +1,7 @@
 /**
  * The agent turn the Strands benchmarks run: a prompt, one lookup tool call, its result and an answer, four
- * messages of about 2 KB together; and a history of such turns, as a long-running session holds it.
+ * messages stored as about 1.1 KB of JSON together; and a history of such turns, as a long-running session
+ * holds it.
  */
 import { tool } from '@strands-agents/sdk'
 import { z } from 'zod'
