@@ -1,7 +1,9 @@
 /**
- * Timing and reporting helpers for `bench/run.ts`. Every figure is a median of per-run medians, and
+ * Timing and reporting helpers for `bench/run.ts`. Every timed figure is a median of per-run medians, and
  * every ratio is computed inside one run (both sides measured interleaved, in the same process) before
  * the median over runs is taken — on a shared 2-core machine absolute times drift, ratios much less.
+ * Byte counts, which the machine's load does not move, are reported as measured and held to an absolute
+ * target.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -84,8 +86,13 @@ export interface Row {
   readonly baseline: number
   /** Median over runs of the per-run ratio. */
   readonly ratio: number
-  /** The ratio must not exceed this; undefined for informational rows. */
+  /** The ratio (bytes rows: `ours`) must not exceed this; undefined for informational rows. */
   readonly target: number | undefined
+  /**
+   * What `ours` and `baseline` count: microseconds (the default; the target bounds the ratio), or bytes
+   * (the target bounds `ours` itself, an absolute count rather than a same-run ratio).
+   */
+  readonly unit?: 'µs' | 'bytes'
 }
 
 /**
@@ -107,7 +114,7 @@ export function summarize(operation: string, runs: readonly PairRun[], target: n
 }
 
 function fmtUs(us: number): string {
-  return us >= 100 ? us.toFixed(0) : us.toFixed(1)
+  return `${us >= 100 ? us.toFixed(0) : us.toFixed(1)} µs`
 }
 
 /**
@@ -130,6 +137,26 @@ export function kbLimit(bytes: number): string {
   return `≤ ${Number.isInteger(bytes / 1024) ? `${bytes / 1024} KB` : kb(bytes)}`
 }
 
+function cells(r: Row): string[] {
+  if (r.unit === 'bytes')
+    return [
+      r.operation,
+      kb(r.ours),
+      kb(r.baseline),
+      `${r.ratio.toFixed(1)}×`,
+      r.target === undefined ? '—' : kbLimit(r.target),
+      r.target === undefined ? 'info' : r.ours <= r.target ? 'PASS' : 'MISS',
+    ]
+  return [
+    r.operation,
+    fmtUs(r.ours),
+    fmtUs(r.baseline),
+    `${r.ratio.toFixed(2)}×`,
+    r.target === undefined ? '—' : `≤ ${r.target}×`,
+    r.target === undefined ? 'info' : r.ratio <= r.target ? 'PASS' : 'MISS',
+  ]
+}
+
 /**
  * Renders rows as a Markdown table (readable in a terminal and pasteable into the README).
  *
@@ -137,15 +164,8 @@ export function kbLimit(bytes: number): string {
  * @returns the table text
  */
 export function renderTable(rows: readonly Row[]): string {
-  const header = ['operation', 'ours µs', 'baseline µs', 'ratio', 'target', 'result']
-  const body = rows.map((r) => [
-    r.operation,
-    fmtUs(r.ours),
-    fmtUs(r.baseline),
-    `${r.ratio.toFixed(2)}×`,
-    r.target === undefined ? '—' : `≤ ${r.target}×`,
-    r.target === undefined ? 'info' : r.ratio <= r.target ? 'PASS' : 'MISS',
-  ])
+  const header = ['operation', 'ours', 'baseline', 'ratio', 'target', 'result']
+  const body = rows.map(cells)
   const all = [header, ...body]
   const widths = header.map((_, c) => Math.max(...all.map((line) => (line[c] as string).length)))
   const line = (cells: readonly string[]): string =>

@@ -7,6 +7,9 @@
  *   d. pin / append + applyWindow() / window() at 10,000 and 1,000 pins vs 100 (bench/pins.ts)
  *   e. contention: 3 writer, 2 pinner and 1 reader processes on one file, p50 / p99 / max of every call
  *      (bench/contention.ts; 15 s, 5 s with --quick)
+ *   f. bytes written per 4-message turn of a real Strands Agent with our manager, at 200, 2,000 and 10,000
+ *      messages of history (bench/strands-variants.ts; 100 turns, 20 with --quick): an absolute count
+ *      against the turn's payload, not a same-run ratio — bytes written do not depend on machine noise
  *
  * Usage: `npm run bench [-- --quick] [-- --runs N]`. `--quick` uses 100,000 messages instead of 1,000,000
  * for (c). Prints medians over runs and same-run ratios; always exits 0 (measured, not asserted).
@@ -193,6 +196,29 @@ function benchFlat(scratch: Scratch, cfg: Config): Row[] {
   ]
 }
 
+/**
+ * (f) bytes a Strands agent turn writes with our manager, checkpoint included, beside its payload: an
+ * absolute count (bytes are deterministic), so one run and no baseline operation.
+ */
+async function benchStrandsBytes(cfg: Config): Promise<Row[]> {
+  // Imported here: the Strands SDK is an optional peer dependency, needed by this row only.
+  const { runHistory, TURN_BYTES_TARGET } = await import('./strands-variants.js')
+  const rows: Row[] = []
+  for (const n of [200, 2_000, 10_000]) {
+    const { ours } = await runHistory(['ours'], n, cfg.quick ? 20 : 100)
+    const payload = ours.payloadPerTurn ?? Number.NaN
+    rows.push({
+      operation: `Strands turn, bytes written (absolute): ${n >= 1000 ? `${n / 1000}k` : n} msgs`,
+      ours: ours.bytesPerTurn,
+      baseline: payload,
+      ratio: ours.bytesPerTurn / payload,
+      target: TURN_BYTES_TARGET,
+      unit: 'bytes',
+    })
+  }
+  return rows
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2)
   // `--scale` and `--contention` pick another bench, which parses the remaining options itself.
@@ -221,6 +247,8 @@ async function main(): Promise<void> {
     rows.push(...benchFlat(scratch, cfg))
     log('d. pins...')
     rows.push(...benchPins(scratch, Math.min(cfg.runs, cfg.quick ? 3 : 5)))
+    log('f. bytes of a Strands turn...')
+    rows.push(...(await benchStrandsBytes(cfg)))
     const out = [
       '',
       `Machine: ${machine()}`,
@@ -234,7 +262,10 @@ async function main(): Promise<void> {
       `JSON.parse; (c) the same operation of ours in a session of 1,000 messages (windowSize ${WINDOW} and a token`,
       'budget that binds first, so applyWindow() runs both the count and the token cut); (d) the same operation',
       'of ours in the same session when it held 100 pins (windowSize 40; every pin brings an evicted message',
-      'back, so window() returns every pinned message and grows with them by design).',
+      'back, so window() returns every pinned message and grows with them by design); (f) none: bytes written',
+      'per 4-message turn of a real Strands Agent (wchar, WAL checkpoint included) are an absolute count,',
+      "deterministic, held to the target itself; the baseline column is the turn's payload (the 4 stored JSON",
+      'bodies) and the ratio is written / payload.',
       'WAL, synchronous=NORMAL on both sides. Targets are the performance goals of the library; this program never fails on a MISS.',
       '',
     ]
