@@ -70,6 +70,7 @@ function invalid(field: string, expected: string, got: unknown): ContextLedgerEr
   return new ContextLedgerError(
     'INVALID_OPTIONS',
     `Invalid PersistentConversationManager options at ${field}: expected ${expected}, got ${shown}`,
+    { path: field },
   )
 }
 

@@ -155,10 +155,16 @@ export class PersistentConversationManager extends ConversationManager {
       },
       { order: HookOrder.SDK_FIRST },
     )
-    // Strands fires it after every invocation, failed ones included.
-    agent.addHook(AfterInvocationEvent, (event) => {
-      this.syncOf(event.agent).finish()
-    })
+    // Strands fires it after every invocation, failed ones included, and stops at the first hook that
+    // throws: first among the hooks, so another hook failing (a SessionManager that cannot save) never
+    // keeps the invocation's held messages from being written.
+    agent.addHook(
+      AfterInvocationEvent,
+      (event) => {
+        this.syncOf(event.agent).finish()
+      },
+      { order: HookOrder.SDK_FIRST },
+    )
   }
 
   /**

@@ -4,7 +4,7 @@
  * message in its own. Commits are counted from the write-ahead log of a real file.
  */
 import { describe, expect, it } from 'vitest'
-import { Message, MessageAddedEvent, TextBlock, tool } from '@strands-agents/sdk'
+import { AfterInvocationEvent, Message, MessageAddedEvent, TextBlock, tool } from '@strands-agents/sdk'
 import { z } from 'zod'
 import type { MessageData } from '../../../src/index.js'
 import type { PersistentConversationManager } from '../../../src/adapters/strands/index.js'
@@ -230,12 +230,109 @@ describe('PersistentConversationManager (Strands)', () => {
       )
     })
 
+    it.each(['invocation', 'message'] as const)(
+      '(%s) writes the invocation even when another AfterInvocationEvent hook throws',
+      async (durability) => {
+        const store = dir.open()
+        const { agent, manager } = ledgerAgent({ store, sessionId: 's', durability })
+        await agent.invoke('hello')
+        agent.addHook(AfterInvocationEvent, () => {
+          throw new Error('audit hook failed')
+        })
+        await expect(agent.invoke('ask x')).rejects.toThrow('audit hook failed')
+        expect(store.session('s')?.messageCount).toBe(6)
+        expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
+      },
+    )
+
+    it.each(['invocation', 'message'] as const)(
+      '(%s) answers a call stored early at once: another agent run from the tool finds no open call',
+      async (durability) => {
+        const store = dir.open()
+        const b = ledgerAgent({ store, sessionId: 's', durability })
+        // A's tool runs B: B's rows make A write what it holds with its call, and the call's result
+        // must follow at once, or B's next prompt finds the call open and answers it with a repair row.
+        const askB = tool({
+          name: 'lookup',
+          description: 'Ask B',
+          inputSchema: z.object({ q: z.string() }),
+          callback: async ({ q }) => {
+            await b.agent.invoke(`thanks ${q}`)
+            return `B answered ${q}`
+          },
+        })
+        const model = new ScriptedModel({
+          script: (call) =>
+            call.index < 2
+              ? [
+                  {
+                    toolUse: {
+                      toolUseId: `a${call.index}`,
+                      name: 'lookup',
+                      input: { q: `sub ${call.index}` },
+                    },
+                  },
+                ]
+              : 'A: done',
+        })
+        const a = ledgerAgent({ store, sessionId: 's', durability }, { model, tools: [askB] })
+        await a.agent.invoke('go')
+        const history = store.history('s', { limit: 100 })
+        expect(history.filter((e) => e.late)).toStrictEqual([])
+        expect(history.filter((e) => e.message.metadata?.custom?.contextLedger !== undefined)).toStrictEqual(
+          [],
+        )
+        expect(json(a.agent.messages)).toStrictEqual(a.manager.ledger.window())
+        assertWindowRules(store, 's')
+      },
+    )
+
+    it.each(['invocation', 'message'] as const)(
+      '(%s) keeps the original of a message a tool edits in place, and records the edit and a pin as Strands-made',
+      async (durability) => {
+        const store = dir.open()
+        const late: { agent?: { messages: Message[] } } = {}
+        const scrub = tool({
+          name: 'lookup',
+          description: 'Scrub the prompt',
+          inputSchema: z.object({ q: z.string() }),
+          callback: () => {
+            const prompt = late.agent?.messages.at(-1)
+            if (prompt !== undefined) {
+              prompt.content.splice(0, 1, new TextBlock('[REDACTED]'))
+              prompt.metadata = { custom: { pinned: true } }
+            }
+            return 'scrubbed'
+          },
+        })
+        const { agent, manager } = ledgerAgent({ store, sessionId: 's', durability }, { tools: [scrub] })
+        late.agent = agent
+        await agent.invoke('hello')
+        await agent.invoke('ask my SSN is 123-45-6789')
+        const prompt = manager.ledger.message({ seq: 2 })
+        expect(prompt.message.content).toStrictEqual([{ text: 'ask my SSN is 123-45-6789' }])
+        expect(manager.ledger.window()[2]?.content).toStrictEqual([{ text: '[REDACTED]' }])
+        expect(manager.ledger.edits().map((e) => [e.seq, e.kind, e.actor])).toStrictEqual([
+          [2, 'edit', 'strands'],
+        ])
+        expect(store.pinEvents('s').map((e) => [e.seq, e.action, e.actor])).toStrictEqual([
+          [2, 'pin', 'strands'],
+        ])
+      },
+    )
+
     it('refuses a durability that is neither invocation nor message, naming it', () => {
       const store = dir.open()
       for (const durability of ['sometimes', null, 1, 'INVOCATION'])
         expect(
-          refusal(() => ledgerAgent({ store, sessionId: 's', durability: durability as never })).message,
-        ).toMatch(/at durability: expected 'invocation' or 'message', got /)
+          refusal(() => ledgerAgent({ store, sessionId: 's', durability: durability as never })),
+        ).toMatchObject({
+          code: 'INVALID_OPTIONS',
+          path: 'durability',
+          message: expect.stringMatching(
+            /at durability: expected 'invocation' or 'message', got /,
+          ) as unknown,
+        })
     })
   })
 })

@@ -27,14 +27,22 @@ function answersCallsOf(answer: MessageData, call: Message | undefined): boolean
  * @param message - the message, already in `agent.messages`
  * @param refresh - bring a view that missed another writer's rows up to the stored window now; false when
  *   the caller stores more messages after this one and refreshes once, after the last
+ * @param form - the form the message was added in, when it was held since: what is stored; a change made
+ *   to the live message meanwhile is recorded by the next adoption, as an edit or a pin made in place
  * @returns whether the view missed another writer's rows (already refreshed when `refresh`)
  * @throws ContextLedgerError `INVALID_MESSAGE` when the store refuses it even repaired; it is then logged
  *   and gone from `agent.messages`
  */
-export function mirrorAdded(sync: SyncContext, end: ViewEnd, message: Message, refresh = true): boolean {
+export function mirrorAdded(
+  sync: SyncContext,
+  end: ViewEnd,
+  message: Message,
+  refresh = true,
+  form?: MessageData,
+): boolean {
   // Usually a plain append. Strands re-announces a message under the same trackingId when it merges
   // continuation input into it; then the window shows the merged form.
-  const stored = storeNew(sync, message, false, undefined)
+  const stored = storeNew(sync, message, false, undefined, form)
   if (stored.refused !== undefined) {
     drop(sync.agent, [message])
     throw stored.refused
@@ -53,7 +61,7 @@ export function mirrorAdded(sync: SyncContext, end: ViewEnd, message: Message, r
     messages.splice(at, 0, shown)
     sync.tracked.track(shown)
   }
-  sync.tracked.track(message)
+  sync.tracked.track(message, form)
   const entry = stored.entry
   if (entry === undefined) return false
   const stale = end.isStale(sync, entry, repairRow, repairShown)

@@ -17,7 +17,7 @@ import type { LedgerEntry } from '../../../store/context-store.js'
 import type { PinMessageToolResult } from '../../../tools/pin-message-tool.js'
 import { mirrorAdded } from './added.js'
 import { adoptMessages } from './adopt.js'
-import { canHold, HeldMessages, orderTrackingId } from './held.js'
+import { HeldMessages, holdable, orderTrackingId } from './held.js'
 import { runPinTool } from './pin-tool.js'
 import { present } from './present.js'
 import { showUpTo, ViewEnd } from './shared-view.js'
@@ -95,8 +95,9 @@ export class AgentSync {
     const minted = orderTrackingId(this.sync, this.held, message)
     if (this.durability === 'invocation') {
       const count = this.sessionCount()
-      if (canHold(this.sync, this.held, message, count, minted)) {
-        this.held.hold(message, count)
+      const held = holdable(this.sync, this.held, message, count, minted)
+      if (held !== undefined) {
+        this.held.hold(held, count)
         return
       }
     }
@@ -179,12 +180,12 @@ export class AgentSync {
     let outcome: Outcome<T>
     try {
       outcome = ledger.store.batch(ledger.sessionId, (): Outcome<T> => {
-        for (const message of held) {
+        for (const { message, form } of held) {
           try {
             // A view that missed another writer's rows is refreshed once, after `work`: refreshing up
             // to a held message would drop what follows it from agent.messages — the later held ones, and
             // the message being added, which Strands may answer next.
-            stale = mirrorAdded(this.sync, this.end, message, false) || stale
+            stale = mirrorAdded(this.sync, this.end, message, false, form) || stale
           } catch (error) {
             if (!isContextLedgerError(error, 'INVALID_MESSAGE')) throw error
             refusal ??= error

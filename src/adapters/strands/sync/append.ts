@@ -4,6 +4,7 @@
  */
 import type { Message } from '@strands-agents/sdk'
 import { isContextLedgerError, type ContextLedgerError } from '../../../errors.js'
+import type { MessageData } from '../../../messages/types.js'
 import type { LedgerEntry } from '../../../store/context-store.js'
 import { toLedgerMessage } from '../convert.js'
 import { appendOrOverlay } from './edits.js'
@@ -29,6 +30,7 @@ export type Stored =
  * @param message - the live message
  * @param pinned - whether it carries Strands' pin flag (recorded as a pin)
  * @param seedEntry - at start, the session's message at the same position, to recognize a seed
+ * @param form - what to store instead of the live message's current form: the form it was added in
  * @returns the stored entry and the repair row written before it, or the refusal (already logged)
  */
 export function storeNew(
@@ -36,8 +38,9 @@ export function storeNew(
   message: Message,
   pinned: boolean,
   seedEntry: LedgerEntry | undefined,
+  form?: MessageData,
 ): Stored {
-  const data = toLedgerMessage(message)
+  const data = form ?? toLedgerMessage(message)
   if (seedEntry !== undefined && contentKey(seedEntry.message) === contentKey(data)) {
     if (pinned) recordPin(sync, { seq: seedEntry.seq }, true)
     return { repairRow: undefined }

@@ -14,6 +14,7 @@
  */
 import type { Message } from '@strands-agents/sdk'
 import { snapshotMessage } from '../../../messages/schema.js'
+import type { MessageData } from '../../../messages/types.js'
 import { isRandomUuid, mintTrackingId } from '../../../messages/tracking-id.js'
 import { hasStrandsPin, toLedgerMessage } from '../convert.js'
 import { storedEntry, type SyncContext } from './sync-context.js'
@@ -24,9 +25,17 @@ import { storedEntry, type SyncContext } from './sync-context.js'
  */
 export const MAX_HELD_MESSAGES = 32
 
+/** A message held, with the form it was added in (what is stored, whatever happens to it meanwhile). */
+export interface Held {
+  /** The live message. */
+  readonly message: Message
+  /** Its ledger form when it was added. */
+  readonly form: MessageData
+}
+
 /** The messages an agent added that are not stored yet, oldest first. */
 export class HeldMessages {
-  private list: Message[] = []
+  private list: Held[] = []
   /** The session's message count when the first held message arrived: another writer changes it. */
   private countAtStart = 0
 
@@ -37,7 +46,7 @@ export class HeldMessages {
 
   /** The newest held message. */
   last(): Message | undefined {
-    return this.list.at(-1)
+    return this.list.at(-1)?.message
   }
 
   /**
@@ -45,18 +54,18 @@ export class HeldMessages {
    * @returns whether a held message has it
    */
   has(trackingId: string): boolean {
-    return this.list.some((m) => m.trackingId === trackingId)
+    return this.list.some((h) => h.message.trackingId === trackingId)
   }
 
   /**
    * Holds a message.
    *
-   * @param message - the live message
+   * @param held - the live message and the form it was added in
    * @param sessionCount - the session's message count now
    */
-  hold(message: Message, sessionCount: number): void {
+  hold(held: Held, sessionCount: number): void {
     if (this.list.length === 0) this.countAtStart = sessionCount
-    this.list.push(message)
+    this.list.push(held)
   }
 
   /**
@@ -68,7 +77,7 @@ export class HeldMessages {
   }
 
   /** @returns the held messages, no longer held */
-  take(): Message[] {
+  take(): Held[] {
     const taken = this.list
     this.list = []
     return taken
@@ -80,7 +89,7 @@ export class HeldMessages {
    *
    * @param messages - what {@link take} returned
    */
-  restore(messages: readonly Message[]): void {
+  restore(messages: readonly Held[]): void {
     this.list = [...messages, ...this.list]
     this.countAtStart = -1
   }
@@ -104,13 +113,12 @@ function pairsWith(previous: Message, message: Message): boolean {
   return open.size === calls.length && answers.every((id) => open.delete(id))
 }
 
-/** Whether the store takes the message as it is (no repair, no refusal). */
-function validAsIs(sync: SyncContext, message: Message): boolean {
+/** The message's ledger form (a copy), when the store takes it as it is (no repair, no refusal). */
+function validForm(sync: SyncContext, message: Message): MessageData | undefined {
   try {
-    snapshotMessage(toLedgerMessage(message), sync.ledger.store.limits)
-    return true
+    return snapshotMessage(toLedgerMessage(message), sync.ledger.store.limits)
   } catch {
-    return false
+    return undefined
   }
 }
 
@@ -122,32 +130,38 @@ function validAsIs(sync: SyncContext, message: Message): boolean {
  * @param message - the message, the last of `agent.messages`
  * @param sessionCount - the session's message count now
  * @param minted - its trackingId was just minted (so the session cannot know it)
- * @returns true when it can wait for the end of the invocation
+ * @returns what to hold — the message with a copy of the form it is added in — or undefined when it must
+ *   be stored now
  */
-export function canHold(
+export function holdable(
   sync: SyncContext,
   held: HeldMessages,
   message: Message,
   sessionCount: number,
   minted: boolean,
-): boolean {
-  if (held.size >= MAX_HELD_MESSAGES || hasStrandsPin(message)) return false
+): Held | undefined {
+  if (held.size >= MAX_HELD_MESSAGES || hasStrandsPin(message)) return undefined
   const messages = sync.agent.messages
-  if (messages.at(-1) !== message) return false
+  if (messages.at(-1) !== message) return undefined
   const previous = messages.at(-2)
-  if (previous === undefined || !pairsWith(previous, message)) return false
+  if (previous === undefined || !pairsWith(previous, message)) return undefined
   // With `alternate`, a message of the previous one's role joins it in the view at once.
-  if (sync.alternate && previous.role === message.role) return false
+  if (sync.alternate && previous.role === message.role) return undefined
   const id = message.trackingId
-  if (sync.tracked.has(id) || held.has(id)) return false
+  if (sync.tracked.has(id) || held.has(id)) return undefined
   if (held.size > 0) {
-    if (previous !== held.last() || !held.unchangedSince(sessionCount)) return false
+    if (previous !== held.last() || !held.unchangedSince(sessionCount)) return undefined
   } else if (
     !sync.tracked.has(previous.trackingId) ||
-    storedEntry(sync.ledger, previous.trackingId)?.seq !== sessionCount - 1
+    storedEntry(sync.ledger, previous.trackingId)?.seq !== sessionCount - 1 ||
+    // Calls already stored are answered at once: held, their answer would leave them open on disk, and
+    // another writer's next message would answer them with a repair row.
+    toolIds(previous, 'toolUse').length > 0
   )
-    return false
-  return validAsIs(sync, message) && (minted || storedEntry(sync.ledger, id) === undefined)
+    return undefined
+  const form = validForm(sync, message)
+  if (form === undefined || (!minted && storedEntry(sync.ledger, id) !== undefined)) return undefined
+  return { message, form }
 }
 
 /**

@@ -5,6 +5,7 @@
 import type { Logger, LocalAgent, Message } from '@strands-agents/sdk'
 import { isContextLedgerError, type ContextLedgerError } from '../../../errors.js'
 import type { PersistentConversationManager as LedgerManager } from '../../../manager/persistent-conversation-manager.js'
+import { hasPinFlag } from '../../../messages/pin-flag.js'
 import type { MessageData } from '../../../messages/types.js'
 import type { LedgerEntry } from '../../../store/context-store.js'
 import { hasStrandsPin, toLedgerMessage } from '../convert.js'
@@ -41,12 +42,19 @@ export class TrackedMessages {
   }
 
   /**
-   * Records a live message as seen in its current form.
+   * Records a live message as seen in its current form, or as `seen` (the form it was stored in, when it
+   * has changed since: the next adoption then records the change).
    *
    * @param message - a message of `agent.messages`
+   * @param seen - the form to record instead of the live one
    */
-  track(message: Message): void {
-    this.byId.set(message.trackingId, { message, key: keyOf(message), pinned: hasStrandsPin(message) })
+  track(message: Message, seen?: MessageData): void {
+    this.byId.set(
+      message.trackingId,
+      seen === undefined
+        ? { message, key: keyOf(message), pinned: hasStrandsPin(message) }
+        : { message, key: contentKey(seen), pinned: hasPinFlag(seen) },
+    )
   }
 
   /** Forgets every message (`agent.messages` is about to be replaced). */
