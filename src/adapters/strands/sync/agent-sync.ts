@@ -175,8 +175,11 @@ export class AgentSync {
     if (this.held.size === 0 && !oneTransaction) return work()
     const { ledger } = this.sync
     const held = this.held.take()
-    let refusal: ContextLedgerError | undefined
-    let stale = false
+    // Set inside the transaction's callback (a closure, which the compiler's narrowing does not follow).
+    const seen: { stale: boolean; refusal: ContextLedgerError | undefined } = {
+      stale: false,
+      refusal: undefined,
+    }
     let outcome: Outcome<T>
     try {
       outcome = ledger.store.batch(ledger.sessionId, (): Outcome<T> => {
@@ -185,10 +188,10 @@ export class AgentSync {
             // A view that missed another writer's rows is refreshed once, after `work`: refreshing up
             // to a held message would drop what follows it from agent.messages — the later held ones, and
             // the message being added, which Strands may answer next.
-            stale = mirrorAdded(this.sync, this.end, message, false, form) || stale
+            seen.stale = mirrorAdded(this.sync, this.end, message, false, form) || seen.stale
           } catch (error) {
             if (!isContextLedgerError(error, 'INVALID_MESSAGE')) throw error
-            refusal ??= error
+            seen.refusal ??= error
           }
         }
         try {
@@ -202,9 +205,9 @@ export class AgentSync {
       throw error
     }
     const last = this.sync.agent.messages.at(-1)
-    if (stale && last !== undefined) showUpTo(this.sync, last)
+    if (seen.stale && last !== undefined) showUpTo(this.sync, last)
     if (!outcome.ok) throw outcome.error
-    if (refusal !== undefined) throw refusal
+    if (seen.refusal !== undefined) throw seen.refusal
     return outcome.value
   }
 }
