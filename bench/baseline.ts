@@ -2,8 +2,8 @@
  * The reference the benchmarks compare against: a hand-written better-sqlite3 store doing the least a
  * conversation store must do — serialize each message, insert one row per message (similar columns, one
  * UNIQUE index on (session, seq)), bump the session row, all in one transaction; and read the last N rows
- * back with JSON.parse. Same pragmas as the library: WAL, synchronous=NORMAL, and the store's
- * wal_autocheckpoint.
+ * back with JSON.parse. Same pragmas as the library: WAL, synchronous=NORMAL, and a checkpoint at the
+ * store's log size; SQLite's default page size (4 KiB), where a ledger has 1 KiB pages.
  */
 import { randomUUID } from 'node:crypto'
 import Database from 'better-sqlite3'
@@ -43,15 +43,19 @@ export class RawBaseline {
 
   /**
    * @param path - the database file (created)
-   * @param walAutocheckpoint - WAL pages between automatic checkpoints; pass the store's, so both sides
-   *   checkpoint alike
+   * @param walCheckpointBytes - log size at which SQLite checkpoints automatically; pass the store's
+   *   (`WAL_CHECKPOINT_BYTES`), so both sides checkpoint at the same log size whatever their page sizes.
+   *   Default: SQLite's 1,000 pages
    */
-  constructor(path: string, walAutocheckpoint = 1000) {
+  constructor(path: string, walCheckpointBytes?: number) {
     this.db = new Database(path)
     this.db.pragma('journal_mode = WAL')
     this.db.pragma('synchronous = NORMAL')
+    // A WAL frame is a page and its 24-byte header; wal_autocheckpoint counts frames.
+    const pageSize = this.db.pragma('page_size', { simple: true }) as number
+    const frames = walCheckpointBytes === undefined ? 1000 : Math.round(walCheckpointBytes / (pageSize + 24))
     // eslint-disable-next-line no-restricted-syntax -- an integer setting of the baseline itself, not input
-    this.db.pragma(`wal_autocheckpoint = ${Math.trunc(walAutocheckpoint)}`)
+    this.db.pragma(`wal_autocheckpoint = ${frames}`)
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS sessions (
         id INTEGER PRIMARY KEY, message_count INTEGER NOT NULL, total_tokens INTEGER NOT NULL,

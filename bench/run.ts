@@ -54,15 +54,6 @@ function log(line: string): void {
   process.stderr.write(`${line}\n`)
 }
 
-/**
- * The WAL pages after which the store checkpoints, so the baseline's automatic checkpoint can run at the
- * same log size (the store turns SQLite's off and checkpoints past `WAL_CHECKPOINT_BYTES` itself).
- */
-function checkpointPages(store: ContextStore): number {
-  const pageSize = store.connection().pragma('page_size', { simple: true }) as number
-  return Math.round(WAL_CHECKPOINT_BYTES / (pageSize + 24))
-}
-
 /** Fills a session with `messages` messages in batches of 1,000, applying the window after each batch. */
 function fill(manager: PersistentConversationManager, factory: TurnFactory, messages: number): number {
   const t0 = performance.now()
@@ -77,7 +68,7 @@ function fill(manager: PersistentConversationManager, factory: TurnFactory, mess
 function benchAppend(scratch: Scratch, cfg: Config): Row[] {
   const store = openContextStore(scratch.file('append.db'))
   const manager = new PersistentConversationManager({ store, sessionId: 'append', windowSize: WINDOW })
-  const raw = new RawBaseline(scratch.file('append-raw.db'), checkpointPages(store))
+  const raw = new RawBaseline(scratch.file('append-raw.db'), WAL_CHECKPOINT_BYTES)
   const ours = new TurnFactory('a', 1)
   const theirs = new TurnFactory('a', 1)
   const strict = new TurnFactory('a', 1)
@@ -115,7 +106,7 @@ function benchAppend(scratch: Scratch, cfg: Config): Row[] {
 function benchWindow(scratch: Scratch, cfg: Config): Row {
   const store = openContextStore(scratch.file('window.db'))
   const manager = new PersistentConversationManager({ store, sessionId: 'window', windowSize: WINDOW })
-  const raw = new RawBaseline(scratch.file('window-raw.db'), checkpointPages(store))
+  const raw = new RawBaseline(scratch.file('window-raw.db'), WAL_CHECKPOINT_BYTES)
   fill(manager, new TurnFactory('w', 2), SMALL)
   raw.append(1, new TurnFactory('w', 2).turns(SMALL / 4))
   const size = manager.window().length
