@@ -7,25 +7,41 @@
  * distinct pages they were (what a checkpoint at the end writes back to the database file), and the
  * commits. Bytes per turn ≈ frames × (page size + 24) + distinct pages × page size.
  *
- *   npx tsx bench/pages.ts            # 50 turns per history
- *   npx tsx bench/pages.ts --quick    # 20 turns, 200 and 2,000 messages only
+ *   npx tsx bench/pages.ts                   # 50 turns per history
+ *   npx tsx bench/pages.ts --quick           # 20 turns, 200 and 2,000 messages only
+ *   npx tsx bench/pages.ts --page-size 4096  # a ledger created with another page size
+ *   npx tsx bench/pages.ts --per-message     # durability 'message': a transaction per message
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Agent } from '@strands-agents/sdk'
 import { openContextStore, PersistentConversationManager as LedgerManager } from '../src/index.js'
+import { PAGE_SIZES, type PageSize } from '../src/db/open.js'
 import { PersistentConversationManager } from '../src/adapters/strands/index.js'
 import { ScriptedModel } from '../examples/strands-scripted-model.js'
 import { parseOptions } from './args.js'
 import { history, lookup, script } from './strands-turns.js'
 
-const { quick } = parseOptions(process.argv.slice(2), { quick: { type: 'flag' } })
+const options = parseOptions(process.argv.slice(2), {
+  quick: { type: 'flag' },
+  'page-size': { type: 'integer', min: 512 },
+  'per-message': { type: 'flag' },
+})
+const quick = options.quick
+const PAGE_SIZE: PageSize =
+  PAGE_SIZES.find((size) => size === (options['page-size'] ?? 1024)) ??
+  fail(`--page-size takes a power of two from 512 to 65536, got ${String(options['page-size'])}`)
+const DURABILITY = options['per-message'] ? 'message' : 'invocation'
 const HISTORIES = quick ? [200, 2_000] : [200, 2_000, 10_000]
 const TURNS = quick ? 20 : 50
 const WINDOW = 40
 const WAL_HEADER = 32
 const FRAME_HEADER = 24
+
+function fail(message: string): never {
+  throw new Error(message)
+}
 
 /** What the WAL received: per page number, how many frames; and how many frames ended a commit. */
 interface WalFrames {
@@ -63,7 +79,7 @@ async function measure(
 ): Promise<{ shares: Map<string, Share>; commits: number; pageSize: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'context-ledger-pages-'))
   const path = join(dir, 'ledger.db')
-  const store = openContextStore(path)
+  const store = openContextStore(path, { pageSize: PAGE_SIZE })
   try {
     const core = new LedgerManager({ store, sessionId: 'bench', windowSize: WINDOW })
     core.append(history(n))
@@ -75,6 +91,7 @@ async function measure(
         store,
         sessionId: 'bench',
         windowSize: WINDOW,
+        durability: DURABILITY,
       }),
       printer: false,
     })
@@ -104,7 +121,10 @@ async function measure(
 }
 
 async function main(): Promise<void> {
-  console.log(`Pages a Strands turn writes, by B-tree (${TURNS} turns per history, windowSize ${WINDOW})\n`)
+  console.log(
+    `Pages a Strands turn writes, by B-tree (${TURNS} turns per history, windowSize ${WINDOW}, ` +
+      `durability '${DURABILITY}')\n`,
+  )
   for (const n of HISTORIES) {
     const { shares, commits, pageSize } = await measure(n)
     const rows = [...shares].sort((a, b) => b[1].frames - a[1].frames)

@@ -8,6 +8,7 @@ import { ContextLedgerError } from '../errors.js'
 import { checkFileHeader, checkIdentity, missing, readIdentity, refuse, tooOld } from './identity.js'
 import { migrate, readMigrations, type Migrations } from './migrate.js'
 import { restoreSideFileModes } from './side-files.js'
+import { readIntegerPragma } from './pragmas.js'
 import { errorCode, toLedgerError } from './sqlite-errors.js'
 
 export { MIGRATIONS_FOLDER } from './migrate.js'
@@ -30,8 +31,23 @@ export const WAL_CHECKPOINT_BYTES = 16_777_216
  */
 export const NEW_LEDGER_PAGE_SIZE = 1024
 
-/** Sets {@link NEW_LEDGER_PAGE_SIZE} (literal text: see pragmas.ts). */
-export const SET_PAGE_SIZE: `page_size = ${typeof NEW_LEDGER_PAGE_SIZE}` = 'page_size = 1024'
+/** The page sizes SQLite takes: powers of two from 512 to 65,536 bytes. */
+export type PageSize = 512 | 1024 | 2048 | 4096 | 8192 | 16384 | 32768 | 65536
+
+/** Each page size's pragma, as literal text (see pragmas.ts). */
+export const SET_PAGE_SIZE: { readonly [S in PageSize]: `page_size = ${S}` } = Object.freeze({
+  512: 'page_size = 512',
+  1024: 'page_size = 1024',
+  2048: 'page_size = 2048',
+  4096: 'page_size = 4096',
+  8192: 'page_size = 8192',
+  16384: 'page_size = 16384',
+  32768: 'page_size = 32768',
+  65536: 'page_size = 65536',
+})
+
+/** Every page size SQLite takes, smallest first. */
+export const PAGE_SIZES: readonly PageSize[] = [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536]
 
 /** Cuts a log a checkpoint restarted back to {@link WAL_CHECKPOINT_BYTES} (literal text: see pragmas.ts). */
 const SET_JOURNAL_SIZE_LIMIT: `journal_size_limit = ${typeof WAL_CHECKPOINT_BYTES}` =
@@ -53,6 +69,13 @@ export interface OpenDatabaseOptions {
   readonly?: boolean | undefined
   /** Refuse with `FILE_NOT_FOUND` instead of creating a new ledger when the file does not exist. Default false. */
   mustExist?: boolean | undefined
+  /**
+   * The page size of a ledger this call creates, in bytes: a power of two from 512 to 65,536. Default
+   * {@link NEW_LEDGER_PAGE_SIZE} (1 KiB): the fewest bytes written per turn. Larger pages store mid-sized
+   * messages (~0.5–1 KB each) more densely, at the price of more bytes per commit (docs/operations.md,
+   * "Page size"). An existing ledger keeps its page size: given for one with another, it is refused.
+   */
+  pageSize?: PageSize | undefined
 }
 
 /** Checked connection settings. */
@@ -65,6 +88,8 @@ export interface DatabaseSettings {
   readonly readonly: boolean
   /** Refuse a missing file. */
   readonly mustExist: boolean
+  /** The page size asked for, or undefined for the default (a new ledger) or whatever the file has. */
+  readonly pageSize: PageSize | undefined
 }
 
 /** The settings of a store opened without options. */
@@ -73,6 +98,7 @@ export const DEFAULT_DATABASE_SETTINGS: DatabaseSettings = Object.freeze({
   synchronous: 'NORMAL',
   readonly: false,
   mustExist: false,
+  pageSize: undefined,
 })
 
 type Db = Database.Database
@@ -125,6 +151,7 @@ export function openDatabase(path: string, settings: DatabaseSettings = DEFAULT_
   try {
     // Read-only identity check first: journal_mode=WAL below rewrites the header.
     const state = checkIdentity(path, readIdentity(db), migrations.length)
+    if (state !== 'fresh' && settings.pageSize !== undefined) checkPageSize(db, path, settings.pageSize)
     if (settings.readonly) {
       if (!isInMemory(path)) restoreSideFileModes(path)
       if (state !== 'current') throw tooOld(path, db, migrations.length)
@@ -133,7 +160,7 @@ export function openDatabase(path: string, settings: DatabaseSettings = DEFAULT_
       return db
     }
     // Only an empty file takes a page size, and only before its first write (journal_mode below is one).
-    if (state === 'fresh') db.pragma(SET_PAGE_SIZE)
+    if (state === 'fresh') db.pragma(SET_PAGE_SIZE[settings.pageSize ?? NEW_LEDGER_PAGE_SIZE])
     db.pragma('journal_mode = WAL')
     db.pragma(settings.synchronous === 'FULL' ? 'synchronous = FULL' : 'synchronous = NORMAL')
     // Checkpoints are the store's (src/store/transactions.ts): SQLite's automatic one never catches up
@@ -158,4 +185,20 @@ export function openDatabase(path: string, settings: DatabaseSettings = DEFAULT_
     if (error instanceof ContextLedgerError) throw error
     return refuse(path, error)
   }
+}
+
+/**
+ * Refuses a page size asked for a ledger that has another one: a page size is set when a file is
+ * created, and changes only by rebuilding it.
+ *
+ * @throws ContextLedgerError `INVALID_OPTIONS` (path `pageSize`) naming both sizes and the way to convert
+ */
+function checkPageSize(db: Db, path: string, asked: PageSize): void {
+  const has = readIntegerPragma(db, 'page_size')
+  if (has === asked) return
+  throw new ContextLedgerError(
+    'INVALID_OPTIONS',
+    `Invalid openContextStore options at pageSize: ${path} is a ledger with ${has}-byte pages, and a page size is set only when a ledger is created; got ${asked}. Omit pageSize to open it, or copy it with store.backup(destination, { compact: true, pageSize: ${asked} })`,
+    { path: 'pageSize' },
+  )
 }

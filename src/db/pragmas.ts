@@ -11,7 +11,7 @@
 import type Database from 'better-sqlite3'
 
 /** The integer pragmas the store reads. */
-export type IntegerPragma = 'application_id' | 'user_version' | 'busy_timeout' | 'page_count'
+export type IntegerPragma = 'application_id' | 'user_version' | 'busy_timeout' | 'page_count' | 'page_size'
 
 /**
  * Reads an integer pragma.

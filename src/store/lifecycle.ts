@@ -12,7 +12,7 @@ import { ContextLedgerError } from '../errors.js'
 import { describeValue } from '../messages/limits.js'
 import { redactedForm } from '../messages/redact.js'
 import type { JsonValue, StoredMessageData } from '../messages/types.js'
-import { SET_PAGE_SIZE } from '../db/open.js'
+import { NEW_LEDGER_PAGE_SIZE, PAGE_SIZES, SET_PAGE_SIZE, type PageSize } from '../db/open.js'
 import { readIntegerPragma } from '../db/pragmas.js'
 import { toLedgerError } from '../db/sqlite-errors.js'
 import { checkKeys, checkSessionId, invalidOption } from './check-args.js'
@@ -68,12 +68,17 @@ export interface BackupOptions {
   /** Replace an existing file at the destination (with its -wal/-shm). Default false. */
   overwrite?: boolean | undefined
   /**
-   * Rebuild the copy packed, with the page size new ledgers get (1 KiB), by `VACUUM INTO` instead of the
-   * backup API: the way to move a ledger made by an earlier version (4 KiB pages) to pages that cost a
-   * quarter of the bytes per write. Blocks the thread while it copies (about 1 s per 100 MB here).
-   * Default false.
+   * Rebuild the copy packed, with the page size new ledgers get (1 KiB) or `pageSize`, by `VACUUM INTO`
+   * instead of the backup API: the way to move a ledger made by an earlier version (4 KiB pages) to pages
+   * that cost a quarter of the bytes per write. Blocks the thread while it copies (about 1 s per 100 MB
+   * here). Default false.
    */
   compact?: boolean | undefined
+  /**
+   * With `compact: true`, the copy's page size in bytes: a power of two from 512 to 65,536. Default 1024.
+   * A copy made by the backup API keeps the ledger's own page size, so it is refused without `compact`.
+   */
+  pageSize?: PageSize | undefined
 }
 
 /** What {@link ContextStore.backup} wrote. */
@@ -142,11 +147,12 @@ export function checkPruneOptions(options: unknown): {
  *
  * @param source - the store's own path (`':memory:'` for an in-memory store)
  * @param destination - where the copy goes
- * @param options - `overwrite`, `compact`
- * @returns the destination resolved to an absolute path, whether it may be replaced, whether to compact
- * @throws ContextLedgerError `INVALID_OPTIONS` naming `destination`, `options.overwrite` or
- *   `options.compact`; also when the
- *   destination exists (or has a -wal/-shm file) and `overwrite` is not true
+ * @param options - `overwrite`, `compact`, `pageSize`
+ * @returns the destination resolved to an absolute path, whether it may be replaced, the page size to
+ *   compact to (undefined: a plain copy)
+ * @throws ContextLedgerError `INVALID_OPTIONS` naming `destination`, `options.overwrite`,
+ *   `options.compact` or `options.pageSize`; also when the destination exists (or has a -wal/-shm file)
+ *   and `overwrite` is not true
  */
 export function checkBackupArgs(source: string, destination: unknown, options: unknown): BackupTarget {
   if (typeof destination !== 'string' || destination.length === 0 || destination.includes('\0'))
@@ -154,13 +160,24 @@ export function checkBackupArgs(source: string, destination: unknown, options: u
       'destination',
       `expected a file path (a non-empty string without NUL), got ${describeValue(destination)}`,
     )
-  const o = options === undefined ? {} : checkKeys(options, 'options', ['overwrite', 'compact'])
+  const o = options === undefined ? {} : checkKeys(options, 'options', ['overwrite', 'compact', 'pageSize'])
   if (o.overwrite !== undefined && typeof o.overwrite !== 'boolean')
     throw invalidOption('options.overwrite', `expected a boolean, got ${describeValue(o.overwrite)}`)
   if (o.compact !== undefined && typeof o.compact !== 'boolean')
     throw invalidOption('options.compact', `expected a boolean, got ${describeValue(o.compact)}`)
+  const pageSize = PAGE_SIZES.find((size) => size === o.pageSize)
+  if (o.pageSize !== undefined && pageSize === undefined)
+    throw invalidOption(
+      'options.pageSize',
+      `expected a power of two from 512 to 65536 (bytes), got ${describeValue(o.pageSize)}`,
+    )
+  if (pageSize !== undefined && o.compact !== true)
+    throw invalidOption(
+      'options.pageSize',
+      `expected it only with compact: true (a copy by the backup API keeps the ledger's page size), got pageSize ${pageSize} without it`,
+    )
   const overwrite = o.overwrite === true
-  const compact = o.compact === true
+  const compact = o.compact === true ? (pageSize ?? NEW_LEDGER_PAGE_SIZE) : undefined
   const path = resolve(destination)
   if (destination === ':memory:') throw invalidOption('destination', `expected a file path, got ":memory:"`)
   if (source !== ':memory:') {
@@ -227,8 +244,8 @@ export interface BackupTarget {
   readonly path: string
   /** Replace what is there. */
   readonly overwrite: boolean
-  /** Rebuild packed with the new-ledger page size (`VACUUM INTO`). */
-  readonly compact: boolean
+  /** Rebuild packed with this page size (`VACUUM INTO`); undefined for a copy by the backup API. */
+  readonly compact: PageSize | undefined
 }
 
 /**
@@ -250,7 +267,8 @@ export async function backupDatabase(
 ): Promise<BackupResult> {
   const temp = `${target.path}.backup-${randomUUID()}`
   try {
-    const { totalPages } = target.compact ? vacuumInto(db, temp) : await db.backup(temp)
+    const { totalPages } =
+      target.compact !== undefined ? vacuumInto(db, temp, target.compact) : await db.backup(temp)
     // A log or index left by an older file at the destination would be applied to the copy: remove them.
     if (target.overwrite) for (const side of ['-wal', '-shm']) rmSync(target.path + side, { force: true })
     renameSync(temp, target.path)
@@ -268,15 +286,16 @@ export async function backupDatabase(
 }
 
 /**
- * Writes a packed copy of the database with the page size new ledgers get. A connection in WAL mode
- * keeps its own file's page size whatever `page_size` says, but `VACUUM INTO` builds the copy with it.
+ * Writes a packed copy of the database with the given page size. A connection in WAL mode keeps its own
+ * file's page size whatever `page_size` says, but `VACUUM INTO` builds the copy with it.
  *
  * @param db - the store's connection (not in a transaction)
  * @param path - the copy's path (must not exist)
+ * @param pageSize - the copy's page size
  * @returns the copy's page count
  */
-function vacuumInto(db: Database.Database, path: string): { totalPages: number } {
-  db.pragma(SET_PAGE_SIZE)
+function vacuumInto(db: Database.Database, path: string, pageSize: PageSize): { totalPages: number } {
+  db.pragma(SET_PAGE_SIZE[pageSize])
   db.prepare('VACUUM INTO ?').run(path)
   const copy = new Database(path, { readonly: true })
   try {

@@ -6,7 +6,13 @@
  */
 import { z } from 'zod'
 import { ContextLedgerError } from '../errors.js'
-import { isInMemory, type DatabaseSettings, type OpenDatabaseOptions } from '../db/open.js'
+import {
+  isInMemory,
+  PAGE_SIZES,
+  type DatabaseSettings,
+  type OpenDatabaseOptions,
+  type PageSize,
+} from '../db/open.js'
 import { describeValue, resolveMessageLimits, type MessageLimits } from '../messages/limits.js'
 import { optionsError } from '../window/window-options.js'
 
@@ -36,8 +42,13 @@ const schema = z.strictObject({
     .optional(),
   readonly: z.boolean().optional(),
   mustExist: z.boolean().optional(),
+  pageSize: z.number().refine(isPageSize, 'expected a power of two from 512 to 65536 (bytes)').optional(),
   limits: z.unknown().optional(),
 })
+
+function isPageSize(n: number): n is PageSize {
+  return (PAGE_SIZES as readonly number[]).includes(n)
+}
 
 /** A plain copy of an options object's own enumerable properties (nested objects copied the same way). */
 function ownCopy(value: unknown): unknown {
@@ -95,6 +106,7 @@ export function resolveStoreOptions(path: unknown, options: unknown): StoreSetti
     synchronous: o.synchronous?.toLowerCase() === 'full' ? 'FULL' : 'NORMAL',
     readonly,
     mustExist,
+    pageSize: o.pageSize !== undefined && isPageSize(o.pageSize) ? o.pageSize : undefined,
     limits: resolveMessageLimits(o.limits, 'limits'),
   })
 }

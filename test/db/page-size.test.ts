@@ -1,8 +1,10 @@
-import { writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { readFileSync, writeFileSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { NEW_LEDGER_PAGE_SIZE } from '../../src/db/open.js'
-import { PersistentConversationManager } from '../../src/index.js'
+import { openContextStore, PersistentConversationManager } from '../../src/index.js'
+import { refusal } from '../helpers/refusal.js'
 import { assistant, user } from '../helpers/messages.js'
 import { tempDir, type TempDir } from '../helpers/temp-store.js'
 
@@ -57,6 +59,52 @@ describe('openDatabase', () => {
       expect(store.connection().pragma('page_size', { simple: true })).toBe(4096)
       expect(manager.window()).toHaveLength(4)
       expect(store.session('s')?.messageCount).toBe(20)
+    })
+
+    it.each([512, 2048, 4096, 65536] as const)(
+      'creates a new ledger with the pageSize asked for: %i',
+      (size) => {
+        const store = dir.open('ledger.db', { pageSize: size })
+        const manager = new PersistentConversationManager({ store, sessionId: 's', windowSize: 4 })
+        for (let i = 0; i < 10; i++) manager.append([user(`q${i}`), assistant(`a${i}`)])
+        manager.applyWindow()
+        store.close()
+        expect(pageSizeOf(dir.file())).toBe(size)
+        // Reopened without the option, and with the same one: it goes on with its own pages.
+        for (const options of [{}, { pageSize: size }]) {
+          const again = openContextStore(dir.file(), options)
+          expect(again.window('s')).toHaveLength(4)
+          again.close()
+        }
+      },
+    )
+
+    it('gives an in-memory store the pageSize asked for', () => {
+      const store = openContextStore(':memory:', { pageSize: 2048 })
+      expect(store.connection().pragma('page_size', { simple: true })).toBe(2048)
+      store.close()
+    })
+
+    it("refuses a pageSize that differs from an existing ledger's, and leaves the file as it was", () => {
+      const store = dir.open()
+      new PersistentConversationManager({ store, sessionId: 's' }).append([user('hi'), assistant('hello')])
+      store.close()
+      const hash = (): string => createHash('sha256').update(readFileSync(dir.file())).digest('hex')
+      const before = hash()
+      for (const readonly of [false, true]) {
+        const error = refusal(() => openContextStore(dir.file(), { pageSize: 4096, readonly }))
+        expect(error.code).toBe('INVALID_OPTIONS')
+        expect(error.path).toBe('pageSize')
+        expect(error.message).toContain('1024-byte pages')
+        expect(error.message).toContain('compact: true, pageSize: 4096')
+      }
+      expect(hash()).toBe(before)
+    })
+
+    it.each([1000, 0, -1024, 131072, 256, 1024.5, '1024', null])('refuses pageSize %p', (value) => {
+      const error = refusal(() => openContextStore(dir.file(), { pageSize: value as never }))
+      expect(error.code).toBe('INVALID_OPTIONS')
+      expect(error.path).toBe('pageSize')
     })
   })
 })

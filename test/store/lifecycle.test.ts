@@ -479,10 +479,27 @@ describe('ContextStore.backup', () => {
     }
     const again = openContextStore(path)
     try {
+      // Another page size, asked for: the copy has it.
+      const big = await again.backup(dir.file('big.db'), { compact: true, pageSize: 8192 })
+      const copy = openContextStore(big.path, { mustExist: true })
+      expect(copy.connection().pragma('page_size', { simple: true })).toBe(8192)
+      expect(copy.window('s')).toStrictEqual(again.window('s'))
+      copy.close()
       await expect(again.backup(dir.file('y.db'), { compact: 'yes' } as never)).rejects.toMatchObject({
         code: 'INVALID_OPTIONS',
         path: 'options.compact',
       })
+      // A page size without compact (the backup API keeps the source's), or one SQLite does not take.
+      for (const options of [
+        { pageSize: 2048 },
+        { compact: true, pageSize: 1000 },
+        { compact: false, pageSize: 2048 },
+      ])
+        await expect(again.backup(dir.file('z.db'), options as never)).rejects.toMatchObject({
+          code: 'INVALID_OPTIONS',
+          path: 'options.pageSize',
+        })
+      expect(existsSync(dir.file('z.db'))).toBe(false)
     } finally {
       again.close()
     }
