@@ -23,6 +23,10 @@ export const ERROR_CODES = [
   'STORE_CLOSED',
   'NO_VALID_SPLIT',
   'CORRUPT_DATABASE',
+  'SUMMARY_NOT_FOUND',
+  'SUMMARY_NOT_CURRENT',
+  'SUMMARY_CONFLICT',
+  'SUMMARIZER_FAILED',
 ] as const
 
 /** A stable, machine-readable reason for a {@link ContextLedgerError}. */

@@ -69,6 +69,9 @@ export {
   type DeleteSessionResult,
   type PruneOptions,
   type PruneResult,
+  type SummariesOptions,
+  type SummaryEndReason,
+  type SummaryRecord,
 } from './store/context-store.js'
 export { alternateRoles } from './window/alternate-roles.js'
 export { REDACTED_TEXT } from './messages/redact.js'
@@ -76,7 +79,13 @@ export {
   PersistentConversationManager,
   type PersistentConversationManagerOptions,
   type ReduceOptions,
+  type ResummarizeOptions,
+  type SummarizeExcessOptions,
+  type SummarizeOptions,
 } from './manager/persistent-conversation-manager.js'
+export { DEFAULT_SUMMARIZATION_PROMPT, SUMMARY_REQUEST, promptHash } from './summaries/prompt.js'
+export { isSummaryMessage, type SummarizerOutput } from './summaries/summary-message.js'
+export type { SummarizeResult, Summarizer, SummaryRequest } from './summaries/summarize.js'
 export {
   isPinned,
   pinMessage,
@@ -88,7 +97,7 @@ export {
 } from './window/array-helpers.js'
 export { planWindow, type PlanWindowOptions, type PlannedWindow } from './window/plan-window.js'
 export type { WindowState } from './window/array-view.js'
-export type { CutKind, NothingEvictedReason, ReduceMode, WindowPlan } from './window/plan-cut.js'
+export type { CutKind, FoldRequest, NothingEvictedReason, ReduceMode, WindowPlan } from './window/plan-cut.js'
 export {
   DEFAULT_WINDOW_SIZE,
   type ProtectedMessages,

@@ -16,6 +16,7 @@ export const LIFECYCLE_STATEMENTS = {
   deletePinEvents: write<[session: number]>('DELETE FROM pin_events WHERE session = ?'),
   deleteToolCalls: write<[session: number]>('DELETE FROM tool_calls WHERE session = ?'),
   deleteMessages: write<[session: number]>('DELETE FROM messages WHERE session = ?'),
+  deleteSummaries: write<[session: number]>('DELETE FROM summaries WHERE session = ?'),
   deleteSession: write<[pk: number]>('DELETE FROM sessions WHERE pk = ?'),
   // Walks the (session, seq) index from where the previous batch stopped; the marker test reads only
   // rows old enough, out of the window and unpinned.
@@ -42,6 +43,8 @@ export interface DeletedRows {
   pinEvents: number
   /** Edit-log entries. */
   edits: number
+  /** Summaries. */
+  summaries: number
 }
 
 /** The lifecycle statements of one connection, prepared on first use. */
@@ -70,8 +73,9 @@ export class LifecycleStatements {
     const pinEvents = st.deletePinEvents.run(pk).changes
     const toolCalls = st.deleteToolCalls.run(pk).changes
     const messages = st.deleteMessages.run(pk).changes
+    const summaries = st.deleteSummaries.run(pk).changes
     st.deleteSession.run(pk)
-    return { messages, toolCalls, pinEvents, edits }
+    return { messages, toolCalls, pinEvents, edits, summaries }
   }
 
   /**

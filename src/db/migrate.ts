@@ -25,6 +25,7 @@ export const SET_USER_VERSION = [
   'user_version = 5',
   'user_version = 6',
   'user_version = 7',
+  'user_version = 8',
 ] as const
 
 /** The shipped migrations, oldest first. */

@@ -17,6 +17,12 @@ export interface SessionRow {
   kept_tokens: number | null
   /** The first-N range the kept rows' recheck marks were derived for; null when unknown. */
   kept_first: number | null
+  /** The summary the window shows (its id), or null. */
+  summary: number | null
+  /** That summary's tokens, or null without one. */
+  summary_tokens: number | null
+  /** The window limits last applied, as JSON, or null. */
+  limits: string | null
   message_count: number
   total_tokens: number
   updated_at: number
@@ -134,4 +140,23 @@ export interface PinEventRow {
 export interface SessionKeyRow {
   pk: number
   id: string
+}
+
+/** A summary as the store reads it. */
+export interface SummaryRow {
+  id: number
+  uid: string
+  replaces: number | null
+  regenerates: number | null
+  from_boundary: number
+  to_boundary: number
+  seqs: string
+  message_count: number
+  body: string
+  tokens: number
+  model: string | null
+  prompt_hash: string
+  created_at: number
+  ended_at: number | null
+  end_reason: 'replaced' | 'regenerated' | 'dropped' | 'evicted' | null
 }

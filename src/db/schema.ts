@@ -35,6 +35,16 @@ export const sessions = sqliteTable('sessions', {
   keptTokens: integer('kept_tokens'),
   /** The first-N range the kept rows' recheck marks were derived for; another range re-derives them all. */
   keptFirst: integer('kept_first'),
+  /**
+   * The summary the window shows between the kept rows and the tail (`summaries.id`), or null. It stands
+   * for messages that left the window; it leaves with the next cut that moves the boundary.
+   */
+  summary: integer('summary'),
+  /**
+   * The window limits last applied to the session, as JSON (`{"windowSize":40,"first":0,"last":0,…}`), or
+   * null before the first. Written only when they change; read by tools that explain a window.
+   */
+  limits: text('limits'),
 })
 
 /** The archive: one row per message, never deleted by eviction. */
@@ -184,4 +194,53 @@ export const messageEdits = sqliteTable(
     body: text('body'),
   },
   (t) => [index('message_edits_message').on(t.session, t.seq, t.id)],
+)
+
+/**
+ * Summaries: each stands for messages that left the window — the exact seqs it folded — and, when it folded
+ * an earlier summary too, names it (`replaces`), so the chain leads down to the raw messages. The raw
+ * messages never change. A summary is in the window while it is its session's `summary`.
+ */
+export const summaries = sqliteTable(
+  'summaries',
+  {
+    id: integer('id').primaryKey(),
+    session: integer('session')
+      .notNull()
+      .references(() => sessions.pk),
+    /** The trackingId of the summary message the window shows. */
+    uid: text('uid').notNull(),
+    /** The earlier summary this one folded (it was in the window when this one was made), or null. */
+    replaces: integer('replaces'),
+    /** The summary this one regenerated (same messages, new text), or null. */
+    regenerates: integer('regenerates'),
+    /** The session's boundary before the summary was written. */
+    fromBoundary: integer('from_boundary').notNull(),
+    /** The boundary after: the first seq of the tail that follows the summary in the window. */
+    toBoundary: integer('to_boundary').notNull(),
+    /**
+     * The raw messages folded by this summary itself, as JSON `[[from, to], …]`: half-open seq ranges,
+     * ascending. Those of the summary it replaces are that summary's.
+     */
+    seqs: text('seqs').notNull(),
+    /** How many raw messages `seqs` holds. */
+    messageCount: integer('message_count').notNull(),
+    /** The summary message as the window shows it (JSON, role user). */
+    body: text('body').notNull(),
+    /** Its tokens, by the session's token counter: what the window counts for it. */
+    tokens: integer('tokens').notNull(),
+    /** Who wrote it, when known (a model id). */
+    model: text('model'),
+    /** SHA-256 (hex) of the system prompt and the request the summarizer was given. */
+    promptHash: text('prompt_hash').notNull(),
+    createdAt: integer('created_at').notNull(),
+    /** When it left the window (null while it is the session's summary, or never was). */
+    endedAt: integer('ended_at'),
+    /** Why it left: `replaced` (folded into a newer one), `regenerated`, `dropped`, `evicted` (a cut). */
+    endReason: text('end_reason', { enum: ['replaced', 'regenerated', 'dropped', 'evicted'] }),
+  },
+  (t) => [
+    uniqueIndex('summaries_session_uid').on(t.session, t.uid),
+    index('summaries_session').on(t.session, t.id),
+  ],
 )

@@ -7,6 +7,7 @@
  */
 import type Database from 'better-sqlite3'
 import type {
+  SummaryRow,
   EditRow,
   FlagsRow,
   MessageRow,
@@ -35,13 +36,14 @@ export type * from './rows.js'
  * the session row — one page less in every commit. The newest message's flags come along for appends.
  */
 const SESSION_SELECT = `SELECT s.pk, s.id, s.created_at, s.metadata, s.boundary, s.version,
-    s.kept_count, s.kept_tokens, s.kept_first,
+    s.kept_count, s.kept_tokens, s.kept_first, s.summary, x.tokens AS summary_tokens, s.limits,
     coalesce(t.seq + 1, 0) AS message_count, coalesce(t.cum_tokens, 0) AS total_tokens,
     max(s.updated_at, coalesce(t.created_at, 0)) AS updated_at,
     t.role AS last_role, t.has_tool_use AS last_has_tool_use, t.has_tool_result AS last_has_tool_result,
     t.plain_user AS last_plain_user, t.trim_point AS last_trim_point, t.pair_start AS last_pair_start
   FROM sessions s LEFT JOIN messages t
-    ON t.session = s.pk AND t.seq = (SELECT seq FROM messages WHERE session = s.pk ORDER BY seq DESC LIMIT 1)`
+    ON t.session = s.pk AND t.seq = (SELECT seq FROM messages WHERE session = s.pk ORDER BY seq DESC LIMIT 1)
+  LEFT JOIN summaries x ON x.id = s.summary`
 
 const SESSION_COLUMNS: ColumnsOf<SessionForAppendRow> = {
   pk: true,
@@ -53,6 +55,9 @@ const SESSION_COLUMNS: ColumnsOf<SessionForAppendRow> = {
   kept_count: true,
   kept_tokens: true,
   kept_first: true,
+  summary: true,
+  summary_tokens: true,
+  limits: true,
   message_count: true,
   total_tokens: true,
   updated_at: true,
@@ -102,6 +107,31 @@ const PINNED_COLUMNS: ColumnsOf<PinnedRow> = {
   at: true,
 }
 
+/** What a summary is read with. */
+const SUMMARY_SELECT = `SELECT id, uid, replaces, regenerates, from_boundary, to_boundary, seqs, message_count,
+    body, tokens, model, prompt_hash, created_at, ended_at, end_reason FROM summaries`
+
+const SUMMARY_COLUMNS: ColumnsOf<SummaryRow> = {
+  id: true,
+  uid: true,
+  replaces: true,
+  regenerates: true,
+  from_boundary: true,
+  to_boundary: true,
+  seqs: true,
+  message_count: true,
+  body: true,
+  tokens: true,
+  model: true,
+  prompt_hash: true,
+  created_at: true,
+  ended_at: true,
+  end_reason: true,
+}
+
+/** A seq range `[from, to)` of one session: (session, from, to). */
+type Range = [session: number, from: number, to: number]
+
 /** Every statement of the store, by name. */
 export const STATEMENTS = {
   ...VIEW_STATEMENTS,
@@ -116,6 +146,50 @@ export const STATEMENTS = {
   ),
   sessionTouch: write<[updatedAt: number, pk: number]>(
     'UPDATE sessions SET updated_at = ?, version = version + 1 WHERE pk = ?',
+  ),
+  setSessionLimits: write<[limits: string, pk: number]>('UPDATE sessions SET limits = ? WHERE pk = ?'),
+  // The summary the window shows changes with the window: the version moves too.
+  setSessionSummary: write<[summary: number | null, updatedAt: number, pk: number]>(
+    'UPDATE sessions SET summary = ?, updated_at = ?, version = version + 1 WHERE pk = ?',
+  ),
+  insertSummary: write<
+    [
+      session: number,
+      uid: string,
+      replaces: number | null,
+      regenerates: number | null,
+      fromBoundary: number,
+      toBoundary: number,
+      seqs: string,
+      messageCount: number,
+      body: string,
+      tokens: number,
+      model: string | null,
+      promptHash: string,
+      createdAt: number,
+    ]
+  >(`INSERT INTO summaries (session, uid, replaces, regenerates, from_boundary, to_boundary, seqs, message_count,
+      body, tokens, model, prompt_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+  endSummary: write<[at: number, reason: 'replaced' | 'regenerated' | 'dropped' | 'evicted', id: number]>(
+    'UPDATE summaries SET ended_at = ?, end_reason = ? WHERE id = ?',
+  ),
+  reopenSummary: write<[id: number]>('UPDATE summaries SET ended_at = NULL, end_reason = NULL WHERE id = ?'),
+  summaryById: rows<[session: number, id: number], SummaryRow>(
+    `${SUMMARY_SELECT} WHERE session = ? AND id = ?`,
+    SUMMARY_COLUMNS,
+  ),
+  summaryByUid: rows<[session: number, uid: string], SummaryRow>(
+    `${SUMMARY_SELECT} WHERE session = ? AND uid = ?`,
+    SUMMARY_COLUMNS,
+  ),
+  // Newest first: a session's summaries are few next to its messages (one per fold).
+  summariesOf: rows<[session: number, limit: number], SummaryRow>(
+    `${SUMMARY_SELECT} WHERE session = ? ORDER BY id DESC LIMIT ?`,
+    SUMMARY_COLUMNS,
+  ),
+  summaryCount: value<[session: number], number>(
+    'SELECT count(*) AS count FROM summaries WHERE session = ?',
+    'count',
   ),
   setKeptTotals: write<[count: number, tokens: number, first: number | null, pk: number]>(
     'UPDATE sessions SET kept_count = ?, kept_tokens = ?, kept_first = ? WHERE pk = ?',
@@ -195,17 +269,31 @@ export const STATEMENTS = {
     ENTRY_COLUMNS,
   ),
 
-  // The window: kept rows before the boundary, then the tail, read in one statement so that a concurrent
-  // writer cannot slip between the two halves. ORDER BY costs nothing: SQLite merges the two halves, each
-  // already in index order (MERGE (UNION ALL), no temporary B-tree).
+  // The window: kept rows before the boundary, the summary (if any), then the tail, read in one statement
+  // so that a concurrent writer cannot slip between the parts. The summary sorts between the kept rows
+  // (all before the boundary) and the tail (from it on). ORDER BY costs nothing: SQLite merges the parts,
+  // each already in order (MERGE (UNION ALL), no temporary B-tree).
   window: rows<[{ s: number }], WindowRow>(
     `SELECT seq, coalesce(window_body, body) AS body, pinned FROM messages
       WHERE session = @s AND kept = 1 AND seq < (SELECT boundary FROM sessions WHERE pk = @s)
+    UNION ALL
+    SELECT to_boundary - 0.5 AS seq, body, 0 AS pinned FROM summaries
+      WHERE id = (SELECT summary FROM sessions WHERE pk = @s)
     UNION ALL
     SELECT seq, coalesce(window_body, body) AS body, pinned FROM messages
       WHERE session = @s AND seq >= (SELECT boundary FROM sessions WHERE pk = @s)
     ORDER BY seq`,
     { seq: true, body: true, pinned: true },
+  ),
+  // The window forms of a set of seqs (what a summary is made from), one index seek each.
+  windowRowsOfSeqs: rows<[{ s: number; seqs: string }], WindowRow>(
+    `SELECT m.seq, coalesce(m.window_body, m.body) AS body, m.pinned
+    FROM json_each(@seqs) j CROSS JOIN messages m ON m.session = @s AND m.seq = j.value`,
+    { seq: true, body: true, pinned: true },
+  ),
+  // Kept marks in a seq range cleared: rows that become the tail again when a summary is dropped.
+  unkeepRange: write<Range>(
+    'UPDATE messages SET kept = 0, recheck = 0 WHERE session = ? AND kept = 1 AND seq >= ? AND seq < ?',
   ),
   setWindowBody: write<[body: string | null, tokens: number | null, session: number, seq: number]>(
     'UPDATE messages SET window_body = ?, window_tokens = ? WHERE session = ? AND seq = ?',

@@ -120,6 +120,13 @@ export const VIEW_STATEMENTS = {
     FROM json_each(@seqs) j CROSS JOIN messages m ON m.session = @s AND m.seq = j.value`,
     { seq: true, kept: true, recheck: true, pinned: true, window_tokens: true },
   ),
+  // Walks the session's rows from `from`: a run of rows a summary cannot be followed by (tool results, a
+  // call without its answer next) is short, so this stops within a few rows.
+  firstSplitPoint: value<Range, number>(
+    `SELECT seq FROM messages WHERE session = ? AND seq >= ? AND seq < ? AND has_tool_result = 0
+      AND (has_tool_use = 0 OR pair_start = 1 OR trim_point = 1) ORDER BY seq LIMIT 1`,
+    'seq',
+  ),
   usesOfResult: value<[session: number, resultSeq: number], number>(
     'SELECT use_seq FROM tool_calls WHERE session = ? AND result_seq = ?',
     'use_seq',

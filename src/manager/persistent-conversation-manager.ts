@@ -25,6 +25,15 @@ import {
   type PruneResult,
 } from '../store/context-store.js'
 import { checkKeys, invalidOption } from '../store/check-args.js'
+import type { SummariesOptions, SummaryRecord } from '../store/context-store.js'
+import {
+  foldExcess,
+  foldIntoSummary,
+  regenerateSummary,
+  type SummarizeResult,
+  type Summarizer,
+  type SummaryContext,
+} from '../summaries/summarize.js'
 import {
   optionsError,
   resolveWindowLimits,
@@ -56,7 +65,55 @@ const optionKeys = z.strictObject({
   tokenBudget: z.unknown().optional(),
   protectedMessages: z.unknown().optional(),
   protectedMessageRange: z.unknown().optional(),
+  lowWaterMark: z.unknown().optional(),
 })
+
+const text = z.string().min(1).max(1_000_000)
+const summarizeOptions = z.strictObject({
+  summaryRatio: z.number().optional(),
+  preserveRecentMessages: z.number().int().min(0).optional(),
+  systemPrompt: text.optional(),
+  model: z.string().min(1).max(256).optional(),
+})
+const excessOptions = z.strictObject({
+  systemPrompt: text.optional(),
+  model: z.string().min(1).max(256).optional(),
+})
+const resummarizeOptions = z.strictObject({
+  systemPrompt: text.optional(),
+  model: z.string().min(1).max(256).optional(),
+  from: z.enum(['raw', 'previous']).optional(),
+})
+
+/** Options of {@link PersistentConversationManager.summarize}: Strands' `SummarizingConversationManager`'s. */
+export interface SummarizeOptions {
+  /** Share of the window to fold, clamped to [0.1, 0.8] as in Strands. Default 0.3. */
+  summaryRatio?: number | undefined
+  /** Never fold the newest N messages of the window. Default 10. */
+  preserveRecentMessages?: number | undefined
+  /** The summarizer's system prompt. Default `DEFAULT_SUMMARIZATION_PROMPT`. */
+  systemPrompt?: string | undefined
+  /** Who writes the summary (a model id), recorded with it unless the summarizer's output names one. */
+  model?: string | undefined
+}
+
+/** Options of {@link PersistentConversationManager.summarizeExcess}. */
+export interface SummarizeExcessOptions {
+  /** The summarizer's system prompt. Default `DEFAULT_SUMMARIZATION_PROMPT`. */
+  systemPrompt?: string | undefined
+  /** Who writes the summary, recorded with it unless the summarizer's output names one. */
+  model?: string | undefined
+}
+
+/** Options of {@link PersistentConversationManager.resummarize}. */
+export interface ResummarizeOptions extends SummarizeExcessOptions {
+  /**
+   * What the new summary is made from: `'raw'` (default), every message of the archive the summary stands
+   * for, down its chain; `'previous'`, the summary it replaced and the messages it folded itself — the
+   * input it was first made from, with the archived originals.
+   */
+  from?: 'raw' | 'previous' | undefined
+}
 
 /**
  * The core conversation manager (root entry `context-ledger`): keeps a whole conversation in a SQLite
@@ -251,6 +308,129 @@ export class PersistentConversationManager {
   }
 
   /**
+   * Folds the oldest part of the window into a summary, as Strands' `SummarizingConversationManager` does:
+   * the oldest `max(1, ⌊len × summaryRatio⌋)` window messages (at most all but the newest
+   * `preserveRecentMessages`), moved forward past tool results and calls whose result does not follow.
+   * Protected messages in that part (pins, the first/last N, their tool partners) stay, in order, before
+   * the summary; the summary the window showed is folded into the new one. The summarizer runs outside any
+   * transaction; the summary is written in one short transaction that checks the window is still the one
+   * planned. `history()` is unchanged: the raw messages stay as they were.
+   *
+   * @param summarizer - makes the summary (usually a model call): see {@link Summarizer}
+   * @param options - `summaryRatio` (0.3), `preserveRecentMessages` (10), `systemPrompt`, `model`
+   * @returns `summarized` (0 with a `reason` when nothing could be folded) and the new `summary`
+   * @throws ContextLedgerError `SUMMARIZER_FAILED` (nothing changed; the summarizer's error is its
+   *   `cause`), `SUMMARY_CONFLICT` (the window kept changing; nothing was written), `INVALID_OPTIONS`
+   */
+  async summarize(summarizer: Summarizer, options: SummarizeOptions = {}): Promise<SummarizeResult> {
+    checkSummarizer(summarizer)
+    const parsed = summarizeOptions.safeParse(options)
+    if (!parsed.success) throw optionsError(parsed.error, 'summarize')
+    const o = parsed.data
+    const ratio = Math.max(0.1, Math.min(0.8, o.summaryRatio ?? 0.3))
+    return foldIntoSummary(
+      this.summaryContext(),
+      summarizer,
+      { kind: 'ratio', ratio, preserve: o.preserveRecentMessages ?? 10 },
+      { systemPrompt: o.systemPrompt, model: o.model },
+    )
+  }
+
+  /**
+   * Enforces `windowSize` and `tokenBudget` by folding instead of dropping: what the sliding window would
+   * evict goes into the summary (which counts as one message of its own tokens), down to `lowWaterMark`
+   * of the limits when one is set. Within the limits nothing happens. When the new summary leaves the
+   * window still over them, it folds again (at most three rounds).
+   *
+   * @param summarizer - makes the summary
+   * @param options - `systemPrompt`, `model`
+   * @returns what was folded (in all rounds) and the summary the window shows
+   * @throws ContextLedgerError `SUMMARIZER_FAILED`, `SUMMARY_CONFLICT`, `INVALID_OPTIONS`
+   */
+  async summarizeExcess(
+    summarizer: Summarizer,
+    options: SummarizeExcessOptions = {},
+  ): Promise<SummarizeResult> {
+    checkSummarizer(summarizer)
+    const parsed = excessOptions.safeParse(options)
+    if (!parsed.success) throw optionsError(parsed.error, 'summarizeExcess')
+    return foldExcess(this.summaryContext(), summarizer, {
+      systemPrompt: parsed.data.systemPrompt,
+      model: parsed.data.model,
+    })
+  }
+
+  /**
+   * Regenerates the summary the window shows — with a better model or a new prompt — from the archive:
+   * the same messages, the same place in the window, a new text. The old one stays in the ledger, ended
+   * as `'regenerated'`; the new one names it (`regenerates`).
+   *
+   * @param id - the summary the window shows
+   * @param summarizer - makes the new summary
+   * @param options - `from` (`'raw'`, default, or `'previous'`), `systemPrompt`, `model`
+   * @returns the new summary
+   * @throws ContextLedgerError `SUMMARY_NOT_FOUND`, `SUMMARY_NOT_CURRENT`, `SUMMARIZER_FAILED`,
+   *   `SUMMARY_CONFLICT`, `INVALID_OPTIONS`
+   */
+  async resummarize(
+    id: number,
+    summarizer: Summarizer,
+    options: ResummarizeOptions = {},
+  ): Promise<SummaryRecord> {
+    checkSummarizer(summarizer)
+    const parsed = resummarizeOptions.safeParse(options)
+    if (!parsed.success) throw optionsError(parsed.error, 'resummarize')
+    const o = parsed.data
+    return regenerateSummary(this.summaryContext(), id, summarizer, o.from ?? 'raw', {
+      systemPrompt: o.systemPrompt,
+      model: o.model,
+    })
+  }
+
+  /**
+   * Takes back the summary the window shows: the messages it folded return to the window (the summary it
+   * replaced is shown again), and the window is planned anew with this manager's limits, as if the summary
+   * had never been made. The summary stays in the ledger, ended as `'dropped'`.
+   *
+   * @param id - the summary the window shows
+   * @returns the window plan made afterwards
+   * @throws ContextLedgerError `SUMMARY_NOT_FOUND`, `SUMMARY_NOT_CURRENT`
+   */
+  dropSummary(id: number): WindowResult {
+    return this.store.dropSummary(this.sessionId, id, this.limits)
+  }
+
+  /**
+   * The session's summaries, newest first, each with exactly the messages it stands for.
+   *
+   * @param options - `limit` (default 100)
+   * @returns the summaries; `current` marks the one the window shows
+   */
+  summaries(options: SummariesOptions = {}): SummaryRecord[] {
+    return this.store.summaries(this.sessionId, options)
+  }
+
+  /**
+   * One summary of the session.
+   *
+   * @param id - its id
+   * @returns it
+   * @throws ContextLedgerError `SUMMARY_NOT_FOUND`
+   */
+  summary(id: number): SummaryRecord {
+    return this.store.summary(this.sessionId, id)
+  }
+
+  private summaryContext(): SummaryContext {
+    return {
+      store: this.store,
+      sessionId: this.sessionId,
+      limits: this.limits,
+      tokenCounter: this.tokenCounter,
+    }
+  }
+
+  /**
    * The session's archive, evicted messages included.
    *
    * @param options - `fromSeq` (default 0) and `limit` (default 100)
@@ -270,4 +450,9 @@ export class PersistentConversationManager {
   message(ref: MessageRef): LedgerEntry {
     return this.store.message(this.sessionId, ref)
   }
+}
+
+function checkSummarizer(summarizer: unknown): asserts summarizer is Summarizer {
+  if (typeof summarizer !== 'function')
+    throw invalidOption('summarizer', `expected a function, got ${describeValue(summarizer)}`)
 }

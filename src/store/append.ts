@@ -68,7 +68,8 @@ function skipInvalidStart(
   boundary: number,
 ): { boundary: number; restored: Set<number> } {
   const st = ledger.st
-  const count = st.sessionByPk.get(pk)?.message_count ?? 0
+  const current = st.sessionByPk.get(pk)
+  const count = current?.message_count ?? 0
   // Whether anything is kept is asked only when the first new message is not a user message without
   // toolResult, which continues any window (the common case: a new turn).
   let anyKept: boolean | undefined
@@ -77,7 +78,8 @@ function skipInvalidStart(
   for (; start < count; start++) {
     const f = st.flagsBySeq.get(pk, start)
     if (f === undefined || (f.role === 'user' && f.has_tool_result === 0)) break
-    anyKept ??= st.anyKept.get(pk) !== undefined
+    // A summary the window shows opens it (a user message) just as a kept row would.
+    anyKept ??= st.anyKept.get(pk) !== undefined || (current?.summary ?? null) !== null
     if (anyKept && f.has_tool_result === 0) break
     const inWindow = (u: number): boolean => u < boundary && st.flagsBySeq.get(pk, u)?.kept === 1
     if (anyKept && st.usesOfResult.all(pk, start).some(inWindow)) break

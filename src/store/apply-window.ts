@@ -2,13 +2,14 @@
  * Moving the window: applying a plan of the window rules (`planCut`, see docs/design.md, "Window rules")
  * to a session — its boundary, its kept rows and the kept totals on the session row.
  */
-import type { SessionRow, Statements } from '../db/statements.js'
+import type { SessionForAppendRow, SessionRow, Statements } from '../db/statements.js'
 import { planCut, type KeptChanges, type ReduceMode } from '../window/plan-cut.js'
 import { ArrayLedgerView } from '../window/array-view.js'
 import type { WindowLimits } from '../window/window-options.js'
 import { checkReduceMode, checkSessionId, checkWindowLimits } from './check-args.js'
 import type { Ledger } from './ledger.js'
 import { SqlLedgerView } from './sql-ledger-view.js'
+import { endShownSummary, recordLimits } from './window-state.js'
 import type { WindowResult } from './store-types.js'
 
 const NO_STATE = Object.freeze({ boundary: 0, kept: [] })
@@ -45,17 +46,39 @@ export function applyWindow(
   checkSessionId(sessionId)
   checkWindowLimits(limits)
   checkReduceMode(mode)
-  const st = ledger.st
   return ledger.write(sessionId, () => {
     const session = ledger.keys.sessionRow(sessionId)
     // A session with no messages yet is not created by asking; it reports what an empty one would.
     if (session === undefined) return planCut(new ArrayLedgerView([], [], [], NO_STATE), limits, mode).plan
-    const { plan, changes } = planCut(new SqlLedgerView(st, session), limits, mode)
-    applyKeptChanges(st, session, changes, limits.first)
-    if (plan.boundary !== session.boundary) st.sessionBoundary.run(plan.boundary, Date.now(), session.pk)
-    else if (plan.evicted > 0 || plan.restored > 0) st.sessionTouch.run(Date.now(), session.pk)
-    return plan
+    return applyPlanned(ledger, session, limits, mode)
   })
+}
+
+/**
+ * Plans the window of a session and writes the plan, inside the caller's write transaction: the kept
+ * rows, the boundary, the summary when the cut took it out, and the limits planned with.
+ *
+ * @param ledger - the open ledger (inside a write transaction)
+ * @param session - the session's row, read in the same transaction
+ * @param limits - window size, token budget, protected ranges
+ * @param mode - `apply` or `overflow`
+ * @returns the plan
+ */
+export function applyPlanned(
+  ledger: Ledger,
+  session: SessionForAppendRow,
+  limits: WindowLimits,
+  mode: ReduceMode,
+): WindowResult {
+  const st = ledger.st
+  const { plan, changes } = planCut(new SqlLedgerView(st, session), limits, mode)
+  const now = Date.now()
+  applyKeptChanges(st, session, changes, limits.first)
+  if (plan.summaryEvicted) endShownSummary(st, session, now)
+  if (plan.boundary !== session.boundary) st.sessionBoundary.run(plan.boundary, now, session.pk)
+  else if (plan.evicted > 0 || plan.restored > 0) st.sessionTouch.run(now, session.pk)
+  recordLimits(st, session, limits)
+  return plan
 }
 
 /**

@@ -197,11 +197,14 @@ export function checkPinnedMessagesOptions(options: unknown): string | undefined
  * @throws ContextLedgerError `INVALID_OPTIONS` naming the field
  */
 export function checkWindowLimits(limits: unknown): asserts limits is WindowLimits {
-  const l = checkKeys(limits, 'limits', ['windowSize', 'tokenBudget', 'first', 'last'])
+  const l = checkKeys(limits, 'limits', ['windowSize', 'tokenBudget', 'first', 'last', 'lowWaterMark'])
   checkCount(l.windowSize, 'limits.windowSize', 1)
   if (l.tokenBudget !== undefined) checkCount(l.tokenBudget, 'limits.tokenBudget', 1)
   checkCount(l.first, 'limits.first')
   checkCount(l.last, 'limits.last')
+  const low = l.lowWaterMark
+  if (low !== undefined && (typeof low !== 'number' || !(low > 0 && low < 1)))
+    throw invalidOption('limits.lowWaterMark', `expected a share in (0, 1), got ${describeValue(low)}`)
 }
 
 /**
@@ -267,4 +270,26 @@ export function checkWindowReadOptions(options: unknown): boolean {
   if (o.alternate === undefined) return false
   checkBoolean(o.alternate, 'options.alternate')
   return o.alternate
+}
+
+/** Options of `summaries()`. */
+export interface SummariesOptions {
+  /** At most this many, newest first: an integer in [1, 10,000]. Default 100. */
+  limit?: number | undefined
+}
+
+/**
+ * Checks the options of `summaries()`.
+ *
+ * @param options - what the caller passed
+ * @returns the limit
+ * @throws ContextLedgerError `INVALID_OPTIONS` naming the field
+ */
+export function checkSummariesOptions(options: unknown): number {
+  const o = checkKeys(options, 'options', ['limit'])
+  if (o.limit === undefined) return 100
+  const limit = checkCount(o.limit, 'options.limit', 1)
+  if (limit > 10_000)
+    throw invalidOption('options.limit', `expected an integer in [1, 10000], got ${describeValue(limit)}`)
+  return limit
 }

@@ -21,6 +21,8 @@ import {
   readWindow,
 } from './reads.js'
 import { resolveStoreOptions, type ContextStoreOptions } from './store-options.js'
+import { readSummaries, readSummary, type SummaryRecord } from './summaries.js'
+import { checkSummariesOptions, type SummariesOptions } from './check-args.js'
 import type {
   LedgerEntry,
   MessageEdit,
@@ -198,5 +200,29 @@ export abstract class ContextStoreReader {
    */
   edits(sessionId: string): MessageEdit[] {
     return readEdits(this.ledger, sessionId)
+  }
+
+  /**
+   * A session's summaries, newest first, each with exactly the messages it stands for (`seqs`, and the
+   * summary it replaced). `current` marks the one the window shows.
+   *
+   * @param sessionId - the session
+   * @param options - `limit` (default 100)
+   * @returns the summaries (empty for an unknown session)
+   */
+  summaries(sessionId: string, options: SummariesOptions = {}): SummaryRecord[] {
+    return readSummaries(this.ledger, sessionId, checkSummariesOptions(options))
+  }
+
+  /**
+   * One summary of a session, by id.
+   *
+   * @param sessionId - the session
+   * @param id - the summary's id
+   * @returns it
+   * @throws ContextLedgerError `SUMMARY_NOT_FOUND`
+   */
+  summary(sessionId: string, id: number): SummaryRecord {
+    return readSummary(this.ledger, sessionId, id)
   }
 }

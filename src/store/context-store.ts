@@ -19,6 +19,18 @@ import { editMessage, redactMessage, setWindowContent } from './edits.js'
 import type { DeleteSessionResult, PruneOptions, PruneResult } from './lifecycle.js'
 import { setPinned } from './pins.js'
 import { deleteSession, prune } from './retention.js'
+import {
+  dropSummary,
+  planFold,
+  planRegeneration,
+  writeFold,
+  writeRegeneration,
+  type FoldPlan,
+  type MadeSummary,
+  type RegenerationPlan,
+  type SummaryRecord,
+} from './summaries.js'
+import type { FoldRequest, NothingEvictedReason } from '../window/plan-cut.js'
 import type { ContextStoreOptions } from './store-options.js'
 import type {
   EditAttribution,
@@ -39,6 +51,8 @@ export type {
   PruneResult,
 } from './lifecycle.js'
 export type * from './store-types.js'
+export type { FoldPlan, MadeSummary, RegenerationPlan, SummaryEndReason, SummaryRecord } from './summaries.js'
+export type { SummariesOptions } from './check-args.js'
 export { checkSessionId } from './check-args.js'
 
 /**
@@ -100,6 +114,79 @@ export class ContextStore extends ContextStoreReader {
    */
   applyWindow(sessionId: string, limits: WindowLimits, mode: ReduceMode = 'apply'): WindowResult {
     return applyWindow(this.ledger, sessionId, limits, mode)
+  }
+
+  /**
+   * Plans a fold of the window's oldest part into a new summary, in one read snapshot (see
+   * `PersistentConversationManager.summarize`, which calls it).
+   *
+   * @param sessionId - the session
+   * @param limits - the manager's limits (their protected ranges never fold)
+   * @param request - by ratio, or the excess over the limits
+   * @returns the plan, or why nothing can be folded
+   * @internal
+   */
+  planFold(
+    sessionId: string,
+    limits: WindowLimits,
+    request: FoldRequest,
+  ): { readonly plan: FoldPlan } | { readonly nothing: NothingEvictedReason } {
+    return planFold(this.ledger, sessionId, limits, request)
+  }
+
+  /**
+   * Writes a planned fold with its summary, checking first that the window is the one planned.
+   *
+   * @param plan - from {@link planFold}
+   * @param made - the summary
+   * @returns the summary written
+   * @throws ContextLedgerError `SUMMARY_CONFLICT` when the window changed meanwhile
+   * @internal
+   */
+  writeFold(plan: FoldPlan, made: MadeSummary): SummaryRecord {
+    return writeFold(this.ledger, plan, made)
+  }
+
+  /**
+   * Plans regenerating the summary the window shows.
+   *
+   * @param sessionId - the session
+   * @param id - the summary
+   * @param from - summarize the raw archive (`'raw'`) or the summary before it and its own messages
+   * @returns the plan
+   * @internal
+   */
+  planRegeneration(sessionId: string, id: number, from: 'raw' | 'previous'): RegenerationPlan {
+    return planRegeneration(this.ledger, sessionId, id, from)
+  }
+
+  /**
+   * Writes a regenerated summary in place of the one the window shows.
+   *
+   * @param plan - from {@link planRegeneration}
+   * @param made - the new summary
+   * @returns it
+   * @internal
+   */
+  writeRegeneration(plan: RegenerationPlan, made: MadeSummary): SummaryRecord {
+    return writeRegeneration(this.ledger, plan, made)
+  }
+
+  /**
+   * Takes back the summary the window shows: the messages it folded come back into the window, the
+   * summary it replaced (if any) is shown again, and the window is planned anew with `limits` — as if it
+   * had never been made (over the limits, the oldest messages then leave by the sliding window's rule).
+   * The summary stays in the ledger, ended as `'dropped'`.
+   *
+   * @param sessionId - the session
+   * @param id - the summary's id
+   * @param limits - the window limits to plan with afterwards
+   * @returns the window plan made afterwards
+   * @throws ContextLedgerError `SUMMARY_NOT_FOUND`, `SUMMARY_NOT_CURRENT` (only the summary the window
+   *   shows can be dropped), `INVALID_OPTIONS`, `READ_ONLY`
+   */
+  dropSummary(sessionId: string, id: number, limits: WindowLimits): WindowResult {
+    return dropSummary(this.ledger, sessionId, id, limits)
   }
 
   /**

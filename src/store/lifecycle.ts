@@ -31,6 +31,8 @@ export interface DeleteSessionResult {
   readonly pinEvents: number
   /** Edit-log entries erased. */
   readonly edits: number
+  /** Summaries erased. */
+  readonly summaries: number
   /**
    * True when no byte of the session is left in the ledger's files. False while another connection reads
    * an older snapshot: the store finishes the erasure at its next append, at `completeErasure()` or at

@@ -49,7 +49,10 @@ function resolveSeq(st: Statements, session: SessionRow, ref: MessageRef): numbe
   if (!Number.isSafeInteger(i) || i < 0) return undefined
   const keptCount = keptTotals(st, session).count
   if (i < keptCount) return st.keptAt.get(session.pk, i)
-  const seq = session.boundary + i - keptCount
+  // The summary the window shows sits between the kept rows and the tail: it is no message of the archive.
+  const summary = session.summary === null ? 0 : 1
+  if (i < keptCount + summary) return undefined
+  const seq = session.boundary + i - keptCount - summary
   return seq < session.message_count ? seq : undefined
 }
 

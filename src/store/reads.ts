@@ -198,11 +198,13 @@ function summarize(st: Statements, s: SessionRow): SessionSummary {
   const before = s.boundary > 0 ? (st.cumAt.get(s.pk, s.boundary - 1) ?? 0) : 0
   // The tail's tokens as the window shows them: the prefix-sum difference, corrected for replacements.
   const correction = st.tailCorrection.get(s.pk, s.boundary) ?? 0
+  const summary = s.summary === null ? 0 : 1
   return {
     id: s.id,
     messageCount: s.message_count,
-    windowMessages: kept.count + s.message_count - s.boundary,
-    windowTokens: kept.tokens + s.total_tokens - before + correction,
+    windowMessages: kept.count + summary + s.message_count - s.boundary,
+    windowTokens: kept.tokens + (s.summary_tokens ?? 0) + s.total_tokens - before + correction,
+    summaryId: s.summary ?? undefined,
     totalTokens: s.total_tokens,
     pinnedCount: st.pinnedCount.get(s.pk) ?? 0,
     boundary: s.boundary,

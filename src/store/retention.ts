@@ -10,7 +10,7 @@ import { parseBody } from './entries.js'
 import type { Ledger } from './ledger.js'
 import { checkPruneOptions, prunedForm, type DeleteSessionResult, type PruneResult } from './lifecycle.js'
 
-const NOTHING_DELETED = Object.freeze({ messages: 0, toolCalls: 0, pinEvents: 0, edits: 0 })
+const NOTHING_DELETED = Object.freeze({ messages: 0, toolCalls: 0, pinEvents: 0, edits: 0, summaries: 0 })
 
 /**
  * Deletes a session and every row of it in one write transaction; see `ContextStore.deleteSession`.

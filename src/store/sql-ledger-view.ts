@@ -16,6 +16,7 @@ export class SqlLedgerView implements LedgerView {
   readonly endsInToolUse: boolean
   readonly keptCount: number
   readonly keptTokens: number
+  readonly summaryTokens: number | undefined
   private readonly pk: number
   private readonly keptFirst: number | null
   private readonly totalsKnown: boolean
@@ -33,6 +34,7 @@ export class SqlLedgerView implements LedgerView {
     this.totalTokens = session.total_tokens
     this.boundary = session.boundary
     this.keptFirst = session.kept_first
+    this.summaryTokens = session.summary === null ? undefined : (session.summary_tokens ?? 0)
     this.totalsKnown = session.kept_count !== null && session.kept_tokens !== null
     // A session from before the totals were recorded: count once; the plan writes them back.
     const totals = keptTotals(st, session)
@@ -112,6 +114,9 @@ export class SqlLedgerView implements LedgerView {
   }
   lastPairStart(from: number, to: number): number | undefined {
     return this.st.lastPairStart.get(this.pk, from, to)
+  }
+  firstSplitPoint(from: number, to: number): number | undefined {
+    return this.st.firstSplitPoint.get(this.pk, from, to)
   }
   tokensBefore(seq: number): number {
     if (seq <= 0) return 0

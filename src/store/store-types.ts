@@ -48,10 +48,12 @@ export interface SessionSummary {
   readonly id: string
   /** Messages in the archive. */
   readonly messageCount: number
-  /** Messages in the current window. */
+  /** Messages in the current window (its summary included). */
   readonly windowMessages: number
-  /** Tokens in the current window. */
+  /** Tokens in the current window (its summary included). */
   readonly windowTokens: number
+  /** The id of the summary the window shows, if any. */
+  readonly summaryId: number | undefined
   /** Tokens in the whole archive. */
   readonly totalTokens: number
   /** Pinned messages. */

@@ -14,6 +14,8 @@ export interface WindowState {
   boundary: number
   /** Seqs before the boundary that are in the window, ascending. */
   kept: readonly number[]
+  /** The tokens of the summary the window shows between the kept rows and the tail; omitted for none. */
+  summaryTokens?: number | undefined
 }
 
 /**
@@ -49,10 +51,12 @@ export class ArrayLedgerView implements LedgerView {
   readonly endsInToolUse: boolean
   readonly keptCount: number
   readonly keptTokens: number
+  readonly summaryTokens: number | undefined
   private readonly kept: ReadonlySet<number>
   private readonly trim: boolean[]
   private readonly plain: boolean[]
   private readonly pairStart: boolean[]
+  private readonly split: boolean[]
   private readonly cum: number[]
   private readonly windowTokens: readonly number[]
   private readonly tokens: readonly number[]
@@ -83,6 +87,7 @@ export class ArrayLedgerView implements LedgerView {
     for (let i = 0; i < this.count; i++) this.cum.push((sum += tokens[i] ?? 0))
     this.totalTokens = sum
     this.boundary = state.boundary
+    this.summaryTokens = state.summaryTokens
     this.kept = new Set(state.kept.filter((s) => s >= 0 && s < state.boundary && s < this.count))
     this.keptCount = this.kept.size
     this.keptTokens = [...this.kept].reduce((a, s) => a + (this.windowTokens[s] ?? 0), 0)
@@ -91,6 +96,11 @@ export class ArrayLedgerView implements LedgerView {
     this.trim = classes.map((c, i) => isTrimPoint(c, classes[i + 1]))
     this.plain = classes.map((c) => c.plainUser)
     this.pairStart = classes.map((c, i) => isToolPairStart(c, classes[i + 1]))
+    this.split = classes.map(
+      (c, i) =>
+        c.toolResultIds.length === 0 &&
+        (c.toolUseIds.length === 0 || this.pairStart[i] === true || this.trim[i] === true),
+    )
     this.pinnedFlags = messages.map((_, i) => pinned[i] === true)
     this.pins = this.pinnedFlags.flatMap((p, i) => (p ? [i] : []))
     for (const link of linkToolCalls(classes))
@@ -156,6 +166,10 @@ export class ArrayLedgerView implements LedgerView {
   }
   lastPairStart(from: number, to: number): number | undefined {
     for (let s = to - 1; s >= from; s--) if (this.pairStart[s]) return s
+    return undefined
+  }
+  firstSplitPoint(from: number, to: number): number | undefined {
+    for (let s = Math.max(0, from); s < Math.min(to, this.count); s++) if (this.split[s]) return s
     return undefined
   }
   tokensBefore(seq: number): number {

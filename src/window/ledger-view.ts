@@ -59,6 +59,12 @@ export interface LedgerView {
   /** Window tokens of the rows kept before the boundary. */
   readonly keptTokens: number
   /**
+   * The tokens of the summary the window shows between the kept rows and the tail, or undefined when it
+   * shows none. It stays while the boundary stays; a cut that moves the boundary (or that leaves only what
+   * must stay) takes it out of the window.
+   */
+  readonly summaryTokens: number | undefined
+  /**
    * The kept rows whose protection must be re-derived, for protected ranges starting with `first`.
    *
    * @param first - the first-N range of the limits in force
@@ -88,6 +94,11 @@ export interface LedgerView {
   firstPairStart(from: number, to: number): number | undefined
   /** Last assistant toolUse in `[from, to)` answered by the next message. */
   lastPairStart(from: number, to: number): number | undefined
+  /**
+   * First message in `[from, to)` a summary may be followed by: one with no toolResult, and, when it holds
+   * a toolUse, answered by the next message (Strands' `adjustSplitPointForToolPairs`).
+   */
+  firstSplitPoint(from: number, to: number): number | undefined
   /** Sum of the original tokens of every message before `seq`. */
   tokensBefore(seq: number): number
   /** Messages in `[from, to)` whose window replacement counts differently, ascending. */

@@ -19,13 +19,20 @@
  */
 import { remarks } from './kept-changes.js'
 import type { LedgerView } from './ledger-view.js'
-import type { CutDecision, CutKind, NothingEvictedReason, ReduceMode } from './plan-types.js'
+import type { CutDecision, CutKind, FoldRequest, NothingEvictedReason, ReduceMode } from './plan-types.js'
 import { Protection, sortedUnique } from './protection.js'
 import { firstTrue, TailTokens } from './tail-tokens.js'
 import type { WindowLimits } from './window-options.js'
 
 // The plan's types and the kept-row changes are read from here by the store and the root entry.
-export type { CutDecision, CutKind, NothingEvictedReason, ReduceMode, WindowPlan } from './plan-types.js'
+export type {
+  CutDecision,
+  CutKind,
+  FoldRequest,
+  NothingEvictedReason,
+  ReduceMode,
+  WindowPlan,
+} from './plan-types.js'
 export { protectedToRestore, type KeptChanges, type KeptMark } from './kept-changes.js'
 
 /**
@@ -38,24 +45,36 @@ interface KeptSet {
 }
 
 /**
- * Decides the window after an `applyWindow()` or a `reduce()`.
+ * Decides the window after an `applyWindow()` or a `reduce()` — or, with `fold`, which oldest part of the
+ * window a new summary takes in (the cut is `'fold'`; `folded` lists the messages it takes).
  *
  * @param view - the session's ledger and current window state
  * @param limits - window size, token budget and protected ranges
- * @param mode - `apply` (enforce limits) or `overflow` (the model refused: make progress)
+ * @param mode - `apply` (enforce limits) or `overflow` (the model refused: make progress); ignored with `fold`
+ * @param fold - plan a fold into a summary instead of a cut
  * @returns the plan and the changes to the kept rows
  */
-export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode): CutDecision {
+export function planCut(
+  view: LedgerView,
+  limits: WindowLimits,
+  mode: ReduceMode,
+  fold?: FoldRequest,
+): CutDecision {
   const n = view.count
   const b = view.boundary
   const budget = limits.tokenBudget
   const p = new Protection(view, limits)
   const tailTokens = new TailTokens(view)
 
-  // The current window: the kept rows, the protected rows to restore, then the tail.
+  // The current window: the kept rows, the protected rows to restore, the summary, then the tail. The
+  // summary stays only while the boundary does (`summaryAt`).
+  const summary = view.summaryTokens === undefined ? 0 : 1
+  const summaryTokens = view.summaryTokens ?? 0
+  const summaryAt = (c: number): { count: number; tokens: number } =>
+    c === b ? { count: summary, tokens: summaryTokens } : { count: 0, tokens: 0 }
   const headCount = view.keptCount + p.restore.length
-  const currentSize = headCount + n - b
-  const currentTokens = view.keptTokens + p.sumTokens(p.restore) + tailTokens.from(b)
+  const currentSize = headCount + summary + n - b
+  const currentTokens = view.keptTokens + p.sumTokens(p.restore) + summaryTokens + tailTokens.from(b)
   let firstUnprotected: number | undefined = p.stale[0]
   if (firstUnprotected === undefined)
     for (let s = b; s < n; s++)
@@ -63,8 +82,9 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
         firstUnprotected = s
         break
       }
+  // The seq at window position `i` (the summary's position counts as the boundary's).
   const windowAt = (i: number): number => {
-    if (i >= headCount) return b + i - headCount
+    if (i >= headCount) return b + Math.max(0, i - headCount - summary)
     return sortedUnique([...view.firstKept(i + 1), ...p.restore])[i] as number
   }
 
@@ -128,11 +148,17 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
     const tailKept = extra.filter((s) => s >= b && s < boundary).length
     const evicted = release.length + boundary - b - tailKept
     const restored = keep.filter((s) => s < b).length
-    const windowMessages = count + n - boundary
-    const windowTokens = tokens + tailTokens.from(boundary)
-    const moved = boundary !== b || evicted > 0
+    // The summary goes with any cut that moves the boundary, and whenever only what must stay is left.
+    const shown =
+      cut === 'newest-turn' || cut === 'protected-only' || cut === 'summary' || cut === 'fold'
+        ? { count: 0, tokens: 0 }
+        : summaryAt(boundary)
+    const summaryEvicted = summary === 1 && shown.count === 0
+    const windowMessages = count + shown.count + n - boundary
+    const windowTokens = tokens + shown.tokens + tailTokens.from(boundary)
+    const moved = boundary !== b || evicted > 0 || summaryEvicted
     let reason: NothingEvictedReason | undefined
-    if (evicted === 0)
+    if (evicted === 0 && !summaryEvicted)
       reason =
         mode === 'apply' && !overLimit
           ? 'within-limits'
@@ -152,6 +178,7 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
       plan: {
         boundary,
         evicted,
+        summaryEvicted,
         restored,
         windowMessages,
         windowTokens,
@@ -186,7 +213,7 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
   /** The protected rows before `c` (≥ the boundary), as the kept set after a cut at `c`. */
   const keepBefore = (c: number): KeptSet => ({ withStale: false, extra: p.additionsBelow(c) })
   const fitsBudget = (kept: KeptSet, c: number): boolean =>
-    budget === undefined || keptSetTokens(kept).tokens + tailTokens.from(c) <= budget
+    budget === undefined || keptSetTokens(kept).tokens + summaryAt(c).tokens + tailTokens.from(c) <= budget
 
   // When the limits cannot be met: everything unprotected goes but the newest turn's minimal form — and
   // a call in flight, whose result will be appended next and must follow it in the window.
@@ -207,18 +234,74 @@ export function planCut(view: LedgerView, limits: WindowLimits, mode: ReduceMode
     return finish(cut, { ...kept, extra: [...kept.extra, ...floor] }, 'newest-turn')
   }
 
-  if (mode === 'apply' && !overLimit) return unchanged()
-  if (firstUnprotected === undefined) return unchanged()
-
-  // Where the new tail may start at the earliest: the first cut at or after the boundary after which the
-  // protected messages and what follows fit the limits.
+  /** What is left from `c` (at or after the boundary) on besides protected rows. */
   const unprotectedFrom = (c: number): { count: number; tokens: number } => ({
     count: n - c - (p.tail.length - (p.countBelow(c) - p.headSize)),
     tokens: tailTokens.from(c) - (p.tokens - p.tokensBelow(c)),
   })
-  const byCount = firstTrue(b, n, (c) => p.size + unprotectedFrom(c).count <= limits.windowSize)
+  /** Nothing changes, for `reason`. */
+  const nothing = (reason: NothingEvictedReason): CutDecision => {
+    const d = unchanged()
+    return { ...d, plan: { ...d.plan, reason } }
+  }
+  /**
+   * A fold up to `c`: protected rows before it stay (kept), every other row in `[b, c)` and every kept row
+   * that lost its protection go into the summary, with the summary the window shows.
+   */
+  const foldAt = (target: number): CutDecision => {
+    // A call in flight stays: its result is appended next and must follow it in the window.
+    const c = view.endsInToolUse && target >= n && n - 1 >= b ? n - 1 : target
+    const decision = finish(c, keepBefore(c), 'fold')
+    if (decision.plan.evicted === 0 && summary === 0) return nothing('all-protected')
+    const keep = new Set(decision.changes.keep.map((k) => k.seq))
+    const folded = [...decision.changes.release]
+    for (let s = b; s < c; s++) if (!keep.has(s)) folded.push(s)
+    return { ...decision, folded: sortedUnique(folded) }
+  }
+  const planFold = (request: FoldRequest): CutDecision => {
+    if (request.kind === 'ratio') {
+      const len = currentSize
+      const k = Math.min(Math.max(1, Math.floor(len * request.ratio)), len - request.preserve)
+      if (k <= 0) return nothing('too-few-messages')
+      // Window positions before the tail (kept rows, the summary) fold with it; a position in the tail is
+      // moved forward past what a summary cannot be followed by, as Strands does.
+      const at = k - headCount - summary
+      if (at <= 0) return foldAt(b)
+      if (b + at >= n) return foldAt(n)
+      const c = view.firstSplitPoint(b + at, n)
+      return c === undefined ? nothing('no-valid-cut') : foldAt(c)
+    }
+    if (!overLimit && p.stale.length === 0) return unchanged()
+    const tokens = request.tokenBudget
+    // The new summary takes one place and about as many tokens as the one it replaces.
+    const byCountAfter = firstTrue(b, n, (c) => p.size + unprotectedFrom(c).count + 1 <= request.windowSize)
+    const byTokensAfter =
+      tokens === undefined
+        ? b
+        : firstTrue(b, n, (c) => p.tokens + unprotectedFrom(c).tokens + request.reserveTokens <= tokens)
+    const start = Math.max(byCountAfter, byTokensAfter)
+    if (start >= n) return foldAt(n)
+    return foldAt(view.firstSplitPoint(start, n) ?? n)
+  }
+  if (fold !== undefined) return planFold(fold)
+
+  if (mode === 'apply' && !overLimit) return unchanged()
+  if (firstUnprotected === undefined)
+    // Everything else in the window must stay: the summary is what can go.
+    return summary === 1 ? finish(b, { withStale: true, extra: p.restore }, 'summary') : unchanged()
+
+  // Where the new tail may start at the earliest: the first cut at or after the boundary after which the
+  // protected messages and what follows fit the limits.
+  // An over-limit window is brought down to the low-water mark (when one is set), so the following turns
+  // append without moving its start; an overflow makes room as Strands does.
+  const low = mode === 'apply' ? (limits.lowWaterMark ?? 1) : 1
+  const sizeTarget = Math.max(1, Math.floor(limits.windowSize * low))
+  const tokenTarget = budget === undefined ? undefined : Math.max(1, Math.floor(budget * low))
+  const byCount = firstTrue(b, n, (c) => p.size + unprotectedFrom(c).count + summaryAt(c).count <= sizeTarget)
   const byTokens =
-    budget === undefined ? b : firstTrue(b, n, (c) => p.tokens + unprotectedFrom(c).tokens <= budget)
+    tokenTarget === undefined
+      ? b
+      : firstTrue(b, n, (c) => p.tokens + unprotectedFrom(c).tokens + summaryAt(c).tokens <= tokenTarget)
   const limitStart = Math.max(byCount, byTokens)
   if (limitStart > n || (limitStart === n && b < n)) return newestTurnOnly()
   let start = limitStart

@@ -24,6 +24,10 @@ export type CutKind =
   | 'protected-only'
   /** The boundary stays; messages kept before it that are no longer protected leave. */
   | 'released'
+  /** Only the summary leaves the window: everything else in it must stay. */
+  | 'summary'
+  /** The oldest part of the window was folded into a new summary (see `planFold`). */
+  | 'fold'
 
 /** Why nothing was evicted. */
 export type NothingEvictedReason =
@@ -35,6 +39,8 @@ export type NothingEvictedReason =
   | 'newest-turn'
   /** No cut point exists that keeps the window valid for a provider. */
   | 'no-valid-cut'
+  /** A fold by ratio found nothing to fold: the window is not longer than the messages it must preserve. */
+  | 'too-few-messages'
 
 /** The decided window state. */
 export interface WindowPlan {
@@ -42,13 +48,21 @@ export interface WindowPlan {
   readonly boundary: number
   /** Seqs before the new boundary that stay in the window, ascending. */
   readonly kept: readonly number[]
-  /** Messages that were in the window before and are not now. */
+  /**
+   * Messages of the archive that were in the window before and are not now (a summary leaving is
+   * `summaryEvicted`; messages folded into a new summary count here too).
+   */
   readonly evicted: number
+  /** Whether the summary the window showed left it (a cut moved the boundary, or only it could go). */
+  readonly summaryEvicted: boolean
   /** Messages that were not in the window before and are now (newly protected ones). */
   readonly restored: number
-  /** Messages in the new window. */
+  /** Messages in the new window, its summary included. */
   readonly windowMessages: number
-  /** Tokens in the new window, counting what it shows (a window replacement with its own count). */
+  /**
+   * Tokens in the new window, counting what it shows (a window replacement with its own count, the
+   * summary with its own).
+   */
   readonly windowTokens: number
   /** How the boundary was chosen; undefined when it did not move. */
   readonly cut: CutKind | undefined
@@ -72,4 +86,26 @@ export interface CutDecision {
   readonly plan: Omit<WindowPlan, 'kept'>
   /** How the kept rows change. */
   readonly changes: KeptChanges
+  /**
+   * For a fold: the messages of the archive it takes out of the window, ascending — kept rows that lost
+   * their protection, then the unprotected rows between the old boundary and the new one.
+   */
+  readonly folded?: readonly number[]
 }
+
+/**
+ * What part of the window a fold takes into a new summary (the summary the window shows, if any, always
+ * goes into it, with every kept row that lost its protection).
+ * - `ratio`: Strands' `SummarizingConversationManager`: the oldest `max(1, ⌊len × ratio⌋)` window messages,
+ *   at most `len − preserve`, moved forward past tool results and calls whose result does not follow;
+ * - `excess`: what must leave for the window, with the new summary counted as one message of
+ *   `reserveTokens`, to fit `windowSize` and `tokenBudget` (a low-water mark passes smaller ones).
+ */
+export type FoldRequest =
+  | { readonly kind: 'ratio'; readonly ratio: number; readonly preserve: number }
+  | {
+      readonly kind: 'excess'
+      readonly windowSize: number
+      readonly tokenBudget: number | undefined
+      readonly reserveTokens: number
+    }

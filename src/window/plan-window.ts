@@ -30,9 +30,12 @@ export interface PlanWindowOptions extends WindowLimitOptions {
 
 /** The planned window: the decision plus the messages it keeps. */
 export interface PlannedWindow extends WindowPlan {
-  /** Indices into the input array of the messages in the window, ascending. */
+  /**
+   * Indices into the input array of the messages in the window, ascending (a summary the state holds
+   * sits between the kept ones and the tail; it is not among them).
+   */
   readonly indices: readonly number[]
-  /** The messages in the window, in order. */
+  /** The messages of the input in the window, in order (without the summary). */
   readonly messages: readonly MessageData[]
   /** The state to pass as `state` to the next call. */
   readonly state: WindowState
@@ -71,11 +74,12 @@ export function planWindow(messages: readonly MessageData[], options: PlanWindow
   ].sort((a, b) => a - b)
   const indices = [...kept]
   for (let i = plan.boundary; i < messages.length; i++) indices.push(i)
+  const summaryTokens = plan.summaryEvicted ? undefined : before.summaryTokens
   return {
     ...plan,
     kept,
     indices,
     messages: indices.map((i) => messages[i] as MessageData),
-    state: { boundary: plan.boundary, kept },
+    state: { boundary: plan.boundary, kept, ...(summaryTokens === undefined ? {} : { summaryTokens }) },
   }
 }

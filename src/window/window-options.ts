@@ -24,6 +24,12 @@ export interface WindowLimitOptions {
   protectedMessages?: ProtectedMessages | undefined
   /** Strands' shorthand: `N` protects the first N messages, `-N` the last N. */
   protectedMessageRange?: number | undefined
+  /**
+   * Cut in chunks: when the window is over `windowSize` or `tokenBudget`, bring it down to this share of
+   * them (in (0, 1)), so the turns that follow append without moving the window's start and a provider's
+   * prompt cache keeps hitting. Off (1) by default, as in Strands, whose window moves every turn once full.
+   */
+  lowWaterMark?: number | undefined
 }
 
 /** Resolved, validated window limits. */
@@ -36,6 +42,8 @@ export interface WindowLimits {
   readonly first: number
   /** Protected tail length. */
   readonly last: number
+  /** The share of the limits an over-limit window is brought down to (1: just under them). */
+  readonly lowWaterMark?: number | undefined
 }
 
 /** Default number of messages in the window, matching Strands' sliding window. */
@@ -47,6 +55,7 @@ const limitSchema = z.strictObject({
   tokenBudget: z.number().int().positive().optional(),
   protectedMessages: z.strictObject({ first: count.optional(), last: count.optional() }).optional(),
   protectedMessageRange: z.number().int().optional(),
+  lowWaterMark: z.number().gt(0, 'expected a share in (0, 1)').lt(1, 'expected a share in (0, 1)').optional(),
 })
 
 /**
@@ -92,5 +101,6 @@ export function resolveWindowLimits(options: WindowLimitOptions): WindowLimits {
     tokenBudget: o.tokenBudget,
     first: o.protectedMessages?.first ?? (range > 0 ? range : 0),
     last: o.protectedMessages?.last ?? (range < 0 ? -range : 0),
+    ...(o.lowWaterMark === undefined ? {} : { lowWaterMark: o.lowWaterMark }),
   })
 }
