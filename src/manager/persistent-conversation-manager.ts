@@ -141,6 +141,8 @@ export class PersistentConversationManager {
   readonly limits: WindowLimits
   /** The token counter in use. */
   readonly tokenCounter: TokenCounter
+  /** Runs before every call (see {@link setBeforeUse}). */
+  private beforeUse: (() => void) | undefined
 
   /**
    * @param options - store, session, window limits, protection and token counter
@@ -158,6 +160,17 @@ export class PersistentConversationManager {
   }
 
   /**
+   * Sets what runs before every call of this manager: the Strands adapter writes the messages it holds
+   * until the end of an invocation, so a call from a tool (a redaction, a pin, a read) sees them.
+   *
+   * @param fn - the work, or undefined for none
+   * @internal
+   */
+  setBeforeUse(fn: (() => void) | undefined): void {
+    this.beforeUse = fn
+  }
+
+  /**
    * Appends one message or several (all or none). Retrying with the same trackingId and content is a
    * no-op returning the existing entry.
    *
@@ -168,6 +181,7 @@ export class PersistentConversationManager {
   append(messages: MessageData): LedgerEntry
   append(messages: readonly MessageData[]): LedgerEntry[]
   append(messages: MessageData | readonly MessageData[]): LedgerEntry | LedgerEntry[] {
+    this.beforeUse?.()
     const entries = this.store.append(this.sessionId, messages, this.tokenCounter)
     return Array.isArray(messages) ? entries : (entries[0] as LedgerEntry)
   }
@@ -178,6 +192,7 @@ export class PersistentConversationManager {
    * @returns `evicted` (0 when none) and, when nothing could go, `reason`
    */
   applyWindow(): WindowResult {
+    this.beforeUse?.()
     return this.store.applyWindow(this.sessionId, this.limits, 'apply')
   }
 
@@ -192,6 +207,7 @@ export class PersistentConversationManager {
    * @throws ContextLedgerError `INVALID_OPTIONS` naming an unknown option or a non-boolean `overflow`
    */
   reduce(options: ReduceOptions = {}): WindowResult {
+    this.beforeUse?.()
     const { overflow } = checkKeys(options, 'options', ['overflow'])
     if (overflow !== undefined && typeof overflow !== 'boolean')
       throw invalidOption('options.overflow', `expected a boolean, got ${describeValue(overflow)}`)
@@ -205,6 +221,7 @@ export class PersistentConversationManager {
    * @returns the materialized window
    */
   window(options: WindowReadOptions = {}): StoredMessageData[] {
+    this.beforeUse?.()
     return this.store.window(this.sessionId, options)
   }
 
@@ -218,6 +235,7 @@ export class PersistentConversationManager {
    * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`
    */
   edit(ref: MessageRef, message: MessageData, attribution: EditAttribution = {}): LedgerEntry {
+    this.beforeUse?.()
     return this.store.editMessage(this.sessionId, ref, message, attribution, this.tokenCounter)
   }
 
@@ -230,6 +248,7 @@ export class PersistentConversationManager {
    * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`
    */
   redact(ref: MessageRef, options: RedactOptions = {}): RedactResult {
+    this.beforeUse?.()
     return this.store.redactMessage(this.sessionId, ref, options)
   }
 
@@ -242,6 +261,7 @@ export class PersistentConversationManager {
    * @throws ContextLedgerError `INVALID_OPTIONS` naming the field (`options.sessionId` is the manager's own)
    */
   prune(options: Omit<PruneOptions, 'sessionId'>): PruneResult {
+    this.beforeUse?.()
     // JavaScript callers can pass anything; the store checks the rest.
     const given: unknown = options
     if (typeof given === 'object' && given !== null && Object.hasOwn(given, 'sessionId'))
@@ -256,6 +276,7 @@ export class PersistentConversationManager {
    * @returns what was deleted and whether it is gone from the files
    */
   deleteSession(): DeleteSessionResult {
+    this.beforeUse?.()
     return this.store.deleteSession(this.sessionId)
   }
 
@@ -265,6 +286,7 @@ export class PersistentConversationManager {
    * @returns every edit and redaction
    */
   edits(): MessageEdit[] {
+    this.beforeUse?.()
     return this.store.edits(this.sessionId)
   }
 
@@ -278,6 +300,7 @@ export class PersistentConversationManager {
    * @throws ContextLedgerError `MESSAGE_NOT_FOUND`
    */
   pin(ref: MessageRef, attribution: PinAttribution = {}): PinResult {
+    this.beforeUse?.()
     return this.store.pin(this.sessionId, ref, attribution, this.limits)
   }
 
@@ -290,6 +313,7 @@ export class PersistentConversationManager {
    * @throws ContextLedgerError `MESSAGE_NOT_FOUND`
    */
   unpin(ref: MessageRef, attribution: PinAttribution = {}): PinResult {
+    this.beforeUse?.()
     return this.store.unpin(this.sessionId, ref, attribution)
   }
 
@@ -304,6 +328,7 @@ export class PersistentConversationManager {
    * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_MESSAGE`, `INVALID_TOKEN_COUNT`
    */
   setWindowContent(ref: MessageRef, message: MessageData | null): void {
+    this.beforeUse?.()
     this.store.setWindowContent(this.sessionId, ref, message, this.tokenCounter)
   }
 
@@ -323,6 +348,7 @@ export class PersistentConversationManager {
    *   `cause`), `SUMMARY_CONFLICT` (the window kept changing; nothing was written), `INVALID_OPTIONS`
    */
   async summarize(summarizer: Summarizer, options: SummarizeOptions = {}): Promise<SummarizeResult> {
+    this.beforeUse?.()
     checkSummarizer(summarizer)
     const parsed = summarizeOptions.safeParse(options)
     if (!parsed.success) throw optionsError(parsed.error, 'summarize')
@@ -351,6 +377,7 @@ export class PersistentConversationManager {
     summarizer: Summarizer,
     options: SummarizeExcessOptions = {},
   ): Promise<SummarizeResult> {
+    this.beforeUse?.()
     checkSummarizer(summarizer)
     const parsed = excessOptions.safeParse(options)
     if (!parsed.success) throw optionsError(parsed.error, 'summarizeExcess')
@@ -377,6 +404,7 @@ export class PersistentConversationManager {
     summarizer: Summarizer,
     options: ResummarizeOptions = {},
   ): Promise<SummaryRecord> {
+    this.beforeUse?.()
     checkSummarizer(summarizer)
     const parsed = resummarizeOptions.safeParse(options)
     if (!parsed.success) throw optionsError(parsed.error, 'resummarize')
@@ -397,6 +425,7 @@ export class PersistentConversationManager {
    * @throws ContextLedgerError `SUMMARY_NOT_FOUND`, `SUMMARY_NOT_CURRENT`
    */
   dropSummary(id: number): WindowResult {
+    this.beforeUse?.()
     return this.store.dropSummary(this.sessionId, id, this.limits)
   }
 
@@ -407,6 +436,7 @@ export class PersistentConversationManager {
    * @returns the summaries; `current` marks the one the window shows
    */
   summaries(options: SummariesOptions = {}): SummaryRecord[] {
+    this.beforeUse?.()
     return this.store.summaries(this.sessionId, options)
   }
 
@@ -418,6 +448,7 @@ export class PersistentConversationManager {
    * @throws ContextLedgerError `SUMMARY_NOT_FOUND`
    */
   summary(id: number): SummaryRecord {
+    this.beforeUse?.()
     return this.store.summary(this.sessionId, id)
   }
 
@@ -437,6 +468,7 @@ export class PersistentConversationManager {
    * @returns entries in seq order
    */
   history(options: { fromSeq?: number; limit?: number } = {}): LedgerEntry[] {
+    this.beforeUse?.()
     return this.store.history(this.sessionId, options)
   }
 
@@ -448,6 +480,7 @@ export class PersistentConversationManager {
    * @throws ContextLedgerError `MESSAGE_NOT_FOUND`
    */
   message(ref: MessageRef): LedgerEntry {
+    this.beforeUse?.()
     return this.store.message(this.sessionId, ref)
   }
 }

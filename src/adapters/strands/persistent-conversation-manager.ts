@@ -31,6 +31,9 @@ export type { PersistentConversationManagerOptions } from './options.js'
 
 const NAME = 'context-ledger:persistent-conversation-manager'
 
+/** The lowest hook order: Strands runs hooks of a lower order first (`HookOrder.SDK_FIRST` is −100). */
+const FIRST_OF_ALL = Number.MIN_SAFE_INTEGER
+
 /**
  * The Strands Agents `ConversationManager` of context-ledger (`context-ledger/strands`): pass it as an
  * `Agent`'s `conversationManager` and the agent's whole conversation is kept in a context-ledger store,
@@ -57,8 +60,14 @@ const NAME = 'context-ledger:persistent-conversation-manager'
 export class PersistentConversationManager extends ConversationManager {
   /** Plugin name, unique per Strands agent. */
   readonly name = NAME
-  /** The core manager doing the work: use it for `history()`, `pin()`, `window()` and the like. */
+  /**
+   * The core manager of the session: use it for `history()`, `pin()`, `window()`, `redact()` and the like.
+   * Every call first writes the messages the manager holds until the end of an invocation (see
+   * {@link flush}), so a call from a tool sees the invocation so far.
+   */
   readonly ledger: LedgerManager
+  /** The same session for the agents' syncs, which write held messages themselves. */
+  private readonly core: LedgerManager
   /** Whether reductions truncate oversized tool results before evicting. */
   readonly truncatesToolResults: boolean
   /** Whether the agent sees the window with roles strictly alternating (`alternate` option). */
@@ -87,7 +96,12 @@ export class PersistentConversationManager extends ConversationManager {
   constructor(options: PersistentConversationManagerOptions) {
     const resolved = resolveOptions(options)
     super(resolved.base)
+    this.core = new LedgerManager(resolved.core)
+    // A manager holds configuration only: two over the same session are the same session.
     this.ledger = new LedgerManager(resolved.core)
+    this.ledger.setBeforeUse(() => {
+      this.flush()
+    })
     this.truncatesToolResults = resolved.truncateToolResults
     this.alternate = resolved.alternate
     this.durability = resolved.durability
@@ -144,6 +158,7 @@ export class PersistentConversationManager extends ConversationManager {
       const sync = this.syncOf(event.agent)
       const refusals = sync.adopt()
       sync.show(false)
+      sync.begin()
       // Messages pushed since the last invocation that the store refused: the caller learns it here.
       if (refusals[0] !== undefined) throw refusals[0]
     })
@@ -156,14 +171,15 @@ export class PersistentConversationManager extends ConversationManager {
       { order: HookOrder.SDK_FIRST },
     )
     // Strands fires it after every invocation, failed ones included, and stops at the first hook that
-    // throws: first among the hooks, so another hook failing (a SessionManager that cannot save) never
-    // keeps the invocation's held messages from being written.
+    // throws: at the lowest order there is, so another hook failing (a SessionManager that cannot save,
+    // a hook of the caller's at SDK_FIRST or below) never keeps the invocation's held messages from being
+    // written. Only a hook registered later at this same order runs before it.
     agent.addHook(
       AfterInvocationEvent,
       (event) => {
         this.syncOf(event.agent).finish()
       },
-      { order: HookOrder.SDK_FIRST },
+      { order: FIRST_OF_ALL },
     )
   }
 
@@ -202,7 +218,7 @@ export class PersistentConversationManager extends ConversationManager {
   override async reduce({ agent, model, error }: ConversationManagerReduceOptions): Promise<boolean> {
     const sync = this.syncOf(agent)
     sync.adopt()
-    const { reduced, report } = await reduceWindow(this.ledger, sync, {
+    const { reduced, report } = await reduceWindow(this.core, sync, {
       agent,
       model,
       overflow: error !== undefined,
@@ -233,7 +249,7 @@ export class PersistentConversationManager extends ConversationManager {
   }
 
   private newSync(agent: LocalAgent): AgentSync {
-    const sync = new AgentSync(agent, this.ledger, this.logger, this.alternate, this.durability)
+    const sync = new AgentSync(agent, this.core, this.logger, this.alternate, this.durability)
     this.syncs.set(agent, sync)
     return sync
   }

@@ -4,9 +4,16 @@
  * message in its own. Commits are counted from the write-ahead log of a real file.
  */
 import { describe, expect, it } from 'vitest'
-import { AfterInvocationEvent, Message, MessageAddedEvent, TextBlock, tool } from '@strands-agents/sdk'
+import {
+  AfterInvocationEvent,
+  HookOrder,
+  Message,
+  MessageAddedEvent,
+  TextBlock,
+  tool,
+} from '@strands-agents/sdk'
 import { z } from 'zod'
-import type { MessageData } from '../../../src/index.js'
+import { PersistentConversationManager as LedgerManager, type MessageData } from '../../../src/index.js'
 import type { PersistentConversationManager } from '../../../src/adapters/strands/index.js'
 import { ScriptedModel, type ScriptedCall } from '../../../examples/strands-scripted-model.js'
 import { invalidity } from '../../helpers/provider-validity.js'
@@ -14,7 +21,7 @@ import { refusal } from '../../helpers/refusal.js'
 import { useTempDir } from '../../helpers/temp-store.js'
 import { restartWal, walCommits } from '../../helpers/wal.js'
 import { assertWindowRules } from '../../helpers/window-rules.js'
-import { json, ledgerAgent, recordingModel } from './helpers.js'
+import { json, ledgerAgent, recordingLogger, recordingModel } from './helpers.js'
 
 const dir = useTempDir('context-ledger-durability-')
 
@@ -320,6 +327,122 @@ describe('PersistentConversationManager (Strands)', () => {
         ])
       },
     )
+
+    it.each(['invocation', 'message'] as const)(
+      '(%s) refuses once a message the token counter cannot count, and goes on storing the next ones',
+      async (durability) => {
+        const store = dir.open()
+        const logger = recordingLogger()
+        // A tokenizer that throws on some input (tiktoken on special tokens, say).
+        const tokenCounter = (m: MessageData): number => {
+          if (JSON.stringify(m.content).includes('poison')) throw new Error('special token')
+          return 10
+        }
+        const { agent, manager } = ledgerAgent({ store, sessionId: 's', durability, tokenCounter, logger })
+        await agent.invoke('hello')
+        await expect(agent.invoke('poison pill')).rejects.toMatchObject({ code: 'INVALID_TOKEN_COUNT' })
+        await agent.invoke('after one')
+        await agent.invoke('after two')
+        const prompts = store
+          .history('s', { limit: 100 })
+          .flatMap((e) =>
+            e.message.role === 'user' && 'text' in (e.message.content[0] ?? {}) ? [e.message.content[0]] : [],
+          )
+        expect(prompts).toStrictEqual([{ text: 'hello' }, { text: 'after one' }, { text: 'after two' }])
+        expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
+        // Logged once per refused message (with 'invocation', the reply quoting the prompt is refused too).
+        expect(
+          logger.lines.filter((l) => l.level === 'error' && l.text.includes('INVALID_TOKEN_COUNT')).length,
+        ).toBeGreaterThan(0)
+        assertWindowRules(store, 's')
+      },
+    )
+
+    it('writes at once the messages a tool called directly adds, outside any invocation', async () => {
+      const store = dir.open()
+      const { agent, manager } = ledgerAgent({ store, sessionId: 's' })
+      await agent.invoke('hello')
+      await agent.tool.lookup?.invoke({ q: 'direct' })
+      expect(agent.messages.length).toBeGreaterThan(2)
+      expect(store.session('s')?.messageCount).toBe(agent.messages.length)
+      expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
+    })
+
+    it('lets a tool redact, pin or delete through manager.ledger what the invocation holds', async () => {
+      const store = dir.open()
+      const late: { manager?: PersistentConversationManager } = {}
+      const forget = tool({
+        name: 'lookup',
+        description: 'Redact the prompt',
+        inputSchema: z.object({ q: z.string() }),
+        callback: ({ q }) => {
+          const ledger = late.manager?.ledger
+          const prompt = ledger?.history({ fromSeq: 2 })[0]
+          if (ledger !== undefined && prompt !== undefined) ledger.redact({ trackingId: prompt.trackingId })
+          return `${q}: done`
+        },
+      })
+      const { agent, manager } = ledgerAgent({ store, sessionId: 's' }, { tools: [forget] })
+      late.manager = manager
+      await agent.invoke('hello')
+      await agent.invoke('ask my SSN is 123-45-6789')
+      // The prompt, held when the tool ran, was written first and then erased (the tool's own input and
+      // result quote it: they are the model's words, not the prompt).
+      const prompt = store
+        .connection()
+        .prepare<[], string>('SELECT body FROM messages WHERE seq = 2')
+        .pluck()
+        .get()
+      expect(prompt).toBeDefined()
+      expect(prompt).not.toContain('123-45-6789')
+      expect(manager.ledger.edits().map((e) => [e.seq, e.kind])).toStrictEqual([[2, 'redact']])
+    })
+
+    it('writes a tool call with its result, so another writer never lands between them', async () => {
+      const store = dir.open()
+      const other = new LedgerManager({ store: dir.open(), sessionId: 's' })
+      const { agent, manager } = ledgerAgent({ store, sessionId: 's' })
+      await agent.invoke('hello')
+      // Another process appends to the session during the model call (after the prompt is added), and
+      // again between the call and its result reaching the manager.
+      agent.addHook(MessageAddedEvent, async (event) => {
+        const call = event.message.content.some((b) => b.type === 'toolUseBlock')
+        const prompt =
+          event.message.role === 'user' && event.message.content.some((b) => b.type === 'textBlock')
+        if (call || prompt) {
+          await Promise.resolve()
+          other.append({
+            role: 'user',
+            content: [{ text: call ? 'from elsewhere, again' : 'from elsewhere' }],
+          })
+        }
+      })
+      await agent.invoke('ask something')
+      const history = store.history('s', { limit: 100 })
+      expect(
+        history.filter((e) => e.late || e.message.metadata?.custom?.contextLedger !== undefined),
+      ).toStrictEqual([])
+      const call = history.findIndex((e) => e.message.content.some((b) => 'toolUse' in b))
+      expect(history[call + 1]?.message.content.some((b) => 'toolResult' in b)).toBe(true)
+      expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
+      assertWindowRules(store, 's')
+    })
+
+    it('writes the invocation before an AfterInvocationEvent hook of any order throws', async () => {
+      const store = dir.open()
+      const { agent, manager } = ledgerAgent({ store, sessionId: 's' })
+      await agent.initialize()
+      agent.addHook(
+        AfterInvocationEvent,
+        () => {
+          throw new Error('early hook failed')
+        },
+        { order: HookOrder.SDK_FIRST - 1 },
+      )
+      await expect(agent.invoke('hello')).rejects.toThrow('early hook failed')
+      expect(store.session('s')?.messageCount).toBe(2)
+      expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
+    })
 
     it('refuses a durability that is neither invocation nor message, naming it', () => {
       const store = dir.open()

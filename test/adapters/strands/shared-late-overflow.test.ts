@@ -97,11 +97,10 @@ describe('shared session overflow recovery (Strands)', () => {
     await a.agent.initialize()
     // The other writer's result for b1 (answered by the repair row A's prompt caused) lands late, right
     // after A's reduction truncated its own result and before it counted the window again.
-    const ledger = a.manager.ledger
-    const setWindowContent = ledger.setWindowContent.bind(ledger)
+    const setWindowContent = storeA.setWindowContent.bind(storeA)
     let landed = false
-    ledger.setWindowContent = (ref, message) => {
-      setWindowContent(ref, message)
+    storeA.setWindowContent = (sessionId, ref, message, counter) => {
+      setWindowContent(sessionId, ref, message, counter)
       if (landed) return
       landed = true
       expect(other.append(toolResult('b1', 'b'.repeat(RESULT_CHARS))).late).toBe(true)

@@ -11,11 +11,12 @@
  * same transaction, so nothing ever sees the session without them.
  */
 import type { Logger, LocalAgent, Message } from '@strands-agents/sdk'
-import { isContextLedgerError, type ContextLedgerError } from '../../../errors.js'
+import type { ContextLedgerError } from '../../../errors.js'
 import type { PersistentConversationManager as LedgerManager } from '../../../manager/persistent-conversation-manager.js'
 import type { LedgerEntry } from '../../../store/context-store.js'
 import type { PinMessageToolResult } from '../../../tools/pin-message-tool.js'
 import { mirrorAdded } from './added.js'
+import { isRefusal } from './append.js'
 import { adoptMessages } from './adopt.js'
 import { HeldMessages, holdable, orderTrackingId } from './held.js'
 import { runPinTool } from './pin-tool.js'
@@ -37,6 +38,12 @@ export class AgentSync {
   private readonly sync: SyncContext
   private readonly end = new ViewEnd()
   private readonly held = new HeldMessages()
+  /**
+   * Inside an invocation (between `BeforeInvocationEvent` and its end): only then are messages held. A
+   * tool called directly (`agent.tool.x.invoke()`) adds its messages outside any invocation, and nothing
+   * would write them before the next one.
+   */
+  private invoking = false
 
   /**
    * @param agent - the agent whose `messages` this keeps
@@ -93,7 +100,7 @@ export class AgentSync {
    */
   added(message: Message): void {
     const minted = orderTrackingId(this.sync, this.held, message)
-    if (this.durability === 'invocation') {
+    if (this.durability === 'invocation' && this.invoking) {
       const count = this.sessionCount()
       const held = holdable(this.sync, this.held, message, count, minted)
       if (held !== undefined) {
@@ -109,11 +116,17 @@ export class AgentSync {
    * for, written in one transaction; then the agent sees the window.
    */
   finish(): void {
+    this.invoking = false
     this.withHeld(() => {
       adoptMessages(this.sync)
       this.sync.ledger.applyWindow()
     }, true)
     this.show(false)
+  }
+
+  /** `BeforeInvocationEvent`: messages the agent adds from now until the invocation ends may be held. */
+  begin(): void {
+    this.invoking = true
   }
 
   /** Writes the held messages now (in one transaction). */
@@ -190,7 +203,7 @@ export class AgentSync {
             // the message being added, which Strands may answer next.
             seen.stale = mirrorAdded(this.sync, this.end, message, false, form) || seen.stale
           } catch (error) {
-            if (!isContextLedgerError(error, 'INVALID_MESSAGE')) throw error
+            if (!isRefusal(error)) throw error
             seen.refusal ??= error
           }
         }

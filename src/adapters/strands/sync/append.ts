@@ -10,7 +10,7 @@ import { toLedgerMessage } from '../convert.js'
 import { appendOrOverlay } from './edits.js'
 import { recordPin } from './pin-sync.js'
 import { appendRepaired } from './repair.js'
-import { contentKey, type SyncContext } from './sync-context.js'
+import { contentKey, logRefusal, type SyncContext } from './sync-context.js'
 
 /** What storing a new message came to. */
 export type Stored =
@@ -53,6 +53,18 @@ export function storeNew(
     if (entry !== undefined && entry.trackingId !== data.trackingId)
       Object.assign(message, { trackingId: entry.trackingId })
   } catch (error) {
+    if (isUnstorable(error)) {
+      // Nothing about the message can be repaired: the token counter cannot count it, or its trackingId
+      // names another message. Refused once, like a message repair cannot fix, so no later write retries it.
+      logRefusal(
+        sync,
+        message,
+        error,
+        {},
+        `message refused by the store (${error.message}): not stored, removed from agent.messages`,
+      )
+      return { refused: error }
+    }
     if (!isContextLedgerError(error, 'INVALID_MESSAGE')) throw error
     const repaired = appendRepaired(sync, message, data, error)
     if (repaired.refused !== undefined) return repaired
@@ -60,4 +72,27 @@ export function storeNew(
   }
   if (pinned) recordPin(sync, { trackingId: message.trackingId }, true)
   return { repairRow: entry?.repair, entry }
+}
+
+/**
+ * Whether the store refused a message for a reason no repair and no retry can change: the token
+ * counter throws on it or answers no count (`INVALID_TOKEN_COUNT`), or its trackingId is the session's
+ * newest message's with other content (`DUPLICATE_MESSAGE`).
+ *
+ * @param error - what the append threw
+ * @returns true for such a refusal
+ */
+export function isUnstorable(error: unknown): error is ContextLedgerError {
+  return isContextLedgerError(error, 'INVALID_TOKEN_COUNT') || isContextLedgerError(error, 'DUPLICATE_MESSAGE')
+}
+
+/**
+ * Whether an error of storing a message is its refusal (the message is dropped from `agent.messages`,
+ * the others are still stored), rather than a failure of the write itself (a busy or full disk).
+ *
+ * @param error - what storing the message threw
+ * @returns true for a refusal
+ */
+export function isRefusal(error: unknown): error is ContextLedgerError {
+  return isContextLedgerError(error, 'INVALID_MESSAGE') || isUnstorable(error)
 }

@@ -7,7 +7,8 @@
  *
  * A message is held only when storing it later cannot change what the model is shown before then: it
  * continues the conversation exactly as the agent shows it (it follows the newest stored row, or the
- * last held message), answers every call of the message before it and nothing else, is valid as it is
+ * last held message — or it holds tool calls, whose result always comes next and is written with it),
+ * answers every call of the message before it and nothing else, is valid as it is
  * (so no repair rewrites it), carries no pin, is new to the session, and (with `alternate`) does not join
  * the message before it. Anything else is stored at once,
  * after the held messages, by the same path as with `durability: 'message'`.
@@ -103,6 +104,11 @@ function toolIds(message: Message, kind: 'toolUse' | 'toolResult'): string[] {
   })
 }
 
+/** Whether `message` is an assistant message holding tool calls. */
+function isCall(message: Message): boolean {
+  return message.role === 'assistant' && toolIds(message, 'toolUse').length > 0
+}
+
 /** Whether `message` answers every call of `previous`, each once, and nothing else. */
 function pairsWith(previous: Message, message: Message): boolean {
   const calls = toolIds(previous, 'toolUse')
@@ -149,7 +155,12 @@ export function holdable(
   if (sync.alternate && previous.role === message.role) return undefined
   const id = message.trackingId
   if (sync.tracked.has(id) || held.has(id)) return undefined
-  if (held.size > 0) {
+  if (isCall(message)) {
+    // Strands adds a call together with its result, once the tool has run: held until the result comes,
+    // the two are written in one transaction, so another writer's message never lands between them (it
+    // would answer the call with a repair row). Written after whatever another writer stored meanwhile.
+    if (!sync.tracked.has(previous.trackingId) && previous !== held.last()) return undefined
+  } else if (held.size > 0) {
     if (previous !== held.last() || !held.unchangedSince(sessionCount)) return undefined
   } else if (
     !sync.tracked.has(previous.trackingId) ||
