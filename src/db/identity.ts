@@ -28,10 +28,11 @@ const SQLITE_MAGIC = 'SQLite format 3\0'
  * hold the missing pages, a shorter file is damaged. Reads at most 100 bytes; writes nothing.
  *
  * @param path - the database file (nothing is checked for `':memory:'`, `''` or a missing file)
+ * @returns the header's page size and application id, or undefined for no file or an empty one
  * @throws ContextLedgerError `NOT_A_LEDGER` or `CORRUPT_DATABASE`
  */
-export function checkFileHeader(path: string): void {
-  if (path === ':memory:' || path === '' || !existsSync(path)) return
+export function checkFileHeader(path: string): FileHeader | undefined {
+  if (path === ':memory:' || path === '' || !existsSync(path)) return undefined
   const header = Buffer.alloc(100)
   const fd = openSync(path, 'r')
   let size: number
@@ -42,7 +43,7 @@ export function checkFileHeader(path: string): void {
   } finally {
     closeSync(fd)
   }
-  if (size === 0) return
+  if (size === 0) return undefined
   if (!SQLITE_MAGIC.startsWith(header.toString('latin1', 0, Math.min(read, 16))))
     throw new ContextLedgerError(
       'NOT_A_LEDGER',
@@ -57,10 +58,20 @@ export function checkFileHeader(path: string): void {
   const valid = header.readUInt32BE(24) === header.readUInt32BE(92)
   // A write-ahead log or a hot rollback journal may hold (or be about to restore) the missing pages.
   const pending = (suffix: string): boolean => existsSync(path + suffix) && statSync(path + suffix).size > 0
-  if (!valid || pages === 0 || size >= pages * pageSize || pending('-wal') || pending('-journal')) return
+  const found = { pageSize, applicationId: header.readUInt32BE(68) }
+  if (!valid || pages === 0 || size >= pages * pageSize || pending('-wal') || pending('-journal'))
+    return found
   throw truncated(
     `its header counts ${pages} pages of ${pageSize} bytes (${pages * pageSize} bytes), the file has ${size}`,
   )
+}
+
+/** What the first 100 bytes of a database file say, read before SQLite opens it. */
+export interface FileHeader {
+  /** Its page size in bytes. */
+  readonly pageSize: number
+  /** Its `application_id` ({@link APPLICATION_ID} for a ledger). */
+  readonly applicationId: number
 }
 
 /** What a database's header says about it. */

@@ -5,7 +5,15 @@
 import { existsSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { ContextLedgerError } from '../errors.js'
-import { checkFileHeader, checkIdentity, missing, readIdentity, refuse, tooOld } from './identity.js'
+import {
+  APPLICATION_ID,
+  checkFileHeader,
+  checkIdentity,
+  missing,
+  readIdentity,
+  refuse,
+  tooOld,
+} from './identity.js'
 import { migrate, readMigrations, type Migrations } from './migrate.js'
 import { restoreSideFileModes } from './side-files.js'
 import { readIntegerPragma } from './pragmas.js'
@@ -128,7 +136,11 @@ export function openDatabase(path: string, settings: DatabaseSettings = DEFAULT_
   try {
     migrations = readMigrations()
     if (mustExist && !existsSync(path)) throw missing(path)
-    checkFileHeader(path)
+    const header = checkFileHeader(path)
+    // A ledger of another page size than the one asked for is refused before it is opened for writing:
+    // closing a writable connection checkpoints its log into the file, which is then no longer as it was.
+    if (settings.pageSize !== undefined && header !== undefined && header.pageSize !== settings.pageSize)
+      refuseOtherPageSize(path, header.pageSize, settings.pageSize)
     if (!isInMemory(path)) restoreSideFileModes(path)
     db = new Database(path, {
       timeout: settings.busyTimeoutMs,
@@ -159,8 +171,9 @@ export function openDatabase(path: string, settings: DatabaseSettings = DEFAULT_
       db.prepare('SELECT seq FROM messages LIMIT 1').get()
       return db
     }
-    // Only an empty file takes a page size, and only before its first write (journal_mode below is one).
-    if (state === 'fresh') db.pragma(SET_PAGE_SIZE[settings.pageSize ?? NEW_LEDGER_PAGE_SIZE])
+    // Only an empty database takes a page size, before its first write (journal_mode below is one); one
+    // already written with another page size (an empty SQLite file made elsewhere) is rebuilt with it.
+    if (state === 'fresh') setFreshPageSize(db, settings.pageSize ?? NEW_LEDGER_PAGE_SIZE)
     db.pragma('journal_mode = WAL')
     db.pragma(settings.synchronous === 'FULL' ? 'synchronous = FULL' : 'synchronous = NORMAL')
     // Checkpoints are the store's (src/store/transactions.ts): SQLite's automatic one never catches up
@@ -195,10 +208,41 @@ export function openDatabase(path: string, settings: DatabaseSettings = DEFAULT_
  */
 function checkPageSize(db: Db, path: string, asked: PageSize): void {
   const has = readIntegerPragma(db, 'page_size')
-  if (has === asked) return
-  throw new ContextLedgerError(
+  if (has !== asked) throw pageSizeRefusal(path, has, asked)
+}
+
+/**
+ * Throws the page-size refusal when the file is a ledger, read through a read-only connection (its log
+ * may hold its identity; a read-only connection never checkpoints it). An empty database is let through:
+ * it becomes a ledger of the page size asked for.
+ */
+function refuseOtherPageSize(path: string, has: number, asked: PageSize): void {
+  const probe = new Database(path, { readonly: true, fileMustExist: true })
+  let applicationId: number
+  try {
+    applicationId = readIdentity(probe).applicationId
+  } finally {
+    probe.close()
+  }
+  if (applicationId === APPLICATION_ID) throw pageSizeRefusal(path, has, asked)
+}
+
+function pageSizeRefusal(path: string, has: number, asked: PageSize): ContextLedgerError<'INVALID_OPTIONS'> {
+  return new ContextLedgerError(
     'INVALID_OPTIONS',
     `Invalid openContextStore options at pageSize: ${path} is a ledger with ${has}-byte pages, and a page size is set only when a ledger is created; got ${asked}. Omit pageSize to open it, or copy it with store.backup(destination, { compact: true, pageSize: ${asked} })`,
     { path: 'pageSize' },
   )
+}
+
+/**
+ * Gives an empty database the page size: set before its first write, or — when it was written already
+ * (a page-size change needs a rollback journal) — rebuilt by VACUUM, which costs nothing with no tables.
+ */
+function setFreshPageSize(db: Db, size: PageSize): void {
+  db.pragma(SET_PAGE_SIZE[size])
+  if (readIntegerPragma(db, 'page_size') === size) return
+  db.pragma('journal_mode = DELETE')
+  db.pragma(SET_PAGE_SIZE[size])
+  db.exec('VACUUM')
 }

@@ -299,8 +299,14 @@ export async function backupDatabase(
 function vacuumInto(db: Database.Database, path: string, pageSize: PageSize): { totalPages: number } {
   db.pragma(SET_PAGE_SIZE[pageSize])
   db.prepare('VACUUM INTO ?').run(path)
-  const copy = new Database(path, { readonly: true })
+  const copy = new Database(path)
   try {
+    // An in-memory store's copy keeps the store's page size whatever `page_size` said: rebuilt once more.
+    if (readIntegerPragma(copy, 'page_size') !== pageSize) {
+      copy.pragma('journal_mode = DELETE')
+      copy.pragma(SET_PAGE_SIZE[pageSize])
+      copy.exec('VACUUM')
+    }
     return { totalPages: readIntegerPragma(copy, 'page_count') }
   } finally {
     copy.close()

@@ -106,5 +106,43 @@ describe('openDatabase', () => {
       expect(error.code).toBe('INVALID_OPTIONS')
       expect(error.path).toBe('pageSize')
     })
+
+    it('gives an empty SQLite file made with another page size the one asked for', () => {
+      for (const [made, asked] of [
+        [4096, 1024],
+        [4096, 512],
+        [1024, 8192],
+      ] as const) {
+        const path = dir.file(`empty-${made}-${asked}.db`)
+        const raw = new Database(path)
+        raw.pragma(`page_size = ${made}`)
+        raw.pragma('journal_mode = WAL')
+        raw.close()
+        expect(pageSizeOf(path)).toBe(made)
+        const store = openContextStore(path, { pageSize: asked })
+        new PersistentConversationManager({ store, sessionId: 's' }).append([user('hi'), assistant('hello')])
+        store.close()
+        expect(pageSizeOf(path)).toBe(asked)
+      }
+    })
+
+    it('refuses a mismatched pageSize before opening: a log left by a killed writer stays as it was', () => {
+      const store = dir.open('ledger.db', { pageSize: 4096 })
+      new PersistentConversationManager({ store, sessionId: 's' }).append([user('hi'), assistant('hello')])
+      // A killed writer leaves its log behind: copy the files while the store holds them open.
+      const copy = dir.file('copy.db')
+      for (const side of ['', '-wal']) writeFileSync(copy + side, readFileSync(dir.file() + side))
+      store.close()
+      const hash = (p: string): string => createHash('sha256').update(readFileSync(p)).digest('hex')
+      const before = [hash(copy), hash(`${copy}-wal`)]
+      expect(refusal(() => openContextStore(copy, { pageSize: 1024 }))).toMatchObject({
+        code: 'INVALID_OPTIONS',
+        path: 'pageSize',
+      })
+      expect([hash(copy), hash(`${copy}-wal`)]).toStrictEqual(before)
+      const reopened = openContextStore(copy)
+      expect(reopened.session('s')?.messageCount).toBe(2)
+      reopened.close()
+    })
   })
 })

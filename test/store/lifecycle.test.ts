@@ -78,6 +78,7 @@ describe('ContextStore.deleteSession', () => {
       toolCalls: 1,
       pinEvents: 1,
       edits: 1,
+      summaries: 0,
       erased: true,
     })
     expect(rowCounts()).toStrictEqual({
@@ -143,6 +144,7 @@ describe('ContextStore.deleteSession', () => {
       toolCalls: 0,
       pinEvents: 0,
       edits: 0,
+      summaries: 0,
       erased: true,
     })
     expect(rowCounts()).toStrictEqual(before)
@@ -502,6 +504,33 @@ describe('ContextStore.backup', () => {
       expect(existsSync(dir.file('z.db'))).toBe(false)
     } finally {
       again.close()
+    }
+  })
+
+  it('with compact, gives the copy of an in-memory store the page size asked for', async () => {
+    for (const [made, asked] of [
+      [1024, 65536],
+      [4096, 1024],
+      [2048, 512],
+    ] as const) {
+      const memory = openContextStore(':memory:', { pageSize: made })
+      try {
+        const m = new PersistentConversationManager({ store: memory, sessionId: 's', windowSize: 4 })
+        for (let i = 0; i < 10; i++) m.append([user(`q${i}`), assistant(`a${i}`)])
+        m.applyWindow()
+        const target = dir.file(`memory-${made}-${asked}.db`)
+        const result = await memory.backup(target, { compact: true, pageSize: asked })
+        const copy = openContextStore(target, { mustExist: true })
+        try {
+          expect(copy.connection().pragma('page_size', { simple: true })).toBe(asked)
+          expect(copy.connection().pragma('page_count', { simple: true })).toBe(result.pages)
+          expect(copy.window('s')).toStrictEqual(memory.window('s'))
+        } finally {
+          copy.close()
+        }
+      } finally {
+        memory.close()
+      }
     }
   })
 
