@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { NEW_LEDGER_PAGE_SIZE } from '../../src/db/open.js'
+import { NEW_LEDGER_PAGE_SIZE, SET_PAGE_SIZE } from '../../src/db/open.js'
 import { openContextStore, PersistentConversationManager } from '../../src/index.js'
 import { refusal } from '../helpers/refusal.js'
 import { assistant, user } from '../helpers/messages.js'
@@ -115,7 +115,7 @@ describe('openDatabase', () => {
       ] as const) {
         const path = dir.file(`empty-${made}-${asked}.db`)
         const raw = new Database(path)
-        raw.pragma(`page_size = ${made}`)
+        raw.pragma(SET_PAGE_SIZE[made])
         raw.pragma('journal_mode = WAL')
         raw.close()
         expect(pageSizeOf(path)).toBe(made)
