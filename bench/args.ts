@@ -12,15 +12,40 @@ export type ParsedOptions<S extends Record<string, OptionSpec>> = {
   readonly [K in keyof S]: S[K] extends { type: 'flag' } ? boolean : number | undefined
 }
 
+/** One line per option, for `--help` and for a wrong option. */
+function usage(spec: Record<string, OptionSpec>): string {
+  const lines = Object.entries(spec).map(([name, o]) =>
+    o.type === 'flag' ? `  --${name}` : `  --${name} N   (a whole number ≥ ${o.min})`,
+  )
+  return ['options:', ...lines, '  --help', 'Each bench is described in docs/benchmarks.md.'].join('\n')
+}
+
 /**
- * Parses `--name` flags and `--name N` numbers.
+ * Parses `--name` flags and `--name N` numbers. `--help` prints the options and exits 0; an unknown
+ * option, a positional argument or a bad number prints what was wrong and the options, and exits 2 —
+ * one message, no stack trace.
  *
  * @param argv - the arguments after the script name
  * @param spec - each option by its name without the dashes
  * @returns the values, by option name
- * @throws Error for an unknown option, a positional argument, or a number below its `min`
  */
 export function parseOptions<S extends Record<string, OptionSpec>>(
+  argv: readonly string[],
+  spec: S,
+): ParsedOptions<S> {
+  if (argv.includes('--help')) {
+    console.log(usage(spec))
+    process.exit(0)
+  }
+  try {
+    return parseStrict(argv, spec)
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n${usage(spec)}`)
+    process.exit(2)
+  }
+}
+
+function parseStrict<S extends Record<string, OptionSpec>>(
   argv: readonly string[],
   spec: S,
 ): ParsedOptions<S> {

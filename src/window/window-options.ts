@@ -93,7 +93,8 @@ export function resolveWindowLimits(options: WindowLimitOptions): WindowLimits {
   if (o.protectedMessages !== undefined && o.protectedMessageRange !== undefined)
     throw new ContextLedgerError(
       'INVALID_OPTIONS',
-      'Give either protectedMessages or protectedMessageRange, not both',
+      'Invalid window options at protectedMessageRange: give either protectedMessages or protectedMessageRange, not both',
+      { path: 'protectedMessageRange' },
     )
   const range = o.protectedMessageRange ?? 0
   return Object.freeze({

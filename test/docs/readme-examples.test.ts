@@ -60,7 +60,8 @@ describe('README starts', () => {
       vi.restoreAllMocks()
       const store = openContextStore(db, { mustExist: true })
       try {
-        expect(store.session('support-42')?.messageCount).toBeGreaterThanOrEqual(2)
+        const sessionId = /sessionId: '([^']+)'/.exec(blocks[i] ?? '')?.[1] ?? ''
+        expect(store.session(sessionId)?.messageCount).toBeGreaterThanOrEqual(2)
       } finally {
         store.close()
       }

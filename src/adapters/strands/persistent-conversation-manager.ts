@@ -135,7 +135,8 @@ export class PersistentConversationManager extends ConversationManager {
         'INVALID_OPTIONS',
         'agent: not an Agent of the @strands-agents/sdk that context-ledger/strands loads, so its events would ' +
           'never reach the ledger; two copies of the SDK are installed (e.g. a linked local install) — ' +
-          "install context-ledger so that it shares the application's @strands-agents/sdk (see docs/install.md)",
+          "install context-ledger so that it shares the application's @strands-agents/sdk: from a local path, " +
+          '`npm install --install-links <path>`, or from a tarball (see docs/install.md)',
         { path: 'agent' },
       )
     super.initAgent(agent)
