@@ -11,7 +11,8 @@ import { openContextStore } from '../../src/index.js'
 import { tempDir } from '../helpers/temp-store.js'
 import { codeBlocks, readRepoFile, ROOT } from './markdown.js'
 
-const blocks = codeBlocks(readRepoFile('README.md'), 'ts')
+// The starts: the blocks that import the package (the others are fragments of them).
+const blocks = codeBlocks(readRepoFile('README.md'), 'ts').filter((b) => /^import /m.test(b))
 const dir = tempDir()
 // Inside the repository, so the module resolves the repository's node_modules.
 const moduleDir = join(ROOT, '.tmp', `readme-examples-${process.pid}`)
