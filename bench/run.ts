@@ -240,7 +240,7 @@ async function benchCache(cfg: Config): Promise<Row[]> {
   if (sliding === undefined) return []
   const base = cachedShare(sliding)
   return ours.map((r) => ({
-    operation: `prompt-cache share, ${turns / 1000}k turns: lowWaterMark ${'lowWaterMark' in r.variant ? r.variant.lowWaterMark : ''} vs sliding`,
+    operation: `prompt-cache share, ${turns.toLocaleString('en-US')} turns: lowWaterMark ${'lowWaterMark' in r.variant ? r.variant.lowWaterMark : ''} vs sliding`,
     ours: cachedShare(r),
     baseline: base,
     ratio: cachedShare(r) / base,
