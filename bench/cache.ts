@@ -138,6 +138,11 @@ export interface CacheResult {
   readonly messages: number
   /** Of those, the tokens in a prefix of the previous request. */
   readonly cached: number
+  /**
+   * Of those, the tokens of messages the previous request did not hold (its reply, the new prompt or tool
+   * result): no cache can serve them, so `1 - fresh / tokens` is the best share any window could get.
+   */
+  readonly fresh: number
   /** Requests that do not extend the whole previous request (the window's start moved). */
   readonly breaks: number
   /** Summarizer calls, and the input tokens they were given (the messages and the request). */
@@ -164,6 +169,7 @@ class PrefixRecorder {
   tokens = 0
   messages = 0
   cached = 0
+  fresh = 0
   breaks = 0
   summaries = 0
   summaryTokens = 0
@@ -172,6 +178,7 @@ class PrefixRecorder {
   request(messages: readonly MessageData[]): void {
     const keys = messages.map(canonical)
     const tokens = messages.map((m) => estimateTokens(m))
+    const held = new Set(this.previous)
     let k = 0
     while (k < keys.length && k < this.previous.length && keys[k] === this.previous[k]) k++
     this.requests++
@@ -180,6 +187,7 @@ class PrefixRecorder {
       const t = tokens[i] as number
       this.tokens += t
       if (i < k) this.cached += t
+      if (!held.has(keys[i] as string)) this.fresh += t
     }
     if (this.requests > 1 && k < this.previous.length) this.breaks++
     this.previous = keys
@@ -193,9 +201,9 @@ class PrefixRecorder {
   }
 
   result(variant: CacheVariant): CacheResult {
-    const { requests, tokens, messages, cached, breaks, summaries, summaryTokens } = this
+    const { requests, tokens, messages, cached, fresh, breaks, summaries, summaryTokens } = this
     const hash = this.digest.digest('hex')
-    return { variant, requests, tokens, messages, cached, breaks, summaries, summaryTokens, hash }
+    return { variant, requests, tokens, messages, cached, fresh, breaks, summaries, summaryTokens, hash }
   }
 }
 
@@ -394,6 +402,7 @@ function render(results: readonly CacheResult[], turns: number): string {
     'input tokens',
     'messages/request',
     'cached share',
+    'best possible',
     'window moves',
     'summarizer calls (input tokens)',
     'cost vs uncached',
@@ -411,6 +420,7 @@ function render(results: readonly CacheResult[], turns: number): string {
         count(r.tokens),
         (r.messages / r.requests).toFixed(1),
         share.toFixed(3),
+        (1 - r.fresh / r.tokens).toFixed(3),
         count(r.breaks),
         r.summaries === 0 ? '—' : `${count(r.summaries)} (${count(r.summaryTokens)})`,
         `${(cachedCost(r) / uncachedCost(r)).toFixed(3)}×`,
@@ -439,8 +449,9 @@ function render(results: readonly CacheResult[], turns: number): string {
     '',
     `Machine: ${machine()}`,
     `${count(turns)} turns per variant, windowSize ${WINDOW}; tokens by estimateTokens, messages only (no system prompt, no tool specs).`,
-    `cached share = tokens in a prefix of the previous request ÷ all input tokens; window moves = requests that do not extend`,
-    `the whole previous request. Cost at Anthropic's prompt caching prices: cache reads ${CACHE_READ}×, cache writes ${CACHE_WRITE}× the`,
+    `cached share = tokens in a prefix of the previous request ÷ all input tokens; best possible = 1 − tokens of messages the`,
+    'previous request did not hold (no cache can serve them) ÷ all; window moves = requests that do not extend the whole previous',
+    `request. Cost at Anthropic's prompt caching prices: cache reads ${CACHE_READ}×, cache writes ${CACHE_WRITE}× the`,
     'base input price (every request ends in a cache breakpoint); summarizer calls at 1×, uncached.',
     '',
     line(header),
