@@ -3,7 +3,7 @@
  * request, an assistant toolUse, the user's toolResult and the assistant's answer — each about 500 bytes
  * of JSON, like the reference measurements in `perf-anchors.md`.
  */
-import type { MessageData } from '../src/index.js'
+import type { MessageData, PersistentConversationManager } from '../src/index.js'
 import { prng } from '../examples/demo-shared.js'
 
 /** The demo's seeded PRNG (mulberry32), so every run stores the same bytes. */
@@ -96,4 +96,24 @@ export class TurnFactory {
     for (let i = 0; i < turns; i++) out.push(...this.turn())
     return out
   }
+}
+
+/** Turns per `append()` call when filling a session: 1,000 messages, one transaction. */
+export const FILL_BATCH_TURNS = 250
+
+/**
+ * Fills a session with `messages` messages in batches of 1,000, applying the window after each batch.
+ *
+ * @param manager - the session's manager
+ * @param factory - where the turns come from
+ * @param messages - how many (a multiple of 4)
+ * @returns elapsed milliseconds
+ */
+export function fill(manager: PersistentConversationManager, factory: TurnFactory, messages: number): number {
+  const t0 = performance.now()
+  for (let done = 0; done < messages; done += FILL_BATCH_TURNS * 4) {
+    manager.append(factory.turns(Math.min(FILL_BATCH_TURNS, (messages - done) / 4)))
+    manager.applyWindow()
+  }
+  return performance.now() - t0
 }

@@ -35,6 +35,19 @@ export function timeUs(fn: () => unknown): number {
   return Number(process.hrtime.bigint() - t0) / 1000
 }
 
+/**
+ * Runs an async `fn` once and returns how long it took until its promise settled. For work that only
+ * awaits promises already resolved (a synchronous summarizer), this is the work plus a few microtask hops.
+ *
+ * @param fn - the operation
+ * @returns elapsed microseconds
+ */
+export async function timeUsAsync(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = process.hrtime.bigint()
+  await fn()
+  return Number(process.hrtime.bigint() - t0) / 1000
+}
+
 /** Per-run medians of two interleaved operations, and their ratio in that run. */
 export interface PairRun {
   /** Median µs of the measured operation in this run. */
@@ -86,13 +99,17 @@ export interface Row {
   readonly baseline: number
   /** Median over runs of the per-run ratio. */
   readonly ratio: number
-  /** The ratio (bytes rows: `ours`) must not exceed this; undefined for informational rows. */
+  /**
+   * The ratio (bytes rows: `ours`) must not exceed this, and `ours` must reach it in share rows; undefined
+   * for informational rows.
+   */
   readonly target: number | undefined
   /**
-   * What `ours` and `baseline` count: microseconds (the default; the target bounds the ratio), or bytes
-   * (the target bounds `ours` itself, an absolute count rather than a same-run ratio).
+   * What `ours` and `baseline` count: microseconds (the default; the target bounds the ratio), bytes
+   * (the target bounds `ours` itself, an absolute count rather than a same-run ratio), or a share in [0, 1]
+   * (the target is a minimum for `ours`; deterministic, like bytes).
    */
-  readonly unit?: 'µs' | 'bytes'
+  readonly unit?: 'µs' | 'bytes' | 'share'
 }
 
 /**
@@ -138,6 +155,15 @@ export function kbLimit(bytes: number): string {
 }
 
 function cells(r: Row): string[] {
+  if (r.unit === 'share')
+    return [
+      r.operation,
+      r.ours.toFixed(3),
+      r.baseline.toFixed(3),
+      `${r.ratio.toFixed(2)}×`,
+      r.target === undefined ? '—' : `≥ ${r.target}`,
+      r.target === undefined ? 'info' : r.ours >= r.target ? 'PASS' : 'MISS',
+    ]
   if (r.unit === 'bytes')
     return [
       r.operation,

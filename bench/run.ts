@@ -10,9 +10,14 @@
  *   f. bytes written per 4-message turn of a real Strands Agent with our manager, at 200, 2,000 and 10,000
  *      messages of history (bench/strands-variants.ts; 100 turns, 20 with --quick): an absolute count
  *      against the turn's payload, not a same-run ratio — bytes written do not depend on machine noise
+ *   g. summarize() (plan + write, trivial summarizer) and window() with a summary in the LARGE session vs
+ *      one of 1,000, and that window() vs the raw last 40 rows (bench/summaries.ts)
+ *   h. share of each model request's input tokens a prompt cache can serve over a scripted 2,000-turn
+ *      Strands conversation (500 with --quick), lowWaterMark 0.75 and 0.5 vs Strands' sliding window
+ *      (bench/cache.ts): deterministic, held to the target as measured
  *
  * Usage: `npm run bench [-- --quick] [-- --runs N]`. `--quick` uses 100,000 messages instead of 1,000,000
- * for (c). Prints medians over runs and same-run ratios; always exits 0 (measured, not asserted).
+ * for (c) and (g). Prints medians over runs and same-run ratios; always exits 0 (measured, not asserted).
  * `npm run bench -- --contention [--duration S] [--repeat N] …` runs (e) alone; `--scale` the scale bench.
  */
 import { openContextStore, PersistentConversationManager, type ContextStore } from '../src/index.js'
@@ -21,7 +26,8 @@ import { parseOptions } from './args.js'
 import { RawBaseline, serialize } from './baseline.js'
 import { machine } from './machine.js'
 import { benchPins } from './pins.js'
-import { TurnFactory } from './fixtures.js'
+import { fill, FILL_BATCH_TURNS, TurnFactory } from './fixtures.js'
+import { benchSummaries } from './summaries.js'
 import {
   interleavedRun,
   median,
@@ -48,20 +54,9 @@ function parseArgs(argv: readonly string[]): Config {
 
 const SMALL = 1_000
 const WINDOW = 40
-const BATCH_TURNS = 250 // 1,000 messages per append() call = one transaction
 
 function log(line: string): void {
   process.stderr.write(`${line}\n`)
-}
-
-/** Fills a session with `messages` messages in batches of 1,000, applying the window after each batch. */
-function fill(manager: PersistentConversationManager, factory: TurnFactory, messages: number): number {
-  const t0 = performance.now()
-  for (let done = 0; done < messages; done += BATCH_TURNS * 4) {
-    manager.append(factory.turns(Math.min(BATCH_TURNS, (messages - done) / 4)))
-    manager.applyWindow()
-  }
-  return performance.now() - t0
 }
 
 /** (a) append one turn: ours vs raw (serializing) vs raw (pre-serialized rows). */
@@ -72,9 +67,9 @@ function benchAppend(scratch: Scratch, cfg: Config): Row[] {
   const ours = new TurnFactory('a', 1)
   const theirs = new TurnFactory('a', 1)
   const strict = new TurnFactory('a', 1)
-  manager.append(ours.turns(BATCH_TURNS))
-  raw.append(1, theirs.turns(BATCH_TURNS))
-  raw.append(2, strict.turns(BATCH_TURNS))
+  manager.append(ours.turns(FILL_BATCH_TURNS))
+  raw.append(1, theirs.turns(FILL_BATCH_TURNS))
+  raw.append(2, strict.turns(FILL_BATCH_TURNS))
   const iterations = 400
   const vsRaw: PairRun[] = []
   const vsStrict: PairRun[] = []
@@ -125,19 +120,39 @@ function benchWindow(scratch: Scratch, cfg: Config): Row {
   return summarize(`window() of ${size} messages`, runs, 2)
 }
 
-/** (c) flat cost: the same steady-state operations in a LARGE session and in a 1,000-message one. */
-function benchFlat(scratch: Scratch, cfg: Config): Row[] {
+/** The large session rows c and g measure, in a file of its own. */
+interface LargeSession {
+  readonly store: ContextStore
+  readonly sessionId: string
+  readonly turns: TurnFactory
+  /** Its size for row labels, e.g. `1M`. */
+  readonly label: string
+}
+
+/** Builds the large session of rows c and g: `cfg.large` messages appended in batches of 1,000. */
+function buildLarge(scratch: Scratch, cfg: Config): LargeSession {
   const store: ContextStore = openContextStore(scratch.file('flat.db'))
-  const open = (sessionId: string): PersistentConversationManager =>
-    new PersistentConversationManager({ store, sessionId, windowSize: WINDOW })
-  const large = open('large')
-  const largeTurns = new TurnFactory('L', 3)
-  log(`building a ${cfg.large.toLocaleString('en-US')}-message session (batches of ${BATCH_TURNS * 4})...`)
-  const ms = fill(large, largeTurns, cfg.large)
+  const large = new PersistentConversationManager({ store, sessionId: 'large', windowSize: WINDOW })
+  const turns = new TurnFactory('L', 3)
+  log(
+    `building a ${cfg.large.toLocaleString('en-US')}-message session (batches of ${FILL_BATCH_TURNS * 4})...`,
+  )
+  const ms = fill(large, turns, cfg.large)
   log(
     `  built in ${(ms / 1000).toFixed(1)} s (${Math.round(cfg.large / (ms / 1000)).toLocaleString('en-US')} msgs/s), ` +
       `${(scratch.sqliteBytes('flat.db') / 2 ** 20).toFixed(0)} MiB`,
   )
+  const label = cfg.large >= 1_000_000 ? `${cfg.large / 1_000_000}M` : `${cfg.large / 1000}k`
+  return { store, sessionId: 'large', turns, label }
+}
+
+/** (c) flat cost: the same steady-state operations in the LARGE session and in a 1,000-message one. */
+function benchFlat(session: LargeSession, cfg: Config): Row[] {
+  const { store, label } = session
+  const open = (sessionId: string): PersistentConversationManager =>
+    new PersistentConversationManager({ store, sessionId, windowSize: WINDOW })
+  const large = open(session.sessionId)
+  const largeTurns = session.turns
   // A fresh 1,000-message session per run, so the small side stays near 1,000 messages.
   const smalls = Array.from({ length: cfg.runs }, (_, r) => {
     const m = open(`small-${r}`)
@@ -177,8 +192,6 @@ function benchFlat(scratch: Scratch, cfg: Config): Row[] {
   }
   const messages = store.session('large')?.messageCount ?? 0
   const windowSize = large.window().length
-  store.close()
-  const label = cfg.large >= 1_000_000 ? `${cfg.large / 1_000_000}M` : `${cfg.large / 1000}k`
   log(`  large session after the runs: ${messages.toLocaleString('en-US')} messages, window ${windowSize}`)
   return [
     summarize(`applyWindow() after a turn: ${label} vs 1k msgs`, perRun.applyWindow, 1.3),
@@ -210,6 +223,32 @@ async function benchStrandsBytes(cfg: Config): Promise<Row[]> {
   return rows
 }
 
+/**
+ * (h) how much of each model request a provider's prompt cache can serve, with `lowWaterMark` 0.75 and
+ * 0.5 against Strands' sliding window, over a scripted conversation (bench/cache.ts): a share of input
+ * tokens, deterministic (no timing), held to its target as measured.
+ */
+async function benchCache(cfg: Config): Promise<Row[]> {
+  // Imported here: the Strands SDK is an optional peer dependency.
+  const { runCache, cachedShare, CACHE_SHARE_TARGET } = await import('./cache.js')
+  const turns = cfg.quick ? 500 : 2_000
+  const [sliding, ...ours] = await runCache(turns, [
+    { kind: 'sliding' },
+    { kind: 'ours', lowWaterMark: 0.75 },
+    { kind: 'ours', lowWaterMark: 0.5 },
+  ])
+  if (sliding === undefined) return []
+  const base = cachedShare(sliding)
+  return ours.map((r) => ({
+    operation: `prompt-cache share, ${turns.toLocaleString('en-US')} turns: lowWaterMark ${'lowWaterMark' in r.variant ? r.variant.lowWaterMark : ''} vs sliding`,
+    ours: cachedShare(r),
+    baseline: base,
+    ratio: cachedShare(r) / base,
+    target: CACHE_SHARE_TARGET,
+    unit: 'share' as const,
+  }))
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2)
   // `--scale` and `--contention` pick another bench, which parses the remaining options itself.
@@ -235,11 +274,22 @@ async function main(): Promise<void> {
     log('b. window()...')
     rows.push(benchWindow(scratch, cfg))
     log('c. flat cost...')
-    rows.push(...benchFlat(scratch, cfg))
+    const large = buildLarge(scratch, cfg)
+    try {
+      rows.push(...benchFlat(large, cfg))
+      log('g. summaries: flat cost...')
+      rows.push(
+        ...(await benchSummaries(large.store, large.sessionId, large.turns, scratch, cfg.runs, large.label)),
+      )
+    } finally {
+      large.store.close()
+    }
     log('d. pins...')
     rows.push(...benchPins(scratch, Math.min(cfg.runs, cfg.quick ? 3 : 5)))
     log('f. bytes of a Strands turn...')
     rows.push(...(await benchStrandsBytes(cfg)))
+    log('h. prompt cache...')
+    rows.push(...(await benchCache(cfg)))
     const out = [
       '',
       `Machine: ${machine()}`,
@@ -256,7 +306,10 @@ async function main(): Promise<void> {
       'back, so window() returns every pinned message and grows with them by design); (f) none: bytes written',
       'per 4-message turn of a real Strands Agent (wchar, WAL checkpoint included) are an absolute count,',
       "deterministic, held to the target itself; the baseline column is the turn's payload (the 4 stored JSON",
-      'bodies) and the ratio is written / payload.',
+      'bodies) and the ratio is written / payload; (g) the same operation of ours in a session of 1,000 messages,',
+      `and raw ORDER BY seq DESC LIMIT ${WINDOW} + JSON.parse for window() (summary + ${WINDOW - 1} tail); (h) Strands'`,
+      'SlidingWindowConversationManager (windowSize 40) over the same conversation: share of input tokens (estimateTokens,',
+      "messages only) that repeat a prefix of the previous request's input, target a minimum for ours.",
       'WAL, synchronous=NORMAL on both sides. Targets are the performance goals of the library; this program never fails on a MISS.',
       '',
     ]
