@@ -11,6 +11,7 @@ import type { PersistentConversationManager as LedgerManager } from '../../manag
 import { TRUNCATION_THRESHOLD, truncateToolResults } from '../../messages/truncate-tool-results.js'
 import type { StoredMessageData } from '../../messages/types.js'
 import { truncateLateResults } from '../../store/late-tool-results.js'
+import { isSummaryMessage } from '../../summaries/summary-message.js'
 import { isPinned } from '../../window/array-helpers.js'
 import type { NothingEvictedReason } from '../../window/plan-cut.js'
 import type { AgentSync } from './sync/agent-sync.js'
@@ -196,6 +197,8 @@ function truncateWindow(ledger: LedgerManager, logger: Logger): { truncated: num
     // A pinned message and its tool-pair partner stay whole, as in Strands.
     if (isPinned(window, i)) continue
     const message = window[i] as (typeof window)[number]
+    // A summary holds no tool result, and is no message of the archive to show another form of.
+    if (isSummaryMessage(message)) continue
     const shown = withLateResultsTruncated(ledger, truncateToolResults(message))
     if (shown === message) continue
     try {

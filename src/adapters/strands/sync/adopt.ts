@@ -2,7 +2,8 @@
  * Adoption: changes made to `agent.messages` outside the agent loop are brought into the store. Messages
  * the ledger does not know are appended; replaced messages (redacted, merged) are recorded as edits;
  * Strands-style pins and unpins are recorded. Messages the store refuses are logged and removed from
- * `agent.messages`.
+ * `agent.messages`. The summary the window shows is no message of the archive: it is never appended, and
+ * an edit or a pin made to it is logged and reverted at the next showing of the window.
  *
  * The ledger is append-only, so a new message can only join at the end: one inserted in `agent.messages`
  * before messages the ledger already has is refused the same way (`MESSAGE_OUT_OF_ORDER`, naming its
@@ -13,11 +14,14 @@ import { ContextLedgerError } from '../../../errors.js'
 import type { LedgerEntry } from '../../../store/context-store.js'
 import { storeNew } from './append.js'
 import { hasStrandsPin, toLedgerMessage } from '../convert.js'
+import { logLine } from '../log.js'
 import { recordEdit, refuseMergedEdit } from './edits.js'
 import { recordPin } from './pin-sync.js'
 import {
   contentKey,
+  currentSummaryId,
   drop,
+  isSummary,
   keyOf,
   logRefusal,
   mergedFrom,
@@ -40,6 +44,10 @@ export function adoptMessages(sync: SyncContext, seed?: readonly LedgerEntry[]):
   const seen = new Set<string>()
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i] as Message
+    if (isSummary(sync, message)) {
+      if (!adoptSummary(sync, message)) refused.push(message)
+      continue
+    }
     const pinned = hasStrandsPin(message)
     // A second message under a trackingId already met here is a copy (e.g. `clone()` of an earlier
     // message) sent again: new to the ledger, which stores it as a new occurrence.
@@ -90,6 +98,53 @@ export function adoptMessages(sync: SyncContext, seed?: readonly LedgerEntry[]):
   }
   drop(sync.agent, refused)
   return refusals
+}
+
+/**
+ * A summary in `agent.messages`: never stored. The one the agent was shown stays (an edit or a pin made
+ * to it is logged, and the next showing of the window reverts it: edit the summary with
+ * `manager.ledger.resummarize`); the session's current one stays too (an agent built with a restored
+ * view); any other (an old summary from a snapshot, a copy) is logged and removed.
+ *
+ * @returns whether the message stays in `agent.messages`
+ */
+function adoptSummary(sync: SyncContext, message: Message): boolean {
+  const tracked = sync.tracked.get(message.trackingId)
+  const where = { session_id: sync.ledger.sessionId, tracking_id: message.trackingId }
+  if (message.trackingId === sync.tracked.summaryId && tracked !== undefined) {
+    const key = keyOf(message)
+    const pinned = hasStrandsPin(message)
+    if (key !== tracked.key)
+      sync.logger.warn(
+        logLine(
+          where,
+          'change to the summary not recorded, agent.messages shows the stored summary again: a summary stands for the messages it folded; write a new one with manager.ledger.resummarize',
+        ),
+      )
+    if (pinned && !tracked.pinned)
+      sync.logger.warn(
+        logLine(
+          where,
+          'pin flag on the summary not recorded, agent.messages shows it unpinned again: a summary cannot be pinned',
+        ),
+      )
+    // Noted as seen in this form, so the next showing of the window puts the stored one back.
+    tracked.message = message
+    tracked.key = key
+    tracked.pinned = pinned
+    return true
+  }
+  if (message.trackingId === currentSummaryId(sync.ledger)) {
+    sync.tracked.track(message)
+    return true
+  }
+  sync.logger.warn(
+    logLine(
+      where,
+      'summary message the session does not show (an old summary, or a copy) not stored, removed from agent.messages',
+    ),
+  )
+  return false
 }
 
 /**

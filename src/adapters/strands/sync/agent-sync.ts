@@ -15,6 +15,7 @@ import type { ContextLedgerError } from '../../../errors.js'
 import type { PersistentConversationManager as LedgerManager } from '../../../manager/persistent-conversation-manager.js'
 import type { LedgerEntry } from '../../../store/context-store.js'
 import type { PinMessageToolResult } from '../../../tools/pin-message-tool.js'
+import { logLine } from '../log.js'
 import { mirrorAdded } from './added.js'
 import { isRefusal } from './append.js'
 import { adoptMessages } from './adopt.js'
@@ -22,7 +23,7 @@ import { HeldMessages, holdable, orderTrackingId } from './held.js'
 import { runPinTool } from './pin-tool.js'
 import { present } from './present.js'
 import { showUpTo, ViewEnd } from './shared-view.js'
-import { TrackedMessages, type SyncContext } from './sync-context.js'
+import { isSummary, TrackedMessages, type SyncContext } from './sync-context.js'
 
 /**
  * When the messages an agent adds are written: `'invocation'`, together with the window at the end of the
@@ -99,6 +100,16 @@ export class AgentSync {
    *   and gone from `agent.messages`, and the invocation ends with this error
    */
   added(message: Message): void {
+    if (isSummary(this.sync, message)) {
+      // A summary stands for messages the ledger holds; stored again it would be a message of its own.
+      this.sync.logger.warn(
+        logLine(
+          { session_id: this.sync.ledger.sessionId, tracking_id: message.trackingId },
+          'summary message added to the conversation not stored; agent.messages shows the window again after the invocation: to send its text again, add a new message',
+        ),
+      )
+      return
+    }
     const minted = orderTrackingId(this.sync, this.held, message)
     if (this.durability === 'invocation' && this.invoking) {
       const count = this.sessionCount()

@@ -3,6 +3,7 @@
  * the live objects that already show them.
  */
 import type { StoredMessageData } from '../../../messages/types.js'
+import { isSummaryMessage } from '../../../summaries/summary-message.js'
 import { assignStoredForm, fromLedgerMessage, setStrandsPin } from '../convert.js'
 import { contentKey, keyOf, type SyncContext } from './sync-context.js'
 
@@ -10,7 +11,8 @@ import { contentKey, keyOf, type SyncContext } from './sync-context.js'
  * Makes `agent.messages` exactly `shown` (window messages, in order). A live message already showing
  * one of them stays the same object — its pin flag set, and metadata changed by hand reverted (only
  * content edits and pin flags are recorded); any other gets a new message. `force` rebuilds them all.
- * Every message shown is then tracked as seen.
+ * Every message shown is then tracked as seen, and the summary among them (a window message that is no
+ * message of the archive) remembered as such.
  *
  * @param sync - the agent's sync
  * @param shown - the window (or its start), in order
@@ -35,4 +37,6 @@ export function present(sync: SyncContext, shown: readonly StoredMessageData[], 
     messages.splice(0, messages.length, ...next)
   sync.tracked.clear()
   for (const message of next) sync.tracked.track(message)
+  // With `alternate`, a summary merged with the messages after it still carries its marker and trackingId.
+  sync.tracked.summaryId = shown.find((data) => isSummaryMessage(data))?.trackingId
 }

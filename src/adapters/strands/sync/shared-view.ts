@@ -58,9 +58,19 @@ export class ViewEnd {
     if (repairRow !== undefined && !repairShown) return true
     const before = (repairRow ?? entry).seq - 1
     if (this.lastSeq === undefined && this.lastShown !== undefined)
-      this.lastSeq = storedEntry(sync.ledger, this.lastShown)?.seq
+      this.lastSeq = storedEntry(sync.ledger, this.lastShown)?.seq ?? lastBeforeSummary(sync)
     return before >= 0 && this.lastSeq !== before
   }
+}
+
+/**
+ * The newest row a view ending with the summary holds: the summary stands for every row before the
+ * boundary, and nothing follows it, so that is the row right before the boundary (which an append does
+ * not move: rows another writer stored after it are missed rows).
+ */
+function lastBeforeSummary(sync: SyncContext): number | undefined {
+  const boundary = sync.ledger.store.session(sync.ledger.sessionId)?.boundary
+  return boundary === undefined ? undefined : boundary - 1
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Logger, LocalAgent, Message } from '@strands-agents/sdk'
 import { isContextLedgerError, type ContextLedgerError } from '../../../errors.js'
 import type { PersistentConversationManager as LedgerManager } from '../../../manager/persistent-conversation-manager.js'
 import { hasPinFlag } from '../../../messages/pin-flag.js'
+import { isSummaryMessage } from '../../../summaries/summary-message.js'
 import type { MessageData } from '../../../messages/types.js'
 import type { LedgerEntry } from '../../../store/context-store.js'
 import { hasStrandsPin, toLedgerMessage } from '../convert.js'
@@ -24,6 +25,11 @@ export interface Tracked {
 /** The messages of `agent.messages` the sync has seen, by trackingId. */
 export class TrackedMessages {
   private byId = new Map<string, Tracked>()
+  /**
+   * The trackingId of the summary the window showed the agent, if any: a message of `agent.messages`
+   * that is no message of the archive (see docs/design.md, "Summaries").
+   */
+  summaryId: string | undefined = undefined
 
   /**
    * @param trackingId - a live message's trackingId
@@ -60,6 +66,7 @@ export class TrackedMessages {
   /** Forgets every message (`agent.messages` is about to be replaced). */
   clear(): void {
     this.byId = new Map()
+    this.summaryId = undefined
   }
 }
 
@@ -95,6 +102,31 @@ export function contentKey(message: { role: string; content: unknown }): string 
  */
 export function keyOf(message: Message): string {
   return contentKey(toLedgerMessage(message))
+}
+
+/**
+ * Whether a live message is a summary the ledger made: the one the agent was shown (whatever was done to
+ * it since), or a message the sync has not seen that carries the ledger's summary marker.
+ *
+ * @param sync - the agent's sync
+ * @param message - a message of `agent.messages`
+ * @returns true for a summary
+ */
+export function isSummary(sync: SyncContext, message: Message): boolean {
+  const id = message.trackingId
+  return id === sync.tracked.summaryId || (!sync.tracked.has(id) && isSummaryMessage(message))
+}
+
+/**
+ * The trackingId of the summary the session's window shows now, if any (two reads; only asked about a
+ * summary message the agent was not shown).
+ *
+ * @param ledger - the core manager of the session
+ * @returns the trackingId, or undefined
+ */
+export function currentSummaryId(ledger: LedgerManager): string | undefined {
+  const id = ledger.store.session(ledger.sessionId)?.summaryId
+  return id === undefined ? undefined : ledger.summary(id).trackingId
 }
 
 /**
