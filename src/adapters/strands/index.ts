@@ -20,5 +20,7 @@
 export {
   PersistentConversationManager,
   type PersistentConversationManagerOptions,
+  type StrandsSummarizeOptions,
 } from './persistent-conversation-manager.js'
+export { DEFAULT_SUMMARIZATION_PROMPT, generateSummary, modelSummarizer } from './generate-summary.js'
 export { PinMessageTool, pinMessageTool } from './pin-message-tool.js'

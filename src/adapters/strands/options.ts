@@ -1,14 +1,64 @@
 /**
  * Options of the Strands adapter: the core manager's, plus Strands' proactive compression, tool-result
- * truncation and a logger. Checked once, in the constructor.
+ * truncation, summaries, `pinFirst` and a logger. Checked once, in the constructor.
  */
-import type { Logger, ProactiveCompressionConfig } from '@strands-agents/sdk'
+import type { Logger, Model, ProactiveCompressionConfig } from '@strands-agents/sdk'
 import { ContextLedgerError } from '../../errors.js'
 import type { PersistentConversationManagerOptions as LedgerManagerOptions } from '../../manager/persistent-conversation-manager.js'
 import { defaultLogger } from './log.js'
 
+/**
+ * How the Strands manager makes summaries (its `summarize` option): the settings of Strands'
+ * `SummarizingConversationManager`, every one optional.
+ */
+export interface StrandsSummarizeOptions {
+  /**
+   * The model that writes summaries. Default: the agent's own model (the one Strands passes to `reduce`,
+   * `agent.model` after an invocation).
+   */
+  model?: Model | undefined
+  /**
+   * Share of the window folded on an overflow (or proactively), clamped to [0.1, 0.8] as in Strands.
+   * Default 0.3.
+   */
+  summaryRatio?: number | undefined
+  /** The newest messages of the window an overflow never folds (a soft bound, as in Strands). Default 10. */
+  preserveRecentMessages?: number | undefined
+  /** The summarizer's system prompt. Default `DEFAULT_SUMMARIZATION_PROMPT` (context-ledger's own). */
+  systemPrompt?: string | undefined
+}
+
+/** The `summarize` option resolved: every field with its default, but the model (the agent's when absent). */
+export interface ResolvedSummarize {
+  /** The model that writes summaries, when not the agent's. */
+  readonly model: Model | undefined
+  /** As given (the core clamps it). */
+  readonly summaryRatio: number | undefined
+  /** As given (default 10, in the core). */
+  readonly preserveRecentMessages: number | undefined
+  /** As given (default `DEFAULT_SUMMARIZATION_PROMPT`, in the core). */
+  readonly systemPrompt: string | undefined
+  /** Whether `windowSize` or `tokenBudget` was given: then the excess is folded after each invocation. */
+  readonly limited: boolean
+}
+
 /** Options of the Strands {@link PersistentConversationManager}: the core manager's, plus Strands' own. */
 export interface PersistentConversationManagerOptions extends LedgerManagerOptions {
+  /**
+   * Fold what leaves the window into a summary instead of dropping it, as Strands'
+   * `SummarizingConversationManager` does: on an overflow (and proactively, with `proactiveCompression`)
+   * the oldest `summaryRatio` of the window is summarized by a model. `true` takes every default. Without
+   * `windowSize` and `tokenBudget`, nothing else happens (the window is unlimited, as with Strands'
+   * summarizing manager); with either, the excess over them is folded after each invocation instead of
+   * slid away. Tool results are then not truncated unless `truncateToolResults: true`.
+   */
+  summarize?: true | StrandsSummarizeOptions | undefined
+  /**
+   * Strands' `pinFirst`: the first N messages of the session never leave the window (nor fold into a
+   * summary). Another name for `protectedMessages: { first: N }`; give one or the other. Negative values
+   * count as 0, as in Strands.
+   */
+  pinFirst?: number | undefined
   /**
    * Strands' proactive compression: `true` reduces when the projected input reaches 70% of the model's
    * context window, `{ compressionThreshold }` at that ratio (in (0, 1]). Off when omitted.
@@ -50,6 +100,8 @@ export interface ResolvedOptions {
   readonly core: LedgerManagerOptions
   /** Whether reductions truncate tool results first. */
   readonly truncateToolResults: boolean
+  /** How summaries are made, when the window folds instead of sliding. */
+  readonly summarize: ResolvedSummarize | undefined
   /** Whether the agent sees roles strictly alternating. */
   readonly alternate: boolean
   /** When added messages are written. */
@@ -67,6 +119,7 @@ function invalid(field: string, expected: string, got: unknown): ContextLedgerEr
   } catch {
     shown = String(got)
   }
+  if (shown.length > 200) shown = `${shown.slice(0, 200)}… (${shown.length} characters)`
   return new ContextLedgerError(
     'INVALID_OPTIONS',
     `Invalid PersistentConversationManager options at ${field}: expected ${expected}, got ${shown}`,
@@ -95,7 +148,16 @@ export function resolveOptions(options: PersistentConversationManagerOptions): R
       'INVALID_OPTIONS',
       `PersistentConversationManager takes an options object with store and sessionId, got ${String(given)}`,
     )
-  const { proactiveCompression, truncateToolResults, alternate, durability, logger, ...core } = options
+  const {
+    proactiveCompression,
+    truncateToolResults,
+    alternate,
+    durability,
+    logger,
+    summarize,
+    pinFirst,
+    ...rest
+  } = options
   if (truncateToolResults !== undefined && typeof truncateToolResults !== 'boolean')
     throw invalid('truncateToolResults', 'a boolean', truncateToolResults)
   if (alternate !== undefined && typeof alternate !== 'boolean')
@@ -114,12 +176,103 @@ export function resolveOptions(options: PersistentConversationManagerOptions): R
       throw invalid('proactiveCompression.compressionThreshold', 'a number in (0, 1]', threshold)
   }
   if (proactiveCompression !== undefined) base = { proactiveCompression }
+  const core = withPinFirst(rest, pinFirst)
+  const limited = core.windowSize !== undefined || core.tokenBudget !== undefined
+  const resolved = resolveSummarize(summarize, limited)
   return {
     base,
-    core,
-    truncateToolResults: truncateToolResults ?? true,
+    // Strands' summarizing manager never slides a window: without limits given, the core gets none.
+    core: resolved !== undefined && !limited ? { ...core, windowSize: Number.MAX_SAFE_INTEGER } : core,
+    truncateToolResults: truncateToolResults ?? resolved === undefined,
+    summarize: resolved,
     alternate: alternate ?? false,
     durability: durability ?? 'invocation',
     logger: logger ?? defaultLogger,
+  }
+}
+
+/** The core options with `pinFirst` (Strands' name) as `protectedMessages.first`. */
+function withPinFirst(core: LedgerManagerOptions, pinFirst: unknown): LedgerManagerOptions {
+  if (pinFirst === undefined) return core
+  if (typeof pinFirst !== 'number' || !Number.isSafeInteger(pinFirst))
+    throw invalid('pinFirst', 'an integer', pinFirst)
+  if (core.protectedMessages !== undefined || core.protectedMessageRange !== undefined)
+    throw invalid(
+      'pinFirst',
+      'no protectedMessages or protectedMessageRange beside it (pinFirst is protectedMessages.first)',
+      pinFirst,
+    )
+  return { ...core, protectedMessages: { first: Math.max(0, pinFirst) } }
+}
+
+function isModel(value: unknown): value is Model {
+  if (typeof value !== 'object' || value === null) return false
+  const model = value as Record<string, unknown>
+  return typeof model.streamAggregated === 'function' && typeof model.getConfig === 'function'
+}
+
+const SUMMARIZE_KEYS = new Set(['model', 'summaryRatio', 'preserveRecentMessages', 'systemPrompt'])
+
+/** Longest system prompt the core takes. */
+const MAX_PROMPT = 1_000_000
+
+/**
+ * Checks the `summarize` option.
+ *
+ * @param summarize - as given
+ * @param limited - whether `windowSize` or `tokenBudget` was given
+ * @returns the settings, or undefined when summaries are off
+ */
+function resolveSummarize(summarize: unknown, limited: boolean): ResolvedSummarize | undefined {
+  if (summarize === undefined) return undefined
+  const none = {
+    model: undefined,
+    summaryRatio: undefined,
+    preserveRecentMessages: undefined,
+    systemPrompt: undefined,
+    limited,
+  }
+  if (summarize === true) return none
+  if (typeof summarize !== 'object' || summarize === null || Array.isArray(summarize))
+    throw invalid(
+      'summarize',
+      'true or an object { model?, summaryRatio?, preserveRecentMessages?, systemPrompt? }',
+      summarize,
+    )
+  const given = summarize as Record<string, unknown>
+  const unknown = Object.keys(given).find((key) => !SUMMARIZE_KEYS.has(key))
+  if (unknown !== undefined)
+    throw invalid(
+      `summarize.${unknown}`,
+      'one of model, summaryRatio, preserveRecentMessages, systemPrompt',
+      given[unknown],
+    )
+  const { model, summaryRatio, preserveRecentMessages, systemPrompt } = given
+  if (model !== undefined && !isModel(model))
+    throw invalid('summarize.model', 'a Strands Model (with streamAggregated and getConfig)', model)
+  if (summaryRatio !== undefined && (typeof summaryRatio !== 'number' || !Number.isFinite(summaryRatio)))
+    throw invalid('summarize.summaryRatio', 'a finite number (clamped to [0.1, 0.8])', summaryRatio)
+  if (
+    preserveRecentMessages !== undefined &&
+    (typeof preserveRecentMessages !== 'number' ||
+      !Number.isSafeInteger(preserveRecentMessages) ||
+      preserveRecentMessages < 0)
+  )
+    throw invalid('summarize.preserveRecentMessages', 'an integer ≥ 0', preserveRecentMessages)
+  if (
+    systemPrompt !== undefined &&
+    (typeof systemPrompt !== 'string' || systemPrompt.length === 0 || systemPrompt.length > MAX_PROMPT)
+  )
+    throw invalid(
+      'summarize.systemPrompt',
+      `a non-empty string of at most ${MAX_PROMPT} characters`,
+      systemPrompt,
+    )
+  return {
+    model,
+    summaryRatio: summaryRatio,
+    preserveRecentMessages: preserveRecentMessages,
+    systemPrompt: systemPrompt,
+    limited,
   }
 }

@@ -2,11 +2,13 @@
  * The Strands Agents conversation manager backed by the ledger. Every message the agent adds is appended
  * to SQLite — by default once per invocation, with the window, in one transaction; `agent.messages` is kept equal to the window the store computes; overflow
  * recovery first truncates oversized tool results in the window (the archive keeps the originals) and
- * evicts only when that cannot plausibly be enough. Nothing lives only in memory: a new process with a
- * new `Agent` over the same file sees the same `agent.messages`.
+ * evicts only when that cannot plausibly be enough — or, with `summarize`, folds the oldest part of the
+ * window into a summary as Strands' `SummarizingConversationManager` does. Nothing lives only in memory:
+ * a new process with a new `Agent` over the same file sees the same `agent.messages`.
  *
- * This file wires Strands' hooks; the work is in `sync/` (agent ↔ ledger), `reduction.ts` (overflow
- * policy), `options.ts` and `registry.ts` (which manager serves which agent).
+ * This file wires Strands' hooks; the work is in `sync/` (agent ↔ ledger), `reduction.ts` and
+ * `summary-reduction.ts` (overflow policy), `options.ts` and `registry.ts` (which manager serves which
+ * agent).
  */
 import {
   AfterInvocationEvent,
@@ -22,12 +24,17 @@ import { ContextLedgerError } from '../../errors.js'
 import { PersistentConversationManager as LedgerManager } from '../../manager/persistent-conversation-manager.js'
 import type { ContextStore } from '../../store/context-store.js'
 import type { PinMessageToolResult } from '../../tools/pin-message-tool.js'
-import { resolveOptions, type PersistentConversationManagerOptions } from './options.js'
+import {
+  resolveOptions,
+  type PersistentConversationManagerOptions,
+  type ResolvedSummarize,
+} from './options.js'
 import { reduceWindow, type ReductionReport } from './reduction.js'
 import { attachManager } from './registry.js'
-import { AgentSync, type Durability } from './sync/agent-sync.js'
+import { foldExcess, reduceBySummary } from './summary-reduction.js'
+import { AgentSync, type Durability, type WindowAtEnd } from './sync/agent-sync.js'
 
-export type { PersistentConversationManagerOptions } from './options.js'
+export type { PersistentConversationManagerOptions, StrandsSummarizeOptions } from './options.js'
 
 const NAME = 'context-ledger:persistent-conversation-manager'
 
@@ -77,6 +84,12 @@ export class PersistentConversationManager extends ConversationManager {
   /** Where the manager reports what it handled on its own. */
   readonly logger: Logger
   /**
+   * How summaries are made (`summarize` option), or undefined when the window slides without them.
+   *
+   * @internal
+   */
+  readonly summarize: ResolvedSummarize | undefined
+  /**
    * What the last reduction did, for tests; undefined before the first. The logger gets the same facts
    * when a reduction falls short.
    *
@@ -89,8 +102,8 @@ export class PersistentConversationManager extends ConversationManager {
 
   /**
    * @param options - the core manager's options (store, sessionId, windowSize, tokenBudget, tokenCounter,
-   *   protectedMessages or protectedMessageRange) plus `proactiveCompression`, `truncateToolResults`,
-   *   `alternate`, `durability` and `logger`
+   *   protectedMessages or protectedMessageRange, lowWaterMark) plus `summarize`, `pinFirst`,
+   *   `proactiveCompression`, `truncateToolResults`, `alternate`, `durability` and `logger`
    * @throws ContextLedgerError `INVALID_OPTIONS` for unknown option names or bad values
    */
   constructor(options: PersistentConversationManagerOptions) {
@@ -106,6 +119,7 @@ export class PersistentConversationManager extends ConversationManager {
     this.alternate = resolved.alternate
     this.durability = resolved.durability
     this.logger = resolved.logger
+    this.summarize = resolved.summarize
   }
 
   /** The store holding the session. */
@@ -143,7 +157,7 @@ export class PersistentConversationManager extends ConversationManager {
     attachManager(agent, this)
     const sync = this.newSync(agent)
     this.attached.add(sync)
-    sync.restore()
+    sync.restore(this.summarize === undefined)
     // Plugins that load messages on start (Strands' SessionManager restores its snapshot here) run first;
     // whatever they loaded is adopted and the agent sees the window again.
     agent.addHook(
@@ -174,11 +188,12 @@ export class PersistentConversationManager extends ConversationManager {
     // Strands fires it after every invocation, failed ones included, and stops at the first hook that
     // throws: at the lowest order there is, so another hook failing (a SessionManager that cannot save,
     // a hook of the caller's at SDK_FIRST or below) never keeps the invocation's held messages from being
-    // written. Only a hook registered later at this same order runs before it.
+    // written. Only a hook registered later at this same order runs before it. Strands awaits it: a fold
+    // of the excess into a summary (a model call) is done before the next hook runs.
     agent.addHook(
       AfterInvocationEvent,
-      (event) => {
-        this.syncOf(event.agent).finish()
+      async (event) => {
+        await this.syncOf(event.agent).finish(this.windowAtEnd(event.agent))
       },
       { order: FIRST_OF_ALL },
     )
@@ -212,13 +227,36 @@ export class PersistentConversationManager extends ConversationManager {
    * `ContextWindowOverflowError` instead of retrying; the logger gets one line naming the session, the
    * window's size and the reason. The model is never handed an empty conversation.
    *
+   * With `summarize`, it reduces as Strands' `SummarizingConversationManager` does instead: the oldest
+   * `summaryRatio` of the window (at most all but `preserveRecentMessages`) is folded into a summary
+   * written by `summarize.model`, or the model passed here (no tool results are truncated first unless
+   * `truncateToolResults: true`). Nothing to fold: a warning, and false. On an overflow, a summarizer
+   * that fails — or a window with no valid split point — raises its error (a thrown string as an `Error`)
+   * with the overflow error as `cause`; proactively, it is logged and the result is false.
+   *
    * @param options - the agent, its model, and the overflow error (absent for proactive compression)
-   * @returns on an overflow, true when something was truncated or evicted and the input may now fit (the
-   *   agent retries); proactively, true when something was truncated or evicted
+   * @returns on an overflow, true when something was truncated, evicted or summarized and the input may
+   *   now fit (the agent retries); proactively, true when something was truncated, evicted or summarized
+   * @throws Error with `summarize`, on an overflow: the summarizer's error, or `Unable to find valid split
+   *   point for summarization`, with the overflow error as `cause`
    */
   override async reduce({ agent, model, error }: ConversationManagerReduceOptions): Promise<boolean> {
     const sync = this.syncOf(agent)
     sync.adopt()
+    if (this.summarize !== undefined) {
+      const { reduced, report, raise } = await reduceBySummary(this.core, sync, {
+        agent,
+        model,
+        error,
+        threshold: error === undefined ? this._compressionThreshold : undefined,
+        truncate: this.truncatesToolResults,
+        settings: this.summarize,
+        logger: this.logger,
+      })
+      this.lastReduction = report
+      if (raise !== undefined) throw raise
+      return reduced
+    }
     const { reduced, report } = await reduceWindow(this.core, sync, {
       agent,
       model,
@@ -242,6 +280,14 @@ export class PersistentConversationManager extends ConversationManager {
    */
   runPinMessageTool(agent: LocalAgent, input: unknown): PinMessageToolResult {
     return this.syncOf(agent).runPinTool(input)
+  }
+
+  /** What the end of an invocation does to the window: slide it, or fold its excess into a summary. */
+  private windowAtEnd(agent: LocalAgent): WindowAtEnd {
+    const settings = this.summarize
+    if (settings === undefined) return 'slide'
+    if (!settings.limited) return 'keep'
+    return () => foldExcess(this.core, settings, agent.model, this.logger)
   }
 
   /** The agent's sync; created on first use when reached without initAgent (e.g. reduce on a bare `{ messages }`). */

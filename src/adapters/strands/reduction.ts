@@ -18,11 +18,11 @@ import type { AgentSync } from './sync/agent-sync.js'
 import { logLine } from './log.js'
 
 /**
- * Why a reduction could not make the window fit: the planner's reason when nothing more could leave, or
- * `'window-empty'` when nothing is left to show (the adapter never sends the model an empty
- * conversation).
+ * Why a reduction could not make the window fit: the planner's reason when nothing more could leave (or
+ * be folded), `'window-empty'` when nothing is left to show (the adapter never sends the model an empty
+ * conversation), or `'summarizer-failed'` when the summary could not be made.
  */
-export type ReductionFailure = NothingEvictedReason | 'window-empty'
+export type ReductionFailure = NothingEvictedReason | 'window-empty' | 'summarizer-failed'
 
 /** What the last {@link PersistentConversationManager.reduce} did. */
 export interface ReductionReport {
@@ -34,6 +34,8 @@ export interface ReductionReport {
   readonly truncationsRefused: number
   /** Messages that left the window. */
   readonly evicted: number
+  /** Window messages folded into a new summary (with `summarize`), the previous summary included. */
+  readonly summarized: number
   /**
    * Whether the model's token count says the window now fits (under the context window limit, or the
    * compression threshold); undefined when it could not be counted.
@@ -141,6 +143,7 @@ export async function reduceWindow(
     truncated,
     truncationsRefused,
     evicted,
+    summarized: 0,
     fits: empty ? false : count.fits,
     reason,
     windowMessages: agent.messages.length,
@@ -188,8 +191,15 @@ function unrecoverable(sessionId: string, report: ReductionReport, model: Model)
  * Truncates every unpinned oversized tool result in the window, oldest first. A truncated form the store
  * refuses (say, a message stored under looser limits than the store now has) is logged and skipped: the
  * message stays whole and eviction deals with it.
+ *
+ * @param ledger - the core manager of the session
+ * @param logger - where refused truncations are reported
+ * @returns how many messages the window now shows truncated, and how many truncations were refused
  */
-function truncateWindow(ledger: LedgerManager, logger: Logger): { truncated: number; refused: number } {
+export function truncateWindow(
+  ledger: LedgerManager,
+  logger: Logger,
+): { truncated: number; refused: number } {
   const window = ledger.window()
   let truncated = 0
   let refused = 0
@@ -238,7 +248,7 @@ function withLateResultsTruncated(ledger: LedgerManager, message: StoredMessageD
 }
 
 /** The model's count of its input, and whether that fits. */
-interface Count {
+export interface Count {
   /** Whether it fits; undefined when the model cannot count. */
   readonly fits: boolean | undefined
   /** The model's token count, when it could count. */
@@ -248,8 +258,17 @@ interface Count {
 /**
  * Counts the agent's input by the model's own count, and whether it fits: within its context window on an
  * overflow, under the compression threshold proactively.
+ *
+ * @param agent - the agent whose messages, system prompt and tools are counted
+ * @param model - the model that counts
+ * @param threshold - proactively, the utilization ratio to get under; undefined on an overflow
+ * @returns the count and whether it fits (both undefined when the model cannot count)
  */
-async function countInput(agent: LocalAgent, model: Model, threshold: number | undefined): Promise<Count> {
+export async function countInput(
+  agent: LocalAgent,
+  model: Model,
+  threshold: number | undefined,
+): Promise<Count> {
   try {
     const toolSpecs = agent.toolRegistry.list().map((tool) => tool.toolSpec)
     const tokens = await model.countTokens(agent.messages, {

@@ -31,6 +31,13 @@ import { isSummary, TrackedMessages, type SyncContext } from './sync-context.js'
  */
 export type Durability = 'invocation' | 'message'
 
+/**
+ * What the end of an invocation does to the window: `'slide'` applies the limits (what leaves the window
+ * is evicted), `'keep'` leaves it (summaries without limits: Strands' summarizing manager does nothing
+ * then), and a function folds the excess into a summary, outside any transaction.
+ */
+export type WindowAtEnd = 'slide' | 'keep' | (() => Promise<void>)
+
 /** What a write of the held messages and the work after them came to. */
 type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown }
 
@@ -77,8 +84,11 @@ export class AgentSync {
    * Start: the agent's constructor messages join the session, then the agent sees the window. Refusals
    * are only logged: Strands caches a failed `initialize()` for good, so throwing here would break the
    * agent for its whole life.
+   *
+   * @param slide - apply the limits first (false with summaries: the excess is folded after the next
+   *   invocation instead of dropped now)
    */
-  restore(): void {
+  restore(slide = true): void {
     const { agent, ledger } = this.sync
     const session = ledger.store.session(ledger.sessionId)
     // Messages built without a trackingId get a fresh one in every process; a seed the session already
@@ -88,7 +98,7 @@ export class AgentSync {
         ? ledger.history({ limit: agent.messages.length })
         : undefined
     this.adopt(seed)
-    if (ledger.store.session(ledger.sessionId) !== undefined) ledger.applyWindow()
+    if (slide && ledger.store.session(ledger.sessionId) !== undefined) ledger.applyWindow()
     this.show(true)
   }
 
@@ -124,14 +134,18 @@ export class AgentSync {
 
   /**
    * End of an invocation: the held messages, messages pushed meanwhile, and the window the limits call
-   * for, written in one transaction; then the agent sees the window.
+   * for, written in one transaction; or, with summaries, the excess folded after that transaction (the
+   * summarizer is a model call); then the agent sees the window.
+   *
+   * @param end - what happens to the window (see {@link WindowAtEnd})
    */
-  finish(): void {
+  async finish(end: WindowAtEnd = 'slide'): Promise<void> {
     this.invoking = false
     this.withHeld(() => {
       adoptMessages(this.sync)
-      this.sync.ledger.applyWindow()
+      if (end === 'slide') this.sync.ledger.applyWindow()
     }, true)
+    if (typeof end === 'function') await end()
     this.show(false)
   }
 
