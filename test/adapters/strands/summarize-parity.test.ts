@@ -52,6 +52,8 @@ interface Scenario {
   readonly preserveRecentMessages: number
   readonly systemPrompt: string
   readonly threshold: Threshold
+  /** Proactive compression on both sides: the main model's context window (tokens) and the ratio. */
+  readonly proactive: { readonly limit: number; readonly compressionThreshold: number } | null
   readonly failures: readonly SummarizerFailure[]
   readonly prompts: readonly string[]
 }
@@ -62,7 +64,11 @@ type Outcome = { readonly ok: true } | { readonly ok: false; readonly chain: str
 function chainOf(error: unknown): string[] {
   const chain: string[] = []
   for (let e: unknown = error; e !== undefined && chain.length < 5;) {
-    chain.push(e instanceof Error ? `${e.name}: ${e.message}` : `(not an Error) ${typeof e === 'string' ? e : JSON.stringify(e)}`)
+    chain.push(
+      e instanceof Error
+        ? `${e.name}: ${e.message}`
+        : `(not an Error) ${typeof e === 'string' ? e : JSON.stringify(e)}`,
+    )
     e = e instanceof Error ? e.cause : undefined
   }
   return chain
@@ -79,6 +85,10 @@ async function outcome(run: Promise<unknown>): Promise<Outcome> {
 
 /** Both agents, built for a scenario. */
 function agents(s: Scenario) {
+  const proactiveCompression =
+    s.proactive === null
+      ? {}
+      : { proactiveCompression: { compressionThreshold: s.proactive.compressionThreshold } }
   const strandsMain = new MainModel(s.threshold)
   const strandsSummarizer = new SummarizerModel(s.failures)
   const strands = new Agent({
@@ -90,9 +100,13 @@ function agents(s: Scenario) {
       summaryRatio: s.summaryRatio,
       preserveRecentMessages: s.preserveRecentMessages,
       summarizationSystemPrompt: s.systemPrompt,
+      ...proactiveCompression,
     }),
   })
   const ledgerMain = new MainModel(s.threshold)
+  if (s.proactive !== null)
+    for (const model of [strandsMain, ledgerMain])
+      model.updateConfig({ contextWindowLimit: s.proactive.limit })
   const ledgerSummarizer = new SummarizerModel(s.failures)
   const store = openContextStore(':memory:')
   const logger = recordingLogger()
@@ -100,6 +114,7 @@ function agents(s: Scenario) {
     store,
     sessionId: 'parity',
     logger,
+    ...proactiveCompression,
     summarize: {
       model: ledgerSummarizer,
       summaryRatio: s.summaryRatio,
@@ -200,6 +215,13 @@ const scenarioArb: fc.Arbitrary<Scenario> = fc.record({
     messages: fc.integer({ min: 2, max: 30 }),
     chars: fc.integer({ min: 200, max: 5000 }),
   }),
+  proactive: fc.option(
+    fc.record({
+      limit: fc.integer({ min: 200, max: 3000 }),
+      compressionThreshold: fc.double({ min: 0.1, max: 1, noNaN: true }),
+    }),
+    { freq: 3 },
+  ),
   failures: fc.array(
     fc.record({
       at: fc.integer({ min: 1, max: 8 }),
@@ -240,6 +262,7 @@ describe('PersistentConversationManager with summarize', () => {
         preserveRecentMessages: 2,
         systemPrompt: 'Summarize.',
         threshold: { messages: 8, chars: 100_000 },
+        proactive: null,
         failures: [],
         prompts: ['say 1', 'ask a 2 20', 'say 2', 'say 3', 'ask b 1 30', 'say 4', 'say 5', 'say 6'],
       })
@@ -264,6 +287,7 @@ describe('PersistentConversationManager with summarize', () => {
           preserveRecentMessages: 1,
           systemPrompt: 'Summarize.',
           threshold: { messages: 5, chars: 100_000 },
+          proactive: null,
           failures: [{ at: 1, kind }],
           prompts: ['say 1', 'say 2', 'say 3', 'say 4', 'say 5'],
         })
@@ -283,6 +307,7 @@ describe('PersistentConversationManager with summarize', () => {
         preserveRecentMessages: 12,
         systemPrompt: 'Summarize.',
         threshold: { messages: 4, chars: 100_000 },
+        proactive: null,
         failures: [],
         prompts: ['say 1', 'say 2', 'say 3'],
       })
@@ -300,6 +325,7 @@ describe('PersistentConversationManager with summarize', () => {
         preserveRecentMessages: 0,
         systemPrompt: 'Summarize.',
         threshold: { messages: 2, chars: 100_000 },
+        proactive: null,
         failures: [],
         prompts: ['ask a 1 10'],
       })

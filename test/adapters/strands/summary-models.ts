@@ -52,7 +52,7 @@ export interface Threshold {
 /** One call of the main model: its input, and whether it refused it. */
 export interface MainCall {
   readonly input: Shown[]
-  readonly overflow: boolean
+  overflow: boolean
 }
 
 /** Overflows in one invocation after which the main model gives up (Strands would retry forever). */
@@ -60,8 +60,9 @@ export const OVERFLOW_LOOP_LIMIT = 25
 
 /**
  * The main model's reply. Prompts: `ask <q> <rounds> <size>` calls `lookup` `rounds` times (each result
- * `size` characters) before answering `Answer <q>`; anything else gets `Noted: <prompt>`. Tool ids count
- * the calls this model made (`call-1`, `call-2`, …).
+ * `size` characters) before answering `Answer <q>`; `pin <k>` calls `pin_message` on the message at
+ * `k` modulo the number of messages it sees, then answers `Pinned`; anything else gets `Noted: <prompt>`.
+ * Tool ids count the calls this model made (`call-1`, `call-2`, …).
  */
 function mainReply(messages: readonly Message[], counter: { toolCalls: number }): ScriptedReply {
   // The prompt of the current turn: the latest user message with no tool result.
@@ -76,6 +77,13 @@ function mainReply(messages: readonly Message[], counter: { toolCalls: number })
     }
     prompt = textOf(m)
     break
+  }
+  const pin = /^pin (\d+)$/.exec(prompt)
+  if (pin !== null) {
+    if (rounds > 0) return 'Pinned'
+    counter.toolCalls++
+    const index = Number(pin[1]) % messages.length
+    return [{ toolUse: { toolUseId: `call-${counter.toolCalls}`, name: 'pin_message', input: { index } } }]
   }
   const ask = /^ask (\S+) (\d+) (\d+)$/.exec(prompt)
   if (ask === null) return `Noted: ${prompt.slice(0, 60)}`
@@ -101,7 +109,8 @@ export class MainModel extends ScriptedModel {
    * @param counter - the tool calls made so far (for tool ids)
    */
   constructor(
-    readonly threshold: Threshold,
+    /** When input overflows (a test may change it between invocations). */
+    public threshold: Threshold,
     counter = { toolCalls: 0 },
   ) {
     super({ script: (call) => mainReply(call.messages, counter) })
@@ -114,15 +123,23 @@ export class MainModel extends ScriptedModel {
 
   override async *stream(messages: Message[], options?: StreamOptions): AsyncIterable<ModelStreamEvent> {
     const size = chars(messages)
-    const overflow = messages.length > this.threshold.messages || size > this.threshold.chars
-    this.log.push({ input: shown(messages), overflow })
-    if (overflow) {
+    const call = { input: shown(messages), overflow: false }
+    this.log.push(call)
+    try {
+      if (messages.length > this.threshold.messages || size > this.threshold.chars)
+        throw new ContextWindowOverflowError(
+          `scripted model: ${messages.length} messages, ${size} characters`,
+        )
+      // With a contextWindowLimit, the scripted model also refuses input over it (in tokens).
+      yield* super.stream(messages, options)
+    } catch (error) {
+      if (!(error instanceof ContextWindowOverflowError)) throw error
+      call.overflow = true
       this.overflowsNow++
       if (this.overflowsNow > OVERFLOW_LOOP_LIMIT)
         throw new Error(`scripted model: ${OVERFLOW_LOOP_LIMIT} overflows in one invocation`)
-      throw new ContextWindowOverflowError(`scripted model: ${messages.length} messages, ${size} characters`)
+      throw error
     }
-    yield* super.stream(messages, options)
   }
 }
 
