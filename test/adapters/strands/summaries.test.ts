@@ -570,6 +570,26 @@ describe('PersistentConversationManager (Strands) with summarize', () => {
         expect(call.input.every((m, i) => i === 0 || m.role !== call.input[i - 1]?.role)).toBe(true)
     })
 
+    it('shows a summary rewritten with manager.ledger.resummarize, and the messages back after dropSummary, from the next invocation on', async () => {
+      const { agent, manager, main, logger } = await withSummary()
+      main.threshold = roomy
+      const [first] = manager.ledger.summaries()
+      if (first === undefined) throw new Error('no summary')
+      const better = new ScriptedModel({ script: () => 'a better summary', modelId: 'better' })
+      const second = await manager.ledger.resummarize(first.id, modelSummarizer(better))
+      expect(second).toMatchObject({ regenerates: first.id, model: 'better', current: true })
+      expect(await invoke(agent, main, 'say 9')).toBeUndefined()
+      expect(shown(agent.messages)[0]).toStrictEqual({
+        role: 'user',
+        content: [{ text: 'a better summary' }],
+      })
+      manager.ledger.dropSummary(second.id)
+      expect(await invoke(agent, main, 'say 10')).toBeUndefined()
+      expect(agent.messages.some((m) => isSummaryMessage(m))).toBe(false)
+      expect(json(agent.messages)).toStrictEqual(manager.ledger.history({ limit: 100 }).map((e) => e.message))
+      expect(logger.lines).toStrictEqual([])
+    })
+
     it('drops an old summary pushed back into agent.messages, with a log line; stores nothing for it', async () => {
       const { agent, store, main, logger, manager } = await withSummary()
       const old = summaryOf(agent)
