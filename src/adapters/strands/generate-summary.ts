@@ -78,7 +78,7 @@ function asUserSummary(reply: Message): Message {
  * @param model - a Strands model
  * @returns its id, or undefined
  */
-export function modelIdOf(model: Model): string | undefined {
+function modelIdOf(model: Model): string | undefined {
   try {
     const id: unknown = model.getConfig().modelId
     return typeof id === 'string' && id.length > 0 ? id : undefined

@@ -20,7 +20,7 @@ import { countInput, truncateWindow, type ReductionReport } from './reduction.js
 import type { AgentSync } from './sync/agent-sync.js'
 
 /** The message Strands 1.19 raises when no split point leaves the summary followed by a valid message. */
-export const NO_SPLIT_POINT = 'Unable to find valid split point for summarization'
+const NO_SPLIT_POINT = 'Unable to find valid split point for summarization'
 
 /** What one summarizing reduction needs to know. */
 export interface SummaryReductionRequest {
