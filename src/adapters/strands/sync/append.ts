@@ -83,7 +83,9 @@ export function storeNew(
  * @returns true for such a refusal
  */
 export function isUnstorable(error: unknown): error is ContextLedgerError {
-  return isContextLedgerError(error, 'INVALID_TOKEN_COUNT') || isContextLedgerError(error, 'DUPLICATE_MESSAGE')
+  return (
+    isContextLedgerError(error, 'INVALID_TOKEN_COUNT') || isContextLedgerError(error, 'DUPLICATE_MESSAGE')
+  )
 }
 
 /**
