@@ -12,6 +12,7 @@
  */
 import {
   AfterInvocationEvent,
+  AfterModelCallEvent,
   Agent,
   BeforeInvocationEvent,
   ConversationManager,
@@ -176,6 +177,10 @@ export class PersistentConversationManager extends ConversationManager {
       sync.begin()
       // Messages pushed since the last invocation that the store refused: the caller learns it here.
       if (refusals[0] !== undefined) throw refusals[0]
+    })
+    // The model accepted its input: an overflow fold that takes only the summary may help once more.
+    agent.addHook(AfterModelCallEvent, (event) => {
+      if (event.error === undefined) this.syncOf(event.agent).summaryOnlyFolds = 0
     })
     // First among the hooks, so later ones see the message as the ledger keeps it (its trackingId).
     agent.addHook(

@@ -20,9 +20,10 @@ import { logLine } from './log.js'
 /**
  * Why a reduction could not make the window fit: the planner's reason when nothing more could leave (or
  * be folded), `'window-empty'` when nothing is left to show (the adapter never sends the model an empty
- * conversation), or `'summarizer-failed'` when the summary could not be made.
+ * conversation), `'summarizer-failed'` when the summary could not be made, or `'summary-only'` when a
+ * fold could take only the summary just made again (it would not shrink the window).
  */
-export type ReductionFailure = NothingEvictedReason | 'window-empty' | 'summarizer-failed'
+export type ReductionFailure = NothingEvictedReason | 'window-empty' | 'summarizer-failed' | 'summary-only'
 
 /** What the last {@link PersistentConversationManager.reduce} did. */
 export interface ReductionReport {

@@ -109,6 +109,23 @@ export async function reduceBySummary(
   }
   // Nothing but a truncation the count does not rule out: the agent may retry with that.
   const truncatedOnly = truncated > 0 && (!overflow || fits !== false)
+  // A fold that would take only the previous summary, right after one that did: the window keeps its
+  // length, and Strands would retry the model forever (each round a summarizer call and a refused model
+  // call). The overflow is raised instead.
+  if (overflow && sync.summaryOnlyFolds > 0 && foldsOnlySummary(ledger, settings)) {
+    logger.warn(
+      logLine(
+        {
+          session_id: ledger.sessionId,
+          window_messages: agent.messages.length,
+          summary_ratio: settings.summaryRatio ?? 0.3,
+          preserve_recent: settings.preserveRecentMessages ?? 10,
+        },
+        'context window overflow not recovered: the only part of the window a summary may take is the summary itself, which was just folded; the model error is raised (a larger summaryRatio or a smaller preserveRecentMessages lets a fold take messages)',
+      ),
+    )
+    return { reduced: truncatedOnly, report: report(0, 'summary-only'), raise: undefined }
+  }
   const { summarizer, thrown } = watched(modelSummarizer(settings.model ?? model))
   let result: SummarizeResult
   try {
@@ -143,8 +160,19 @@ export async function reduceBySummary(
     )
     return { reduced: truncatedOnly, report: report(0, reason), raise: undefined }
   }
+  if (overflow && result.summary?.messageCount === 0) sync.summaryOnlyFolds++
   sync.show(false)
   return { reduced: true, report: report(result.summarized, undefined), raise: undefined }
+}
+
+/** Whether a fold by ratio now would take nothing but the summary the window shows. */
+function foldsOnlySummary(ledger: LedgerManager, settings: ResolvedSummarize): boolean {
+  const planned = ledger.store.planFold(ledger.sessionId, ledger.limits, {
+    kind: 'ratio',
+    ratio: Math.max(0.1, Math.min(0.8, settings.summaryRatio ?? 0.3)),
+    preserve: settings.preserveRecentMessages ?? 10,
+  })
+  return 'plan' in planned && planned.plan.folded.length === 0
 }
 
 /**

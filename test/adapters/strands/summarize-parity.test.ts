@@ -20,6 +20,7 @@ import { fcRuns } from '../../helpers/runs.js'
 import { recordingLogger } from './helpers.js'
 import {
   MainModel,
+  OVERFLOW_LOOP_LIMIT,
   shown,
   sizedLookup,
   SummarizerModel,
@@ -137,6 +138,8 @@ function agents(s: Scenario) {
 /** What the run saw, for the property's report and the tests' extra checks. */
 interface RunReport {
   outcomes: Outcome[]
+  /** Strands looped on folding its summary alone until the model gave up (the runs part there). */
+  stuck?: boolean
   overflows: number
   summaries: number
   failures: number
@@ -151,8 +154,24 @@ async function runBoth(s: Scenario): Promise<RunReport> {
       strands.main.startInvocation()
       ledger.main.startInvocation()
       const a = await outcome(strands.agent.invoke(prompt))
+      const logged = ledger.logger.lines.length
       const b = await outcome(ledger.agent.invoke(prompt))
       const at = `after prompt ${i} (${prompt})`
+      const refusedLoop = ledger.logger.lines
+        .slice(logged)
+        .some((l) => l.text.includes('the only part of the window a summary may take is the summary itself'))
+      if (refusedLoop) {
+        // The fold could take nothing but the summary it had just made: Strands' summarizing manager folds
+        // it again and asks the model again, forever (until this test's model gives up, or the summarizer
+        // fails); ours raises the overflow instead. Both invocations failed; the runs part here.
+        expect(a.ok, `Strands' outcome ${at}`).toBe(false)
+        expect(b.ok, `outcome ${at}`).toBe(false)
+        expect(b.ok ? [] : b.chain[0], `outcome ${at}`).toMatch(/ContextWindowOverflowError/)
+        report.outcomes.push(a)
+        report.failures++
+        report.stuck = true
+        return report
+      }
       expect(b, `outcome ${at}`).toStrictEqual(a)
       expect(shown(ledger.agent.messages), `agent.messages ${at}`).toStrictEqual(
         shown(strands.agent.messages),
@@ -300,6 +319,31 @@ describe('PersistentConversationManager with summarize', () => {
         expect(r.outcomes.at(-1)).toStrictEqual({ ok: true })
       },
     )
+
+    it('raises the overflow instead of folding the summary alone again and again (Strands loops)', async () => {
+      // A ratio that takes one window message, no recent message kept: after the first fold the window is
+      // [summary, call, result]; every further fold would take only the summary.
+      const r = await runBoth({
+        summaryRatio: 0.05,
+        preserveRecentMessages: 0,
+        systemPrompt: 'Summarize.',
+        threshold: { messages: 2, chars: 200 },
+        proactive: null,
+        failures: [],
+        prompts: ['ask q0 1 5'],
+      })
+      expect(r.stuck).toBe(true)
+      // Strands' outcome: its loop ended only because this test's model gave up (ours raised the overflow).
+      expect(r.outcomes).toStrictEqual([
+        {
+          ok: false,
+          chain: [
+            'ModelError: scripted model: 25 overflows in one invocation',
+            'Error: scripted model: 25 overflows in one invocation',
+          ],
+        },
+      ])
+    })
 
     it('lets the overflow escape when nothing can be folded (preserveRecentMessages covers the window)', async () => {
       const r = await runBoth({

@@ -152,7 +152,15 @@ export class AgentSync {
   /** `BeforeInvocationEvent`: messages the agent adds from now until the invocation ends may be held. */
   begin(): void {
     this.invoking = true
+    this.summaryOnlyFolds = 0
   }
+
+  /**
+   * Overflow folds since the model last accepted its input that took nothing but the previous summary:
+   * such a fold shrinks the window by no message, and a second one in a row is refused (see
+   * `summary-reduction.ts`) — Strands would ask the model again forever.
+   */
+  summaryOnlyFolds = 0
 
   /** Writes the held messages now (in one transaction). */
   flush(): void {
