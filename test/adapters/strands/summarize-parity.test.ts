@@ -338,8 +338,8 @@ describe('PersistentConversationManager with summarize', () => {
         {
           ok: false,
           chain: [
-            'ModelError: scripted model: 25 overflows in one invocation',
-            'Error: scripted model: 25 overflows in one invocation',
+            `ModelError: scripted model: ${OVERFLOW_LOOP_LIMIT} overflows in one invocation`,
+            `Error: scripted model: ${OVERFLOW_LOOP_LIMIT} overflows in one invocation`,
           ],
         },
       ])
