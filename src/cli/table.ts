@@ -47,14 +47,30 @@ export function printTable(
   const widths = columns.map((c, i) =>
     Math.max(visible(c.head), ...rows.map((r) => Math.max(...(r[i] ?? '').split('\n').map(visible)))),
   )
-  const gaps = 2 * (columns.length - 1)
-  const fixed = widths.slice(0, -1).reduce((a, w) => a + w, 0)
-  const last = Math.max(12, Math.min(widths.at(-1) ?? 0, out.width - fixed - gaps))
+  // Too wide: the last column gives way first, then the widest others, none below 12 or its header.
+  let excess = widths.reduce((a, w) => a + w, 0) + 2 * (columns.length - 1) - out.width
+  const last = widths.length - 1
+  const order = [
+    last,
+    ...widths
+      .map((_, i) => i)
+      .filter((i) => i !== last)
+      .sort((a, b) => (widths[b] ?? 0) - (widths[a] ?? 0)),
+  ]
+  for (const i of order) {
+    if (excess <= 0) break
+    const floor = Math.max(12, visible(columns[i]?.head ?? ''))
+    const cut = Math.min(excess, (widths[i] ?? 0) - floor)
+    if (cut > 0) {
+      widths[i] = (widths[i] ?? 0) - cut
+      excess -= cut
+    }
+  }
   const table = new Table({
     head: columns.map((c) => out.color.bold(c.head)),
     chars: COMPACT,
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
-    colWidths: [...widths.slice(0, -1), last],
+    colWidths: widths,
     colAligns: columns.map((c) => c.align ?? 'left'),
     wordWrap: false,
     truncate: '…',

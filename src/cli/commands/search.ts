@@ -42,10 +42,19 @@ export interface SearchMethod {
   search(db: Database.Database, query: string, sessionPk: number | undefined, limit: number): SearchMatch[]
 }
 
-/** The LIKE pattern for the query as it appears inside the stored JSON (escaped as JSON.stringify does). */
+/**
+ * The LIKE prefilter for a query: its longest run of characters that JSON writes as they are (no quote,
+ * backslash or control character), so that it matches the stored JSON whether the text sits in a string
+ * (where those characters are escaped) or in a tool call's input (shown as JSON).
+ *
+ * @param query - the text searched for
+ * @returns the pattern, `\\` escaping LIKE's wildcards
+ */
 export function likePattern(query: string): string {
-  const inJson = JSON.stringify(query).slice(1, -1)
-  return `%${inJson.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+  // eslint-disable-next-line no-control-regex
+  const pieces = query.split(/["\\\u0000-\u001f]/)
+  const longest = pieces.reduce((a, b) => (b.length > a.length ? b : a), '')
+  return `%${longest.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 }
 
 function snippet(text: string, at: number, length: number): string {
