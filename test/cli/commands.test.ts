@@ -117,7 +117,8 @@ describe('window --explain', () => {
     expect(r.stdout).toContain('limits (as last applied): windowSize 8, tokenBudget none, first 1, last 0')
     expect(r.stdout).toContain('boundary 25')
     expect(r.stdout).toContain('pinned by agent: the plan')
-    for (const line of r.stdout.split('\n').slice(4)) expect([...line].length).toBeLessThanOrEqual(70)
+    for (const line of r.stdout.split('\n').slice(4))
+      expect(Array.from(new Intl.Segmenter().segment(line)).length).toBeLessThanOrEqual(70)
     expect(r.stdout).toContain('…')
   })
 
