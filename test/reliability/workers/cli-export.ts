@@ -56,4 +56,9 @@ const code = await runCli(['export', path, 's', '--no-progress'], {
   stdin: new PassThrough(),
   env: {},
 })
+// What is still buffered for the reader when the export returns counts too.
+gc()
+peak = Math.max(peak, process.memoryUsage().heapUsed - baseline)
+stdout.end()
+await finished(stdout)
 process.stdout.write(`${JSON.stringify({ code, peak, bytes })}\n`)
