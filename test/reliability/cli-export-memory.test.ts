@@ -1,7 +1,7 @@
 /**
- * `context-ledger export` streams: the heap it holds live stays flat as the session grows. A child
+ * `context-ledger export` streams: the memory it holds live stays flat as the session grows. A child
  * process exports a session of 10,000 and one of 100,000 messages (~1 KB each: ~10 MB and ~100 MB of
- * JSON lines) into a reader slower than the export, and reports the most heap held live beyond its
+ * JSON lines) into a reader slower than the export, and reports the most memory (heap and Buffers) held live beyond its
  * baseline; holding the rows or the lines would cost ~100 MB more for the large one.
  */
 import { describe, expect, it } from 'vitest'
