@@ -3,11 +3,10 @@
  * `VACUUM INTO` with `--compact`), written beside the destination and renamed into place — safe while
  * agents write to the file. Works on a file at an older schema too (it is copied as it is, not upgraded).
  */
-import { backupDatabase, checkBackupArgs } from '../../store/lifecycle.js'
 import { ContextLedgerError } from '../../errors.js'
 import { CliError, fromLedgerError } from '../errors.js'
 import { count } from '../format.js'
-import { closeLedger, openForReading } from '../open-ledger.js'
+import { inspect, openStore } from '../open-ledger.js'
 import type { CommandContext } from '../program.js'
 
 /**
@@ -25,15 +24,17 @@ export async function backup(
   destination: string,
   options: { json?: boolean; overwrite?: boolean; compact?: boolean },
 ): Promise<number> {
-  const ledger = openForReading(file, { older: true })
+  const ledger = inspect(file, { older: true })
+  const store = ledger.kind === 'current' ? await openStore(file) : undefined
   try {
     const args = { overwrite: options.overwrite === true, compact: options.compact === true }
     let result
     try {
-      result =
-        ledger.kind === 'current'
-          ? await ledger.store.backup(destination, args)
-          : await backupDatabase(ledger.db, file, checkBackupArgs(file, destination, args))
+      if (store !== undefined) result = await store.backup(destination, args)
+      else {
+        const { backupDatabase, checkBackupArgs } = await import('../../store/lifecycle.js')
+        result = await backupDatabase(ledger.db, file, checkBackupArgs(file, destination, args))
+      }
     } catch (error) {
       if (error instanceof ContextLedgerError && error.code === 'INVALID_OPTIONS')
         throw new CliError(
@@ -53,6 +54,7 @@ export async function backup(
     else ctx.out.note(`backed up ${file} to ${result.path} (${count(result.pages)} pages)`)
     return 0
   } finally {
-    closeLedger(ledger)
+    store?.close()
+    ledger.db.close()
   }
 }

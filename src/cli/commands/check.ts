@@ -19,7 +19,7 @@ import { parseLimits } from '../../store/explain.js'
 import { alternateRoles } from '../../window/alternate-roles.js'
 import { EXIT, unknownSession } from '../errors.js'
 import { count } from '../format.js'
-import { closeLedger, olderSchemaMessage, openForReading } from '../open-ledger.js'
+import { inspect, olderSchemaMessage, openStore } from '../open-ledger.js'
 import { Progress } from '../progress.js'
 import type { CommandContext } from '../program.js'
 import { CLI_READS, type CheckSessionRow } from '../statements.js'
@@ -146,12 +146,13 @@ function checkSession(
  * @param options - `json`, `session`, `progress`
  * @returns 0 when all is well, 1 with problems, 2 when the file cannot be checked
  */
-export function check(
+export async function check(
   ctx: CommandContext,
   file: string,
   options: { json?: boolean; session?: string; progress?: boolean },
-): number {
-  const ledger = openForReading(file, { older: true })
+): Promise<number> {
+  const ledger = inspect(file, { older: true })
+  const store = ledger.kind === 'current' ? await openStore(file) : undefined
   const out = ctx.out
   try {
     const progress = new Progress(ctx.io, options.progress !== false, `checking ${file}`)
@@ -159,12 +160,12 @@ export function check(
     const problems = integrity(ledger.db)
     let sessionsChecked = 0
     let messagesChecked = 0
-    if (ledger.kind === 'current') {
-      const all = prepareSpec(ledger.db, CLI_READS.checkSessions).all()
+    if (store !== undefined) {
+      const all = prepareSpec(store.connection(), CLI_READS.checkSessions).all()
       const chosen = options.session === undefined ? all : all.filter((s) => s.id === options.session)
       if (options.session !== undefined && chosen.length === 0) throw unknownSession(file, options.session)
       for (const s of chosen) {
-        const r = checkSession(ledger.store, ledger.db, s, progress, messagesChecked)
+        const r = checkSession(store, store.connection(), s, progress, messagesChecked)
         problems.push(...r.problems)
         sessionsChecked++
         messagesChecked += r.messages
@@ -208,6 +209,7 @@ export function check(
     }
     return EXIT.ok
   } finally {
-    closeLedger(ledger)
+    store?.close()
+    ledger.db.close()
   }
 }

@@ -184,13 +184,13 @@ export function fromLedgerState(store: ContextStore, sessionId: string): Evictio
  * @param options - `json`
  * @returns the exit code
  */
-export function evictions(
+export async function evictions(
   ctx: CommandContext,
   file: string,
   sessionId: string,
   options: { json?: boolean },
-): number {
-  const store = openStore(file)
+): Promise<number> {
+  const store = await openStore(file)
   try {
     const report = fromLedgerState(store, sessionId)
     if (report === undefined) throw unknownSession(file, sessionId)

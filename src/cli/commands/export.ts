@@ -47,7 +47,7 @@ export async function exportSession(
   sessionId: string,
   options: { output?: string; progress?: boolean },
 ): Promise<number> {
-  const store = openStore(file)
+  const store = await openStore(file)
   const db = store.connection()
   const fileOut = options.output === undefined ? undefined : createWriteStream(options.output)
   const sink: OutStream = fileOut ?? ctx.io.stdout

@@ -27,13 +27,13 @@ function marks(e: LedgerEntry): string {
  * @param options - `json`, `from`, `limit`, `full`
  * @returns the exit code
  */
-export function history(
+export async function history(
   ctx: CommandContext,
   file: string,
   sessionId: string,
   options: { json?: boolean; from: number; limit: number; full?: boolean },
-): number {
-  const store = openStore(file)
+): Promise<number> {
+  const store = await openStore(file)
   try {
     const session = store.session(sessionId)
     if (session === undefined) throw unknownSession(file, sessionId)

@@ -16,12 +16,12 @@ import { printTable } from '../table.js'
  * @param options - `json`, `session`, `actor`
  * @returns the exit code
  */
-export function pins(
+export async function pins(
   ctx: CommandContext,
   file: string,
   options: { json?: boolean; session?: string; actor?: string },
-): number {
-  const store = openStore(file)
+): Promise<number> {
+  const store = await openStore(file)
   try {
     if (options.session !== undefined && store.session(options.session) === undefined)
       throw unknownSession(file, options.session)

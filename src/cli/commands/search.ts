@@ -108,13 +108,13 @@ export const METHODS: readonly SearchMethod[] = [SCAN]
  * @param options - `json`, `session`, `limit`
  * @returns the exit code
  */
-export function search(
+export async function search(
   ctx: CommandContext,
   file: string,
   query: string,
   options: { json?: boolean; session?: string; limit: number },
-): number {
-  const store = openStore(file)
+): Promise<number> {
+  const store = await openStore(file)
   try {
     const db = store.connection()
     let pk: number | undefined

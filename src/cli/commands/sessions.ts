@@ -1,10 +1,12 @@
 /**
  * `context-ledger sessions <file>`: every session with its size, window, pins, summaries and last change.
  */
+import { STATEMENTS } from '../../db/statements.js'
 import { prepareSpec } from '../../db/typed-statement.js'
-import type { SessionSummary } from '../../store/context-store.js'
+import { toSessionSummary } from '../../store/session-summary.js'
+import type { SessionSummary } from '../../store/store-types.js'
 import { count, iso, time } from '../format.js'
-import { openStore } from '../open-ledger.js'
+import { inspect } from '../open-ledger.js'
 import type { CommandContext } from '../program.js'
 import { CLI_READS } from '../statements.js'
 import { printTable } from '../table.js'
@@ -44,14 +46,28 @@ export function sessions(
   file: string,
   options: { json?: boolean; sort?: string },
 ): number {
-  const store = openStore(file)
+  // The store's own session summaries, from only the statements they need: no store to load.
+  const { db } = inspect(file)
   try {
-    const list = store.sessions().sort(ORDER[options.sort ?? 'id'] ?? ORDER.id)
-    const summaries = new Map(
-      prepareSpec(store.connection(), CLI_READS.summaryCounts)
-        .all()
-        .map((r) => [r.id, r.count]),
-    )
+    const st = {
+      keptTotals: prepareSpec(db, STATEMENTS.keptTotals),
+      cumAt: prepareSpec(db, STATEMENTS.cumAt),
+      tailCorrection: prepareSpec(db, STATEMENTS.tailCorrection),
+      pinnedCount: prepareSpec(db, STATEMENTS.pinnedCount),
+    }
+    const { list, summaries } = db
+      .transaction(() => ({
+        list: prepareSpec(db, STATEMENTS.allSessions)
+          .all()
+          .map((row) => toSessionSummary(st, row)),
+        summaries: new Map(
+          prepareSpec(db, CLI_READS.summaryCounts)
+            .all()
+            .map((r) => [r.id, r.count]),
+        ),
+      }))
+      .deferred()
+    list.sort(ORDER[options.sort ?? 'id'] ?? ORDER.id)
     const out = ctx.out
     if (options.json === true) {
       out.json({
@@ -103,6 +119,6 @@ export function sessions(
     out.line(out.color.dim(`${count(list.length)} sessions, ${count(total)} messages`))
     return 0
   } finally {
-    store.close()
+    db.close()
   }
 }

@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3'
 import { readIntegerPragma } from '../../db/pragmas.js'
 import { prepareSpec } from '../../db/typed-statement.js'
 import { bytes, count, iso, time } from '../format.js'
-import { closeLedger, openForReading } from '../open-ledger.js'
+import { inspect } from '../open-ledger.js'
 import type { CommandContext } from '../program.js'
 import { CLI_READS } from '../statements.js'
 import { printTable } from '../table.js'
@@ -35,7 +35,7 @@ function textPragma(db: Database.Database, name: 'journal_mode'): string {
  * @returns the exit code
  */
 export function stats(ctx: CommandContext, file: string, options: { json?: boolean }): number {
-  const ledger = openForReading(file, { older: true })
+  const ledger = inspect(file, { older: true })
   try {
     const db = ledger.db
     const pageSize = readIntegerPragma(db, 'page_size')
@@ -52,7 +52,7 @@ export function stats(ctx: CommandContext, file: string, options: { json?: boole
       freePages,
       journalMode: textPragma(db, 'journal_mode'),
       schemaVersion: ledger.schemaVersion,
-      currentSchemaVersion: ledger.kind === 'current' ? ledger.schemaVersion : ledger.current,
+      currentSchemaVersion: ledger.current,
       sessionCount: sessions.length,
       messages: sessions.reduce((n, s) => n + s.messages, 0),
       tokens: sessions.reduce((n, s) => n + s.tokens, 0),
@@ -102,6 +102,6 @@ export function stats(ctx: CommandContext, file: string, options: { json?: boole
     }
     return 0
   } finally {
-    closeLedger(ledger)
+    ledger.db.close()
   }
 }

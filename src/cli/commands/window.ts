@@ -56,13 +56,13 @@ function reasonJson(r: WindowReason): Record<string, unknown> {
  * @param options - `json`, `explain`, `full`
  * @returns the exit code
  */
-export function window(
+export async function window(
   ctx: CommandContext,
   file: string,
   sessionId: string,
   options: { json?: boolean; explain?: boolean; full?: boolean },
-): number {
-  const store = openStore(file)
+): Promise<number> {
+  const store = await openStore(file)
   try {
     const w = store.explainWindow(sessionId)
     if (w === undefined) throw unknownSession(file, sessionId)
