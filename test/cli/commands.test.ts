@@ -214,6 +214,12 @@ describe('check', () => {
     expect(r.stdout).toContain('window rules hold in 2 sessions')
   })
 
+  it('shows progress on a terminal’s stderr only, and not with --no-progress', async () => {
+    expect((await cli(['check', path], { tty: true })).stderr).toContain(`checking ${path}`)
+    expect((await cli(['check', path, '--no-progress'], { tty: true })).stderr).toBe('')
+    expect((await cli(['check', path])).stderr).toBe('')
+  })
+
   it('exits 1 and lists what is wrong when a row was changed behind the store’s back', async () => {
     const broken = dir.file('broken.db')
     copyFileSync(path, broken)
