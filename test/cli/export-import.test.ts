@@ -4,12 +4,16 @@
  * under its own id or another (`--as`); an existing id, a malformed line and a truncated export are
  * refused with nothing imported.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { copyFileSync, existsSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openContextStore } from '../../src/index.js'
 import { tempDir, type TempDir } from '../helpers/temp-store.js'
 import { buildRichLedger, cli } from './support.js'
+
+const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'ledger-schema0.sqlite')
 
 let dir: TempDir
 let source: string
@@ -140,6 +144,16 @@ describe('import', () => {
     expect(as.code, as.stderr).toBe(0)
     expect(JSON.parse(as.stdout)).toMatchObject({ sessionId: 'support-43', messages: 32, summaries: 2 })
     expect(rowsOf(target, 'support-43')).toStrictEqual(rowsOf(source, 'support-42'))
+  })
+
+  it('refuses a file of an older schema instead of upgrading it on the side', async () => {
+    const old = dir.file('old.db')
+    copyFileSync(FIXTURE, old)
+    const before = readFileSync(old)
+    const r = await cli(['import', old], { stdin: exported })
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('uses ledger schema version 1')
+    expect(readFileSync(old).equals(before)).toBe(true)
   })
 
   it('reads --input instead of stdin', async () => {

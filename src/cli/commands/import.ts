@@ -9,7 +9,7 @@
  * id `--as` names, if given); an existing session id is refused. Holds the parsed session in memory
  * meanwhile (about the size of the export).
  */
-import { createReadStream, existsSync } from 'node:fs'
+import { createReadStream, existsSync, statSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
 import { ContextLedgerError } from '../../errors.js'
@@ -29,7 +29,7 @@ import {
   type ToolCallLine,
 } from '../export-format.js'
 import { count } from '../format.js'
-import { currentSchemaVersion, olderSchemaMessage } from '../open-ledger.js'
+import { currentSchemaVersion, inspect, olderSchemaMessage } from '../open-ledger.js'
 import { Progress } from '../progress.js'
 import type { CommandContext } from '../program.js'
 import { CLI_READS, prepareWrites } from '../statements.js'
@@ -212,23 +212,12 @@ export async function importSession(
   } catch (error) {
     throw new CliError(`--as: ${error instanceof Error ? error.message : String(error)}`, 'USAGE')
   }
-  // An existing file at an older schema is refused, not upgraded on the side.
-  if (existsSync(file)) {
-    try {
-      openContextStore(file, { readonly: true }).close()
-    } catch (error) {
-      if (
-        error instanceof ContextLedgerError &&
-        error.code === 'SCHEMA_TOO_OLD' &&
-        !/empty database/.test(error.message)
-      )
-        throw new CliError(
-          olderSchemaMessage(file, Number(/version (\d+)/.exec(error.message)?.[1] ?? 0), current),
-          error.code,
-        )
-      if (error instanceof ContextLedgerError && error.code !== 'SCHEMA_TOO_OLD')
-        throw fromLedgerError(error, file)
-    }
+  // An existing file at an older schema is refused, not upgraded on the side (an empty one becomes a ledger).
+  if (existsSync(file) && statSync(file).size > 0) {
+    const found = inspect(file, { older: true })
+    found.db.close()
+    if (found.kind === 'older')
+      throw new CliError(olderSchemaMessage(file, found.schemaVersion, found.current), 'SCHEMA_TOO_OLD')
   }
   let store
   try {
