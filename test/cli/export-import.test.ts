@@ -112,6 +112,12 @@ describe('export', () => {
     ])
   })
 
+  it('refuses an output it cannot write, in one line', async () => {
+    const r = await cli(['export', source, 'support-42', '--output', dir.file('no/such/dir/out.jsonl')])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/^context-ledger: .*out\.jsonl: cannot be written \(ENOENT\)\n$/)
+  })
+
   it('--output writes the same lines to a file', async () => {
     const out = dir.file('out.jsonl')
     const r = await cli(['export', source, 'support-42', '--output', out])
@@ -154,6 +160,15 @@ describe('import', () => {
     expect(r.code).toBe(2)
     expect(r.stderr).toContain('uses ledger schema version 1')
     expect(readFileSync(old).equals(before)).toBe(true)
+  })
+
+  it('does not wait for a terminal: stdin must be redirected, or --input given', async () => {
+    const r = await cli(['import', dir.file('tty.db')], { stdinTTY: true })
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('import reads an export from stdin')
+    expect((await cli(['import', dir.file('tty.db'), '--input', dir.file('none.jsonl')])).stderr).toContain(
+      'no such file to import',
+    )
   })
 
   it('reads --input instead of stdin', async () => {

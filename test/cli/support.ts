@@ -38,14 +38,22 @@ class Collector {
  */
 export async function cli(
   argv: readonly string[],
-  options: { stdin?: string; tty?: boolean; columns?: number; env?: Record<string, string> } = {},
+  options: {
+    stdin?: string
+    tty?: boolean
+    stdinTTY?: boolean
+    columns?: number
+    env?: Record<string, string>
+  } = {},
 ): Promise<CliRun> {
   const stdout = new Collector(options.tty === true, options.columns)
   const stderr = new Collector(options.tty === true, options.columns)
   const io: CliIo = {
     stdout,
     stderr,
-    stdin: options.stdin === undefined ? new PassThrough() : Readable.from([options.stdin]),
+    stdin: Object.assign(options.stdin === undefined ? new PassThrough() : Readable.from([options.stdin]), {
+      isTTY: options.stdinTTY === true,
+    }),
     env: { ...options.env },
   }
   const code = await runCli(argv, io)

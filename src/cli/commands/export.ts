@@ -5,10 +5,10 @@
  * Everything is read in one read transaction: the export is one consistent state even while agents
  * write to the file.
  */
-import { createWriteStream, rmSync } from 'node:fs'
+import { createWriteStream, openSync, rmSync, type WriteStream } from 'node:fs'
 import { finished } from 'node:stream/promises'
 import { prepareSpec } from '../../db/typed-statement.js'
-import { unknownSession } from '../errors.js'
+import { CliError, unknownSession } from '../errors.js'
 import { EXPORT_FORMAT, EXPORT_VERSION, jsonField } from '../export-format.js'
 import { count } from '../format.js'
 import { writeWaiting, type OutStream } from '../io.js'
@@ -32,6 +32,20 @@ function withJson(
   return line
 }
 
+/** Opens the output file now, so that a path that cannot be written is one line of error, not a crash. */
+function openOutput(path: string): WriteStream {
+  let fd: number
+  try {
+    fd = openSync(path, 'w')
+  } catch (error) {
+    throw new CliError(
+      `${path}: cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      'USAGE',
+    )
+  }
+  return createWriteStream(path, { fd })
+}
+
 /**
  * Runs `export`.
  *
@@ -49,7 +63,7 @@ export async function exportSession(
 ): Promise<number> {
   const store = await openStore(file)
   const db = store.connection()
-  const fileOut = options.output === undefined ? undefined : createWriteStream(options.output)
+  const fileOut = options.output === undefined ? undefined : openOutput(options.output)
   const sink: OutStream = fileOut ?? ctx.io.stdout
   const write = (value: unknown): Promise<void> => writeWaiting(sink, `${JSON.stringify(value)}\n`)
   let ok = false

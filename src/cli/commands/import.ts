@@ -188,9 +188,14 @@ export async function importSession(
   file: string,
   options: { as?: string; input?: string; json?: boolean; progress?: boolean },
 ): Promise<number> {
-  const input = options.input === undefined ? ctx.io.stdin : createReadStream(options.input)
   if (options.input !== undefined && !existsSync(options.input))
     throw new CliError(`${options.input}: no such file to import`, 'FILE_NOT_FOUND')
+  if (options.input === undefined && (ctx.io.stdin as { isTTY?: boolean }).isTTY === true)
+    throw new CliError(
+      'import reads an export from stdin: redirect one (context-ledger import other.db < s.jsonl) or pass --input <file>',
+      'USAGE',
+    )
+  const input = options.input === undefined ? ctx.io.stdin : createReadStream(options.input)
   const progress = new Progress(ctx.io, options.progress !== false, 'reading the export')
   const parsed = await parse(input, progress)
   progress.done()
