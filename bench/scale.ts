@@ -6,7 +6,8 @@
  *   - window() and applyWindow() after a turn, in a small and in the large session;
  *   - open + first window() in a fresh process (a child per sample), small and large session, with the
  *     file's pages in the OS cache and, where `dd iflag=nocache` can drop them, without;
- *   - file size per message (after a checkpoint, WAL included), and per table where SQLite has dbstat.
+ *   - file size per message (after a checkpoint, WAL included), and per table where SQLite has dbstat;
+ *   - `context-ledger sessions` on the file in a fresh process, beyond `node -e 0` (bench/cli.ts).
  *
  * Usage: `npx tsx bench/scale.ts [--quick] [--sessions N] [--large N] [--small N] [--keep]`.
  * Defaults: 1,000 sessions, a 500,000-message session and 999 of 500 (≈1.0M messages). `--quick` builds
@@ -25,6 +26,7 @@ import { TurnFactory } from './fixtures.js'
 import { parseOptions } from './args.js'
 import { median, Scratch, timeAgentLoop, type LoopTimings } from './harness.js'
 import { machine } from './machine.js'
+import { buildCli, cliRow, measureCli } from './cli.js'
 
 /** What to build. */
 interface ScaleConfig {
@@ -234,6 +236,10 @@ export async function runScale(argv: readonly string[]): Promise<void> {
       ? ((await measureOpen(path, ['large', small], true)) as [OpenSample[], OpenSample[]])
       : undefined
 
+    log('measuring context-ledger sessions in fresh processes...')
+    buildCli()
+    const cliTiming = measureCli(path)
+
     const row = (what: string, l: readonly number[], s: readonly number[]): string =>
       `| ${what} | ${fmt(median(l))} (p99 ${fmt(p99(l))}) | ${fmt(median(s))} (p99 ${fmt(p99(s))}) | ${(median(l) / median(s)).toFixed(2)}× |`
     const openRow = (what: string, l: readonly OpenSample[], s: readonly OpenSample[]): string =>
@@ -255,6 +261,10 @@ export async function runScale(argv: readonly string[]): Promise<void> {
       cold === undefined
         ? '| open + first window(), file evicted | (dd iflag=nocache unavailable) | | |'
         : openRow('open + first window(), file evicted from the page cache', cold[0], cold[1]),
+      '',
+      '| command line | result | target | |',
+      '|---|---:|---:|---:|',
+      cliRow(cliTiming, count(messages)),
       '',
       `Medians of ${SAMPLES} calls each (open: ${SPAWNS} child processes each; "process" is spawn to exit, Node boot and the TypeScript loader included).`,
       '',

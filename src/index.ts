@@ -72,6 +72,9 @@ export {
   type SummariesOptions,
   type SummaryEndReason,
   type SummaryRecord,
+  type ExplainedWindowMessage,
+  type WindowExplanation,
+  type WindowReason,
 } from './store/context-store.js'
 export { alternateRoles } from './window/alternate-roles.js'
 export { REDACTED_TEXT } from './messages/redact.js'

@@ -22,6 +22,7 @@ import {
 } from './reads.js'
 import { resolveStoreOptions, type ContextStoreOptions } from './store-options.js'
 import { readSummaries, readSummary, type SummaryRecord } from './summaries.js'
+import { explainWindow, type WindowExplanation } from './explain.js'
 import { checkSummariesOptions, type SummariesOptions } from './check-args.js'
 import type {
   LedgerEntry,
@@ -224,5 +225,19 @@ export abstract class ContextStoreReader {
    */
   summary(sessionId: string, id: number): SummaryRecord {
     return readSummary(this.ledger, sessionId, id)
+  }
+
+  /**
+   * Why each message of a session's window is there: pinned (by whom, why), in the first or last N, a tool
+   * partner of a protected message, the lead, the newest turn, an anchor, the tail, the summary — with the
+   * boundary and the limits the window was last applied with. For tools that show a window (the
+   * `context-ledger window --explain` command); the planner's own protection rules, derived for every
+   * kept row.
+   *
+   * @param sessionId - the session
+   * @returns the explanation, or undefined when the session does not exist
+   */
+  explainWindow(sessionId: string): WindowExplanation | undefined {
+    return explainWindow(this.ledger, sessionId)
   }
 }

@@ -53,6 +53,7 @@ export type {
 export type * from './store-types.js'
 export type { FoldPlan, MadeSummary, RegenerationPlan, SummaryEndReason, SummaryRecord } from './summaries.js'
 export type { SummariesOptions } from './check-args.js'
+export type { ExplainedWindowMessage, WindowExplanation, WindowReason } from './explain.js'
 export { checkSessionId } from './check-args.js'
 
 /**

@@ -63,7 +63,7 @@ function resolveSeq(st: Statements, session: SessionRow, ref: MessageRef): numbe
  * @param session - the session's row
  * @returns the count and tokens
  */
-export function keptTotals(st: Statements, session: SessionRow): KeptTotalsRow {
+export function keptTotals(st: Pick<Statements, 'keptTotals'>, session: SessionRow): KeptTotalsRow {
   if (session.kept_count !== null && session.kept_tokens !== null)
     return { count: session.kept_count, tokens: session.kept_tokens }
   return st.keptTotals.get(session.pk) ?? { count: 0, tokens: 0 }

@@ -4,7 +4,6 @@
  * committed state; a failure — of SQLite or of decoding a stored row — becomes a typed error.
  */
 import { toReadError } from '../db/sqlite-errors.js'
-import type { SessionRow, Statements } from '../db/statements.js'
 import { hasPinFlag, withPinFlag } from '../messages/pin-flag.js'
 import type { StoredMessageData } from '../messages/types.js'
 import { alternateRoles } from '../window/alternate-roles.js'
@@ -18,7 +17,8 @@ import {
 } from './check-args.js'
 import { parseBody, toEntry, toMessageEdit, toPinEvent, toPinnedMessage } from './entries.js'
 import type { Ledger } from './ledger.js'
-import { findMessage, keptTotals } from './lookup.js'
+import { findMessage } from './lookup.js'
+import { toSessionSummary } from './session-summary.js'
 import type { LedgerEntry, MessageEdit, PinEvent, PinnedMessage, SessionSummary } from './store-types.js'
 
 /**
@@ -112,7 +112,7 @@ export function readMessage(ledger: Ledger, sessionId: string, ref: MessageRef):
 export function readSessions(ledger: Ledger): SessionSummary[] {
   ledger.ensureOpen()
   const st = ledger.st
-  return ledger.read(() => st.allSessions.all().map((s) => summarize(st, s)), 'list the sessions')
+  return ledger.read(() => st.allSessions.all().map((s) => toSessionSummary(st, s)), 'list the sessions')
 }
 
 /**
@@ -128,7 +128,7 @@ export function readSession(ledger: Ledger, sessionId: string): SessionSummary |
   return ledger.read(
     () => {
       const row = ledger.keys.sessionRow(sessionId)
-      return row === undefined ? undefined : summarize(ledger.st, row)
+      return row === undefined ? undefined : toSessionSummary(ledger.st, row)
     },
     `read session "${sessionId}"`,
     sessionId,
@@ -191,24 +191,4 @@ export function readEdits(ledger: Ledger, sessionId: string): MessageEdit[] {
     const pk = ledger.keys.sessionRow(sessionId)?.pk
     return pk === undefined ? [] : ledger.st.edits.all(pk).map((r) => toMessageEdit(sessionId, r))
   })
-}
-
-function summarize(st: Statements, s: SessionRow): SessionSummary {
-  const kept = keptTotals(st, s)
-  const before = s.boundary > 0 ? (st.cumAt.get(s.pk, s.boundary - 1) ?? 0) : 0
-  // The tail's tokens as the window shows them: the prefix-sum difference, corrected for replacements.
-  const correction = st.tailCorrection.get(s.pk, s.boundary) ?? 0
-  const summary = s.summary === null ? 0 : 1
-  return {
-    id: s.id,
-    messageCount: s.message_count,
-    windowMessages: kept.count + summary + s.message_count - s.boundary,
-    windowTokens: kept.tokens + (s.summary_tokens ?? 0) + s.total_tokens - before + correction,
-    summaryId: s.summary ?? undefined,
-    totalTokens: s.total_tokens,
-    pinnedCount: st.pinnedCount.get(s.pk) ?? 0,
-    boundary: s.boundary,
-    createdAt: new Date(s.created_at),
-    updatedAt: new Date(s.updated_at),
-  }
 }

@@ -1,7 +1,10 @@
 /**
  * The window-rule oracle: one checker for every rule of the window (docs/design.md, "Window rules"),
- * computed from the archive independently of the store's planner. It walks the session's history itself
- * to link tool calls and find protected messages, then compares with what `window()` returns. It throws
+ * computed from the archive independently of the store's planner. The rules of every moment are the
+ * shared checker of `src/check/window-rules.ts` (which `context-ledger check` runs too): it walks the
+ * session's history to link tool calls and find protected messages, then compares with what `window()`
+ * returns. This helper reads the store for it, adds what only a test knows (the acknowledged appends),
+ * and the rules about the limits of one step. It throws
  * an `Error` naming the session, the rule and the seqs involved, so it works in vitest, in fast-check
  * properties and in child-process workers (it does not import vitest).
  *
@@ -32,7 +35,8 @@ import type {
   WindowLimits,
   WindowResult,
 } from '../../src/index.js'
-import { isTrimPointAt, linkCalls, protectedSet, requiredSet, toolIds, withLead } from './window-facts.js'
+import { isTrimPointAt, requiredSet, shapeOf, withLead } from '../../src/check/archive-facts.js'
+import { checkWindowRules, describeProblem } from '../../src/check/window-rules.js'
 
 /** Protected ranges in force for the session (as given to the manager). */
 export interface ProtectedRanges {
@@ -79,43 +83,7 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 function fail(sessionId: string, rule: string, detail: string): never {
-  throw new Error(`window rule broken in session "${sessionId}": ${rule} — ${detail}`)
-}
-
-/**
- * The provider-strict form `window({ alternate: true })`: roles alternate, it starts with a user message
- * without toolResult, every toolResult answers a toolUse of the message right before it, every toolUse is
- * answered by the message right after it (but a call in flight in the newest message), and it holds
- * exactly the window's blocks.
- */
-function checkAlternating(
-  sessionId: string,
-  window: readonly StoredMessageData[],
-  alternate: readonly StoredMessageData[],
-  endsWithNewest: boolean,
-): void {
-  const blocks = (ms: readonly StoredMessageData[]): string[] =>
-    ms.flatMap((m) => m.content.map((b) => JSON.stringify(b))).sort()
-  if (JSON.stringify(blocks(window)) !== JSON.stringify(blocks(alternate)))
-    fail(sessionId, 'alternate keeps every block', `${window.length} messages became ${alternate.length}`)
-  alternate.forEach((m, i) => {
-    const prev = alternate[i - 1]
-    if (prev !== undefined && prev.role === m.role)
-      fail(sessionId, 'alternate roles', `messages ${i - 1} and ${i} are both ${m.role}`)
-    const uses = new Set(prev === undefined ? [] : toolIds(prev).uses)
-    for (const id of toolIds(m).results)
-      if (!uses.has(id))
-        fail(sessionId, 'alternate toolResult follows its toolUse', `message ${i} answers ${id}`)
-    const next = alternate[i + 1]
-    const answered = new Set(next === undefined ? [] : toolIds(next).results)
-    const inFlight = next === undefined && endsWithNewest && m.role === 'assistant'
-    for (const id of toolIds(m).uses)
-      if (!answered.has(id) && !inFlight)
-        fail(sessionId, 'alternate toolUse answered next', `message ${i} calls ${id}`)
-  })
-  const first = alternate[0]
-  if (first !== undefined && (first.role !== 'user' || toolIds(first).results.length > 0))
-    fail(sessionId, 'alternate start', JSON.stringify(first))
+  throw new Error(describeProblem({ sessionId, rule, detail }))
 }
 
 /**
@@ -135,8 +103,9 @@ export function readHistory(store: ContextStore, sessionId: string): LedgerEntry
 }
 
 /**
- * Checks every window rule the ledger must keep at all times for one session, and throws on the first
- * one broken. Safe to call while other connections write: it reads one committed state.
+ * Checks every window rule the ledger must keep at all times for one session (the shared checker,
+ * `src/check/window-rules.ts`), and throws on the first one broken. Safe to call while other connections
+ * write: it reads one committed state.
  *
  * @param store - an open store
  * @param sessionId - the session to check
@@ -153,117 +122,78 @@ export function assertWindowRules(
 ): WindowRulesReport {
   // One read transaction: the archive, the window and the summary come from one committed state even
   // while other connections write.
-  const { history, window, alternate, summary } = store
+  const { history, window, alternate, session, summaryTrackingId } = store
     .connection()
-    .transaction(() => ({
-      history: readHistory(store, sessionId),
-      window: store.window(sessionId),
-      alternate: store.window(sessionId, { alternate: true }),
-      summary: store.session(sessionId),
-    }))
+    .transaction(() => {
+      const session = store.session(sessionId)
+      return {
+        history: readHistory(store, sessionId),
+        window: store.window(sessionId),
+        alternate: store.window(sessionId, { alternate: true }),
+        session,
+        summaryTrackingId:
+          session?.summaryId === undefined
+            ? undefined
+            : store.summary(sessionId, session.summaryId).trackingId,
+      }
+    })
     .deferred()
-  const n = history.length
 
-  // Archive: dense, unique, byte-identical.
-  const seqOf = new Map<string, number>()
+  // Archive: every acknowledged message byte-identical; each row's body carries its own trackingId.
   history.forEach((e, i) => {
-    if (e.seq !== i) fail(sessionId, 'archive dense', `entry ${i} has seq ${e.seq}`)
-    if (seqOf.has(e.trackingId))
-      fail(
-        sessionId,
-        'archive unique',
-        `trackingId ${e.trackingId} at seq ${seqOf.get(e.trackingId)} and ${i}`,
-      )
     if (e.message.trackingId !== e.trackingId)
       fail(
         sessionId,
         'archive identity',
         `seq ${i} stores trackingId ${e.message.trackingId} for ${e.trackingId}`,
       )
-    seqOf.set(e.trackingId, i)
   })
   if (options.appended !== undefined) {
+    const bySeq = new Map(history.map((e) => [e.trackingId, e]))
     for (const [trackingId, json] of options.appended) {
-      const seq = seqOf.get(trackingId)
-      if (seq === undefined) fail(sessionId, 'archive complete', `acknowledged ${trackingId} is missing`)
-      const stored = JSON.stringify((history[seq] as LedgerEntry).message)
+      const entry = bySeq.get(trackingId)
+      if (entry === undefined) fail(sessionId, 'archive complete', `acknowledged ${trackingId} is missing`)
+      const stored = JSON.stringify(entry.message)
       if (stored !== json)
-        fail(sessionId, 'archive byte-identical', `seq ${seq} (${trackingId}) is ${stored}, appended ${json}`)
+        fail(
+          sessionId,
+          'archive byte-identical',
+          `seq ${entry.seq} (${trackingId}) is ${stored}, appended ${json}`,
+        )
     }
   }
-  if (summary === undefined) {
-    if (n > 0 || window.length > 0) fail(sessionId, 'session exists', 'messages without a session row')
-    return { boundary: 0, messageCount: 0, windowSeqs: [], protectedSeqs: [], history }
-  }
-  if (summary.messageCount !== n)
-    fail(sessionId, 'message count', `session says ${summary.messageCount}, archive has ${n}`)
-  const boundary = summary.boundary
-  if (boundary < 0 || boundary > n) fail(sessionId, 'boundary in range', `boundary ${boundary} of ${n}`)
-  if (options.previousBoundary !== undefined && boundary < options.previousBoundary)
-    fail(
-      sessionId,
-      'boundary monotonic',
-      `boundary moved back from ${options.previousBoundary} to ${boundary}`,
-    )
-
-  // Shape: kept rows before the boundary, then the whole tail, in seq order.
-  const windowSeqs = window.map((m, i) => {
-    const seq = seqOf.get(m.trackingId)
-    if (seq === undefined)
-      fail(sessionId, 'window from archive', `window[${i}] ${m.trackingId} is not archived`)
-    return seq
+  const result = checkWindowRules({
+    sessionId,
+    archive: {
+      seqs: history.map((e) => e.seq),
+      trackingIds: history.map((e) => e.trackingId),
+      shapes: history.map((e) => shapeOf(e.message)),
+      pinned: new Set(history.filter((e) => e.pinned).map((e) => e.seq)),
+    },
+    session:
+      session === undefined
+        ? undefined
+        : {
+            messageCount: session.messageCount,
+            boundary: session.boundary,
+            windowMessages: session.windowMessages,
+            summaryTrackingId,
+          },
+    window,
+    alternate,
+    ranges,
+    previousBoundary: options.previousBoundary,
+    newestTurn: options.newestTurn,
   })
-  for (let i = 1; i < windowSeqs.length; i++)
-    if ((windowSeqs[i] as number) <= (windowSeqs[i - 1] as number))
-      fail(sessionId, 'window order', `window seqs ${windowSeqs.join(',')}`)
-  const tail = windowSeqs.filter((s) => s >= boundary)
-  if (tail.length !== n - boundary || (tail.length > 0 && tail[0] !== boundary))
-    fail(sessionId, 'window tail', `boundary ${boundary}, ${n} messages, window tail ${tail.join(',')}`)
-  if (summary.windowMessages !== window.length)
-    fail(sessionId, 'window size', `session() says ${summary.windowMessages}, window() has ${window.length}`)
-  window.forEach((m, i) => {
-    const entry = history[windowSeqs[i] as number] as LedgerEntry
-    const pinFlag = m.metadata?.custom?.pinned === true
-    if (entry.pinned && !pinFlag) fail(sessionId, 'pin flag', `pinned seq ${entry.seq} lacks the pin flag`)
-  })
-
-  // Valid for providers.
-  const first = window[0]
-  if (first !== undefined && (first.role !== 'user' || toolIds(first).results.length > 0))
-    fail(sessionId, 'window start', `window starts with seq ${windowSeqs[0]}: ${JSON.stringify(first)}`)
-  const inWindow = linkCalls(window)
-  const linkedResults = new Map<number, number>()
-  for (const [, r] of inWindow.links) linkedResults.set(r, (linkedResults.get(r) ?? 0) + 1)
-  window.forEach((m, i) => {
-    if (toolIds(m).results.length > (linkedResults.get(i) ?? 0))
-      fail(sessionId, 'toolResult after its toolUse', `seq ${windowSeqs[i]} answers a call not in the window`)
-  })
-  for (const i of inWindow.open) {
-    const seq = windowSeqs[i] as number
-    const m = window[i] as StoredMessageData
-    if (!(seq === n - 1 && m.role === 'assistant'))
-      fail(sessionId, 'toolUse answered', `seq ${seq} has a toolUse with no result after it in the window`)
+  const problem = result.problems[0]
+  if (problem !== undefined) throw new Error(describeProblem(problem))
+  return {
+    boundary: result.boundary,
+    messageCount: result.messageCount,
+    windowSeqs: result.windowSeqs,
+    protectedSeqs: result.protectedSeqs,
+    history,
   }
-
-  checkAlternating(sessionId, window, alternate, windowSeqs.at(-1) === n - 1)
-
-  // Protection, derived from the archive alone.
-  const archive = history.map((e) => e.message)
-  const prot = protectedSet(archive, new Set(history.filter((e) => e.pinned).map((e) => e.seq)), ranges)
-  const windowSet = new Set(windowSeqs)
-  // The newest turn stays: its opening message is the latest one that can open a window.
-  if (options.newestTurn !== false) {
-    let newest = -1
-    for (let s = n - 1; s >= 0 && newest < 0; s--) if (isTrimPointAt(archive, s)) newest = s
-    if (newest >= 0 && !windowSet.has(newest))
-      fail(sessionId, 'newest turn in window', `seq ${newest} opens the newest turn but is not in the window`)
-  }
-  const protectedSeqs = [...prot].sort((a, b) => a - b)
-  const missing = protectedSeqs.filter((s) => !windowSet.has(s))
-  if (missing.length > 0)
-    fail(sessionId, 'protected in window', `protected seqs ${missing.join(',')} are not in the window`)
-
-  return { boundary, messageCount: n, windowSeqs, protectedSeqs, history }
 }
 
 /** One step of a property run: the store after the step, and what the step returned. */
@@ -310,9 +240,10 @@ export function assertStepRules(c: RuleCheck): Set<number> {
   if (r.exceedsLimit !== exceeds) fail(id, 'result exceedsLimit', `says ${r.exceedsLimit}, is ${exceeds}`)
   // What may break a limit: what must stay (the protected set with its validity lead, a call in flight
   // with a user message before it) and the newest turn — from the latest trim point on.
-  const required = requiredSet(c.archive, prot)
+  const shapes = c.archive.map(shapeOf)
+  const required = requiredSet(shapes, prot)
   let newest = -1
-  for (let s = c.archive.length - 1; s >= 0 && newest < 0; s--) if (isTrimPointAt(c.archive, s)) newest = s
+  for (let s = shapes.length - 1; s >= 0 && newest < 0; s--) if (isTrimPointAt(shapes, s)) newest = s
   const beyond = c.windowSeqs.filter((s) => !required.has(s) && (newest < 0 || s < newest))
   // Bounded: the budget is a hard limit for everything else.
   if (
@@ -354,11 +285,12 @@ export function assertProgress(
   c: RuleCheck & { before: readonly number[]; boundaryBefore: number; protectedSeqs: ReadonlySet<number> },
 ): void {
   if (c.result === undefined || c.result.evicted > 0) return
-  const prot = withLead(c.archive, c.protectedSeqs)
+  const shapes = c.archive.map(shapeOf)
+  const prot = withLead(shapes, c.protectedSeqs)
   const unprotected = c.before.filter((s) => !prot.has(s))
   if (unprotected.length === 0) return
   const firstUnprotected = Math.min(...unprotected)
   for (let t = Math.max(c.boundaryBefore, firstUnprotected + 1); t < c.archive.length; t++)
-    if (isTrimPointAt(c.archive, t))
+    if (isTrimPointAt(shapes, t))
       fail(c.sessionId, 'progress', `trim point ${t} would have let unprotected ${firstUnprotected} go`)
 }

@@ -120,6 +120,31 @@ describe('a fresh checkout', () => {
 })
 
 describe('installed from the tarball', () => {
+  it(
+    'runs the command line: npx context-ledger --help, and sessions of a new ledger',
+    async () => {
+      const consumer = await consumerOf('tarball')
+      const help = await run('npx', ['--no-install', 'context-ledger', '--help'], { cwd: consumer, env })
+      expect(help.stdout).toContain('Usage: context-ledger')
+      expect(help.stdout).toContain('window [options] <file> <session>')
+      const make = `import { openContextStore } from 'context-ledger'
+      const store = openContextStore('cli.db')
+      store.append('s', [{ role: 'user', content: [{ text: 'hello' }] }])
+      store.close()`
+      await run(process.execPath, ['--input-type=module', '-e', make], { cwd: consumer })
+      const { stdout } = await run(
+        'npx',
+        ['--no-install', 'context-ledger', 'sessions', 'cli.db', '--json'],
+        {
+          cwd: consumer,
+          env,
+        },
+      )
+      expect(JSON.parse(stdout)).toMatchObject({ sessions: [{ id: 's', messageCount: 1 }] })
+    },
+    INSTALL_MS,
+  )
+
   it.each(Object.keys(TYPECHECKS))(
     'typechecks a consumer with skipLibCheck: false under %s',
     async (config) => {

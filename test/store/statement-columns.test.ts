@@ -9,6 +9,7 @@ import { APPLICATION_ID } from '../../src/db/identity.js'
 import { LIFECYCLE_STATEMENTS } from '../../src/db/lifecycle-statements.js'
 import { readMigrations, SET_USER_VERSION } from '../../src/db/migrate.js'
 import { STATEMENTS } from '../../src/db/statements.js'
+import { CLI_READS, CLI_WRITES } from '../../src/cli/statements.js'
 import { rows, type AnySpec } from '../../src/db/typed-statement.js'
 import type { ContextStore } from '../../src/index.js'
 import { tempStore } from '../helpers/temp-store.js'
@@ -22,7 +23,12 @@ afterAll(() => {
   cleanup()
 })
 
-const declared: [string, AnySpec][] = [...Object.entries(STATEMENTS), ...Object.entries(LIFECYCLE_STATEMENTS)]
+const declared: [string, AnySpec][] = [
+  ...Object.entries(STATEMENTS),
+  ...Object.entries(LIFECYCLE_STATEMENTS),
+  ...Object.entries(CLI_READS),
+  ...Object.entries(CLI_WRITES),
+]
 
 describe('each statement', () => {
   it.each(declared)('%s returns the columns its row type declares', (_name, spec) => {

@@ -1,0 +1,192 @@
+/**
+ * The export format (`context-ledger export` / `import`), version 1: JSON lines, one object per line —
+ * a header, then the session's messages in seq order, its tool calls, pin events, edits and summaries,
+ * each in the order the ledger recorded them. Every column of every row of the session is there (only
+ * the surrogate keys are left out, and summary ids are kept to link summaries to each other and to the
+ * session), so an import restores the session exactly. docs/cli.md documents every field.
+ *
+ * A JSON text column (a message body, a window form, limits, a summary's ranges …) is written as the JSON
+ * value it holds when writing that value again gives back the stored text byte for byte (always, for what
+ * the store writes); otherwise as the stored text itself, and the line's `raw` lists that field. So the
+ * round trip is byte-identical either way.
+ */
+import { z } from 'zod'
+
+/** `format` of the header line. */
+export const EXPORT_FORMAT = 'context-ledger-export'
+
+/** `version` of the header line: the version of this format. */
+export const EXPORT_VERSION = 1
+
+/**
+ * A JSON text column as a line field: the JSON value when writing it again reproduces the text exactly,
+ * else the text (and the field goes in `raw`).
+ *
+ * @param text - the column's text (null stays null)
+ * @returns the value, and whether it is the raw text
+ */
+export function jsonField(text: string | null): { value: unknown; raw: boolean } {
+  if (text === null) return { value: null, raw: false }
+  try {
+    const value: unknown = JSON.parse(text)
+    if (value !== null && JSON.stringify(value) === text) return { value, raw: false }
+  } catch {
+    // Not JSON: kept as text.
+  }
+  return { value: text, raw: true }
+}
+
+/**
+ * A line field back to its column's text.
+ *
+ * @param value - the field's value
+ * @param raw - whether the line lists it in `raw`
+ * @returns the column's text, or null
+ */
+export function columnText(value: unknown, raw: boolean): string | null {
+  if (value === null || value === undefined) return null
+  if (raw) {
+    if (typeof value !== 'string') throw new Error('a field listed in raw must be a string')
+    return value
+  }
+  return JSON.stringify(value)
+}
+
+const int = z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER)
+const count = int.min(0)
+const nullableCount = count.nullable()
+const text = z.string()
+const json = z.unknown()
+const raw = <T extends string>(fields: readonly [T, ...T[]]) => z.array(z.enum(fields)).optional()
+
+/** The header line. */
+export const headerLine = z.strictObject({
+  type: z.literal('header'),
+  format: z.literal(EXPORT_FORMAT),
+  version: z.literal(EXPORT_VERSION),
+  schemaVersion: count,
+  exportedAt: text,
+  session: z.strictObject({
+    id: text.min(1),
+    createdAt: int,
+    updatedAt: int,
+    metadata: json,
+    boundary: count,
+    version: count,
+    keptCount: nullableCount,
+    keptTokens: nullableCount,
+    keptFirst: nullableCount,
+    summary: count.nullable(),
+    limits: json,
+    raw: raw(['metadata', 'limits']),
+  }),
+  counts: z.strictObject({
+    messages: count,
+    toolCalls: count,
+    pinEvents: count,
+    edits: count,
+    summaries: count,
+  }),
+})
+
+/** A message line. */
+export const messageLine = z.strictObject({
+  type: z.literal('message'),
+  seq: count,
+  trackingId: text,
+  role: z.enum(['user', 'assistant']),
+  message: json,
+  tokens: count,
+  cumTokens: count,
+  pinned: z.boolean(),
+  kept: z.boolean(),
+  recheck: z.boolean(),
+  plainUser: z.boolean(),
+  trimPoint: z.boolean(),
+  pairStart: z.boolean(),
+  hasToolUse: z.boolean(),
+  hasToolResult: z.boolean(),
+  createdAt: int,
+  windowMessage: json,
+  windowTokens: nullableCount,
+  repeatOf: nullableCount,
+  late: z.boolean(),
+  raw: raw(['message', 'windowMessage']),
+})
+
+/** A tool call line. */
+export const toolCallLine = z.strictObject({
+  type: z.literal('toolCall'),
+  toolUseId: text,
+  name: text,
+  useSeq: count,
+  resultSeq: nullableCount,
+  status: z.enum(['success', 'error']).nullable(),
+})
+
+/** A pin event line. */
+export const pinEventLine = z.strictObject({
+  type: z.literal('pinEvent'),
+  seq: count,
+  action: z.enum(['pin', 'unpin']),
+  actor: text,
+  reason: text.nullable(),
+  at: int,
+})
+
+/** An edit line. */
+export const editLine = z.strictObject({
+  type: z.literal('edit'),
+  seq: count,
+  kind: z.enum(['edit', 'redact']),
+  actor: text,
+  reason: text.nullable(),
+  at: int,
+  message: json,
+  raw: raw(['message']),
+})
+
+/** A summary line. */
+export const summaryLine = z.strictObject({
+  type: z.literal('summary'),
+  id: count.min(1),
+  trackingId: text,
+  replaces: count.nullable(),
+  regenerates: count.nullable(),
+  fromBoundary: count,
+  toBoundary: count,
+  seqs: json,
+  messageCount: count,
+  message: json,
+  tokens: count,
+  model: text.nullable(),
+  promptHash: text,
+  createdAt: int,
+  endedAt: int.nullable(),
+  endReason: z.enum(['replaced', 'regenerated', 'dropped', 'evicted']).nullable(),
+  raw: raw(['seqs', 'message']),
+})
+
+/** Any line but the header. */
+export const bodyLine = z.discriminatedUnion('type', [
+  messageLine,
+  toolCallLine,
+  pinEventLine,
+  editLine,
+  summaryLine,
+])
+
+/** The header. */
+export type HeaderLine = z.infer<typeof headerLine>
+/** A message. */
+export type MessageLine = z.infer<typeof messageLine>
+/** A tool call. */
+export type ToolCallLine = z.infer<typeof toolCallLine>
+/** A pin event. */
+export type PinEventLine = z.infer<typeof pinEventLine>
+/** An edit. */
+export type EditLine = z.infer<typeof editLine>
+/** A summary. */
+export type SummaryLine = z.infer<typeof summaryLine>
+/** Any line but the header. */
+export type BodyLine = z.infer<typeof bodyLine>

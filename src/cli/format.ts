@@ -1,0 +1,121 @@
+/**
+ * Formatting values for people: counts, byte sizes, times (UTC), and one message's content as text.
+ */
+import type { ContentBlockData, StoredMessageData, ToolResultContentData } from '../messages/types.js'
+
+/**
+ * A count with thousands separators.
+ *
+ * @param n - the count
+ * @returns e.g. `1,204`
+ */
+export function count(n: number): string {
+  return n.toLocaleString('en-US')
+}
+
+/**
+ * A byte size.
+ *
+ * @param bytes - the size
+ * @returns e.g. `744.2 MiB`
+ */
+export function bytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`
+  const units = ['KiB', 'MiB', 'GiB', 'TiB']
+  let v = bytes / 1024
+  let u = 0
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024
+    u++
+  }
+  return `${v.toFixed(1)} ${units[u] ?? 'TiB'}`
+}
+
+/**
+ * A time, in UTC, to the second.
+ *
+ * @param at - the time
+ * @returns e.g. `2026-01-31 09:12:45`, or `—` when unknown
+ */
+export function time(at: Date | number | undefined): string {
+  if (at === undefined) return '—'
+  const d = typeof at === 'number' ? new Date(at) : at
+  return Number.isNaN(d.getTime()) ? '—' : d.toISOString().slice(0, 19).replace('T', ' ')
+}
+
+/**
+ * A time as JSON carries it: ISO 8601 in UTC.
+ *
+ * @param at - the time
+ * @returns the ISO string, or null when unknown
+ */
+export function iso(at: Date | number | undefined | null): string | null {
+  if (at === undefined || at === null) return null
+  const d = typeof at === 'number' ? new Date(at) : at
+  return Number.isNaN(d.getTime()) ? null : d.toISOString()
+}
+
+function sizeOf(base64: string): string {
+  return bytes(Math.floor((base64.length * 3) / 4))
+}
+
+function compactJson(value: unknown): string {
+  const text = JSON.stringify(value)
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text
+}
+
+function media(kind: string, m: { format: string; source: { bytes: string } | object }): string {
+  const size = 'bytes' in m.source && typeof m.source.bytes === 'string' ? `, ${sizeOf(m.source.bytes)}` : ''
+  return `[${kind} ${m.format}${size}]`
+}
+
+function resultItem(item: ToolResultContentData): string {
+  if ('text' in item) return item.text
+  if ('json' in item) return compactJson(item.json)
+  if ('image' in item) return media('image', item.image)
+  if ('video' in item) return media('video', item.video)
+  return `[document ${item.document.name}]`
+}
+
+function block(b: ContentBlockData): string {
+  if ('text' in b) return b.text
+  if ('toolUse' in b) return `→ ${b.toolUse.name}(${compactJson(b.toolUse.input)})`
+  if ('toolResult' in b) {
+    const status = b.toolResult.status === 'error' ? ' [error]' : ''
+    return `← ${b.toolResult.content.map(resultItem).join(' ')}${status}`.trimEnd()
+  }
+  if ('reasoning' in b)
+    return b.reasoning.text === undefined ? '(reasoning, redacted)' : `(reasoning) ${b.reasoning.text}`
+  if ('cachePoint' in b) return ''
+  if ('guardContent' in b) return b.guardContent.text?.text ?? '[guarded image]'
+  if ('image' in b) return media('image', b.image)
+  if ('video' in b) return media('video', b.video)
+  if ('audio' in b) return media('audio', b.audio)
+  if ('document' in b) return `[document ${b.document.name} (${b.document.format})]`
+  if ('citations' in b) return b.citations.content.map((c) => c.text).join(' ')
+  return compactJson(b)
+}
+
+/**
+ * A message's content as a person reads it: its text, tool calls as `→ name(input)`, tool results as
+ * `← output`, media as `[image png, 12.0 KiB]`; blocks separated by a blank line.
+ *
+ * @param message - the message
+ * @returns the text (several lines when the message has them)
+ */
+export function messageText(message: Pick<StoredMessageData, 'content'>): string {
+  return message.content
+    .map(block)
+    .filter((t) => t !== '')
+    .join('\n\n')
+}
+
+/**
+ * The same on one line: runs of whitespace (newlines included) become one space.
+ *
+ * @param message - the message
+ * @returns one line
+ */
+export function messageLine(message: Pick<StoredMessageData, 'content'>): string {
+  return messageText(message).replace(/\s+/g, ' ').trim()
+}

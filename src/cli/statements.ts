@@ -1,0 +1,436 @@
+/**
+ * The SQL the command line runs beside the store's API, declared like the store's own
+ * (`src/db/typed-statement.ts`): literal text, values always bound, each with its row type and columns
+ * (a test compares them with what SQLite reports). Reads for `stats` use only what every schema version
+ * has; the export reads and import writes name every column of a session's rows, so that an export
+ * restores the session exactly.
+ */
+import type Database from 'better-sqlite3'
+import { prepareAll, rows, value, write, type PreparedAll } from '../db/typed-statement.js'
+
+/** A session's size as `stats` reads it (every schema version has these columns). */
+export interface SizeRow {
+  id: string
+  messages: number
+  tokens: number
+  created_at: number
+  updated_at: number
+  last_message_at: number | null
+}
+
+/** Every column of a `sessions` row but its key. */
+export interface SessionExportRow {
+  pk: number
+  id: string
+  created_at: number
+  updated_at: number
+  metadata: string | null
+  boundary: number
+  version: number
+  kept_count: number | null
+  kept_tokens: number | null
+  kept_first: number | null
+  summary: number | null
+  limits: string | null
+}
+
+/** Every column of a `messages` row but its key and session. */
+export interface MessageExportRow {
+  seq: number
+  uid: string
+  role: 'user' | 'assistant'
+  body: string
+  tokens: number
+  cum_tokens: number
+  pinned: number
+  kept: number
+  recheck: number
+  plain_user: number
+  trim_point: number
+  pair_start: number
+  has_tool_use: number
+  has_tool_result: number
+  created_at: number
+  window_body: string | null
+  window_tokens: number | null
+  repeat_of: number | null
+  late: number
+}
+
+/** Every column of a `tool_calls` row but its key and session. */
+export interface ToolCallExportRow {
+  tool_use_id: string
+  name: string
+  use_seq: number
+  result_seq: number | null
+  status: 'success' | 'error' | null
+}
+
+/** Every column of a `pin_events` row but its key and session. */
+export interface PinEventExportRow {
+  seq: number
+  action: 'pin' | 'unpin'
+  actor: string
+  reason: string | null
+  at: number
+}
+
+/** Every column of a `message_edits` row but its key and session. */
+export interface EditExportRow {
+  seq: number
+  kind: 'edit' | 'redact'
+  actor: string
+  reason: string | null
+  at: number
+  body: string | null
+}
+
+/** Every column of a `summaries` row but its session. */
+export interface SummaryExportRow {
+  id: number
+  uid: string
+  replaces: number | null
+  regenerates: number | null
+  from_boundary: number
+  to_boundary: number
+  seqs: string
+  message_count: number
+  body: string
+  tokens: number
+  model: string | null
+  prompt_hash: string
+  created_at: number
+  ended_at: number | null
+  end_reason: 'replaced' | 'regenerated' | 'dropped' | 'evicted' | null
+}
+
+/** A message as `search` scans it. */
+export interface SearchRow {
+  session_id: string
+  seq: number
+  uid: string
+  body: string
+  created_at: number
+  in_window: number
+}
+
+/** A message as `check` reads the archive. */
+export interface ArchiveRow {
+  seq: number
+  uid: string
+  body: string
+  pinned: number
+  tokens: number
+  cum_tokens: number
+}
+
+/** A session as `check` reads it. */
+export interface CheckSessionRow {
+  pk: number
+  id: string
+  kept_count: number | null
+  kept_tokens: number | null
+  summary: number | null
+  limits: string | null
+}
+
+/** Counted kept rows. */
+export interface KeptRow {
+  count: number
+  tokens: number
+}
+
+/** A summary's session and end, for a reference check. */
+export interface SummaryRefRow {
+  session: number
+  ended_at: number | null
+}
+
+/** How many rows of each table a session has. */
+export interface CountsRow {
+  tool_calls: number
+  pin_events: number
+  edits: number
+  summaries: number
+}
+
+const MESSAGE_COLUMNS = {
+  seq: true,
+  uid: true,
+  role: true,
+  body: true,
+  tokens: true,
+  cum_tokens: true,
+  pinned: true,
+  kept: true,
+  recheck: true,
+  plain_user: true,
+  trim_point: true,
+  pair_start: true,
+  has_tool_use: true,
+  has_tool_result: true,
+  created_at: true,
+  window_body: true,
+  window_tokens: true,
+  repeat_of: true,
+  late: true,
+} as const
+
+const SEARCH_COLUMNS = {
+  session_id: true,
+  seq: true,
+  uid: true,
+  body: true,
+  created_at: true,
+  in_window: true,
+} as const
+
+/** The statements that read, by name. */
+export const CLI_READS = {
+  sessionPk: value<[id: string], number>('SELECT pk FROM sessions WHERE id = ?', 'pk'),
+  summaryCounts: rows<[], { id: string; count: number }>(
+    `SELECT s.id, count(x.id) AS count FROM sessions s JOIN summaries x ON x.session = s.pk GROUP BY s.pk`,
+    { id: true, count: true },
+  ),
+  // The newest message of each session by its seq index: one seek per session, on every schema version.
+  sizes: rows<[], SizeRow>(
+    `SELECT s.id, coalesce(t.seq + 1, 0) AS messages, coalesce(t.cum_tokens, 0) AS tokens, s.created_at,
+      s.updated_at, t.created_at AS last_message_at
+    FROM sessions s LEFT JOIN messages t
+      ON t.session = s.pk AND t.seq = (SELECT max(seq) FROM messages WHERE session = s.pk)
+    ORDER BY s.id`,
+    { id: true, messages: true, tokens: true, created_at: true, updated_at: true, last_message_at: true },
+  ),
+  // A scan of every body: a prefilter on the JSON text (the body as stored); the text itself is matched
+  // in JavaScript. No full-text index exists yet.
+  searchAll: rows<[pattern: string], SearchRow>(
+    `SELECT s.id AS session_id, m.seq, m.uid, m.body, m.created_at, (m.seq >= s.boundary OR m.kept = 1) AS in_window
+    FROM messages m JOIN sessions s ON s.pk = m.session
+    WHERE m.body LIKE ? ESCAPE '\\' ORDER BY s.id, m.seq`,
+    SEARCH_COLUMNS,
+  ),
+  searchSession: rows<[session: number, pattern: string], SearchRow>(
+    `SELECT s.id AS session_id, m.seq, m.uid, m.body, m.created_at, (m.seq >= s.boundary OR m.kept = 1) AS in_window
+    FROM messages m JOIN sessions s ON s.pk = m.session
+    WHERE m.session = ? AND m.body LIKE ? ESCAPE '\\' ORDER BY m.seq`,
+    SEARCH_COLUMNS,
+  ),
+  keptBefore: value<[session: number, boundary: number], number>(
+    'SELECT seq FROM messages WHERE session = ? AND kept = 1 AND seq < ? ORDER BY seq',
+    'seq',
+  ),
+  cumAt: value<[session: number, seq: number], number>(
+    'SELECT cum_tokens FROM messages WHERE session = ? AND seq = ?',
+    'cum_tokens',
+  ),
+  createdAt: value<[session: number, seq: number], number>(
+    'SELECT created_at FROM messages WHERE session = ? AND seq = ?',
+    'created_at',
+  ),
+  redactedIn: value<[session: number, from: number, to: number], number>(
+    `SELECT count(DISTINCT seq) AS count FROM message_edits WHERE session = ? AND kind = 'redact'
+    AND seq >= ? AND seq < ?`,
+    'count',
+  ),
+  checkSessions: rows<[], CheckSessionRow>(
+    'SELECT pk, id, kept_count, kept_tokens, summary, limits FROM sessions ORDER BY id',
+    { pk: true, id: true, kept_count: true, kept_tokens: true, summary: true, limits: true },
+  ),
+  archive: rows<[session: number], ArchiveRow>(
+    'SELECT seq, uid, body, pinned, tokens, cum_tokens FROM messages WHERE session = ? ORDER BY seq',
+    { seq: true, uid: true, body: true, pinned: true, tokens: true, cum_tokens: true },
+  ),
+  keptCounted: rows<[session: number], KeptRow>(
+    `SELECT count(*) AS count, coalesce(sum(coalesce(window_tokens, tokens)), 0) AS tokens
+    FROM messages WHERE session = ? AND kept = 1`,
+    { count: true, tokens: true },
+  ),
+  summaryRef: rows<[id: number], SummaryRefRow>('SELECT session, ended_at FROM summaries WHERE id = ?', {
+    session: true,
+    ended_at: true,
+  }),
+  exportSession: rows<[id: string], SessionExportRow>(
+    `SELECT pk, id, created_at, updated_at, metadata, boundary, version, kept_count, kept_tokens, kept_first,
+      summary, limits FROM sessions WHERE id = ?`,
+    {
+      pk: true,
+      id: true,
+      created_at: true,
+      updated_at: true,
+      metadata: true,
+      boundary: true,
+      version: true,
+      kept_count: true,
+      kept_tokens: true,
+      kept_first: true,
+      summary: true,
+      limits: true,
+    },
+  ),
+  exportCounts: rows<[{ s: number }], CountsRow>(
+    `SELECT (SELECT count(*) FROM tool_calls WHERE session = @s) AS tool_calls,
+      (SELECT count(*) FROM pin_events WHERE session = @s) AS pin_events,
+      (SELECT count(*) FROM message_edits WHERE session = @s) AS edits,
+      (SELECT count(*) FROM summaries WHERE session = @s) AS summaries`,
+    { tool_calls: true, pin_events: true, edits: true, summaries: true },
+  ),
+  messageCount: value<[session: number], number>(
+    'SELECT coalesce(max(seq) + 1, 0) AS count FROM messages WHERE session = ?',
+    'count',
+  ),
+  exportMessages: rows<[session: number], MessageExportRow>(
+    `SELECT seq, uid, role, body, tokens, cum_tokens, pinned, kept, recheck, plain_user, trim_point, pair_start,
+      has_tool_use, has_tool_result, created_at, window_body, window_tokens, repeat_of, late
+    FROM messages WHERE session = ? ORDER BY seq`,
+    MESSAGE_COLUMNS,
+  ),
+  exportToolCalls: rows<[session: number], ToolCallExportRow>(
+    'SELECT tool_use_id, name, use_seq, result_seq, status FROM tool_calls WHERE session = ? ORDER BY id',
+    { tool_use_id: true, name: true, use_seq: true, result_seq: true, status: true },
+  ),
+  exportPinEvents: rows<[session: number], PinEventExportRow>(
+    'SELECT seq, action, actor, reason, at FROM pin_events WHERE session = ? ORDER BY id',
+    { seq: true, action: true, actor: true, reason: true, at: true },
+  ),
+  exportEdits: rows<[session: number], EditExportRow>(
+    'SELECT seq, kind, actor, reason, at, body FROM message_edits WHERE session = ? ORDER BY id',
+    { seq: true, kind: true, actor: true, reason: true, at: true, body: true },
+  ),
+  exportSummaries: rows<[session: number], SummaryExportRow>(
+    `SELECT id, uid, replaces, regenerates, from_boundary, to_boundary, seqs, message_count, body, tokens, model,
+      prompt_hash, created_at, ended_at, end_reason FROM summaries WHERE session = ? ORDER BY id`,
+    {
+      id: true,
+      uid: true,
+      replaces: true,
+      regenerates: true,
+      from_boundary: true,
+      to_boundary: true,
+      seqs: true,
+      message_count: true,
+      body: true,
+      tokens: true,
+      model: true,
+      prompt_hash: true,
+      created_at: true,
+      ended_at: true,
+      end_reason: true,
+    },
+  ),
+}
+
+/** The statements `import` writes with, by name. */
+export const CLI_WRITES = {
+  insertSession: write<
+    [
+      id: string,
+      createdAt: number,
+      updatedAt: number,
+      metadata: string | null,
+      boundary: number,
+      version: number,
+      keptCount: number | null,
+      keptTokens: number | null,
+      keptFirst: number | null,
+      limits: string | null,
+    ]
+  >(`INSERT INTO sessions (id, created_at, updated_at, metadata, boundary, version, kept_count, kept_tokens,
+      kept_first, summary, limits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)`),
+  insertMessage: write<
+    [
+      session: number,
+      seq: number,
+      uid: string,
+      role: string,
+      body: string,
+      tokens: number,
+      cumTokens: number,
+      pinned: number,
+      kept: number,
+      recheck: number,
+      plainUser: number,
+      trimPoint: number,
+      pairStart: number,
+      hasToolUse: number,
+      hasToolResult: number,
+      createdAt: number,
+      windowBody: string | null,
+      windowTokens: number | null,
+      repeatOf: number | null,
+      late: number,
+    ]
+  >(`INSERT INTO messages (session, seq, uid, role, body, tokens, cum_tokens, pinned, kept, recheck, plain_user,
+      trim_point, pair_start, has_tool_use, has_tool_result, created_at, window_body, window_tokens, repeat_of, late)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+  insertToolCall: write<
+    [
+      session: number,
+      toolUseId: string,
+      name: string,
+      useSeq: number,
+      resultSeq: number | null,
+      status: string | null,
+    ]
+  >(
+    'INSERT INTO tool_calls (session, tool_use_id, name, use_seq, result_seq, status) VALUES (?, ?, ?, ?, ?, ?)',
+  ),
+  insertPinEvent: write<
+    [session: number, seq: number, action: string, actor: string, reason: string | null, at: number]
+  >('INSERT INTO pin_events (session, seq, action, actor, reason, at) VALUES (?, ?, ?, ?, ?, ?)'),
+  insertEdit: write<
+    [
+      session: number,
+      seq: number,
+      kind: string,
+      actor: string,
+      reason: string | null,
+      at: number,
+      body: string | null,
+    ]
+  >('INSERT INTO message_edits (session, seq, kind, actor, reason, at, body) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+  insertSummary: write<
+    [
+      session: number,
+      uid: string,
+      replaces: number | null,
+      regenerates: number | null,
+      fromBoundary: number,
+      toBoundary: number,
+      seqs: string,
+      messageCount: number,
+      body: string,
+      tokens: number,
+      model: string | null,
+      promptHash: string,
+      createdAt: number,
+      endedAt: number | null,
+      endReason: string | null,
+    ]
+  >(`INSERT INTO summaries (session, uid, replaces, regenerates, from_boundary, to_boundary, seqs, message_count,
+      body, tokens, model, prompt_hash, created_at, ended_at, end_reason)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+  setSummary: write<[summary: number | null, pk: number]>('UPDATE sessions SET summary = ? WHERE pk = ?'),
+}
+
+/** The read statements, prepared. */
+export type CliReads = PreparedAll<typeof CLI_READS>
+
+/**
+ * Prepares the read statements (a file at this version's schema).
+ *
+ * @param db - the connection
+ * @returns them
+ */
+export function prepareReads(db: Database.Database): CliReads {
+  return prepareAll(db, CLI_READS)
+}
+
+/**
+ * Prepares the write statements.
+ *
+ * @param db - a writable connection
+ * @returns them
+ */
+export function prepareWrites(db: Database.Database): PreparedAll<typeof CLI_WRITES> {
+  return prepareAll(db, CLI_WRITES)
+}
