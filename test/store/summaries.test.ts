@@ -1,0 +1,68 @@
+/**
+ * Summaries in the store: folds (where they cut, what they take, what stays), the chain (`seqs`,
+ * `replaces`, `regenerates`), regenerating and dropping the summary the window shows, reading summaries,
+ * and how the window, the session and lookups count the summary. Every test ends with the window-rule
+ * checker, which knows summaries.
+ */
+import { describe, expect, it } from 'vitest'
+import {
+  PersistentConversationManager,
+  type ContextStore,
+  type MessageData,
+  type PersistentConversationManagerOptions,
+} from '../../src/index.js'
+import { assistant, texts, toolResult, toolUse, user } from '../helpers/messages.js'
+import { recordingSummarizer, type RecordingSummarizer } from '../helpers/summarizers.js'
+import { useTempStore } from '../helpers/temp-store.js'
+import { assertWindowRules } from '../helpers/window-rules.js'
+
+let store: ContextStore
+useTempStore((opened) => {
+  ;({ store } = opened)
+})
+
+let summarizer: RecordingSummarizer
+function manager(options: Partial<PersistentConversationManagerOptions> = {}): PersistentConversationManager {
+  summarizer = recordingSummarizer()
+  return new PersistentConversationManager({ store, sessionId: 's', ...options })
+}
+
+/** The window as short texts, the summary as `S<n>` (n: the messages its summarizer was given). */
+function shown(m: PersistentConversationManager): string[] {
+  return texts(m.window()).map((t) => (t.startsWith('Summary of ') ? `S${t.split(':')[0]?.slice(11)}` : t))
+}
+
+function check(m: PersistentConversationManager): void {
+  assertWindowRules(m.store, m.sessionId, { first: m.limits.first, last: m.limits.last })
+}
+
+/** A second result for a call already answered: archived as sent, shown as text. */
+function lateResult(id: string, pinned = false): MessageData {
+  const message = toolResult(id, `late ${id}`)
+  return pinned ? { ...message, metadata: { custom: { pinned: true } } } : message
+}
+
+describe('a fold that empties the tail', () => {
+  it('shows a pinned message skipped to the archive before the summary, with its lead', async () => {
+    const m = manager({ windowSize: 1 })
+    // The repair row answers A before q1; the fold takes everything.
+    m.append([user('q0'), toolUse('A'), user('q1'), assistant('a1')])
+    await m.summarizeExcess(summarizer.summarize)
+    expect(shown(m)).toStrictEqual(['S5'])
+    // A late result for A cannot follow the summary: it goes to the archive, and being pinned comes back
+    // at once as a kept row — before the summary, like every kept row, with q1 as its lead.
+    m.append(lateResult('A', true))
+    expect(shown(m)).toStrictEqual([
+      'q1',
+      '[Late tool result] The call "A" to lookup returned after the conversation had moved on (status: success):\nlate A',
+      'S5',
+    ])
+    check(m)
+    // Lookups by window position agree with window().
+    const window = m.window()
+    window.forEach((message, i) => {
+      if (i === 2) expect(() => m.message({ windowIndex: i })).toThrow(/No message/)
+      else expect(m.message({ windowIndex: i }).trackingId).toBe(message.trackingId)
+    })
+  })
+})
