@@ -449,7 +449,9 @@ export function dropSummary(
     const now = Date.now()
     const pk = session.pk
     // The messages it folded from the tail are the tail again; the kept rows it folded are kept again.
-    st.unkeepRange.run(pk, row.from_boundary, row.to_boundary)
+    // Every row from its old boundary on is tail now: also rows an append kept after it moved the boundary
+    // past `to_boundary` (a pinned message that could not follow the summary).
+    st.unkeepRange.run(pk, row.from_boundary, session.boundary)
     for (const [lo, hi] of parseRanges(row.seqs))
       for (let s = lo; s < Math.min(hi, row.from_boundary); s++) st.setKept.run(1, 1, pk, s)
     st.sessionBoundary.run(row.from_boundary, now, pk)

@@ -65,4 +65,14 @@ describe('a fold that empties the tail', () => {
       else expect(m.message({ windowIndex: i }).trackingId).toBe(message.trackingId)
     })
   })
+
+  it('drops the summary back to a window whose kept rows are all before the boundary', async () => {
+    const m = manager({ windowSize: 1 })
+    m.append([user('q0'), toolUse('A'), user('q1'), assistant('a1')])
+    const { summary } = await m.summarizeExcess(summarizer.summarize)
+    m.append(lateResult('A', true))
+    m.dropSummary(summary?.id ?? 0)
+    check(m)
+    expect(store.session('s')?.windowMessages).toBe(m.window().length)
+  })
 })
