@@ -227,11 +227,17 @@ export function planCut(
       return finish(cut, { ...kept, extra: [...kept.extra, ...call] }, 'protected-only')
     }
     const cut = Math.max(b, turn.resume)
+    const kept = keepBefore(cut)
+    return finish(cut, { ...kept, extra: [...kept.extra, ...newestBelow(cut)] }, 'newest-turn')
+  }
+  /** The rows of the newest turn's minimal form before `cut`, which must stay as kept rows. */
+  function newestBelow(cut: number): number[] {
+    const turn = newest()
     const floor: number[] = []
+    if (turn === null) return floor
     if (turn.start < cut) floor.push(turn.start)
     for (let s = turn.resume; s < cut; s++) floor.push(s)
-    const kept = keepBefore(cut)
-    return finish(cut, { ...kept, extra: [...kept.extra, ...floor] }, 'newest-turn')
+    return floor
   }
 
   /** What is left from `c` (at or after the boundary) on besides protected rows. */
@@ -287,8 +293,11 @@ export function planCut(
 
   if (mode === 'apply' && !overLimit) return unchanged()
   if (firstUnprotected === undefined)
-    // Everything else in the window must stay: the summary is what can go.
-    return summary === 1 ? finish(b, { withStale: true, extra: p.restore }, 'summary') : unchanged()
+    // Everything else in the window must stay: the summary is what can go — and the newest turn, when a
+    // fold took it into the summary, comes back (the newest turn always stays).
+    return summary === 1
+      ? finish(b, { withStale: true, extra: [...p.restore, ...newestBelow(b)] }, 'summary')
+      : unchanged()
 
   // Where the new tail may start at the earliest: the first cut at or after the boundary after which the
   // protected messages and what follows fit the limits.

@@ -76,3 +76,19 @@ describe('a fold that empties the tail', () => {
     expect(store.session('s')?.windowMessages).toBe(m.window().length)
   })
 })
+
+describe('the summary leaving the window', () => {
+  it('brings back the newest turn a fold took, when only the summary can go', async () => {
+    const m = manager({ windowSize: 1, protectedMessages: { first: 1, last: 1 } })
+    m.append([user('q0'), assistant('a0'), user('q1'), assistant('a1')])
+    // Strands' rule takes the oldest ⌊4 × 0.8⌋ = 3: q0 is protected and stays, a0 and q1 fold.
+    await m.summarize(summarizer.summarize, { summaryRatio: 0.8, preserveRecentMessages: 0 })
+    expect(shown(m)).toStrictEqual(['q0', 'S2', 'a1'])
+    // Everything left but the summary is protected: the summary goes, and the newest turn's prompt,
+    // which it stood for, comes back — the newest turn always stays.
+    const result = m.applyWindow()
+    expect(result).toMatchObject({ summaryEvicted: true, evicted: 0, restored: 1 })
+    expect(shown(m)).toStrictEqual(['q0', 'q1', 'a1'])
+    check(m)
+  })
+})
