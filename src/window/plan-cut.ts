@@ -286,8 +286,12 @@ export function planCut(
         ? b
         : firstTrue(b, n, (c) => p.tokens + unprotectedFrom(c).tokens + request.reserveTokens <= tokens)
     const start = Math.max(byCountAfter, byTokensAfter)
-    if (start >= n) return foldAt(n)
-    return foldAt(view.firstSplitPoint(start, n) ?? n)
+    const decision = foldAt(start >= n ? n : (view.firstSplitPoint(start, n) ?? n))
+    // Folding the summary alone gains nothing here: the new one takes its place (and is planned at its
+    // tokens).
+    if (decision.plan.cut === 'fold' && decision.plan.evicted === 0)
+      return nothing(firstUnprotected === undefined ? 'all-protected' : 'no-valid-cut')
+    return decision
   }
   if (fold !== undefined) return planFold(fold)
 

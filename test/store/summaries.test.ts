@@ -92,3 +92,24 @@ describe('the summary leaving the window', () => {
     check(m)
   })
 })
+
+describe('summarizeExcess', () => {
+  it('does not fold the summary alone into another one (it would take the same place)', async () => {
+    const m = manager({ windowSize: 1, protectedMessages: { first: 1 } })
+    m.append([user('q0'), assistant('a0'), user('q1')])
+    const result = await m.summarizeExcess(summarizer.summarize)
+    // q0 must stay; the summary of a0 and q1 takes one place: the window cannot get smaller.
+    expect(summarizer.calls).toHaveLength(1)
+    expect(m.summaries()).toHaveLength(1)
+    expect(result).toMatchObject({ summarized: 2, windowMessages: 2, reason: undefined })
+    expect(shown(m)).toStrictEqual(['q0', 'S2'])
+    // Asked again, nothing is left to fold.
+    expect(await m.summarizeExcess(summarizer.summarize)).toMatchObject({
+      summarized: 0,
+      summary: undefined,
+      reason: 'all-protected',
+    })
+    expect(summarizer.calls).toHaveLength(1)
+    check(m)
+  })
+})
