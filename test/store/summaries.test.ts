@@ -66,6 +66,24 @@ describe('a fold that empties the tail', () => {
     })
   })
 
+  it('keeps a message the last-N range protects when it cannot follow the summary', async () => {
+    const m = manager({ windowSize: 1, protectedMessages: { last: 1 } })
+    m.append([user('q0'), toolUse('A'), toolResult('A'), assistant('a0')])
+    // a0 is protected (last 1), with q0 as its lead; the tool round folds.
+    await m.summarizeExcess(summarizer.summarize)
+    expect(shown(m)).toStrictEqual(['q0', 'a0', 'S2'])
+    // A late result for A cannot follow the summary, but it is the session's last message now: it stays
+    // in the window, as a kept row, as a pinned one would.
+    m.append(lateResult('A'))
+    expect(shown(m)).toStrictEqual([
+      'q0',
+      'a0',
+      '[Late tool result] The call "A" to lookup returned after the conversation had moved on (status: success):\nlate A',
+      'S2',
+    ])
+    check(m)
+  })
+
   it('drops the summary back to a window whose kept rows are all before the boundary', async () => {
     const m = manager({ windowSize: 1 })
     m.append([user('q0'), toolUse('A'), user('q1'), assistant('a1')])
