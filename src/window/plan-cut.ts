@@ -296,12 +296,15 @@ export function planCut(
   if (fold !== undefined) return planFold(fold)
 
   if (mode === 'apply' && !overLimit) return unchanged()
-  if (firstUnprotected === undefined)
-    // Everything else in the window must stay: the summary is what can go — and the newest turn, when a
-    // fold took it into the summary, comes back (the newest turn always stays).
-    return summary === 1
+  /**
+   * Only the summary leaves: what else the window holds must stay — and the newest turn, when a fold took
+   * it into the summary, comes back (the newest turn always stays).
+   */
+  const summaryOut = (): CutDecision =>
+    summary === 1
       ? finish(b, { withStale: true, extra: [...p.restore, ...newestBelow(b)] }, 'summary')
       : unchanged()
+  if (firstUnprotected === undefined) return summaryOut()
 
   // Where the new tail may start at the earliest: the first cut at or after the boundary after which the
   // protected messages and what follows fit the limits.
@@ -357,5 +360,6 @@ export function planCut(
   // No valid cut keeps the window within the budget: the budget is a hard limit (windowSize is not,
   // for a turn without a trim point), so everything goes but what must stay.
   if (budget !== undefined && currentTokens > budget) return newestTurnOnly()
-  return unchanged()
+  // No cut of the tail helps: the summary, which is not what must stay, goes.
+  return summaryOut()
 }

@@ -109,6 +109,26 @@ describe('the summary leaving the window', () => {
     expect(shown(m)).toStrictEqual(['q0', 'q1', 'a1'])
     check(m)
   })
+
+  it('goes when the protected messages and the newest turn alone break the limits', async () => {
+    const m = manager({ windowSize: 4 })
+    m.append([user('q0'), toolUse('A'), toolResult('A'), user('q1'), assistant('a1')])
+    await m.summarizeExcess(summarizer.summarize)
+    expect(shown(m)).toStrictEqual(['S3', 'q1', 'a1'])
+    // Pinning the folded call brings it back with its result and its lead: 6 messages for a window of 4.
+    m.pin({ seq: 1 })
+    expect(shown(m)).toStrictEqual(['q0', 'use A', 'result A', 'S3', 'q1', 'a1'])
+    // No cut of the tail helps (q1 opens the newest turn): what must stay is kept, the summary goes.
+    expect(m.applyWindow()).toMatchObject({
+      summaryEvicted: true,
+      evicted: 0,
+      cut: 'summary',
+      windowMessages: 5,
+      exceedsLimit: true,
+    })
+    expect(shown(m)).toStrictEqual(['q0', 'use A', 'result A', 'q1', 'a1'])
+    check(m)
+  })
 })
 
 describe('summarizeExcess', () => {
