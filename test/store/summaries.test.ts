@@ -11,7 +11,7 @@ import {
   type MessageData,
   type PersistentConversationManagerOptions,
 } from '../../src/index.js'
-import { assistant, texts, toolResult, toolUse, user } from '../helpers/messages.js'
+import { assistant, texts, toolResult, toolUse, turns, user } from '../helpers/messages.js'
 import { recordingSummarizer, type RecordingSummarizer } from '../helpers/summarizers.js'
 import { useTempStore } from '../helpers/temp-store.js'
 import { assertWindowRules } from '../helpers/window-rules.js'
@@ -148,6 +148,29 @@ describe('summarizeExcess', () => {
       reason: 'all-protected',
     })
     expect(summarizer.calls).toHaveLength(1)
+    check(m)
+  })
+})
+
+describe('resummarize', () => {
+  it("gives the summarizer each raw message of the chain once, in seq order ('raw')", async () => {
+    let m = manager({ windowSize: 1 })
+    m.append(turns(2))
+    await m.summarizeExcess(summarizer.summarize)
+    // Pinning a1 brings it back with q1, its lead; a manager protecting the first message then folds
+    // q1 again (no longer a lead: q0 opens the window) with the first summary.
+    m.pin({ seq: 3 })
+    m = new PersistentConversationManager({
+      store,
+      sessionId: 's',
+      windowSize: 1,
+      protectedMessages: { first: 1 },
+    })
+    const { summary } = await m.summarizeExcess(summarizer.summarize)
+    expect(shown(m)).toStrictEqual(['q0', 'a1', 'S2'])
+    expect(m.summaries().map((s) => s.seqs)).toStrictEqual([[[2, 3]], [[0, 4]]])
+    await m.resummarize(summary?.id ?? 0, summarizer.summarize, { from: 'raw' })
+    expect(texts(summarizer.calls.at(-1)?.input ?? [])).toStrictEqual(['q0', 'a0', 'q1', 'a1'])
     check(m)
   })
 })
