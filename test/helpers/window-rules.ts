@@ -22,9 +22,10 @@
  * - with a summary (docs/design.md, "Summaries"): the window is the kept rows, then the session's current
  *   summary, then the tail; the summary is a user message of text carrying the ledger's marker, counted as
  *   one message; exactly the current summary has no `endReason`; its chain (`replaces`, down to the raw
- *   messages) folds each message at most once, never a message of the window (unless protection brought
- *   it back), never the call in flight, and every link lies before the one that replaced it; the newest
- *   turn's opening is in the window or folded into the summary the window shows.
+ *   messages) folds each message at most once (but a kept row that protection brought back after a fold
+ *   and that lost it again), never a message of the window's tail, never the call in flight, and every
+ *   link lies before the one that replaced it; the newest turn's opening is in the window or folded into
+ *   the summary the window shows.
  *
  * Rules about the limits, checked against what one `applyWindow()` / `reduce()` returned
  * ({@link assertStepRules}, {@link assertProgress}): the window is bounded but for what must stay,
@@ -347,12 +348,15 @@ export function assertWindowRules(
   if (current !== undefined) {
     // A folded message is out of the window — unless protection brought it back since (a pin, a wider
     // protected range), which the summary cannot undo.
-    const back = windowSeqs.filter((s) => chainSet.has(s) && !withLead(archive, prot).has(s))
+    // A folded message is out of the window: never in the tail (only dropping the summary moves the
+    // boundary back), and before it only as a kept row that protection brought back since (a pin, a wider
+    // protected range, a lead), which the summary cannot undo.
+    const back = windowSeqs.filter((s) => chainSet.has(s) && s >= boundary)
     if (back.length > 0)
       fail(
         sessionId,
         'folded out of the window',
-        `seqs ${back.join(',')} are in the window and in summary ${current.id}`,
+        `seqs ${back.join(',')} are in the window's tail and in summary ${current.id}`,
       )
     // A call in flight never folds.
     const last = archive[n - 1]
@@ -458,7 +462,7 @@ function checkChain(
   boundary: number,
 ): number[] {
   const byId = new Map(summaries.map((r) => [r.id, r]))
-  const seen = new Map<number, number>()
+  const seen = new Map<number, SummaryRecord>()
   if (current.toBoundary > boundary)
     fail(
       sessionId,
@@ -488,10 +492,16 @@ function checkChain(
       last = hi
       count += hi - lo
       for (let s = lo; s < hi; s++) {
-        const other = seen.get(s)
-        if (other !== undefined)
-          fail(sessionId, 'folded once per chain', `seq ${s} is in summary ${link.id} and summary ${other}`)
-        seen.set(s, link.id)
+        // A message folds twice in one chain only when protection brought it back between the folds and
+        // the later one took it as a kept row that lost its protection (before that fold's boundary).
+        const newer = seen.get(s)
+        if (newer !== undefined && s >= newer.fromBoundary)
+          fail(
+            sessionId,
+            'folded once per chain',
+            `seq ${s} is in summary ${link.id} and summary ${newer.id}`,
+          )
+        seen.set(s, newer ?? link)
       }
     }
     if (count !== link.messageCount)
@@ -527,6 +537,11 @@ export interface RuleCheck {
   result?: WindowResult | undefined
   mode?: 'apply' | 'overflow'
   previousBoundary?: number
+  /**
+   * The tokens of the summary the window shows after the step, if it shows one: it counts as one message
+   * of these tokens, and it is never what must stay (a cut that keeps only that takes it out).
+   */
+  summaryTokens?: number | undefined
 }
 
 /**
@@ -549,20 +564,24 @@ export function assertStepRules(c: RuleCheck): Set<number> {
   const prot = new Set(report.protectedSeqs)
   const r = c.result
   if (r === undefined) return prot
-  const windowTokens = c.windowSeqs.reduce((a, s) => a + (c.tokens[s] ?? 0), 0)
-  if (r.windowMessages !== c.windowSeqs.length)
-    fail(id, 'result windowMessages', `${r.windowMessages} for a window of ${c.windowSeqs.length}`)
+  const shown = c.summaryTokens === undefined ? 0 : 1
+  const windowCount = c.windowSeqs.length + shown
+  const windowTokens = c.windowSeqs.reduce((a, s) => a + (c.tokens[s] ?? 0), c.summaryTokens ?? 0)
+  if (r.windowMessages !== windowCount)
+    fail(id, 'result windowMessages', `${r.windowMessages} for a window of ${windowCount}`)
   if (r.windowTokens !== windowTokens)
     fail(id, 'result windowTokens', `${r.windowTokens} for a window of ${windowTokens} tokens`)
-  const exceeds =
-    c.windowSeqs.length > c.limits.windowSize || windowTokens > (c.limits.tokenBudget ?? Infinity)
+  const exceeds = windowCount > c.limits.windowSize || windowTokens > (c.limits.tokenBudget ?? Infinity)
   if (r.exceedsLimit !== exceeds) fail(id, 'result exceedsLimit', `says ${r.exceedsLimit}, is ${exceeds}`)
   // What may break a limit: what must stay (the protected set with its validity lead, a call in flight
   // with a user message before it) and the newest turn — from the latest trim point on.
   const required = requiredSet(c.archive, prot)
   let newest = -1
   for (let s = c.archive.length - 1; s >= 0 && newest < 0; s--) if (isTrimPointAt(c.archive, s)) newest = s
-  const beyond = c.windowSeqs.filter((s) => !required.has(s) && (newest < 0 || s < newest))
+  const beyond: (number | string)[] = c.windowSeqs.filter(
+    (s) => !required.has(s) && (newest < 0 || s < newest),
+  )
+  if (shown === 1) beyond.push('the summary')
   // Bounded: the budget is a hard limit for everything else.
   if (
     c.limits.tokenBudget !== undefined &&
@@ -580,7 +599,7 @@ export function assertStepRules(c: RuleCheck): Set<number> {
     r.reason !== 'no-valid-cut' &&
     r.cut !== 'latest-trim-point' &&
     !r.protectedExceedsLimit &&
-    c.windowSeqs.length > c.limits.windowSize + anchor
+    windowCount > c.limits.windowSize + anchor
   )
     if (beyond.length > 0)
       fail(id, 'bounded by windowSize', `seqs ${beyond.join(',')} are neither protected nor the newest turn`)
