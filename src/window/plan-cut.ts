@@ -269,10 +269,16 @@ export function planCut(
       const len = currentSize
       const k = Math.min(Math.max(1, Math.floor(len * request.ratio)), len - request.preserve)
       if (k <= 0) return nothing('too-few-messages')
-      // Window positions before the tail (kept rows, the summary) fold with it; a position in the tail is
-      // moved forward past what a summary cannot be followed by, as Strands does.
+      // A split among the kept rows: the oldest k window messages are kept rows, which fold only when one
+      // of them lost its protection (Strands: all protected, nothing to do) — and then with every such
+      // row and the summary (a session shows one summary, after its kept rows).
       const at = k - headCount - summary
-      if (at <= 0) return foldAt(b)
+      if (at < 0) {
+        const oldest = sortedUnique([...view.firstKept(k), ...p.restore]).slice(0, k)
+        return oldest.some((s) => p.stale.includes(s)) ? foldAt(b) : nothing('all-protected')
+      }
+      // A split in the tail (at its first message when the kept rows and the summary are exactly the
+      // oldest k) is moved forward past what a summary cannot be followed by, as Strands does.
       if (b + at >= n) return foldAt(n)
       const c = view.firstSplitPoint(b + at, n)
       return c === undefined ? nothing('no-valid-cut') : foldAt(c)

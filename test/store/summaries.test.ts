@@ -174,3 +174,33 @@ describe('resummarize', () => {
     check(m)
   })
 })
+
+describe("summarize: Strands' ratio rule", () => {
+  it('moves a split at the first message of the tail past a call whose result does not follow', async () => {
+    const m = manager({ windowSize: 1 })
+    m.append(user('q0'))
+    // A window of one message: ⌊1 × 0.8⌋ → 1, the whole window folds.
+    await m.summarize(summarizer.summarize, { summaryRatio: 0.8, preserveRecentMessages: 0 })
+    m.append(toolUse('A'))
+    expect(shown(m)).toStrictEqual(['S1', 'use A'])
+    // ⌊2 × 0.5⌋ = 1: the split lands on the call in flight, and moving it forward reaches the end
+    // (Strands: "Unable to find valid split point").
+    const result = await m.summarize(summarizer.summarize, { summaryRatio: 0.5, preserveRecentMessages: 0 })
+    expect(result).toMatchObject({ summarized: 0, summary: undefined, reason: 'no-valid-cut' })
+    expect(summarizer.calls).toHaveLength(1)
+    check(m)
+  })
+
+  it('folds nothing when the oldest messages it takes are all protected (not the summary after them)', async () => {
+    const m = manager({ windowSize: 10 })
+    m.append(turns(2))
+    m.pin({ seq: 0 })
+    await m.summarize(summarizer.summarize, { summaryRatio: 0.8, preserveRecentMessages: 1 })
+    expect(shown(m)).toStrictEqual(['q0', 'S2', 'a1'])
+    // ⌊3 × 0.1⌋ → 1: the oldest window message is q0, pinned (Strands: all protected, nothing to do).
+    const result = await m.summarize(summarizer.summarize, { summaryRatio: 0.1, preserveRecentMessages: 0 })
+    expect(result).toMatchObject({ summarized: 0, summary: undefined, reason: 'all-protected' })
+    expect(summarizer.calls).toHaveLength(1)
+    check(m)
+  })
+})
