@@ -156,7 +156,7 @@ describe('summarize', () => {
           }
         },
       ),
-      { numRuns: fcRuns(100) },
+      { numRuns: fcRuns(200) },
     )
   })
 
