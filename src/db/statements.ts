@@ -270,14 +270,15 @@ export const STATEMENTS = {
   ),
 
   // The window: kept rows before the boundary, the summary (if any), then the tail, read in one statement
-  // so that a concurrent writer cannot slip between the parts. The summary sorts between the kept rows
-  // (all before the boundary) and the tail (from it on). ORDER BY costs nothing: SQLite merges the parts,
-  // each already in order (MERGE (UNION ALL), no temporary B-tree).
+  // so that a concurrent writer cannot slip between the parts. The summary sorts just before the
+  // session's boundary: after every kept row, before the tail. (Not before its own `to_boundary`: an
+  // append may move the boundary past it and keep a pinned message it skipped.) ORDER BY costs nothing:
+  // SQLite merges the parts, each already in order (MERGE (UNION ALL), no temporary B-tree).
   window: rows<[{ s: number }], WindowRow>(
     `SELECT seq, coalesce(window_body, body) AS body, pinned FROM messages
       WHERE session = @s AND kept = 1 AND seq < (SELECT boundary FROM sessions WHERE pk = @s)
     UNION ALL
-    SELECT to_boundary - 0.5 AS seq, body, 0 AS pinned FROM summaries
+    SELECT (SELECT boundary FROM sessions WHERE pk = @s) - 0.5 AS seq, body, 0 AS pinned FROM summaries
       WHERE id = (SELECT summary FROM sessions WHERE pk = @s)
     UNION ALL
     SELECT seq, coalesce(window_body, body) AS body, pinned FROM messages

@@ -54,13 +54,21 @@ export function append(
   return appended
 }
 
+/** The last-N protected range of limits recorded as JSON (`sessions.limits`), 0 when unknown. */
+function recordedLast(json: string | null): number {
+  if (json === null) return 0
+  const last: unknown = (JSON.parse(json) as { last?: unknown }).last
+  return typeof last === 'number' && Number.isSafeInteger(last) && last > 0 ? last : 0
+}
+
 /**
  * In a new session, or after a cut that left the window's tail empty, messages that cannot continue
  * the window go straight to the archive — the boundary moves past them — so the window stays valid for
  * a provider between appends: with nothing kept, anything but a user message without toolResult (an
  * assistant greeting, a reply or result whose question left); with kept messages, a tool result none of
- * whose calls is in the window. A pinned message skipped this way comes back at once (with its tool
- * partners and a lead), as a pin would bring it back.
+ * whose calls is in the window. A pinned message skipped this way — or one in the last-N range the window
+ * was last planned with — comes back at once (with its tool partners and a lead), as a pin would bring it
+ * back.
  */
 function skipInvalidStart(
   ledger: Ledger,
@@ -75,6 +83,8 @@ function skipInvalidStart(
   let anyKept: boolean | undefined
   let start = boundary
   const skippedPins: number[] = []
+  // The last-N range the window was last planned with: a message in it is protected like a pinned one.
+  const last = recordedLast(current?.limits ?? null)
   for (; start < count; start++) {
     const f = st.flagsBySeq.get(pk, start)
     if (f === undefined || (f.role === 'user' && f.has_tool_result === 0)) break
@@ -83,15 +93,15 @@ function skipInvalidStart(
     if (anyKept && f.has_tool_result === 0) break
     const inWindow = (u: number): boolean => u < boundary && st.flagsBySeq.get(pk, u)?.kept === 1
     if (anyKept && st.usesOfResult.all(pk, start).some(inWindow)) break
-    if (f.pinned === 1) skippedPins.push(start)
+    if (f.pinned === 1 || start >= count - last) skippedPins.push(start)
   }
   const restored = new Set<number>()
   if (start === boundary) return { boundary, restored }
   st.sessionBoundary.run(start, Date.now(), pk)
   const session = skippedPins.length > 0 ? st.sessionByPk.get(pk) : undefined
   if (session !== undefined) {
-    // The protected ranges are the manager's; the ones the kept rows were last derived for stand in.
-    const limits = { ...PINS_ONLY, first: session.kept_first ?? 0 }
+    // The protected ranges are the manager's; the ones the window was last planned with stand in.
+    const limits = { ...PINS_ONLY, first: session.kept_first ?? 0, last }
     const changes = protectedToRestore(new SqlLedgerView(st, session), limits, skippedPins)
     applyKeptChanges(st, session, changes, limits.first)
     for (const k of changes.keep) restored.add(k.seq)

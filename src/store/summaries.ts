@@ -128,6 +128,17 @@ export function toRanges(seqs: readonly number[]): [number, number][] {
   return out
 }
 
+/** Half-open ranges sorted and merged where they overlap or touch. */
+function mergeRanges(ranges: readonly (readonly [number, number])[]): [number, number][] {
+  const out: [number, number][] = []
+  for (const [lo, hi] of [...ranges].sort((a, c) => a[0] - c[0])) {
+    const last = out.at(-1)
+    if (last !== undefined && lo <= last[1]) last[1] = Math.max(last[1], hi)
+    else out.push([lo, hi])
+  }
+  return out
+}
+
 function parseRanges(json: string): [number, number][] {
   return JSON.parse(json) as [number, number][]
 }
@@ -358,9 +369,10 @@ export function planRegeneration(
         }
         link = older
       }
-      ranges.sort((a, c) => a[0] - c[0])
+      // Each message once, in seq order: a message protection brought back after a fold, and that a later
+      // fold took again, is in two links of the chain.
       const input: StoredMessageData[] = previous === undefined ? [] : [previous]
-      for (const [lo, hi] of ranges)
+      for (const [lo, hi] of mergeRanges(ranges))
         for (const r of st.history.all(session.pk, lo, hi - lo)) input.push(parseBody(r.body))
       return {
         sessionId,
@@ -449,7 +461,9 @@ export function dropSummary(
     const now = Date.now()
     const pk = session.pk
     // The messages it folded from the tail are the tail again; the kept rows it folded are kept again.
-    st.unkeepRange.run(pk, row.from_boundary, row.to_boundary)
+    // Every row from its old boundary on is tail now: also rows an append kept after it moved the boundary
+    // past `to_boundary` (a pinned message that could not follow the summary).
+    st.unkeepRange.run(pk, row.from_boundary, session.boundary)
     for (const [lo, hi] of parseRanges(row.seqs))
       for (let s = lo; s < Math.min(hi, row.from_boundary); s++) st.setKept.run(1, 1, pk, s)
     st.sessionBoundary.run(row.from_boundary, now, pk)

@@ -221,9 +221,13 @@ export async function foldExcess(
       },
       style,
     )
+    // A round that folds nothing ends the rounds; the result stays the last fold's (no `reason`).
+    if (result.summary === undefined) {
+      last ??= result
+      break
+    }
     summarized += result.summarized
-    last = { ...result, summarized, summary: result.summary ?? last?.summary }
-    if (result.summary === undefined) break
+    last = { ...result, summarized }
     const fits =
       result.windowMessages <= limits.windowSize &&
       (limits.tokenBudget === undefined || result.windowTokens <= limits.tokenBudget)

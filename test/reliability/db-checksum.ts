@@ -11,6 +11,8 @@ const TABLES = [
   'SELECT * FROM messages ORDER BY id',
   'SELECT * FROM tool_calls ORDER BY id',
   'SELECT * FROM pin_events ORDER BY id',
+  'SELECT * FROM message_edits ORDER BY id',
+  'SELECT * FROM summaries ORDER BY id',
   'SELECT * FROM __drizzle_migrations ORDER BY id',
   'SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name',
 ] as const

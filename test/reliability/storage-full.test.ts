@@ -1,7 +1,8 @@
 /**
  * A full disk, simulated with SQLite's `max_page_count` (SQLite reports it exactly as it reports a full
  * disk: SQLITE_FULL). An append that does not fit fails with `STORAGE_FULL`, leaves no partial turn, and
- * the store keeps serving reads; once space is back, appends work again and every rule holds.
+ * the store keeps serving reads; once space is back, appends work again and every rule holds. A fold whose
+ * summary does not fit is not written either.
  */
 import { describe, expect, it } from 'vitest'
 import {
@@ -109,6 +110,39 @@ describe('a full disk', () => {
     expect(manager.applyWindow().evicted).toBeGreaterThan(0)
     assertWindowRules(store, 's', LIMITS.protectedMessages)
     expect(refusal(() => manager.append(f.user('x'.repeat(20_000)))).code).toBe('STORAGE_FULL')
+    store.close()
+  })
+
+  it('fails a fold whose summary does not fit with STORAGE_FULL, changing nothing', async () => {
+    const store = openContextStore(dir.file('full3.db'))
+    const manager = new PersistentConversationManager({ store, sessionId: 's', ...LIMITS })
+    const f = new MessageFactory('folds')
+    for (let i = 0; i < 10; i++) manager.append(bigTurn(f, 500))
+    await manager.summarize(() => 'a first summary', { preserveRecentMessages: 4 })
+    fill(store, 1)
+    const before = ledgerChecksum(store.connection())
+    const window = JSON.stringify(manager.window())
+    let calls = 0
+    const big = (): string => {
+      calls++
+      return 'x'.repeat(64 * 1024)
+    }
+    for (const fold of [
+      () => manager.summarize(big, { preserveRecentMessages: 4 }),
+      () => manager.summarizeExcess(big),
+      () => manager.resummarize(manager.summaries()[0]?.id ?? 0, big),
+    ])
+      await expect(fold()).rejects.toMatchObject({ code: 'STORAGE_FULL', sessionId: 's' })
+    expect(calls).toBe(3)
+    expect(ledgerChecksum(store.connection())).toBe(before)
+    expect(JSON.stringify(manager.window())).toBe(window)
+    expect(store.connection().inTransaction).toBe(false)
+    assertWindowRules(store, 's', LIMITS.protectedMessages)
+
+    // Space is back: the fold goes in.
+    store.connection().pragma('max_page_count = 1073741823')
+    expect((await manager.summarizeExcess(big)).summary).toBeDefined()
+    assertWindowRules(store, 's', LIMITS.protectedMessages)
     store.close()
   })
 })

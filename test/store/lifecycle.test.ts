@@ -48,14 +48,14 @@ function rowCounts(): Record<string, number> {
     .prepare(
       `SELECT (SELECT count(*) FROM sessions) AS sessions, (SELECT count(*) FROM messages) AS messages,
         (SELECT count(*) FROM tool_calls) AS tool_calls, (SELECT count(*) FROM pin_events) AS pin_events,
-        (SELECT count(*) FROM message_edits) AS message_edits`,
+        (SELECT count(*) FROM message_edits) AS message_edits, (SELECT count(*) FROM summaries) AS summaries`,
     )
     .get()
   return row as Record<string, number>
 }
 
 describe('ContextStore.deleteSession', () => {
-  it('erases every row of the session and its bytes from the files, and leaves other sessions alone', () => {
+  it('erases every row of the session and its bytes from the files, and leaves other sessions alone', async () => {
     const gone = fill('gone', 'DOOMED', 10)
     gone.append({
       role: 'assistant',
@@ -67,7 +67,12 @@ describe('ContextStore.deleteSession', () => {
     })
     gone.pin({ seq: 0 }, { reason: 'DOOMED-reason' })
     gone.edit({ seq: 1 }, assistant('DOOMED-edit'))
+    // Two summaries: the second folds the first in (both are the session's rows).
+    for (const text of ['DOOMED-summary-1', 'DOOMED-summary-2'])
+      await gone.summarize(() => text, { summaryRatio: 0.5, preserveRecentMessages: 2 })
+    expect(gone.summaries()).toHaveLength(2)
     const kept = fill('kept', 'SURVIVOR', 3)
+    await kept.summarize(() => 'SURVIVOR-summary', { preserveRecentMessages: 2 })
     const keptWindow = JSON.stringify(kept.window())
 
     const result = store.deleteSession('gone')
@@ -78,7 +83,7 @@ describe('ContextStore.deleteSession', () => {
       toolCalls: 1,
       pinEvents: 1,
       edits: 1,
-      summaries: 0,
+      summaries: 2,
       erased: true,
     })
     expect(rowCounts()).toStrictEqual({
@@ -87,7 +92,9 @@ describe('ContextStore.deleteSession', () => {
       tool_calls: 0,
       pin_events: 0,
       message_edits: 0,
+      summaries: 1,
     })
+    expect(store.summaries('gone')).toStrictEqual([])
     expect(store.session('gone')).toBeUndefined()
     expect(store.window('gone')).toStrictEqual([])
     expect(JSON.stringify(kept.window())).toBe(keptWindow)

@@ -10,6 +10,9 @@ import { openContextStore, type ContextStore, type MessageData } from '../../../
 /** The window limits of the crash test's session (the parent checks the rules against them). */
 export const CRASH_LIMITS = { windowSize: 10, protectedMessages: { first: 1, last: 2 } } as const
 
+/** The protected ranges of the summary crash test's managers (the parent checks the rules against them). */
+export const SUMMARY_CRASH_RANGES = { first: 1, last: 0 } as const
+
 /** The window limits every writer of the concurrency test applies to every session. */
 export const CONCURRENT_LIMITS = { windowSize: 24, protectedMessages: { first: 2, last: 4 } } as const
 
