@@ -121,7 +121,12 @@ export function planCut(
   /** Keeps the newest turn's opening when a cut passes it (only a plain user message can stand alone). */
   const withNewest = (kept: KeptSet, boundary: number): KeptSet => {
     const turn = newest()
-    return turn !== null && turn.plain && turn.start < boundary
+    // Before the current boundary, out of the window, with a summary that stays (the boundary does not
+    // move): a fold took the opening into that summary, which opens the window and stands for it — it
+    // does not come back. (Kept, it stays.)
+    const folded =
+      summary === 1 && boundary === b && turn !== null && turn.start < b && !p.isKept(turn.start)
+    return turn !== null && turn.plain && turn.start < boundary && !folded
       ? { ...kept, extra: [...kept.extra, turn.start] }
       : kept
   }
@@ -149,10 +154,19 @@ export function planCut(
     const evicted = release.length + boundary - b - tailKept
     const restored = keep.filter((s) => s < b).length
     // The summary goes with any cut that moves the boundary, and whenever only what must stay is left.
-    const shown =
+    let shown =
       cut === 'newest-turn' || cut === 'protected-only' || cut === 'summary' || cut === 'fold'
         ? { count: 0, tokens: 0 }
         : summaryAt(boundary)
+    // The summary is not what must stay: a window still over its limits with it (what the cut keeps
+    // must stay — protected rows, the newest turn) does without it.
+    if (
+      shown.count > 0 &&
+      (mode === 'overflow' || overLimit) &&
+      (count + shown.count + n - boundary > limits.windowSize ||
+        (budget !== undefined && tokens + shown.tokens + tailTokens.from(boundary) > budget))
+    )
+      shown = { count: 0, tokens: 0 }
     const summaryEvicted = summary === 1 && shown.count === 0
     const windowMessages = count + shown.count + n - boundary
     const windowTokens = tokens + shown.tokens + tailTokens.from(boundary)
@@ -227,11 +241,17 @@ export function planCut(
       return finish(cut, { ...kept, extra: [...kept.extra, ...call] }, 'protected-only')
     }
     const cut = Math.max(b, turn.resume)
+    const kept = keepBefore(cut)
+    return finish(cut, { ...kept, extra: [...kept.extra, ...newestBelow(cut)] }, 'newest-turn')
+  }
+  /** The rows of the newest turn's minimal form before `cut`, which must stay as kept rows. */
+  function newestBelow(cut: number): number[] {
+    const turn = newest()
     const floor: number[] = []
+    if (turn === null) return floor
     if (turn.start < cut) floor.push(turn.start)
     for (let s = turn.resume; s < cut; s++) floor.push(s)
-    const kept = keepBefore(cut)
-    return finish(cut, { ...kept, extra: [...kept.extra, ...floor] }, 'newest-turn')
+    return floor
   }
 
   /** What is left from `c` (at or after the boundary) on besides protected rows. */
@@ -263,10 +283,16 @@ export function planCut(
       const len = currentSize
       const k = Math.min(Math.max(1, Math.floor(len * request.ratio)), len - request.preserve)
       if (k <= 0) return nothing('too-few-messages')
-      // Window positions before the tail (kept rows, the summary) fold with it; a position in the tail is
-      // moved forward past what a summary cannot be followed by, as Strands does.
+      // A split among the kept rows: the oldest k window messages are kept rows, which fold only when one
+      // of them lost its protection (Strands: all protected, nothing to do) — and then with every such
+      // row and the summary (a session shows one summary, after its kept rows).
       const at = k - headCount - summary
-      if (at <= 0) return foldAt(b)
+      if (at < 0) {
+        const oldest = sortedUnique([...view.firstKept(k), ...p.restore]).slice(0, k)
+        return oldest.some((s) => p.stale.includes(s)) ? foldAt(b) : nothing('all-protected')
+      }
+      // A split in the tail (at its first message when the kept rows and the summary are exactly the
+      // oldest k) is moved forward past what a summary cannot be followed by, as Strands does.
       if (b + at >= n) return foldAt(n)
       const c = view.firstSplitPoint(b + at, n)
       return c === undefined ? nothing('no-valid-cut') : foldAt(c)
@@ -280,15 +306,25 @@ export function planCut(
         ? b
         : firstTrue(b, n, (c) => p.tokens + unprotectedFrom(c).tokens + request.reserveTokens <= tokens)
     const start = Math.max(byCountAfter, byTokensAfter)
-    if (start >= n) return foldAt(n)
-    return foldAt(view.firstSplitPoint(start, n) ?? n)
+    const decision = foldAt(start >= n ? n : (view.firstSplitPoint(start, n) ?? n))
+    // Folding the summary alone gains nothing here: the new one takes its place (and is planned at its
+    // tokens).
+    if (decision.plan.cut === 'fold' && decision.plan.evicted === 0)
+      return nothing(firstUnprotected === undefined ? 'all-protected' : 'no-valid-cut')
+    return decision
   }
   if (fold !== undefined) return planFold(fold)
 
   if (mode === 'apply' && !overLimit) return unchanged()
-  if (firstUnprotected === undefined)
-    // Everything else in the window must stay: the summary is what can go.
-    return summary === 1 ? finish(b, { withStale: true, extra: p.restore }, 'summary') : unchanged()
+  /**
+   * Only the summary leaves: what else the window holds must stay — and the newest turn, when a fold took
+   * it into the summary, comes back (the newest turn always stays).
+   */
+  const summaryOut = (): CutDecision =>
+    summary === 1
+      ? finish(b, { withStale: true, extra: [...p.restore, ...newestBelow(b)] }, 'summary')
+      : unchanged()
+  if (firstUnprotected === undefined) return summaryOut()
 
   // Where the new tail may start at the earliest: the first cut at or after the boundary after which the
   // protected messages and what follows fit the limits.
@@ -344,5 +380,13 @@ export function planCut(
   // No valid cut keeps the window within the budget: the budget is a hard limit (windowSize is not,
   // for a turn without a trim point), so everything goes but what must stay.
   if (budget !== undefined && currentTokens > budget) return newestTurnOnly()
-  return unchanged()
+  // No cut of the tail helps: what may go without one goes — kept rows that lost their protection, and the
+  // summary — and the newest turn's opening comes back when a fold took it.
+  if (p.stale.length > 0)
+    return finish(
+      b,
+      { withStale: false, extra: [...p.restore, ...newestBelow(b)] },
+      summary === 1 ? 'summary' : 'released',
+    )
+  return summaryOut()
 }
