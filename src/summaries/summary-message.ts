@@ -110,7 +110,8 @@ export function summaryFromOutput(
     )
   if (typeof output === 'object' && 'model' in output) {
     const named: unknown = output.model
-    if (typeof named === 'string' && named.length > 0) model = named
+    // A name as the `model` option takes it (1–256 characters); anything else keeps the option's.
+    if (typeof named === 'string' && named.length > 0 && named.length <= 256) model = named
   }
   const kept = texts.filter((t) => t.trim().length > 0)
   if (kept.length === 0) throw failed(sessionId, 'returned no text')
