@@ -12,6 +12,7 @@ import { walCheckpoint } from '../db/pragmas.js'
 import { isBusy, toLedgerError, toReadError } from '../db/sqlite-errors.js'
 import { prepareStatements, type Statements } from '../db/statements.js'
 import type { MessageLimits } from '../messages/schema.js'
+import { SearchIndexWriter } from './search-index.js'
 import { SessionKeys } from './session-keys.js'
 import type { StoreSettings } from './store-options.js'
 import { Transactions } from './transactions.js'
@@ -26,6 +27,8 @@ export class Ledger {
   readonly lifecycle: LifecycleStatements
   /** The session-key cache. */
   readonly keys: SessionKeys
+  /** The full-text index's pending part in the current write transaction. */
+  readonly search: SearchIndexWriter
   /** The validation limits every incoming message must meet (frozen). */
   readonly limits: Readonly<MessageLimits>
   /** Opened with `readonly: true`. */
@@ -48,7 +51,16 @@ export class Ledger {
     this.readonly = settings.readonly
     this.db = openDatabase(path, settings)
     this.st = prepareStatements(this.db)
-    this.transactions = new Transactions(this.db)
+    const search = new SearchIndexWriter(this.st)
+    this.search = search
+    this.transactions = new Transactions(this.db, undefined, {
+      begin: () => {
+        search.begin()
+      },
+      beforeCommit: () => {
+        search.flush()
+      },
+    })
     this.lifecycle = new LifecycleStatements(this.db)
     this.keys = new SessionKeys(this.st)
   }

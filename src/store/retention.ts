@@ -25,6 +25,7 @@ export function deleteSession(ledger: Ledger, sessionId: string): DeleteSessionR
   const counts = ledger.write(sessionId, () => {
     const row = ledger.st.sessionById.get(sessionId)
     if (row === undefined) return undefined
+    ledger.search.removeSession(row.pk)
     return ledger.lifecycle.deleteSessionRows(row.pk)
   })
   ledger.keys.forget(sessionId)
@@ -58,7 +59,7 @@ export function prune(ledger: Ledger, options: unknown): PruneResult {
         if (session === undefined) return { count: 0, next: undefined, found: false }
         const rows = ledger.lifecycle.pruneCandidates(session.pk, from, session.boundary, before)
         const by = { actor, reason, at: Date.now() }
-        for (const row of rows) replaceArchived(ledger.st, session, row, prunedForm(parseBody(row.body)), by)
+        for (const row of rows) replaceArchived(ledger, session, row, prunedForm(parseBody(row.body)), by)
         const last = rows[rows.length - 1]
         return {
           count: rows.length,

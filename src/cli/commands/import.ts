@@ -14,6 +14,7 @@ import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
 import { ContextLedgerError } from '../../errors.js'
 import { prepareSpec } from '../../db/typed-statement.js'
+import { SEARCH_WRITE_STATEMENTS } from '../../db/search-statements.js'
 import { checkSessionId } from '../../store/context-store.js'
 import { openContextStore } from '../../store/context-store.js'
 import { CliError, fromLedgerError } from '../errors.js'
@@ -235,6 +236,8 @@ export async function importSession(
     const db = store.connection()
     const w = prepareWrites(db)
     const exists = prepareSpec(db, CLI_READS.sessionPk)
+    const indexMessages = prepareSpec(db, SEARCH_WRITE_STATEMENTS.indexMessagesFrom)
+    const indexSummaries = prepareSpec(db, SEARCH_WRITE_STATEMENTS.indexSummariesFrom)
     const written = new Progress(
       ctx.io,
       options.progress !== false,
@@ -262,8 +265,9 @@ export async function importSession(
           text(s.limits, s.raw, 'limits'),
         ).lastInsertRowid,
       )
+      let firstMessage: number | undefined
       parsed.messages.forEach((m, i) => {
-        w.insertMessage.run(
+        const { lastInsertRowid } = w.insertMessage.run(
           pk,
           m.seq,
           m.trackingId,
@@ -285,6 +289,7 @@ export async function importSession(
           m.repeatOf,
           bit(m.late),
         )
+        firstMessage ??= Number(lastInsertRowid)
         if (i % 1000 === 999) written.update(i + 1)
       })
       for (const t of parsed.toolCalls)
@@ -314,6 +319,11 @@ export async function importSession(
         ids.set(x.id, Number(id))
       }
       if (s.summary !== null) w.setSummary.run(ids.get(s.summary) ?? null, pk)
+      // The session's messages and summaries enter the full-text index in the same transaction, from the
+      // same view as every other write (summaries first: FTS5 takes ascending document ids).
+      const firstSummary = Math.min(...ids.values())
+      if (ids.size > 0) indexSummaries.run(-firstSummary)
+      if (firstMessage !== undefined) indexMessages.run(firstMessage)
     })
     written.done()
     const result = {

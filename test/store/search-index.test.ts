@@ -1,0 +1,223 @@
+/**
+ * The full-text index (`search_index`) stays exactly what the view `search_text` says the archive holds,
+ * through every write: appends (one, a batch, several in one transaction, one that fails), redactions,
+ * prunes, summaries, a deleted session, an export imported again, and the migration that builds it for a
+ * file from before it (the committed schema-0 fixture, and a generated big file that reports progress).
+ * Real files; the comparison is token by token (`test/helpers/search-index.ts`).
+ */
+import { copyFileSync } from 'node:fs'
+import type Database from 'better-sqlite3'
+import { join } from 'node:path'
+import { describe, expect, it, vi } from 'vitest'
+import { openContextStore, PersistentConversationManager, type MessageData } from '../../src/index.js'
+import { FILL_PROGRESS_FROM } from '../../src/db/search-fill.js'
+import { SEARCH_INDEX_MIGRATION } from '../../src/db/migrate.js'
+import { buildRichLedger, cli } from '../cli/support.js'
+import { compareIndexWithView, docsMatching, segmentCount } from '../helpers/search-index.js'
+import { useTempDir } from '../helpers/temp-store.js'
+import { WORKERS } from '../reliability/support.js'
+
+const dir = useTempDir('context-ledger-search-')
+const FIXTURE = join(WORKERS, '..', '..', 'fixtures', 'ledger-schema0.sqlite')
+
+const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
+const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
+
+function expectInStep(db: Database.Database): number {
+  const { extra, missing, matching } = compareIndexWithView(db)
+  expect(extra).toStrictEqual([])
+  expect(missing).toStrictEqual([])
+  return matching
+}
+
+describe('the full-text index', () => {
+  it('indexes every block kind the view names, and nothing of ids, signatures or media', () => {
+    const store = dir.open()
+    store.append('s', [
+      {
+        role: 'user',
+        content: [{ text: 'replication lag' }, { image: { format: 'png', source: { bytes: 'aGVsbG8=' } } }],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { reasoning: { text: 'thinking about quorum', signature: 'sigxyz' } },
+          {
+            toolUse: { toolUseId: 'tooluseid1', name: 'run_sql', input: { sql: 'SELECT lag FROM replicas' } },
+          },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            toolResult: {
+              toolUseId: 'tooluseid1',
+              status: 'success',
+              content: [
+                { text: 'lag is 40 ms' },
+                { json: { replica: 'eu-west' } },
+                { document: { name: 'runbook', format: 'txt', source: { text: 'failover steps' } } },
+              ],
+            },
+          },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            document: {
+              name: 'handbook',
+              format: 'txt',
+              source: { content: [{ text: 'escalation ladder' }] },
+            },
+          },
+        ],
+      },
+    ])
+    const db = store.connection()
+    expect(expectInStep(db)).toBeGreaterThan(0)
+    for (const word of [
+      'replication',
+      'quorum',
+      'run_sql',
+      'replicas',
+      'lag',
+      'eu',
+      'failover',
+      'runbook',
+      'handbook',
+      'escalation',
+    ])
+      expect(docsMatching(db, word), word).not.toStrictEqual([])
+    for (const word of ['aGVsbG8', 'sigxyz', 'tooluseid1', 'png', 'success'])
+      expect(docsMatching(db, word), word).toStrictEqual([])
+  })
+
+  it('indexes an append in its own transaction; a failed append leaves no entry', () => {
+    const store = dir.open()
+    store.append('s', [user('alpha bravo'), assistant('charlie')])
+    const db = store.connection()
+    expect(docsMatching(db, 'alpha')).toHaveLength(1)
+    // The second message answers a call never made: the whole append is refused.
+    expect(() =>
+      store.append('s', [
+        user('zulu yankee'),
+        {
+          role: 'user',
+          content: [{ toolResult: { toolUseId: 'nope', status: 'success', content: [{ text: 'x' }] } }],
+        },
+      ]),
+    ).toThrow(/never made a tool call/)
+    expect(docsMatching(db, 'zulu')).toStrictEqual([])
+    expectInStep(db)
+  })
+
+  it('writes one segment per transaction, however many appends a batch holds', () => {
+    const store = dir.open()
+    store.append('s', [user('first turn'), assistant('ok')])
+    const db = store.connection()
+    const before = segmentCount(db)
+    store.batch('s', () => {
+      store.append('s', user('one'))
+      store.append('s', assistant('two'))
+      store.append('s', user('three'))
+      // A savepoint that fails inside the batch takes its rows, and only them, out of what is indexed.
+      expect(() =>
+        store.append('s', {
+          role: 'user',
+          content: [{ toolResult: { toolUseId: 'no', status: 'success', content: [] } }],
+        }),
+      ).toThrow()
+      store.append('s', assistant('four'))
+    })
+    expect(segmentCount(db)).toBe(before + 1)
+    for (const word of ['one', 'two', 'three', 'four']) expect(docsMatching(db, word), word).toHaveLength(1)
+    expectInStep(db)
+  })
+
+  it('follows redactions, edits, summaries, prunes and a deleted session', async () => {
+    const store = dir.open()
+    await buildRichLedger(store)
+    const db = store.connection()
+    expectInStep(db)
+    // The redacted message's words are gone; the summaries' texts are found (as negative documents).
+    expect(docsMatching(db, 'summary OR earlier').some((d) => d < 0)).toBe(true)
+    const m = new PersistentConversationManager({ store, sessionId: 'support-42', windowSize: 8 })
+    m.redact({ seq: 6 }, { actor: 'dpo' })
+    expectInStep(db)
+    store.prune({ sessionId: 'support-42', before: Date.now() + 1000, keepPinned: true })
+    expectInStep(db)
+    store.deleteSession('support-42')
+    expectInStep(db)
+    expect(docsMatching(db, 'replication')).toStrictEqual([])
+    expect(docsMatching(db, 'hello')).toHaveLength(1)
+  })
+
+  it('indexes a session imported from an export', async () => {
+    const source = dir.open('source.db')
+    await buildRichLedger(source)
+    source.close()
+    const exported = await cli(['export', dir.file('source.db'), 'support-42'])
+    expect(exported.code).toBe(0)
+    const imported = await cli(['import', dir.file('target.db'), '--as', 'copy'], { stdin: exported.stdout })
+    expect(imported.code).toBe(0)
+    const target = dir.open('target.db')
+    const db = target.connection()
+    expect(expectInStep(db)).toBeGreaterThan(0)
+    expect(docsMatching(db, 'replication').length).toBeGreaterThan(0)
+  })
+
+  it('is built for a ledger of the first schema when it is migrated', () => {
+    const path = dir.file('old.db')
+    copyFileSync(FIXTURE, path)
+    const store = dir.open('old.db')
+    const db = store.connection()
+    expect(expectInStep(db)).toBeGreaterThan(0)
+    const messages = db.prepare<[], number>('SELECT count(*) FROM messages').pluck().get() ?? 0
+    const docs = db.prepare<[], number>('SELECT count(*) FROM search_index_docsize').pluck().get() ?? 0
+    expect(docs).toBe(messages)
+  })
+
+  it('is built in batches for a big file from before it, with progress on stderr', () => {
+    const path = dir.file('big.db')
+    const store = openContextStore(path)
+    const m = new PersistentConversationManager({ store, sessionId: 'big', windowSize: 40 })
+    const turns = Math.ceil(FILL_PROGRESS_FROM / 2) + 100
+    for (let i = 0; i < turns; i += 1000)
+      m.append(
+        Array.from({ length: Math.min(1000, turns - i) }, (_, k) => [
+          user(`question ${i + k}`),
+          assistant(`answer ${i + k}`),
+        ]).flat(),
+      )
+    // Take the file back to the schema before the index: what an older version left.
+    const db = store.connection()
+    db.exec(`DROP TABLE search_index; DROP VIEW search_text; DROP INDEX summaries_search_doc;
+      DELETE FROM __drizzle_migrations WHERE id = (SELECT max(id) FROM __drizzle_migrations);
+      PRAGMA user_version = 8;`)
+    store.close()
+    const lines: string[] = []
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk))
+      return true
+    })
+    let reopened
+    try {
+      reopened = dir.open('big.db')
+    } finally {
+      spy.mockRestore()
+    }
+    expect(SEARCH_INDEX_MIGRATION).toBe(8)
+    expect(lines[0]).toMatch(/indexing \d+ messages of .*big\.db for search/)
+    const percents = lines.flatMap((l) => /: (\d+)%/.exec(l)?.[1] ?? []).map(Number)
+    expect(percents.length).toBeGreaterThanOrEqual(3)
+    expect(percents).toStrictEqual([...percents].sort((a, b) => a - b))
+    expect(lines.at(-1)).toMatch(/done/)
+    const rdb = reopened.connection()
+    expect(rdb.pragma('user_version', { simple: true })).toBe(9)
+    expectInStep(rdb)
+    expect(docsMatching(rdb, '"answer 1234"')).toHaveLength(1)
+  })
+})
