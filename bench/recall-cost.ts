@@ -20,7 +20,8 @@
  *   tuned-none  tuned with detail=none (no positions: no phrase or NEAR queries)
  *   …+log       the same plus an eviction log: one narrow row per cut that moves the boundary (a
  *               WITHOUT ROWID table keyed by session and boundary, written by a trigger in the cut's
- *               transaction); row a's appends never cut the window, so their times are given without it
+ *               transaction); `+rowid-log`: the log as a rowid table without an index. Row a's appends
+ *               never cut the window, so their times are given without a log
  *
  *   npx tsx bench/recall-cost.ts            # 100 turns per history, 7 runs of 400 appends
  *   npx tsx bench/recall-cost.ts --quick    # 20 turns, 200 and 2,000 messages, 3 runs
@@ -87,6 +88,18 @@ function evictionLog(store: ContextStore): void {
       END;`)
 }
 
+/** The same log as a rowid table without an index: appends at its right edge, but no seek by boundary. */
+function rowidLog(store: ContextStore): void {
+  store.connection().exec(`CREATE TABLE eviction_log (
+      id INTEGER PRIMARY KEY, session INTEGER NOT NULL, from_boundary INTEGER NOT NULL,
+      to_boundary INTEGER NOT NULL, at INTEGER NOT NULL, cut TEXT NOT NULL, cause TEXT NOT NULL);
+    CREATE TRIGGER eviction_log_cut AFTER UPDATE OF boundary ON sessions
+      WHEN new.boundary > old.boundary BEGIN
+        INSERT INTO eviction_log (session, from_boundary, to_boundary, at, cut, cause) VALUES (new.pk,
+          old.boundary, new.boundary, CAST(unixepoch('subsec') * 1000 AS INTEGER), 'trim-point', 'window-size');
+      END;`)
+}
+
 const VARIANTS: readonly { name: string; prepare: (store: ContextStore) => void }[] = [
   { name: 'none', prepare: withoutIndex },
   {
@@ -94,6 +107,13 @@ const VARIANTS: readonly { name: string; prepare: (store: ContextStore) => void 
     prepare: (s) => {
       withoutIndex(s)
       evictionLog(s)
+    },
+  },
+  {
+    name: 'none+rowid-log',
+    prepare: (s) => {
+      withoutIndex(s)
+      rowidLog(s)
     },
   },
   { name: 'migrated', prepare: () => undefined },
