@@ -69,19 +69,24 @@ const optionKeys = z.strictObject({
 })
 
 const text = z.string().min(1).max(1_000_000)
+const modelName = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((v) => v.isWellFormed(), 'contains a lone UTF-16 surrogate')
 const summarizeOptions = z.strictObject({
   summaryRatio: z.number().optional(),
   preserveRecentMessages: z.number().int().min(0).optional(),
   systemPrompt: text.optional(),
-  model: z.string().min(1).max(256).optional(),
+  model: modelName.optional(),
 })
 const excessOptions = z.strictObject({
   systemPrompt: text.optional(),
-  model: z.string().min(1).max(256).optional(),
+  model: modelName.optional(),
 })
 const resummarizeOptions = z.strictObject({
   systemPrompt: text.optional(),
-  model: z.string().min(1).max(256).optional(),
+  model: modelName.optional(),
   from: z.enum(['raw', 'previous']).optional(),
 })
 
