@@ -4,7 +4,10 @@
 -- the view `search_text`, which is the one definition of "the text of a message" (or of a summary). The
 -- store inserts and deletes index entries with that view, so a delete removes exactly what was inserted.
 -- This migration creates them empty; the store fills the index for the rows a ledger already holds, in
--- batches, in the same transaction (src/db/search-index.ts).
+-- batches, in the same transaction (src/db/search-fill.ts). Messages are indexed in batches inside append
+-- transactions, up to the watermark `search_state.indexed_to` (src/store/search-index.ts).
+--
+-- Also the eviction log: one row per run of messages a cut took out of the window (docs/design.md, "Recall").
 --
 -- A document of the index is a message (doc = messages.id) or a summary (doc = -summaries.id). The view's
 -- `WHERE doc = ?` reaches each table by a seek: messages by their rowid, summaries by this index.
@@ -57,3 +60,29 @@ CREATE VIRTUAL TABLE `search_index` USING fts5(
 --> statement-breakpoint
 -- A deleted message's terms leave the index's pages at once (a redaction erases them), not at a later merge.
 INSERT INTO `search_index` (`search_index`, `rank`) VALUES ('secure-delete', 1);
+--> statement-breakpoint
+-- The watermark: every message with `id <= indexed_to` is in `search_index`; those above wait for the next
+-- batch, which an append's transaction writes once enough of them wait (and `close()` writes the rest).
+-- One row, written with each batch.
+CREATE TABLE `search_state` (
+  `id` integer PRIMARY KEY NOT NULL CHECK (`id` = 1),
+  `indexed_to` integer NOT NULL
+);
+--> statement-breakpoint
+INSERT INTO `search_state` (`id`, `indexed_to`) VALUES (1, 0);
+--> statement-breakpoint
+-- The eviction log: one row per run of consecutive seqs that one cut took out of the window's tail (a cut
+-- over pinned messages leaves in pieces), and one per kept row a cut releases. Keyed so that "why and
+-- when did seq N leave" is one seek: the first row with `to_seq > N` (the highest `version` among equal
+-- `to_seq`) is the last time N left, when `from_seq <= N`. Written in the cut's transaction.
+CREATE TABLE `eviction_log` (
+  `session` integer NOT NULL REFERENCES `sessions`(`pk`),
+  `to_seq` integer NOT NULL,
+  `version` integer NOT NULL,
+  `from_seq` integer NOT NULL,
+  `at` integer NOT NULL,
+  `cut` text NOT NULL,
+  `reason` text NOT NULL,
+  `summary` integer,
+  PRIMARY KEY (`session`, `to_seq`, `version` DESC)
+) WITHOUT ROWID;

@@ -1,6 +1,6 @@
 /**
  * Building the full-text index of the rows a ledger already holds, when migration `0008_recall` creates
- * it (empty) on a file from before it. Runs inside the migration's transaction, in batches of message
+ * it (empty) on a file from before it, and moving its watermark past them. Runs inside the migration's transaction, in batches of message
  * ids, so that a big file reports its progress on stderr as it goes; a migration that fails or is killed
  * leaves the file at its old version, index and all.
  */
@@ -23,6 +23,7 @@ const FILL_STATEMENTS = {
   indexMessages: write<[fromId: number, toId: number]>(
     'INSERT INTO search_index (rowid, text) SELECT doc, text FROM search_text WHERE doc >= ? AND doc < ? ORDER BY doc',
   ),
+  setWatermark: write<[indexedTo: number]>('UPDATE search_state SET indexed_to = ? WHERE id = 1'),
 }
 
 /** Where progress lines go (stderr; tests pass their own). */
@@ -60,6 +61,8 @@ export function fillSearchIndex(
       progress(`context-ledger: search index of ${path}: ${percent}%`)
     }
   }
+  // Every message the file holds is indexed: the watermark moves past them all.
+  st.setWatermark.run(last)
   if (report) progress(`context-ledger: search index of ${path}: done`)
   return total
 }

@@ -97,7 +97,7 @@ export function appendRows(
     total += m.tokens
     const trim = isTrimPoint(c, next)
     const pair = isToolPairStart(c, next)
-    const { lastInsertRowid } = st.insertMessage.run(
+    st.insertMessage.run(
       pk,
       seq,
       m.message.trackingId,
@@ -117,7 +117,6 @@ export function appendRows(
       repeatOf,
       late.length > 0 ? 1 : 0,
     )
-    ledger.search.messageInserted(lastInsertRowid)
     if (prev !== undefined) {
       const prevTrim = isTrimPoint(prev.cls, c)
       const prevPair = isToolPairStart(prev.cls, c)

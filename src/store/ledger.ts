@@ -27,7 +27,7 @@ export class Ledger {
   readonly lifecycle: LifecycleStatements
   /** The session-key cache. */
   readonly keys: SessionKeys
-  /** The full-text index's pending part in the current write transaction. */
+  /** The full-text index's part of the write transactions (batches, summaries, removals). */
   readonly search: SearchIndexWriter
   /** The validation limits every incoming message must meet (frozen). */
   readonly limits: Readonly<MessageLimits>
@@ -58,7 +58,7 @@ export class Ledger {
         search.begin()
       },
       beforeCommit: () => {
-        search.flush()
+        search.beforeCommit()
       },
     })
     this.lifecycle = new LifecycleStatements(this.db)
@@ -137,9 +137,31 @@ export class Ledger {
     return !this.erasurePending
   }
 
-  /** Closes the file, finishing a pending erasure first if no reader still holds it up. Idempotent. */
+  /**
+   * Indexes the messages that wait above the full-text index's watermark, in one write transaction that
+   * does not wait for the lock: when another connection holds it, they stay for the next batch (a search
+   * reads them meanwhile). Any failure leaves them waiting too.
+   *
+   * @returns whether the index now holds every message
+   */
+  indexPending(): boolean {
+    if (this.readonly || !this.db.open || this.db.inTransaction) return false
+    try {
+      this.db.transaction(() => this.search.indexPending()).immediate()
+      return true
+    } catch {
+      // Busy, or the disk is full: nothing was written; a later batch or close() indexes them.
+      return false
+    }
+  }
+
+  /**
+   * Closes the file: indexes the messages still waiting for the full-text index (if the lock is free),
+   * and finishes a pending erasure if no reader still holds it up. Idempotent.
+   */
   close(): void {
     if (!this.db.open) return
+    this.indexPending()
     if (this.erasurePending && !this.readonly) this.completeErasure()
     this.db.close()
   }

@@ -10,7 +10,14 @@ import { parseBody } from './entries.js'
 import type { Ledger } from './ledger.js'
 import { checkPruneOptions, prunedForm, type DeleteSessionResult, type PruneResult } from './lifecycle.js'
 
-const NOTHING_DELETED = Object.freeze({ messages: 0, toolCalls: 0, pinEvents: 0, edits: 0, summaries: 0 })
+const NOTHING_DELETED = Object.freeze({
+  messages: 0,
+  toolCalls: 0,
+  pinEvents: 0,
+  edits: 0,
+  summaries: 0,
+  evictions: 0,
+})
 
 /**
  * Deletes a session and every row of it in one write transaction; see `ContextStore.deleteSession`.
@@ -26,7 +33,9 @@ export function deleteSession(ledger: Ledger, sessionId: string): DeleteSessionR
     const row = ledger.st.sessionById.get(sessionId)
     if (row === undefined) return undefined
     ledger.search.removeSession(row.pk)
-    return ledger.lifecycle.deleteSessionRows(row.pk)
+    const deleted = ledger.lifecycle.deleteSessionRows(row.pk)
+    ledger.search.sessionDeleted()
+    return deleted
   })
   ledger.keys.forget(sessionId)
   if (counts !== undefined) ledger.erasurePending = true

@@ -236,7 +236,6 @@ export async function importSession(
     const db = store.connection()
     const w = prepareWrites(db)
     const exists = prepareSpec(db, CLI_READS.sessionPk)
-    const indexMessages = prepareSpec(db, SEARCH_WRITE_STATEMENTS.indexMessagesFrom)
     const indexSummaries = prepareSpec(db, SEARCH_WRITE_STATEMENTS.indexSummariesFrom)
     const written = new Progress(
       ctx.io,
@@ -265,9 +264,8 @@ export async function importSession(
           text(s.limits, s.raw, 'limits'),
         ).lastInsertRowid,
       )
-      let firstMessage: number | undefined
       parsed.messages.forEach((m, i) => {
-        const { lastInsertRowid } = w.insertMessage.run(
+        w.insertMessage.run(
           pk,
           m.seq,
           m.trackingId,
@@ -289,7 +287,6 @@ export async function importSession(
           m.repeatOf,
           bit(m.late),
         )
-        firstMessage ??= Number(lastInsertRowid)
         if (i % 1000 === 999) written.update(i + 1)
       })
       for (const t of parsed.toolCalls)
@@ -319,11 +316,10 @@ export async function importSession(
         ids.set(x.id, Number(id))
       }
       if (s.summary !== null) w.setSummary.run(ids.get(s.summary) ?? null, pk)
-      // The session's messages and summaries enter the full-text index in the same transaction, from the
-      // same view as every other write (summaries first: FTS5 takes ascending document ids).
-      const firstSummary = Math.min(...ids.values())
-      if (ids.size > 0) indexSummaries.run(-firstSummary)
-      if (firstMessage !== undefined) indexMessages.run(firstMessage)
+      // Summaries enter the full-text index in the transaction that writes them, from the same view as every
+      // other write; the messages wait above the index's watermark like appended ones, and this
+      // transaction's commit indexes them when they make a batch (docs/design.md, "Recall").
+      if (ids.size > 0) indexSummaries.run(-Math.min(...ids.values()))
     })
     written.done()
     const result = {
