@@ -117,7 +117,9 @@ export function checkSession(
       }
       const result = rules.finish()
       if (row !== undefined) checkLedgerRows(db, row, result.shapes, fail)
-      return { ...result, problems: [...result.problems, ...problems] }
+      // The bookkeeping first: a column changed behind the store's back (a kept total, a pinned flag) is
+      // the cause of the window rules it then breaks.
+      return { ...result, problems: [...problems, ...result.problems] }
     })
     .deferred()
 }
