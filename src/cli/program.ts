@@ -9,6 +9,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { ContextLedgerError } from '../errors.js'
 import { CliError, EXIT, fromLedgerError } from './errors.js'
 import { Output, type CliIo } from './io.js'
+import { changedDuringRead } from './other-user.js'
 
 /** What every command receives. */
 export interface CommandContext {
@@ -186,21 +187,25 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
   try {
     await program.parseAsync([...argv], { from: 'user' })
+    const changed = changedDuringRead()
+    if (changed !== undefined) throw changed
     return code
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) return EXIT.ok
       return EXIT.unusable
     }
+    // A file read without locks that changed meanwhile explains any error its reading met.
     const failure =
-      error instanceof CliError
+      changedDuringRead() ??
+      (error instanceof CliError
         ? error
         : error instanceof ContextLedgerError
           ? fromLedgerError(error, argv.find((a) => !a.startsWith('-') && a !== argv[0]) ?? 'the file')
           : new CliError(
               `unexpected error: ${error instanceof Error ? error.message : String(error)}`,
               'INTERNAL',
-            )
+            ))
     out.note(out.errColor.red(`context-ledger: ${failure.message}`))
     if (io.env.CONTEXT_LEDGER_DEBUG !== undefined && error instanceof Error && error.stack !== undefined)
       out.note(error.stack)
