@@ -14,7 +14,7 @@ import { checkSession } from '../../check/check-session.js'
 import { prepareSpec } from '../../db/typed-statement.js'
 import type { ContextStore } from '../../store/context-store.js'
 import { EXIT, unknownSession } from '../errors.js'
-import { count } from '../format.js'
+import { count, visible } from '../format.js'
 import { inspect, olderSchemaMessage, openStore } from '../open-ledger.js'
 import { Progress } from '../progress.js'
 import type { CommandContext } from '../program.js'
@@ -117,15 +117,16 @@ export async function check(
       const c = out.color
       for (const p of problems)
         out.line(
-          `${c.red('✗')} ${p.sessionId === null ? '' : `${p.sessionId}: `}${c.bold(p.rule)} — ${p.detail}`,
+          `${c.red('✗')} ${p.sessionId === null ? '' : `${visible(p.sessionId)}: `}${c.bold(p.rule)} — ${visible(p.detail)}`,
         )
       if (problems.length === 0)
         out.line(
           rulesChecked
-            ? `${c.green('✓')} ${file}: integrity ok; window rules hold in ${count(sessionsChecked)} sessions (${count(messagesChecked)} messages)`
-            : `${c.green('✓')} ${file}: integrity ok`,
+            ? `${c.green('✓')} ${visible(file)}: integrity ok; window rules hold in ${count(sessionsChecked)} sessions (${count(messagesChecked)} messages)`
+            : `${c.green('✓')} ${visible(file)}: integrity ok`,
         )
-      else out.line(`${count(problems.length)} problem${problems.length === 1 ? '' : 's'} in ${file}`)
+      else
+        out.line(`${count(problems.length)} problem${problems.length === 1 ? '' : 's'} in ${visible(file)}`)
     }
     if (problems.length > 0) return EXIT.problems
     if (ledger.kind === 'older') {

@@ -4,7 +4,7 @@
  */
 import type { LedgerEntry } from '../../store/context-store.js'
 import { unknownSession } from '../errors.js'
-import { count, iso, messageLine, messageText, time } from '../format.js'
+import { count, iso, messageLine, messageText, shellWord, time } from '../format.js'
 import { openStore } from '../open-ledger.js'
 import type { CommandContext } from '../program.js'
 import { printTable } from '../table.js'
@@ -73,12 +73,13 @@ export async function history(
       return 0
     }
     const place = (e: LedgerEntry): string =>
-      e.seq >= session.boundary ? 'window' : e.inWindow ? 'kept' : c.dim('evicted')
+      e.seq >= session.boundary ? 'window' : e.inWindow ? 'kept' : 'evicted'
+    const dimEvicted = (p: string): string => (p === 'evicted' ? c.dim(p) : p)
     if (options.full === true) {
       for (const e of entries) {
         out.line(
           c.bold(`seq ${e.seq} ${e.message.role}`) +
-            `  ${place(e)}  ${count(e.tokens)} tokens  ${time(e.createdAt)}  ${marks(e)}`,
+            `  ${dimEvicted(place(e))}  ${count(e.tokens)} tokens  ${time(e.createdAt)}  ${marks(e)}`,
         )
         out.line(messageText(e.message))
         out.line()
@@ -90,7 +91,7 @@ export async function history(
       [
         { head: 'seq', align: 'right' },
         { head: 'role' },
-        { head: 'place' },
+        { head: 'place', style: dimEvicted },
         { head: 'tokens', align: 'right' },
         { head: 'appended (UTC)' },
         { head: 'notes' },
@@ -107,7 +108,11 @@ export async function history(
       ]),
     )
     if (last !== undefined && last.seq + 1 < session.messageCount)
-      out.line(c.dim(`more: context-ledger history ${file} ${sessionId} --from ${last.seq + 1}`))
+      out.line(
+        c.dim(
+          `more: context-ledger history ${shellWord(file)} ${shellWord(sessionId)} --from ${last.seq + 1}`,
+        ),
+      )
     return 0
   } finally {
     store.close()

@@ -29,7 +29,7 @@ import {
   type SummaryLine,
   type ToolCallLine,
 } from '../export-format.js'
-import { count } from '../format.js'
+import { count, visible } from '../format.js'
 import { currentSchemaVersion, inspect, olderSchemaMessage } from '../open-ledger.js'
 import { Progress } from '../progress.js'
 import type { CommandContext } from '../program.js'
@@ -335,7 +335,7 @@ export async function importSession(
     if (options.json === true) ctx.out.json(result)
     else
       ctx.out.note(
-        `imported session "${sessionId}" into ${file}: ${count(result.messages)} messages, ${count(result.toolCalls)} tool calls, ${count(result.pinEvents)} pin events, ${count(result.edits)} edits, ${count(result.summaries)} summaries`,
+        `imported session "${visible(sessionId)}" into ${visible(file)}: ${count(result.messages)} messages, ${count(result.toolCalls)} tool calls, ${count(result.pinEvents)} pin events, ${count(result.edits)} edits, ${count(result.summaries)} summaries`,
       )
     return 0
   } catch (error) {

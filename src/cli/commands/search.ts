@@ -12,7 +12,7 @@ import type Database from 'better-sqlite3'
 import { prepareSpec } from '../../db/typed-statement.js'
 import { parseBody } from '../../store/entries.js'
 import { unknownSession } from '../errors.js'
-import { count, iso, messageLine, time } from '../format.js'
+import { count, iso, messageLine, time, visible } from '../format.js'
 import { openStore } from '../open-ledger.js'
 import type { CommandContext } from '../program.js'
 import { CLI_READS, type SearchRow } from '../statements.js'
@@ -138,7 +138,7 @@ export async function search(
       })
       return 0
     }
-    if (shown.length === 0) out.line(`no message contains "${query}"`)
+    if (shown.length === 0) out.line(`no message contains "${visible(query)}"`)
     else
       printTable(
         out,
