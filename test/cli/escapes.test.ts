@@ -19,7 +19,7 @@ let file: string
 
 beforeAll(async () => {
   dir = tempDir('context-ledger-escapes-')
-  file = dir.file(`agent${'\u0007'}.db`)
+  file = dir.file(`agent\u0007.db`)
   const store = openContextStore(file)
   const m = new PersistentConversationManager({ store, sessionId: 'e', windowSize: 40 })
   m.append([

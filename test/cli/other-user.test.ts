@@ -135,7 +135,11 @@ process.stdin.on('end', () => { store.close() })
       ],
       { stdio: ['pipe', 'pipe', 'inherit'] },
     )
-    await new Promise<void>((resolve) => agent.stdout.once('data', () => resolve()))
+    await new Promise<void>((resolve) =>
+      agent.stdout.once('data', () => {
+        resolve()
+      }),
+    )
     try {
       expect(sides(file)).toStrictEqual(['-wal', '-shm'])
       const r = cliAs(READER, ['sessions', file, '--json'])
