@@ -59,6 +59,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const ctx: CommandContext = { out, io }
   let code: number = EXIT.ok
   const state = { json: false }
+  // A usage error as commander words it, made one line here: it is reported with the others below.
+  let usage: string | undefined
   const program = new Command('context-ledger')
   program
     .description('Inspect a context-ledger file: what is in it, what the model sees, and why.')
@@ -68,11 +70,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
-      outputError: (s, write) => {
-        write(out.errColor.red(`context-ledger: ${s.replace(/^error: /, '')}`))
+      outputError: (s) => {
+        usage = s
+          .replace(/^error: /, '')
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => l !== '')
+          .join(' ')
+          .replace(/\.$/, '')
       },
     })
-    .showHelpAfterError('(run context-ledger --help, or context-ledger <command> --help)')
     .addHelpText('after', EXAMPLES)
 
   /** Registers a command whose module is loaded when it runs. */
@@ -193,6 +200,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) return EXIT.ok
+      // Help shown for a missing command: commander has written it.
+      if (usage === undefined) return EXIT.unusable
+      const message = `${usage}; see context-ledger --help, or context-ledger <command> --help`
+      out.note(out.errColor.red(`context-ledger: ${message}`))
+      if (argv.includes('--json')) out.json({ error: { code: 'USAGE', message } })
       return EXIT.unusable
     }
     // A file read without locks that changed meanwhile explains any error its reading met.

@@ -79,3 +79,29 @@ describe('search ignores letter case in every script', () => {
     expect(findIgnoringCase('x-y', 'x-y')).toStrictEqual({ at: 0, length: 3 })
   })
 })
+
+describe('usage errors are one line', () => {
+  it('with the way to help, and a JSON error with --json', async () => {
+    for (const argv of [
+      ['frobnicate'],
+      ['sessions'],
+      ['history', file, 'big', '--limit', 'ten'],
+      ['sessions', file, '--bogus'],
+      ['sessions', file, '--sot', 'id'],
+    ]) {
+      const r = await cli(argv)
+      expect(r.code, argv.join(' ')).toBe(2)
+      const lines = r.stderr.trimEnd().split('\n')
+      expect(lines, argv.join(' ')).toHaveLength(1)
+      expect(lines[0]).toMatch(
+        /^context-ledger: .+; see context-ledger --help, or context-ledger <command> --help$/,
+      )
+      expect(r.stdout).toBe('')
+      const json = await cli([...argv, '--json'])
+      expect(json.code).toBe(2)
+      expect(JSON.parse(json.stdout)).toStrictEqual({
+        error: { code: 'USAGE', message: lines[0]?.replace('context-ledger: ', '') },
+      })
+    }
+  })
+})
