@@ -85,7 +85,7 @@ function lines(text: string): string {
 
 /**
  * Whether to colour what goes to `stream`: only on a terminal, never with `NO_COLOR` set (any value but
- * empty) or `TERM=dumb`; `FORCE_COLOR` (not `0`) turns it on anywhere.
+ * empty) or `TERM=dumb`; `FORCE_COLOR` turns it on anywhere, and `FORCE_COLOR=0` (or `false`) off.
  *
  * @param stream - the stream
  * @param env - the environment
@@ -93,7 +93,8 @@ function lines(text: string): string {
  */
 export function wantsColor(stream: OutStream, env: CliIo['env']): boolean {
   const force = env.FORCE_COLOR
-  if (force !== undefined && force !== '' && force !== '0') return true
+  if (force === '0' || force === 'false') return false
+  if (force !== undefined && force !== '') return true
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false
   if (env.TERM === 'dumb') return false
   return stream.isTTY === true

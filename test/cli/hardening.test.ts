@@ -105,3 +105,16 @@ describe('usage errors are one line', () => {
     }
   })
 })
+
+describe('colour', () => {
+  it('FORCE_COLOR=0 turns it off, even on a terminal', async () => {
+    // eslint-disable-next-line no-control-regex
+    const sgr = /\u001b\[/
+    expect((await cli(['sessions', file], { tty: true })).stdout).toMatch(sgr)
+    for (const off of ['0', 'false'])
+      expect((await cli(['sessions', file], { tty: true, env: { FORCE_COLOR: off } })).stdout).not.toMatch(
+        sgr,
+      )
+    expect((await cli(['sessions', file], { env: { FORCE_COLOR: '1' } })).stdout).toMatch(sgr)
+  })
+})
