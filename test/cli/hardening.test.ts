@@ -118,3 +118,83 @@ describe('colour', () => {
     expect((await cli(['sessions', file], { env: { FORCE_COLOR: '1' } })).stdout).toMatch(sgr)
   })
 })
+
+describe('history', () => {
+  it('--json streams a page at a time, as JSON.stringify would write the whole document', async () => {
+    const store = openContextStore(file, { readonly: true })
+    const entries = store.history('big', { fromSeq: 7, limit: MESSAGES }).map((e) => ({
+      seq: e.seq,
+      trackingId: e.trackingId,
+      role: e.message.role,
+      inWindow: e.inWindow,
+      pinned: e.pinned,
+      tokens: e.tokens,
+      createdAt: e.createdAt.toISOString(),
+      repeatOf: null,
+      late: false,
+      message: e.message,
+      windowMessage: null,
+    }))
+    const session = store.session('big')
+    store.close()
+    const expected = `${JSON.stringify(
+      {
+        file,
+        sessionId: 'big',
+        messageCount: session?.messageCount,
+        boundary: session?.boundary,
+        fromSeq: 7,
+        limit: 100_000,
+        entries,
+      },
+      null,
+      2,
+    )}\n`
+    // A reader that is always behind: every write waits for 'drain'.
+    const chunks: string[] = []
+    const stdout = Object.assign(new PassThrough(), {
+      write(chunk: string): boolean {
+        chunks.push(chunk)
+        setImmediate(() => stdout.emit('drain'))
+        return false
+      },
+    })
+    const stderr = { text: '', write: (s: string) => ((stderr.text += s), true) }
+    const io: CliIo = { stdout, stderr, stdin: new PassThrough(), env: {} }
+    const code = await runCli(['history', file, 'big', '--from', '7', '--limit', '100000', '--json'], io)
+    expect(code, stderr.text).toBe(0)
+    expect(chunks.join('')).toBe(expected)
+    expect(chunks.length).toBeGreaterThan(3)
+    for (const [from, limit] of [
+      [0, 0],
+      [MESSAGES, 10],
+      [0, 1],
+      [0, 500],
+      [0, 501],
+    ] as const) {
+      const r = await cli([
+        'history',
+        file,
+        'big',
+        '--from',
+        String(from),
+        '--limit',
+        String(limit),
+        '--json',
+      ])
+      const doc = JSON.parse(r.stdout) as { entries: { seq: number }[] }
+      expect(doc.entries.map((e) => e.seq)).toStrictEqual(
+        Array.from({ length: Math.max(0, Math.min(limit, MESSAGES - from)) }, (_, i) => from + i),
+      )
+      expect(r.stdout).toBe(`${JSON.stringify(doc, null, 2)}\n`)
+    }
+  })
+
+  it('--limit 0 says it shows none', async () => {
+    const r = await cli(['history', file, 'big', '--limit', '0'])
+    expect(r.code).toBe(0)
+    expect(r.stdout.trim()).toBe(
+      `big: ${MESSAGES.toLocaleString('en-US')} messages (boundary 0); --limit 0 shows none of them`,
+    )
+  })
+})
