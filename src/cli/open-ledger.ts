@@ -62,6 +62,19 @@ export function olderSchemaMessage(path: string, version: number, current: numbe
   return `${path} uses ledger schema version ${version}; this context-ledger reads version ${current} and never upgrades a file it only looks at. Upgrade it with: context-ledger upgrade ${path} (take a copy first with: context-ledger backup ${path} <copy>)`
 }
 
+/**
+ * The one line for an older-schema file `import` was asked to write a session into: it writes, so the
+ * reason is not that it only looks, but that it never upgrades a file on the side.
+ *
+ * @param path - the file
+ * @param version - its schema version
+ * @param current - this version's
+ * @returns what happened and what to do
+ */
+export function importOlderSchemaMessage(path: string, version: number, current: number): string {
+  return `${path} uses ledger schema version ${version}, and import refuses to upgrade a file on the side (this context-ledger writes version ${current}). Upgrade it first with: context-ledger upgrade ${path} (take a copy first with: context-ledger backup ${path} <copy>), or import into a new file`
+}
+
 function mapped(error: unknown, path: string): unknown {
   if (error instanceof CliError) return error
   if (error instanceof ContextLedgerError) return fromLedgerError(error, path)

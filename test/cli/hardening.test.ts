@@ -198,3 +198,16 @@ describe('history', () => {
     )
   })
 })
+
+describe('import into a file of an older schema', () => {
+  it('says import refuses to upgrade it, and how to', async () => {
+    const exported = (await cli(['export', file, 'q'])).stdout
+    const old = dir.file('old.db')
+    copyFileSync(FIXTURE, old)
+    const r = await cli(['import', old], { stdin: exported })
+    expect(r.code).toBe(2)
+    expect(r.stderr.trim()).toBe(
+      `context-ledger: ${old} uses ledger schema version 1, and import refuses to upgrade a file on the side (this context-ledger writes version 8). Upgrade it first with: context-ledger upgrade ${old} (take a copy first with: context-ledger backup ${old} <copy>), or import into a new file`,
+    )
+  })
+})

@@ -30,7 +30,7 @@ import {
   type ToolCallLine,
 } from '../export-format.js'
 import { count, visible } from '../format.js'
-import { currentSchemaVersion, inspect, olderSchemaMessage } from '../open-ledger.js'
+import { currentSchemaVersion, importOlderSchemaMessage, inspect } from '../open-ledger.js'
 import { Progress } from '../progress.js'
 import type { CommandContext } from '../program.js'
 import { CLI_READS, prepareWrites } from '../statements.js'
@@ -227,7 +227,7 @@ export async function importSession(
     const found = inspect(file, { older: true })
     found.db.close()
     if (found.kind === 'older')
-      throw new CliError(olderSchemaMessage(file, found.schemaVersion, found.current), 'SCHEMA_TOO_OLD')
+      throw new CliError(importOlderSchemaMessage(file, found.schemaVersion, found.current), 'SCHEMA_TOO_OLD')
   }
   const created = !existsSync(file)
   let store
