@@ -14,8 +14,9 @@ import { parseBody } from '../store/entries.js'
 import type { ContextStoreReader } from '../store/context-store-reader.js'
 import { parseLimits } from '../store/explain.js'
 import type { LedgerEntry } from '../store/store-types.js'
-import type { SummaryRecord } from '../store/summaries.js'
+import { toSummaryRecord, type SummaryRecord } from '../store/summaries.js'
 import type { StoredMessageData } from '../messages/types.js'
+import { STATEMENTS } from '../db/statements.js'
 import { prepareSpec } from '../db/typed-statement.js'
 import { checkLedgerRows } from './ledger-rows.js'
 import { CHECK_READS, type CheckSessionRow } from './statements.js'
@@ -31,6 +32,9 @@ import {
 
 /** How many messages one `history()` call reads. */
 const PAGE = 5000
+
+/** The most summaries one `summaries()` call returns. */
+const SUMMARIES_PAGE = 10_000
 
 /** The options of {@link checkSession}. */
 export interface SessionCheckOptions extends WindowRuleOptions {
@@ -125,8 +129,9 @@ export function checkSession(
 }
 
 /**
- * `summaries()`; when a row cannot be decoded, each such row is named and the summaries are left out of
- * the window rules (undefined).
+ * Every summary of the session, newest first: `summaries()`, and past the most it returns at once, the
+ * rest through the statement it reads with. When a row cannot be decoded, each such row is named and the
+ * summaries are left out of the window rules (undefined).
  */
 function readSummaries(
   store: ContextStoreReader,
@@ -135,7 +140,12 @@ function readSummaries(
   fail: Fail,
 ): SummaryRecord[] | undefined {
   try {
-    return store.summaries(sessionId, { limit: 10_000 })
+    const newest = store.summaries(sessionId, { limit: SUMMARIES_PAGE })
+    if (newest.length < SUMMARIES_PAGE || row === undefined) return newest
+    // LIMIT -1: no limit.
+    return prepareSpec(store.connection(), STATEMENTS.summariesOf)
+      .all(row.pk, -1)
+      .map((r) => toSummaryRecord(sessionId, r, row.summary))
   } catch (error) {
     if (row === undefined) throw error
     for (const s of prepareSpec(store.connection(), CHECK_READS.summaries).iterate(row.pk)) {

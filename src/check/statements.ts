@@ -11,6 +11,7 @@ import { rows, value } from '../db/typed-statement.js'
 export interface CheckSessionRow {
   pk: number
   boundary: number
+  summary: number | null
   kept_count: number | null
   kept_tokens: number | null
   limits: string | null
@@ -69,8 +70,16 @@ export interface CheckSummaryRow {
 /** The statements, by name. */
 export const CHECK_READS = {
   session: rows<[id: string], CheckSessionRow>(
-    'SELECT pk, boundary, kept_count, kept_tokens, limits, metadata FROM sessions WHERE id = ?',
-    { pk: true, boundary: true, kept_count: true, kept_tokens: true, limits: true, metadata: true },
+    'SELECT pk, boundary, summary, kept_count, kept_tokens, limits, metadata FROM sessions WHERE id = ?',
+    {
+      pk: true,
+      boundary: true,
+      summary: true,
+      kept_count: true,
+      kept_tokens: true,
+      limits: true,
+      metadata: true,
+    },
   ),
   messages: rows<[session: number], CheckMessageRow>(
     `SELECT seq, role, tokens, cum_tokens, pinned, kept, plain_user, trim_point, pair_start, has_tool_use,

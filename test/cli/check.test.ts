@@ -79,6 +79,24 @@ describe('check accepts what the library makes on purpose', () => {
   })
 })
 
+describe('check reads every summary', () => {
+  it('of a session with more than the read API returns at once (10,000)', async () => {
+    // Dropped summaries, each standing for nothing: valid rows, and many of them.
+    const file = corrupted(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10050)
+      INSERT INTO summaries (session, uid, from_boundary, to_boundary, seqs, message_count, body, tokens,
+        prompt_hash, created_at, ended_at, end_reason)
+      SELECT ${RICH}, 'dropped-' || i, 0, 0, '[]', 0,
+        json_object('role', 'user', 'content', json_array(json_object('text', 's')), 'trackingId', 'dropped-' || i),
+        1, 'h', 1, 2, 'dropped' FROM n`)
+    const { code, report } = await checked(file)
+    expect(report.problems).toStrictEqual([])
+    expect(code).toBe(0)
+    // One more, whose replaces names the first of them: seen although it is the oldest.
+    const broken = corrupted(`UPDATE summaries SET replaces = 99999 WHERE id = 1`)
+    expect((await checked(broken)).code).toBe(1)
+  })
+})
+
 describe('check finds a ledger changed behind the store’s back', () => {
   const cases: [string, string[], string, RegExp][] = [
     [
