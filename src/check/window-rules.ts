@@ -510,7 +510,7 @@ function checkSummaryRecords(
       )
         fail(
           'regeneration',
-          `summary ${r.id} regenerates ${old.id} (${old.endReason}) with other messages`,
+          `summary ${r.id} regenerates ${old.id} (${old.endReason ?? 'not ended'}) with other messages`,
           place,
         )
     }
@@ -608,7 +608,7 @@ function checkChain(
     if (older.id >= link.id || older.endReason !== 'replaced' || older.toBoundary > link.fromBoundary) {
       fail(
         'summary chain order',
-        `summary ${link.id} (from ${link.fromBoundary}) replaces ${older.id} (${older.endReason}, to ${older.toBoundary})`,
+        `summary ${link.id} (from ${link.fromBoundary}) replaces ${older.id} (${older.endReason ?? 'not ended'}, to ${older.toBoundary})`,
         { summaryId: link.id },
       )
       if (older.id >= link.id) break
