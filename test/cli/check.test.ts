@@ -202,6 +202,12 @@ describe('check finds a ledger changed behind the store’s back', () => {
       /summary 2/,
     ],
     [
+      'a body that is not JSON',
+      [`UPDATE messages SET body = '{bad' WHERE seq = 5 AND session = ${RICH}`],
+      'body is JSON',
+      /seq 5/,
+    ],
+    [
       'a kept row at the boundary',
       [`UPDATE messages SET kept = 1 WHERE seq = 27 AND session = ${RICH}`],
       'kept before the boundary',
@@ -217,5 +223,18 @@ describe('check finds a ledger changed behind the store’s back', () => {
     expect(found, JSON.stringify(report.problems, null, 2)).not.toHaveLength(0)
     expect(found.map((p) => p.detail).join('\n')).toMatch(detail)
     expect(text).toContain(`: ${rule} — `)
+  })
+
+  it('goes on past a row it cannot decode', async () => {
+    const { report } = await checked(
+      corrupted(
+        `UPDATE messages SET body = '{bad' WHERE seq = 5 AND session = ${RICH}`,
+        `UPDATE messages SET cum_tokens = 0 WHERE seq = 20 AND session = ${RICH}`,
+        `UPDATE summaries SET seqs = 'x' WHERE id = 1`,
+      ),
+    )
+    expect(report.problems.map((p) => p.rule)).toEqual(
+      expect.arrayContaining(['body is JSON', 'token sums', 'summary seqs']),
+    )
   })
 })
