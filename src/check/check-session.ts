@@ -108,13 +108,15 @@ export function checkSession(
       const boundary = row?.boundary ?? 0
       for (let from = 0; ; from += PAGE) {
         let page: readonly ArchiveEntry[]
+        let entries: LedgerEntry[] | undefined
         try {
-          page = store.history(sessionId, { fromSeq: from, limit: PAGE })
-          if (options.onEntry !== undefined) for (const e of page as LedgerEntry[]) options.onEntry(e)
+          entries = store.history(sessionId, { fromSeq: from, limit: PAGE })
+          page = entries
         } catch (error) {
           if (row === undefined) throw error
           page = undecoded(store, row.pk, boundary, from, fail)
         }
+        if (options.onEntry !== undefined) for (const e of entries ?? []) options.onEntry(e)
         for (const e of page) rules.entry(e)
         if (page.length < PAGE) break
         options.onProgress?.(from + page.length)
