@@ -209,9 +209,9 @@ describe('check finds a ledger changed behind the store’s back', () => {
     ],
     [
       'a kept row at the boundary',
-      [`UPDATE messages SET kept = 1 WHERE seq = 27 AND session = ${RICH}`],
+      [`UPDATE messages SET kept = 1 WHERE seq = 29 AND session = ${RICH}`],
       'kept before the boundary',
-      /seq 27/,
+      /seq 29/,
     ],
   ]
 
