@@ -82,10 +82,10 @@ const PINNED_FILTERED = `SELECT s.id AS session_id, m.seq, m.uid, m.body, m.kept
     LEFT JOIN pin_events e ON e.id = (SELECT id FROM pin_events
       WHERE session = m.session AND seq = m.seq AND action = 'pin' ORDER BY id DESC LIMIT 1)
     WHERE m.pinned = 1 AND (@session IS NULL OR m.session = @session)
-      AND (@actor IS NULL OR e.actor = @actor)
-      AND (@reason IS NULL OR instr(lower(e.reason), lower(@reason)) > 0)
-      AND (@since IS NULL OR e.at >= @since)
-      AND (@until IS NULL OR e.at < @until)`
+      AND (@actor IS NULL OR coalesce(e.actor, 'append') = @actor)
+      AND (@reason IS NULL OR instr(lower(coalesce(e.reason, '')), lower(@reason)) > 0)
+      AND (@since IS NULL OR coalesce(e.at, 0) >= @since)
+      AND (@until IS NULL OR coalesce(e.at, 0) < @until)`
 
 /** What `pinnedMessages()` binds. */
 export interface PinnedParams {
@@ -126,10 +126,10 @@ export const RECALL_STATEMENTS = {
     ORDER BY score, doc LIMIT @limit`,
     HIT_COLUMNS,
   ),
-  // The text around the matches in one document of the index.
-  searchSnippet: value<[q: string, doc: number], string>(
+  // The text around the matches in one document of the index (the rowid as a range: see pendingSnippet).
+  searchSnippet: value<[q: string, from: number, to: number], string>(
     `SELECT snippet(search_index, 0, '**', '**', '…', 16) AS snippet FROM search_index
-    WHERE search_index MATCH ? AND rowid = ?`,
+    WHERE search_index MATCH ? AND rowid >= ? AND rowid <= ?`,
     'snippet',
   ),
   hitMessage: rows<[id: number], HitMessageRow>(HIT_MESSAGE_SELECT, {
@@ -167,11 +167,6 @@ export const RECALL_STATEMENTS = {
   pendingIds: value<[above: number], number>('SELECT id FROM messages WHERE id > ? ORDER BY id', 'id'),
   // FTS5's averages record: its row count and token total (varints), for scoring the pending rows.
   indexAverages: value<[], Buffer>('SELECT block FROM search_index_data WHERE id = 1', 'block'),
-  // How many documents of the index one phrase matches (bm25's n(q) for the pending rows' scores).
-  phraseDocs: value<[q: string], number>(
-    'SELECT count(*) AS docs FROM search_index WHERE search_index MATCH ?',
-    'docs',
-  ),
 
   // One row per run of seqs a cut took out of the window, in the cut's transaction, after the session
   // row's version moved: `version` orders the cuts of a session.
@@ -191,15 +186,23 @@ export const RECALL_STATEMENTS = {
   ),
   // A dropped summary's fold is taken back: its rows go (each range of its `seqs` is a key range).
   deleteFoldEvictions: write<[session: number, from: number, to: number, summary: number]>(
-    'DELETE FROM eviction_log WHERE session = ? AND to_seq > ? AND to_seq <= ? AND summary = ?',
+    'DELETE FROM eviction_log WHERE session = ? AND to_seq >= ? AND to_seq < ? AND summary = ?',
+  ),
+  // A dropped summary brings every message from its old boundary on back into the window.
+  deleteEvictionsFrom: write<[session: number, from: number]>(
+    'DELETE FROM eviction_log WHERE session = ? AND to_seq >= ?',
+  ),
+  // A regenerated summary stands for what the one it regenerates folded: the rows name the new one.
+  renameFoldSummary: write<[to: number, session: number, from: number]>(
+    'UPDATE eviction_log SET summary = ? WHERE session = ? AND summary = ?',
   ),
   evictionsFrom: rows<[session: number, fromSeq: number, limit: number], EvictionRow>(
-    `${EVICTION_SELECT} WHERE session = ? AND to_seq > ? ORDER BY to_seq, version DESC LIMIT ?`,
+    `${EVICTION_SELECT} WHERE session = ? AND to_seq >= ? ORDER BY to_seq, version DESC LIMIT ?`,
     EVICTION_COLUMNS,
   ),
   // Why and when seq `n` last left the window: the first row past it that covers it (see the migration).
   evictionOf: rows<[{ session: number; n: number }], EvictionRow>(
-    `${EVICTION_SELECT} WHERE session = @session AND to_seq > @n AND from_seq <= @n
+    `${EVICTION_SELECT} WHERE session = @session AND to_seq >= @n AND from_seq <= @n
     ORDER BY to_seq, version DESC LIMIT 1`,
     EVICTION_COLUMNS,
   ),
@@ -228,7 +231,8 @@ export const CREATE_PENDING_INDEX = `CREATE VIRTUAL TABLE IF NOT EXISTS temp.sea
   CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_pending_terms USING fts5vocab(temp, search_pending, instance);
   CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_words USING fts5(
     text, tokenize = 'porter unicode61 remove_diacritics 2', detail = full);
-  CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_words_terms USING fts5vocab(temp, search_words, instance);`
+  CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_words_terms USING fts5vocab(temp, search_words, instance);
+  CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_index_rows USING fts5vocab(main, search_index, row);`
 
 /** The terms of one document of a temporary index, in order. */
 export interface TermRow {
@@ -254,9 +258,12 @@ export const PENDING_SEARCH_STATEMENTS = {
     ORDER BY score, doc LIMIT @limit`,
     HIT_COLUMNS,
   ),
-  pendingSnippet: value<[q: string, doc: number], string>(
+  // The text around the matches in one pending document. The rowid is matched as a range: better-sqlite3
+  // binds a JS number as a REAL, and FTS5 ignores a `rowid = ?` constraint whose value is not an integer
+  // (every match would come back, the first one's snippet with it).
+  pendingSnippet: value<[q: string, from: number, to: number], string>(
     `SELECT snippet(search_pending, 0, '**', '**', '…', 16) AS snippet FROM temp.search_pending
-    WHERE search_pending MATCH ? AND rowid = ?`,
+    WHERE search_pending MATCH ? AND rowid >= ? AND rowid <= ?`,
     'snippet',
   ),
   // Every term of every pending row, in order: term frequencies and document lengths for bm25.
@@ -264,6 +271,8 @@ export const PENDING_SEARCH_STATEMENTS = {
     'SELECT doc, term, "offset" FROM temp.search_pending_terms ORDER BY doc, "offset"',
     { doc: true, term: true, offset: true },
   ),
+  // How many documents of the index hold a term (one seek into the index's vocabulary).
+  termDocs: value<[term: string], number>('SELECT doc FROM temp.search_index_rows WHERE term = ?', 'doc'),
   clearWords: write<[]>('DELETE FROM temp.search_words'),
   addWords: write<[doc: number, text: string]>('INSERT INTO temp.search_words (rowid, text) VALUES (?, ?)'),
   // The query's phrases as the tokenizer sees them (stemmed), phrase by phrase.

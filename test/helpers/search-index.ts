@@ -18,7 +18,8 @@ const ACTUAL = 'SELECT term, doc, "offset" FROM temp.actual_vocab'
 const EXPECTED = 'SELECT term, doc, "offset" FROM temp.expected_vocab'
 
 /**
- * Compares the ledger's index with one built from the view now.
+ * Compares the ledger's index with one built from the view now, for the documents the index should hold:
+ * every summary and every message at or below the watermark `search_state.indexed_to`.
  *
  * @param db - a writable connection to a ledger (the temp schema is written, the file is not)
  * @returns the instances only in the ledger's index, those only in the fresh one, and how many match
@@ -35,7 +36,11 @@ export function compareIndexWithView(db: Database.Database): {
     CREATE VIRTUAL TABLE temp.expected_index USING fts5(text, tokenize = 'porter unicode61 remove_diacritics 2');
     CREATE VIRTUAL TABLE temp.expected_vocab USING fts5vocab(temp, expected_index, instance);
     CREATE VIRTUAL TABLE temp.actual_vocab USING fts5vocab(main, search_index, instance);`)
-  db.prepare('INSERT INTO temp.expected_index (rowid, text) SELECT doc, text FROM main.search_text').run()
+  // Messages above the watermark wait for their batch: only those at or below it are expected.
+  db.prepare(
+    `INSERT INTO temp.expected_index (rowid, text) SELECT doc, text FROM main.search_text
+    WHERE doc <= (SELECT indexed_to FROM main.search_state WHERE id = 1)`,
+  ).run()
   const read = (sql: string): Instance[] => db.prepare<[], Instance>(sql).all()
   const key = (i: Instance): string => `${i.doc}\u0000${i.offset}\u0000${i.term}`
   const actual = read(ACTUAL)
@@ -73,4 +78,14 @@ export function docsMatching(db: Database.Database, query: string): number[] {
  */
 export function segmentCount(db: Database.Database): number {
   return db.prepare<[], number>('SELECT count(DISTINCT segid) FROM search_index_idx').pluck().get() ?? 0
+}
+
+/**
+ * The watermark: every message with an id at or below it is indexed, none above.
+ *
+ * @param db - a connection to a ledger
+ * @returns `search_state.indexed_to`
+ */
+export function watermark(db: Database.Database): number {
+  return db.prepare<[], number>('SELECT indexed_to FROM search_state WHERE id = 1').pluck().get() ?? 0
 }

@@ -13,7 +13,8 @@ import { openContextStore, PersistentConversationManager, type MessageData } fro
 import { FILL_PROGRESS_FROM } from '../../src/db/search-fill.js'
 import { SEARCH_INDEX_MIGRATION } from '../../src/db/migrate.js'
 import { buildRichLedger, cli } from '../cli/support.js'
-import { compareIndexWithView, docsMatching, segmentCount } from '../helpers/search-index.js'
+import { compareIndexWithView, docsMatching, segmentCount, watermark } from '../helpers/search-index.js'
+import { SEARCH_BATCH_ROWS } from '../../src/store/search-index.js'
 import { useTempDir } from '../helpers/temp-store.js'
 import { WORKERS } from '../reliability/support.js'
 
@@ -77,6 +78,7 @@ describe('the full-text index', () => {
       },
     ])
     const db = store.connection()
+    expect(store.indexPending()).toBe(true)
     expect(expectInStep(db)).toBeGreaterThan(0)
     for (const word of [
       'replication',
@@ -95,34 +97,51 @@ describe('the full-text index', () => {
       expect(docsMatching(db, word), word).toStrictEqual([])
   })
 
-  it('indexes an append in its own transaction; a failed append leaves no entry', () => {
+  it('indexes appended messages in batches above a watermark; a failed append leaves no entry', () => {
     const store = dir.open()
-    store.append('s', [user('alpha bravo'), assistant('charlie')])
     const db = store.connection()
-    expect(docsMatching(db, 'alpha')).toHaveLength(1)
-    // The second message answers a call never made: the whole append is refused.
+    store.append('s', [user('alpha bravo'), assistant('charlie')])
+    // Below a batch, the messages wait above the watermark, and a search reads them there.
+    expect(watermark(db)).toBe(0)
+    expect(docsMatching(db, 'alpha')).toStrictEqual([])
+    expect(store.search('alpha').map((h) => h.seq)).toStrictEqual([0])
+    // The second message answers a call never made: the whole append is refused, and with it the batch
+    // its commit would have written.
+    const batch = Array.from({ length: SEARCH_BATCH_ROWS }, (_, i) =>
+      i % 2 === 0 ? user(`zulu ${i}`) : assistant(`ok ${i}`),
+    )
     expect(() =>
       store.append('s', [
-        user('zulu yankee'),
+        ...batch,
         {
           role: 'user',
           content: [{ toolResult: { toolUseId: 'nope', status: 'success', content: [{ text: 'x' }] } }],
         },
       ]),
     ).toThrow(/never made a tool call/)
+    expect(watermark(db)).toBe(0)
     expect(docsMatching(db, 'zulu')).toStrictEqual([])
+    expect(store.search('zulu')).toStrictEqual([])
+    expectInStep(db)
+    // A batch's worth of waiting messages: the commit indexes all of them and moves the watermark.
+    store.append('s', batch)
+    expect(watermark(db)).toBe(SEARCH_BATCH_ROWS + 2)
+    expect(docsMatching(db, 'alpha')).toHaveLength(1)
+    expect(docsMatching(db, 'zulu')).toHaveLength(SEARCH_BATCH_ROWS / 2)
     expectInStep(db)
   })
 
-  it('writes one segment per transaction, however many appends a batch holds', () => {
+  it('writes one segment per batch, however many appends a transaction holds, and close() indexes the rest', () => {
     const store = dir.open()
     store.append('s', [user('first turn'), assistant('ok')])
     const db = store.connection()
+    store.indexPending()
     const before = segmentCount(db)
     store.batch('s', () => {
-      store.append('s', user('one'))
-      store.append('s', assistant('two'))
-      store.append('s', user('three'))
+      for (let i = 0; i < SEARCH_BATCH_ROWS / 2; i++) {
+        store.append('s', user(`one ${i}`))
+        store.append('s', assistant(`two ${i}`))
+      }
       // A savepoint that fails inside the batch takes its rows, and only them, out of what is indexed.
       expect(() =>
         store.append('s', {
@@ -130,17 +149,24 @@ describe('the full-text index', () => {
           content: [{ toolResult: { toolUseId: 'no', status: 'success', content: [] } }],
         }),
       ).toThrow()
-      store.append('s', assistant('four'))
+      store.append('s', user('three'))
     })
     expect(segmentCount(db)).toBe(before + 1)
-    for (const word of ['one', 'two', 'three', 'four']) expect(docsMatching(db, word), word).toHaveLength(1)
+    for (const word of ['one', 'two', 'three']) expect(docsMatching(db, word).length, word).toBeGreaterThan(0)
     expectInStep(db)
+    store.append('s', assistant('four'))
+    expect(docsMatching(db, 'four')).toStrictEqual([])
+    store.close()
+    const again = dir.open()
+    expect(docsMatching(again.connection(), 'four')).toHaveLength(1)
+    expectInStep(again.connection())
   })
 
   it('follows redactions, edits, summaries, prunes and a deleted session', async () => {
     const store = dir.open()
     await buildRichLedger(store)
     const db = store.connection()
+    store.indexPending()
     expectInStep(db)
     // The redacted message's words are gone; the summaries' texts are found (as negative documents).
     expect(docsMatching(db, 'summary OR earlier').some((d) => d < 0)).toBe(true)
@@ -165,6 +191,7 @@ describe('the full-text index', () => {
     expect(imported.code).toBe(0)
     const target = dir.open('target.db')
     const db = target.connection()
+    expect(watermark(db)).toBe(db.prepare<[], number>('SELECT max(id) FROM messages').pluck().get())
     expect(expectInStep(db)).toBeGreaterThan(0)
     expect(docsMatching(db, 'replication').length).toBeGreaterThan(0)
   })
@@ -195,6 +222,7 @@ describe('the full-text index', () => {
     // Take the file back to the schema before the index: what an older version left.
     const db = store.connection()
     db.exec(`DROP TABLE search_index; DROP VIEW search_text; DROP INDEX summaries_search_doc;
+      DROP TABLE search_state; DROP TABLE eviction_log;
       DELETE FROM __drizzle_migrations WHERE id = (SELECT max(id) FROM __drizzle_migrations);
       PRAGMA user_version = 8;`)
     store.close()
