@@ -67,7 +67,7 @@ describe('store.search', () => {
     expect(inFold?.summaryId).toBe(m.summaries()[0]?.id)
   })
 
-  it('combines every filter with the text match, and pages with limit and offset', () => {
+  it('combines every filter with the text match, and pages with limit and offset', async () => {
     const store = dir.open()
     const a = new PersistentConversationManager({ store, sessionId: 'a', windowSize: 3 })
     const b = new PersistentConversationManager({ store, sessionId: 'b', windowSize: 100 })
@@ -85,7 +85,10 @@ describe('store.search', () => {
     a.append([assistant('canary is healthy'), user('thanks for the canary')])
     a.pin({ seq: 0 }, { reason: 'task' })
     a.applyWindow()
+    // Apart by a few ms, so `since` splits the two sessions' appends (times are in ms).
+    await new Promise((r) => setTimeout(r, 5))
     const start = Date.now()
+    await new Promise((r) => setTimeout(r, 5))
     b.append([user('canary in session b'), assistant('ok')])
     const seqs = (opts: Parameters<typeof store.search>[1]): [string, number][] =>
       store.search('canary', opts).map((h) => [h.sessionId, h.seq])
