@@ -156,6 +156,19 @@ const SEARCH_COLUMNS = {
 /** The statements that read, by name. */
 export const CLI_READS = {
   sessionPk: value<[id: string], number>('SELECT pk FROM sessions WHERE id = ?', 'pk'),
+  // Whether the file has the full-text index and the eviction log (schema 9, migration 0008_recall).
+  hasSearchIndex: value<[], number>(
+    "SELECT 1 AS found FROM sqlite_schema WHERE type = 'table' AND name = 'search_index'",
+    'found',
+  ),
+  hasEvictionLog: value<[], number>(
+    "SELECT 1 AS found FROM sqlite_schema WHERE type = 'table' AND name = 'eviction_log'",
+    'found',
+  ),
+  bodyBySeq: value<[session: number, seq: number], string>(
+    'SELECT body FROM messages WHERE session = ? AND seq = ?',
+    'body',
+  ),
   summaryCounts: rows<[], { id: string; count: number }>(
     `SELECT s.id, count(x.id) AS count FROM sessions s JOIN summaries x ON x.session = s.pk GROUP BY s.pk`,
     { id: true, count: true },
