@@ -166,6 +166,14 @@ describe('import', () => {
     const refused = await cli(['import', dir.file('bad-eviction.db')], { stdin: `${bad.join('\n')}\n` })
     expect(refused.code).toBe(2)
     expect(refused.stderr).toMatch(/summary 99 names no summary of the export/)
+    // Well-formed lines that describe no log the library could write: the shared checker refuses them.
+    const bogus = lines.map((l) =>
+      l.includes('"type":"eviction"') ? l.replace(/"cut":"[^"]*"/, '"cut":"bogus"') : l,
+    )
+    const checked = await cli(['import', dir.file('bogus-eviction.db')], { stdin: `${bogus.join('\n')}\n` })
+    expect(checked.code).toBe(2)
+    expect(checked.stderr).toMatch(/eviction log kind/)
+    expect(existsSync(dir.file('bogus-eviction.db'))).toBe(false)
   })
 
   it('refuses an id the file has, and takes --as <newId>', async () => {
