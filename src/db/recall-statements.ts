@@ -103,7 +103,28 @@ export interface PinnedParams {
 
 /** The recall statements prepared with the store's others. */
 export const RECALL_STATEMENTS = {
-  // Messages of the index that match, best first. `f.rowid > 0` keeps FTS5 off the summaries' documents.
+  // The best `limit` documents of the index that match, messages only (`rowid > 0` keeps FTS5 off the
+  // summaries' documents), scored by FTS5 alone: no row is joined until a candidate is among the best.
+  // `lo`…`hi`: the ids of a session's first and last messages when the search is in one session (a
+  // session's ids grow with its seqs), which FTS5 takes as a rowid range; else 1 … 2^53.
+  searchIndexTop: rows<[{ q: string; limit: number; lo: number; hi: number }], SearchHitRow>(
+    `SELECT rowid AS doc, bm25(search_index) AS score FROM search_index
+    WHERE search_index MATCH @q AND rowid >= @lo AND rowid <= @hi ORDER BY score, doc LIMIT @limit`,
+    HIT_COLUMNS,
+  ),
+  // The ids of a session's first and last messages (two seeks of its seq index).
+  sessionIdRange: rows<[session: number, session2: number], { lo: number | null; hi: number | null }>(
+    `SELECT (SELECT id FROM messages WHERE session = ? ORDER BY seq LIMIT 1) AS lo,
+      (SELECT id FROM messages WHERE session = ? ORDER BY seq DESC LIMIT 1) AS hi`,
+    { lo: true, hi: true },
+  ),
+  // Whether one message passes the filters (a candidate of searchIndexTop), by key.
+  messagePasses: value<[SearchParams & { id: number }], number>(
+    `SELECT 1 AS passes FROM messages m JOIN sessions s ON s.pk = m.session WHERE m.id = @id AND ${MESSAGE_FILTERS}`,
+    'passes',
+  ),
+  // Messages of the index that match and pass the filters, best first: every match joined to its row
+  // (when the filters reject most of the best candidates).
   searchMessages: rows<[SearchParams], SearchHitRow>(
     `SELECT f.rowid AS doc, bm25(search_index) AS score
     FROM search_index f JOIN messages m ON m.id = f.rowid JOIN sessions s ON s.pk = m.session

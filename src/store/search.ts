@@ -193,7 +193,7 @@ function run(ledger: Ledger, fts: FtsQuery, o: Checked): SearchHit[] {
   }
   const want = o.offset + o.limit
   const params: SearchParams = { ...o.params, q: fts.text, session, limit: want }
-  const found: Found[] = st.searchMessages.all(params).map((r) => found1(r, false))
+  const found: Found[] = indexedMessages(ledger, params)
   if (o.summaries) found.push(...st.searchSummaries.all(params).map((r) => found1(r, false)))
   const state = st.searchState.get()
   const pst = pendingStatements(ledger.db)
@@ -208,6 +208,35 @@ function run(ledger: Ledger, fts: FtsQuery, o: Checked): SearchHit[] {
   const snippet = (f: Found): string =>
     (f.pending ? pst.pendingSnippet : st.searchSnippet).get(fts.text, f.doc, f.doc) ?? ''
   return page.map((f) => toHit(ledger, f, snippet(f))).filter((h): h is SearchHit => h !== undefined)
+}
+
+/** Candidates examined by filtering FTS5's best before the search joins every match instead. */
+const MAX_CANDIDATES = 4096
+
+/**
+ * The best messages of the index that match and pass the filters. FTS5 ranks alone first (joining every
+ * match to its row before sorting costs a row lookup per match); the filters are checked on its best,
+ * by key, taking twice as many while too few pass — and when the filters reject most matches (a session
+ * among many), one query joins every match.
+ */
+function indexedMessages(ledger: Ledger, params: SearchParams): Found[] {
+  const st = ledger.st
+  const filtered = Object.entries(params).some(([k, v]) => k !== 'q' && k !== 'limit' && v !== null)
+  let lo = 1
+  let hi = Number.MAX_SAFE_INTEGER
+  if (params.session !== null) {
+    const range = st.sessionIdRange.get(params.session, params.session)
+    if (range?.lo == null || range.hi == null) return []
+    lo = range.lo
+    hi = range.hi
+  }
+  for (let k = params.limit * 2 + 8; k <= MAX_CANDIDATES; k *= 2) {
+    const top = st.searchIndexTop.all({ q: params.q, limit: k, lo, hi })
+    const pass = filtered ? top.filter((r) => st.messagePasses.get({ ...params, id: r.doc }) !== undefined) : top
+    if (pass.length >= params.limit || top.length < k)
+      return pass.slice(0, params.limit).map((r) => found1(r, false))
+  }
+  return st.searchMessages.all(params).map((r) => found1(r, false))
 }
 
 function found1(r: SearchHitRow, pending: boolean): Found {
