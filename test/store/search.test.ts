@@ -272,6 +272,28 @@ describe('store.search', () => {
   })
 })
 
+describe('search from another connection', () => {
+  it('works read-only, and inside a write batch sees the batch own rows', () => {
+    const writer = dir.open('shared.db')
+    writer.append('s', [user('alpha beta'), assistant('gamma')])
+    const reader = dir.open('shared.db', { readonly: true })
+    expect(reader.search('alpha').map((h) => h.seq)).toStrictEqual([0])
+    writer.batch('s', () => {
+      writer.append('s', user('delta alpha'))
+      expect(
+        writer
+          .search('alpha')
+          .map((h) => h.seq)
+          .sort(),
+      ).toStrictEqual([0, 2])
+      // The reader's snapshot does not hold the uncommitted row.
+      expect(reader.search('delta')).toStrictEqual([])
+    })
+    expect(reader.search('delta').map((h) => h.seq)).toStrictEqual([2])
+    expect(() => reader.indexPending()).toThrow(/read/i)
+  })
+})
+
 describe('search completeness', () => {
   const VOCAB = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot']
   it('finds exactly the messages a brute-force scan finds, at every state of the watermark', () => {
