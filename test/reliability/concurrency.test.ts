@@ -203,13 +203,14 @@ describe('concurrency', () => {
     expect(missing).toStrictEqual([])
     for (const e of report.history.slice(-40)) {
       const block = e.message.content.find((b) => 'text' in b)
-      const word =
-        block !== undefined && 'text' in block ? /[\p{L}\p{N}]{3,}/u.exec(block.text)?.[0] : undefined
-      if (word === undefined) continue
-      const hits = reader.search(word, { sessionId: 'shared', limit: 1000, excludeTools: [] })
+      const text = block !== undefined && 'text' in block ? block.text : ''
+      // The message's own words as a phrase: specific enough that it is among the first 1,000 hits.
+      const phrase = (text.match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 12).join(' ')
+      if (phrase === '') continue
+      const hits = reader.search(`"${phrase}"`, { sessionId: 'shared', limit: 1000, excludeTools: [] })
       expect(
         hits.map((h) => h.seq),
-        `search "${word}" finds seq ${e.seq}`,
+        `search "${phrase}" finds seq ${e.seq}`,
       ).toContain(e.seq)
     }
     reader.close()
