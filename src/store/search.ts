@@ -232,7 +232,9 @@ function indexedMessages(ledger: Ledger, params: SearchParams): Found[] {
   }
   for (let k = params.limit * 2 + 8; k <= MAX_CANDIDATES; k *= 2) {
     const top = st.searchIndexTop.all({ q: params.q, limit: k, lo, hi })
-    const pass = filtered ? top.filter((r) => st.messagePasses.get({ ...params, id: r.doc }) !== undefined) : top
+    const pass = filtered
+      ? top.filter((r) => st.messagePasses.get({ ...params, id: r.doc }) !== undefined)
+      : top
     if (pass.length >= params.limit || top.length < k)
       return pass.slice(0, params.limit).map((r) => found1(r, false))
   }
