@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest'
 import { openContextStore, PersistentConversationManager, type StoredMessageData } from '../../src/index.js'
 import { useTempDir } from '../helpers/temp-store.js'
 import { refusal } from '../helpers/refusal.js'
+import { compareIndexWithView } from '../helpers/search-index.js'
 import { assertWindowRules } from '../helpers/window-rules.js'
 import { CONCURRENT_LIMITS, MessageFactory } from './workers/worker-kit.js'
 import { collect, LONG, useWorker, type WorkerExit } from './support.js'
@@ -194,6 +195,23 @@ describe('concurrency', () => {
     for (const ids of order.values()) {
       const seqs = ids.map((id) => seqOf.get(id) as number)
       expect(seqs).toStrictEqual([...seqs].sort((x, y) => x - y))
+    }
+    // The full-text index after all those writers: in step with the archive, and a search finds what a
+    // scan of the archive finds (pending rows included).
+    const { extra, missing } = compareIndexWithView(reader.connection())
+    expect(extra).toStrictEqual([])
+    expect(missing).toStrictEqual([])
+    for (const e of report.history.slice(-40)) {
+      const block = e.message.content.find((b) => 'text' in b)
+      const text = block !== undefined && 'text' in block ? block.text : ''
+      // The message's own words as a phrase: specific enough that it is among the first 1,000 hits.
+      const phrase = (text.match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 12).join(' ')
+      if (phrase === '') continue
+      const hits = reader.search(`"${phrase}"`, { sessionId: 'shared', limit: 1000, excludeTools: [] })
+      expect(
+        hits.map((h) => h.seq),
+        `search "${phrase}" finds seq ${e.seq}`,
+      ).toContain(e.seq)
     }
     reader.close()
 

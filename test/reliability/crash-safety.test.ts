@@ -10,6 +10,7 @@
 import { describe, expect, it } from 'vitest'
 import { openContextStore, type StoredMessageData } from '../../src/index.js'
 import { useTempDir } from '../helpers/temp-store.js'
+import { compareIndexWithView } from '../helpers/search-index.js'
 import { assertWindowRules, type WindowRulesReport } from '../helpers/window-rules.js'
 import { CRASH_LIMITS, MessageFactory, rng } from './workers/worker-kit.js'
 import { collect, LONG, useWorker, type WorkerExit } from './support.js'
@@ -92,6 +93,18 @@ function verify(
       appended: ack.messages,
       previousBoundary: Math.max(previous, ack.boundary),
     })
+    // The full-text index: no entry for a row the kill rolled back, none missing at or below the watermark,
+    // and the watermark never past the last row.
+    const { extra, missing } = compareIndexWithView(store.connection())
+    expect(extra).toStrictEqual([])
+    expect(missing).toStrictEqual([])
+    const db = store.connection()
+    const state = db
+      .prepare<[], { indexed_to: number; last: number }>(
+        'SELECT indexed_to, (SELECT coalesce(max(id), 0) FROM messages) AS last FROM search_state',
+      )
+      .get()
+    expect(state?.indexed_to ?? 0).toBeLessThanOrEqual(state?.last ?? 0)
     const byId = new Map(report.history.map((e) => [e.trackingId, e]))
     for (const [trackingId, pinned] of ack.pins) {
       const entry = byId.get(trackingId)

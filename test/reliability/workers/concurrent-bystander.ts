@@ -1,7 +1,7 @@
 /**
  * Concurrency-test worker that is not one of the writers: a `pinner` pins and unpins random messages of
  * random sessions (through a manager with the writers' limits, so a pin brings its partners back), a
- * `reader` reads windows, history pages, the session list and the pins — both in a loop while the
+ * `reader` reads windows, history pages, the session list and the pins, and searches — both in a loop while the
  * writers write, on the same file. Any error is reported, never thrown: the parent expects none.
  *
  * The loop yields to the event loop every few calls so the `stop` line on stdin is seen.
@@ -76,6 +76,13 @@ function readerStep(): void {
   timed(() => manager.history({ fromSeq: r.int(0, Math.max(0, count - 1)), limit: 50 }))
   timed(() => store.sessions())
   timed(() => store.pinnedMessages({ sessionId }))
+  // Searches while the writers append (and their commits index batches): always complete, never an error.
+  timed(() => {
+    const hits = manager.search('the', { limit: 5 })
+    for (const h of hits)
+      if (h.sessionId !== sessionId) throw new Error(`search of ${sessionId} found ${h.sessionId}`)
+  })
+  timed(() => store.search(`w${r.int(0, 3)}`, { match: 'any', limit: 20 }))
 }
 
 let stopped = false
