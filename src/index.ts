@@ -100,6 +100,14 @@ export {
 } from './window/array-helpers.js'
 export { planWindow, type PlanWindowOptions, type PlannedWindow } from './window/plan-window.js'
 export type { WindowState } from './window/array-view.js'
+export type {
+  EvictionCut,
+  EvictionReason,
+  EvictionRecord,
+  EvictionsOptions,
+  SearchHit,
+  SearchOptions,
+} from './store/search-types.js'
 export type { CutKind, FoldRequest, NothingEvictedReason, ReduceMode, WindowPlan } from './window/plan-cut.js'
 export {
   DEFAULT_WINDOW_SIZE,

@@ -68,6 +68,18 @@ export function count(n: number): string {
 }
 
 /**
+ * A count with its noun, singular for one: `1 session`, `2 sessions`.
+ *
+ * @param n - the count
+ * @param one - the noun for one
+ * @param many - the noun for any other count (`one` + 's' by default)
+ * @returns the count in the en-US style, a space, the noun
+ */
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${count(n)} ${n === 1 ? one : many}`
+}
+
+/**
  * A byte size.
  *
  * @param bytes - the size

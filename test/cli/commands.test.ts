@@ -49,6 +49,7 @@ describe('sessions', () => {
     expect(table.code).toBe(0)
     expect(table.stdout).toMatch(/messages\s+window\s+window tokens\s+tokens\s+pins\s+summaries/)
     expect(table.stdout).toContain('support-42')
+    expect(table.stdout).toMatch(/^2 sessions, \d+ messages$/m)
     const { sessions } = await json<{ sessions: Record<string, unknown>[] }>(['sessions', path])
     expect(sessions.map((s) => s.id)).toStrictEqual(['other', 'support-42'])
     const rich = sessions[1] ?? {}

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openContextStore, PersistentConversationManager } from '../../src/index.js'
-import { visible } from '../../src/cli/format.js'
+import { counted, visible } from '../../src/cli/format.js'
 import { tempDir, type TempDir } from '../helpers/temp-store.js'
 import { cli } from './support.js'
 
@@ -133,5 +133,14 @@ describe('control characters from the ledger are shown, not obeyed', () => {
     expect(w.messages.some((m) => m.message.content[0]?.text === `hello ${E}x\r\ny`)).toBe(true)
     const p = JSON.parse((await cli(['pins', file, '--json'])).stdout) as { pins: { actor: string }[] }
     expect(p.pins[0]?.actor).toBe(`act${E}`)
+  })
+})
+
+describe('counted', () => {
+  it('says one noun for one and the plural for any other count', () => {
+    expect(counted(1, 'session')).toBe('1 session')
+    expect(counted(0, 'session')).toBe('0 sessions')
+    expect(counted(1_234, 'message')).toBe('1,234 messages')
+    expect(counted(2, 'summary', 'summaries')).toBe('2 summaries')
   })
 })

@@ -14,7 +14,7 @@ import { checkSession } from '../../check/check-session.js'
 import { prepareSpec } from '../../db/typed-statement.js'
 import type { ContextStore } from '../../store/context-store.js'
 import { EXIT, unknownSession } from '../errors.js'
-import { count, visible } from '../format.js'
+import { count, counted, visible } from '../format.js'
 import { inspect, olderSchemaMessage, openStore } from '../open-ledger.js'
 import { Progress } from '../progress.js'
 import type { CommandContext } from '../program.js'
@@ -122,7 +122,7 @@ export async function check(
       if (problems.length === 0)
         out.line(
           rulesChecked
-            ? `${c.green('✓')} ${visible(file)}: integrity ok; window rules hold in ${count(sessionsChecked)} sessions (${count(messagesChecked)} messages)`
+            ? `${c.green('✓')} ${visible(file)}: integrity ok; window rules hold in ${counted(sessionsChecked, 'session')} (${counted(messagesChecked, 'message')})`
             : `${c.green('✓')} ${visible(file)}: integrity ok`,
         )
       else

@@ -5,7 +5,7 @@ import { STATEMENTS } from '../../db/statements.js'
 import { prepareSpec } from '../../db/typed-statement.js'
 import { toSessionSummary } from '../../store/session-summary.js'
 import type { SessionSummary } from '../../store/store-types.js'
-import { count, iso, time, visible } from '../format.js'
+import { count, counted, iso, time, visible } from '../format.js'
 import { inspect } from '../open-ledger.js'
 import type { CommandContext } from '../program.js'
 import { CLI_READS } from '../statements.js'
@@ -116,7 +116,7 @@ export function sessions(
       ]),
     )
     const total = list.reduce((n, s) => n + s.messageCount, 0)
-    out.line(out.color.dim(`${count(list.length)} sessions, ${count(total)} messages`))
+    out.line(out.color.dim(`${counted(list.length, 'session')}, ${counted(total, 'message')}`))
     return 0
   } finally {
     db.close()
