@@ -61,17 +61,31 @@ function importGraph(entry: string): { files: Set<string>; bare: Set<string> } {
 }
 
 describe('the tarball', () => {
-  it('holds the build, the SQL migrations and their journal, the docs, README, LICENSE and package.json only', () => {
+  it('holds the build, the SQL migrations and their journal, the docs, the scripted model the README links, README, LICENSE and package.json only', () => {
     const paths = files.map((f) => f.path)
     const unexpected = paths.filter(
       (p) =>
         !/^dist\/.+\.(js|d\.ts)$/.test(p) &&
         !/^migrations\/\d{4}_\w+\.sql$/.test(p) &&
         !/^docs\/[\w-]+\.md$/.test(p) &&
-        !['migrations/meta/_journal.json', 'README.md', 'LICENSE', 'package.json'].includes(p),
+        ![
+          'migrations/meta/_journal.json',
+          'examples/strands-scripted-model.ts',
+          'README.md',
+          'LICENSE',
+          'package.json',
+        ].includes(p),
     )
     expect(unexpected).toStrictEqual([])
-    expect(paths).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'dist/index.js', 'docs/api.md']))
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'dist/index.js',
+        'docs/api.md',
+        'examples/strands-scripted-model.ts',
+      ]),
+    )
     expect(readFileSync(join(unpacked, 'package/LICENSE'), 'utf8')).toContain('Apache License')
   })
 
