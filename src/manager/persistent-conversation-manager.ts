@@ -69,17 +69,20 @@ const optionKeys = z.strictObject({
 })
 
 const text = z.string().min(1).max(1_000_000)
-const summarizeOptions = z.strictObject({
+/** The options of `summarize` (also the PostgreSQL manager's). */
+export const summarizeOptions = z.strictObject({
   summaryRatio: z.number().optional(),
   preserveRecentMessages: z.number().int().min(0).optional(),
   systemPrompt: text.optional(),
   model: z.string().min(1).max(256).optional(),
 })
-const excessOptions = z.strictObject({
+/** The options of `summarizeExcess`. */
+export const excessOptions = z.strictObject({
   systemPrompt: text.optional(),
   model: z.string().min(1).max(256).optional(),
 })
-const resummarizeOptions = z.strictObject({
+/** The options of `resummarize`. */
+export const resummarizeOptions = z.strictObject({
   systemPrompt: text.optional(),
   model: z.string().min(1).max(256).optional(),
   from: z.enum(['raw', 'previous']).optional(),
@@ -485,7 +488,12 @@ export class PersistentConversationManager {
   }
 }
 
-function checkSummarizer(summarizer: unknown): asserts summarizer is Summarizer {
+/**
+ * Refuses a summarizer that is not a function.
+ *
+ * @param summarizer - what the caller passed
+ */
+export function checkSummarizer(summarizer: unknown): asserts summarizer is Summarizer {
   if (typeof summarizer !== 'function')
     throw invalidOption('summarizer', `expected a function, got ${describeValue(summarizer)}`)
 }

@@ -36,11 +36,13 @@ import {
   isSummaryMessage,
   type ContextStore,
   type LedgerEntry,
+  type SessionSummary,
   type StoredMessageData,
   type SummaryRecord,
   type WindowLimits,
   type WindowResult,
 } from '../../src/index.js'
+import type { LedgerStore } from './backend.js'
 import { isTrimPointAt, linkCalls, protectedSet, requiredSet, toolIds, withLead } from './window-facts.js'
 
 /** Protected ranges in force for the session (as given to the manager). */
@@ -155,6 +157,20 @@ export function readHistory(store: ContextStore, sessionId: string): LedgerEntry
   }
 }
 
+/** What the rules are checked on: one committed state of a session, read at once. */
+export interface RuleState {
+  /** The whole archive. */
+  readonly history: readonly LedgerEntry[]
+  /** `window()`. */
+  readonly window: readonly StoredMessageData[]
+  /** `window({ alternate: true })`. */
+  readonly alternate: readonly StoredMessageData[]
+  /** `session()`. */
+  readonly summary: SessionSummary | undefined
+  /** `summaries()`, newest first. */
+  readonly summaries: readonly SummaryRecord[]
+}
+
 /**
  * Checks every window rule the ledger must keep at all times for one session, and throws on the first
  * one broken. Safe to call while other connections write: it reads one committed state.
@@ -174,7 +190,7 @@ export function assertWindowRules(
 ): WindowRulesReport {
   // One read transaction: the archive, the window and the summary come from one committed state even
   // while other connections write.
-  const { history, window, alternate, summary, summaries } = store
+  const state = store
     .connection()
     .transaction(() => ({
       history: readHistory(store, sessionId),
@@ -184,6 +200,68 @@ export function assertWindowRules(
       summaries: store.summaries(sessionId, { limit: 10_000 }),
     }))
     .deferred()
+  return checkWindowRules(state, sessionId, ranges, options)
+}
+
+/**
+ * Reads one committed state of a session from either backend's store (in one snapshot).
+ *
+ * @param store - an open store (SQLite through the async adapter, or PostgreSQL)
+ * @param sessionId - the session
+ * @returns the state
+ */
+export async function readRuleState(store: LedgerStore, sessionId: string): Promise<RuleState> {
+  return store.reading(async (s) => {
+    const history: LedgerEntry[] = []
+    for (;;) {
+      const page = await s.history(sessionId, { fromSeq: history.length, limit: PAGE })
+      history.push(...page)
+      if (page.length < PAGE) break
+    }
+    return {
+      history,
+      window: await s.window(sessionId),
+      alternate: await s.window(sessionId, { alternate: true }),
+      summary: await s.session(sessionId),
+      summaries: await s.summaries(sessionId, { limit: 10_000 }),
+    }
+  })
+}
+
+/**
+ * {@link assertWindowRules} on either backend's store.
+ *
+ * @param store - an open store
+ * @param sessionId - the session to check
+ * @param ranges - the protected ranges in force
+ * @param options - acknowledged appends and the boundary seen before
+ * @returns what was seen
+ */
+export async function assertWindowRulesOf(
+  store: LedgerStore,
+  sessionId: string,
+  ranges: ProtectedRanges = {},
+  options: WindowRuleOptions = {},
+): Promise<WindowRulesReport> {
+  return checkWindowRules(await readRuleState(store, sessionId), sessionId, ranges, options)
+}
+
+/**
+ * The rules of every moment, checked on one state of a session.
+ *
+ * @param state - what was read
+ * @param sessionId - the session
+ * @param ranges - the protected ranges in force
+ * @param options - acknowledged appends and the boundary seen before
+ * @returns what was seen
+ */
+export function checkWindowRules(
+  state: RuleState,
+  sessionId: string,
+  ranges: ProtectedRanges = {},
+  options: WindowRuleOptions = {},
+): WindowRulesReport {
+  const { history, window, alternate, summary, summaries } = state
   const n = history.length
 
   // Archive: dense, unique, byte-identical.
@@ -554,6 +632,32 @@ export function assertStepRules(c: RuleCheck): Set<number> {
   const report = assertWindowRules(c.store, c.sessionId, c.limits, {
     ...(c.previousBoundary === undefined ? {} : { previousBoundary: c.previousBoundary }),
   })
+  return checkStepRules(report, c)
+}
+
+/**
+ * {@link assertStepRules} on either backend's store.
+ *
+ * @param c - the store and the step's result
+ * @returns the protected seqs the shared checker computed
+ */
+export async function assertStepRulesOf(
+  c: Omit<RuleCheck, 'store'> & { store: LedgerStore },
+): Promise<Set<number>> {
+  const report = await assertWindowRulesOf(c.store, c.sessionId, c.limits, {
+    ...(c.previousBoundary === undefined ? {} : { previousBoundary: c.previousBoundary }),
+  })
+  return checkStepRules(report, c)
+}
+
+/**
+ * The rules about the limits a step's result claims, on the state the rules of every moment were checked on.
+ *
+ * @param report - what that check saw
+ * @param c - the step
+ * @returns the protected seqs
+ */
+function checkStepRules(report: WindowRulesReport, c: Omit<RuleCheck, 'store'>): Set<number> {
   const id = c.sessionId
   if (!sameJson(report.windowSeqs, c.windowSeqs))
     fail(
@@ -592,7 +696,7 @@ export function assertStepRules(c: RuleCheck): Set<number> {
       fail(id, 'bounded by tokenBudget', `seqs ${beyond.join(',')} are neither protected nor the newest turn`)
   // The message count may exceed windowSize only by one anchor (Strands' tool-pair anchor, or the newest
   // turn's opening kept before the boundary), when the turn has no trim point, or by what must stay.
-  const boundary = c.store.session(c.sessionId)?.boundary ?? 0
+  const boundary = report.boundary
   const anchor = r.cut === 'tool-pair' || (newest >= 0 && newest < boundary) ? 1 : 0
   if (
     c.mode === 'apply' &&
@@ -619,7 +723,11 @@ export function assertStepRules(c: RuleCheck): Set<number> {
  * @param c - the step, the window before it, and the protected seqs
  */
 export function assertProgress(
-  c: RuleCheck & { before: readonly number[]; boundaryBefore: number; protectedSeqs: ReadonlySet<number> },
+  c: Omit<RuleCheck, 'store'> & {
+    before: readonly number[]
+    boundaryBefore: number
+    protectedSeqs: ReadonlySet<number>
+  },
 ): void {
   if (c.result === undefined || c.result.evicted > 0) return
   const prot = withLead(c.archive, c.protectedSeqs)

@@ -91,7 +91,34 @@ export class Database {
   constructor(
     readonly pool: pg.Pool,
     readonly owned: boolean,
+    private readonly client?: pg.PoolClient,
   ) {}
+
+  /**
+   * Runs `fn` with a database whose every query sees one snapshot: one client of the pool in a
+   * read-only REPEATABLE READ transaction.
+   *
+   * @param fn - the reads
+   * @returns what `fn` returned
+   */
+  async snapshot<T>(fn: (db: Database) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect()
+    const db = new Database(this.pool, false, client)
+    let broken: unknown
+    try {
+      await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+      const out = await fn(db)
+      await db.query('COMMIT')
+      this.roundTrips += db.roundTrips
+      return out
+    } catch (error) {
+      broken = error
+      await db.query('ROLLBACK').catch(() => undefined)
+      throw error
+    } finally {
+      client.release(broken !== undefined && isConnectionLoss(broken) ? (broken as Error) : undefined)
+    }
+  }
 
   /**
    * Runs one statement (one round trip).
@@ -102,7 +129,11 @@ export class Database {
    */
   async query<R>(text: string, values: readonly unknown[] = []): Promise<R[]> {
     this.roundTrips++
-    const result = await this.pool.query<R & pg.QueryResultRow>({ text, values: [...values], types: TYPES })
+    const config = { text, values: [...values], types: TYPES }
+    const result =
+      this.client === undefined
+        ? await this.pool.query<R & pg.QueryResultRow>(config)
+        : await this.client.query<R & pg.QueryResultRow>(config)
     return result.rows
   }
 

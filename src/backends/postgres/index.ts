@@ -16,3 +16,4 @@
  */
 export { openPostgresContextStore, type PostgresContextStoreOptions } from './open.js'
 export { PostgresContextStore, type WriteStats } from './store.js'
+export { PostgresConversationManager, type PostgresConversationManagerOptions } from './manager.js'

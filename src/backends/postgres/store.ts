@@ -96,6 +96,7 @@ import {
   type PgSummaryRow,
   type PgWindowRow,
 } from './reads.js'
+import { PostgresConversationManager, type PostgresConversationManagerOptions } from './manager.js'
 import { Slice, SliceMiss } from './slice.js'
 import { SliceLedger, type StoreState } from './slice-ledger.js'
 import { SNAPSHOT_SQL, snapshotValues, type SnapshotParams, type SnapshotResult } from './snapshot-query.js'
@@ -231,6 +232,29 @@ export class PostgresContextStore {
    */
   get roundTrips(): number {
     return this.db.roundTrips
+  }
+
+  /**
+   * A manager of one session of this store: the core manager's options and methods, awaited.
+   *
+   * @param options - the session, window limits, protection and token counter
+   * @returns the manager
+   */
+  manager(options: Omit<PostgresConversationManagerOptions, 'store'>): PostgresConversationManager {
+    return new PostgresConversationManager({ ...options, store: this })
+  }
+
+  /**
+   * Runs several reads on one snapshot: `fn` gets a read-only store whose every call sees the same
+   * committed state (one connection in a REPEATABLE READ transaction), however many writers commit
+   * meanwhile.
+   *
+   * @param fn - the reads
+   * @returns what `fn` returned
+   */
+  async reading<T>(fn: (snapshot: PostgresContextStore) => Promise<T>): Promise<T> {
+    this.ensureOpen()
+    return this.db.snapshot((db) => fn(new PostgresContextStore(db, this.state.where, this.limits, true)))
   }
 
   /** Closes the store (and the pool, when the store made it). Further calls throw `STORE_CLOSED`. Idempotent. */
