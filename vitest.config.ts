@@ -17,7 +17,12 @@ const reliability = ['test/reliability/**/*.test.ts']
 const pkg = ['test/package/**/*.test.ts']
 
 /** The conformance suite: test files written against either backend (see test/helpers/backend.ts). */
-export const CONFORMANCE = ['test/window/sql-matches-reference.test.ts']
+export const CONFORMANCE = [
+  'test/window/sql-matches-reference.test.ts',
+  'test/window/strands-equivalence.test.ts',
+  'test/window/newest-turn.test.ts',
+  'test/window/summaries-properties.test.ts',
+]
 
 export default defineConfig({
   test: {

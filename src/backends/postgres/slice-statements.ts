@@ -451,6 +451,8 @@ export function sliceStatements(slice: Slice): Statements {
     summaryById: emulate('summaryById', {
       get: (pk, id) => {
         slice.sessionFor(pk, 'summaryById')
+        const x = slice.summaries.get(id)
+        if (x === undefined && slice.summaryIds.has(id)) return undefined
         return slice.summary(id, 'summaryById')
       },
     }),
@@ -635,15 +637,17 @@ export function sliceStatements(slice: Slice): Statements {
         return 1
       },
     }),
+    // A session has at most one open call per id (a second is refused): a held open call is the one.
     openCallById: emulate('openCallById', {
       get: (_pk, id) => {
+        if (calls.some((c) => c.tool_use_id === id && isOpen(c))) return 1
         slice.byId(id, 'openCallById')
-        return calls.some((c) => c.tool_use_id === id && isOpen(c)) ? 1 : undefined
+        return undefined
       },
     }),
     answerToolCall: emulate('answerToolCall', {
       run: (resultSeq, status, _pk, id) => {
-        slice.byId(id, 'answerToolCall')
+        if (!calls.some((c) => c.tool_use_id === id && isOpen(c))) slice.byId(id, 'answerToolCall')
         const call = byIdLatest(id).find(isOpen)
         if (call === undefined) return 0
         call.result_seq = resultSeq

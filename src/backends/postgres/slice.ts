@@ -143,6 +143,8 @@ export class Slice {
   readonly repeatRoot: number | undefined
   /** Summaries held, by id. */
   readonly summaries = new Map<number, SliceSummary>()
+  /** Summary ids looked up (held if they exist). */
+  readonly summaryIds = new Set<number>()
   /** Prune candidates read (whole), ascending. */
   readonly pruned: readonly number[]
   /** Ids allocated for new summaries, not used yet. */
@@ -176,8 +178,15 @@ export class Slice {
    * @param r - what the snapshot query returned
    * @param uids - the trackingIds it was asked for
    * @param keptK - how many of the first kept rows it was asked for
+   * @param summaryId - the summary it was asked for, if any
    */
-  constructor(sessionId: string, r: SnapshotResult, uids: readonly string[], keptK: number) {
+  constructor(
+    sessionId: string,
+    r: SnapshotResult,
+    uids: readonly string[],
+    keptK: number,
+    summaryId: number | null,
+  ) {
     this.sessionId = sessionId
     this.original = r.session === null ? undefined : { ...r.session }
     this.session = r.session === null ? undefined : { ...r.session }
@@ -225,6 +234,8 @@ export class Slice {
     this.repeatRoot = r.repeat_root ?? undefined
     this.pruned = r.pruned
     for (const x of r.summaries ?? []) this.summaries.set(x.id, x)
+    if (summaryId !== null) this.summaryIds.add(summaryId)
+    if (r.session?.summary != null) this.summaryIds.add(r.session.summary)
     this.freeSummaryIds = [...r.summary_ids]
   }
 

@@ -362,7 +362,7 @@ export class PostgresContextStore {
     const read = lost === undefined ? params : { ...params, uids: [...params.uids, ...lost.uids] }
     const [result] = await query<SnapshotResult>(SNAPSHOT_SQL, snapshotValues(read))
     if (result === undefined) throw new Error('the snapshot query returned no row')
-    const slice = new Slice(params.sessionId, result, read.uids, read.keptK)
+    const slice = new Slice(params.sessionId, result, read.uids, read.keptK, read.summaryId)
     // The write whose connection dropped: committed if the rows it inserted are there.
     if (lost !== undefined && lost.uids.every((uid) => [...slice.rows.values()].some((r) => r.uid === uid)))
       return { done: true, value: lost.value }
