@@ -22,6 +22,8 @@ export const CONFORMANCE = [
   'test/window/strands-equivalence.test.ts',
   'test/window/newest-turn.test.ts',
   'test/window/summaries-properties.test.ts',
+  'test/window/strands-summaries-equivalence.test.ts',
+  'test/window/summary-edge-cases.test.ts',
 ]
 
 export default defineConfig({
