@@ -24,6 +24,7 @@ export const CONFORMANCE = [
   'test/window/summaries-properties.test.ts',
   'test/window/strands-summaries-equivalence.test.ts',
   'test/window/summary-edge-cases.test.ts',
+  'test/store/pin-unpin.test.ts',
 ]
 
 export default defineConfig({

@@ -103,8 +103,16 @@ export interface Backend {
    * Opens another store on the ledger of `store` (another connection, as another process would).
    *
    * @param store - a store this backend opened
+   * @param options - `readonly: true` for a read-only store
    */
-  reopen(store: LedgerStore): Promise<LedgerStore>
+  reopen(store: LedgerStore, options?: { readonly?: boolean }): Promise<LedgerStore>
+  /**
+   * One value read with raw SQL (for what the API does not show, such as bookkeeping columns).
+   *
+   * @param store - a store this backend opened
+   * @param sql - the query for each backend (PostgreSQL's tables are in the schema `context_ledger`)
+   */
+  scalar(store: LedgerStore, sql: { sqlite: string; postgres: string }): Promise<unknown>
   /** A manager of one session of `store`. */
   manager(store: LedgerStore, options: ManagerOptions): LedgerManager
   /** Where the ledger of `store` is, for child processes: a file path or a connection string. */
@@ -195,11 +203,14 @@ function sqliteBackend(): Backend {
       stores.push(store)
       return Promise.resolve(store)
     },
-    async reopen(store) {
+    async reopen(store, options = {}) {
       const path = this.location(store)
-      const other = asyncSqliteStore(openContextStore(path, { limits: store.limits }), path)
+      const other = asyncSqliteStore(openContextStore(path, { limits: store.limits, ...options }), path)
       stores.push(other)
       return Promise.resolve(other)
+    },
+    async scalar(store, sql) {
+      return Promise.resolve(sqliteOf(store).connection().prepare(sql.sqlite).pluck().get())
     },
     manager(store, options) {
       return asyncSqliteManager(
@@ -252,17 +263,23 @@ function postgresBackend(): Backend {
       where.set(store, db.url)
       return store
     },
-    async reopen(store) {
+    async reopen(store, options = {}) {
       const { openPostgresContextStore } = await lib()
       const url = this.location(store)
       const other = await openPostgresContextStore({
         connectionString: url,
         maxConnections: 4,
         limits: store.limits,
+        ...options,
       })
       stores.push(other)
       where.set(other, url)
       return other
+    },
+    async scalar(store, sql) {
+      const result = await (store as PostgresContextStore).pool.query<Record<string, unknown>>(sql.postgres)
+      const row = result.rows[0]
+      return row === undefined ? undefined : Object.values(row)[0]
     },
     manager(store, options) {
       if (loaded === undefined) throw new Error('open a store first')
