@@ -26,6 +26,7 @@ export const CONFORMANCE = [
   'test/window/summary-edge-cases.test.ts',
   'test/store/pin-unpin.test.ts',
   'test/store/summaries.test.ts',
+  'test/reliability/bad-input.test.ts',
 ]
 
 export default defineConfig({

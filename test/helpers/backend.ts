@@ -113,6 +113,12 @@ export interface Backend {
    * @param sql - the query for each backend (PostgreSQL's tables are in the schema `context_ledger`)
    */
   scalar(store: LedgerStore, sql: { sqlite: string; postgres: string }): Promise<unknown>
+  /**
+   * A checksum of every row of the ledger of `store`: equal before and after a call means it changed nothing.
+   *
+   * @param store - a store this backend opened
+   */
+  checksum(store: LedgerStore): Promise<string>
   /** A manager of one session of `store`. */
   manager(store: LedgerStore, options: ManagerOptions): LedgerManager
   /** Where the ledger of `store` is, for child processes: a file path or a connection string. */
@@ -212,6 +218,10 @@ function sqliteBackend(): Backend {
     async scalar(store, sql) {
       return Promise.resolve(sqliteOf(store).connection().prepare(sql.sqlite).pluck().get())
     },
+    async checksum(store) {
+      const { ledgerChecksum } = await import('../reliability/db-checksum.js')
+      return ledgerChecksum(sqliteOf(store).connection())
+    },
     manager(store, options) {
       return asyncSqliteManager(
         new PersistentConversationManager({ ...options, store: sqliteOf(store) }),
@@ -280,6 +290,10 @@ function postgresBackend(): Backend {
       const result = await (store as PostgresContextStore).pool.query<Record<string, unknown>>(sql.postgres)
       const row = result.rows[0]
       return row === undefined ? undefined : Object.values(row)[0]
+    },
+    async checksum(store) {
+      const { pgLedgerChecksum } = await import('../postgres/checksum.js')
+      return pgLedgerChecksum((store as PostgresContextStore).pool)
     },
     manager(store, options) {
       if (loaded === undefined) throw new Error('open a store first')
