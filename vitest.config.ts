@@ -27,6 +27,8 @@ export const CONFORMANCE = [
   'test/store/pin-unpin.test.ts',
   'test/store/summaries.test.ts',
   'test/reliability/bad-input.test.ts',
+  'test/reliability/concurrency.test.ts',
+  'test/reliability/crash-safety.test.ts',
 ]
 
 export default defineConfig({

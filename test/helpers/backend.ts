@@ -11,83 +11,26 @@ import {
   PersistentConversationManager,
   type ContextStore,
   type ContextStoreOptions,
-  type PersistentConversationManagerOptions,
 } from '../../src/index.js'
-import type { PostgresContextStore, PostgresConversationManager } from '../../src/backends/postgres/index.js'
+import type { PostgresContextStore } from '../../src/backends/postgres/index.js'
+import {
+  asyncSqliteManager,
+  asyncSqliteStore,
+  openLedger,
+  sqliteOf,
+  type LedgerManager,
+  type LedgerStore,
+  type ManagerOptions,
+} from './ledger-open.js'
 import { tempDir, type TempDir } from './temp-store.js'
+
+export type { LedgerManager, LedgerStore, ManagerOptions } from './ledger-open.js'
 
 /** Which backend the running project tests. */
 export type BackendName = 'sqlite' | 'postgres'
 
 /** The backend of this test run: `CONTEXT_LEDGER_BACKEND=postgres` in the `postgres` project. */
 export const BACKEND: BackendName = process.env.CONTEXT_LEDGER_BACKEND === 'postgres' ? 'postgres' : 'sqlite'
-
-/** The store calls the conformance suite makes: the PostgreSQL store's, which the SQLite adapter provides too. */
-export type LedgerStore = Pick<
-  PostgresContextStore,
-  | 'limits'
-  | 'readonly'
-  | 'append'
-  | 'applyWindow'
-  | 'pin'
-  | 'unpin'
-  | 'setWindowContent'
-  | 'editMessage'
-  | 'redactMessage'
-  | 'deleteSession'
-  | 'prune'
-  | 'planFold'
-  | 'writeFold'
-  | 'planRegeneration'
-  | 'writeRegeneration'
-  | 'dropSummary'
-  | 'window'
-  | 'history'
-  | 'message'
-  | 'sessions'
-  | 'session'
-  | 'messageCount'
-  | 'pinnedMessages'
-  | 'pinEvents'
-  | 'edits'
-  | 'summaries'
-  | 'summary'
-  | 'close'
-> & {
-  /** Runs several reads on one committed state. */
-  reading<T>(fn: (store: LedgerStore) => Promise<T>): Promise<T>
-}
-
-/** The manager calls the conformance suite makes. */
-export type LedgerManager = Pick<
-  PostgresConversationManager,
-  | 'sessionId'
-  | 'limits'
-  | 'tokenCounter'
-  | 'append'
-  | 'applyWindow'
-  | 'reduce'
-  | 'window'
-  | 'edit'
-  | 'redact'
-  | 'prune'
-  | 'deleteSession'
-  | 'edits'
-  | 'pin'
-  | 'unpin'
-  | 'setWindowContent'
-  | 'summarize'
-  | 'summarizeExcess'
-  | 'resummarize'
-  | 'dropSummary'
-  | 'summaries'
-  | 'summary'
-  | 'history'
-  | 'message'
-> & { readonly store: LedgerStore }
-
-/** Options of a manager, without the store. */
-export type ManagerOptions = Omit<PersistentConversationManagerOptions, 'store'>
 
 /** A backend as the suite uses it. */
 export interface Backend {
@@ -119,6 +62,15 @@ export interface Backend {
    * @param store - a store this backend opened
    */
   checksum(store: LedgerStore): Promise<string>
+  /** Where a new, empty ledger can be made (a file path not there yet, or an empty database). */
+  freshLocation(): Promise<string>
+  /**
+   * Opens the ledger at a location (from {@link freshLocation} or {@link location}); closed by {@link cleanup}.
+   *
+   * @param location - a file path or connection string
+   * @param options - `readonly`
+   */
+  openAt(location: string, options?: { readonly?: boolean }): Promise<LedgerStore>
   /** A manager of one session of `store`. */
   manager(store: LedgerStore, options: ManagerOptions): LedgerManager
   /** Where the ledger of `store` is, for child processes: a file path or a connection string. */
@@ -127,71 +79,8 @@ export interface Backend {
   cleanup(): Promise<void>
 }
 
-/** Turns every method of `target` into one returning a Promise (throws become rejections). */
-function asyncOf<T extends object>(target: T, extra: Record<string, unknown> = {}): unknown {
-  return new Proxy(target, {
-    get(t, key, receiver) {
-      if (typeof key === 'string' && key in extra) return extra[key]
-      const value: unknown = Reflect.get(t, key, receiver)
-      if (typeof value !== 'function') return value
-      return (...args: unknown[]) => {
-        try {
-          return Promise.resolve((value as (...a: unknown[]) => unknown).apply(t, args))
-        } catch (error) {
-          return Promise.reject(error)
-        }
-      }
-    },
-  })
-}
-
-const sqliteStores = new WeakMap<object, { store: ContextStore; path: string }>()
-
-/**
- * The async adapter over a SQLite store: the calls of {@link LedgerStore}, each returning a Promise.
- *
- * @param store - an open SQLite store
- * @param path - its file
- * @returns the adapter
- */
-export function asyncSqliteStore(store: ContextStore, path: string): LedgerStore {
-  const adapter = asyncOf(store, {
-    reading: async <T>(fn: (s: LedgerStore) => Promise<T>): Promise<T> => {
-      // One read transaction, as the SQLite reads see one snapshot; the reads inside run synchronously.
-      const db = store.connection()
-      db.exec('BEGIN')
-      try {
-        return await fn(adapter as LedgerStore)
-      } finally {
-        db.exec('COMMIT')
-      }
-    },
-    close: () => {
-      store.close()
-      return Promise.resolve()
-    },
-  }) as LedgerStore
-  sqliteStores.set(adapter, { store, path })
-  return adapter
-}
-
-/**
- * The async adapter over a SQLite manager.
- *
- * @param manager - a manager of a SQLite store
- * @param store - the store's adapter
- * @returns the adapter
- */
-export function asyncSqliteManager(
-  manager: PersistentConversationManager,
-  store: LedgerStore,
-): LedgerManager {
-  return asyncOf(manager, { store, sessionId: manager.sessionId, limits: manager.limits }) as LedgerManager
-}
-
-/** The SQLite store behind an adapter. */
-export function sqliteOf(store: LedgerStore): ContextStore {
-  const found = sqliteStores.get(store)
+function sqliteStore(store: LedgerStore): ContextStore {
+  const found = sqliteOf(store)
   if (found === undefined) throw new Error('not a SQLite store of the suite')
   return found.store
 }
@@ -215,21 +104,30 @@ function sqliteBackend(): Backend {
       stores.push(other)
       return Promise.resolve(other)
     },
+    async freshLocation() {
+      dir ??= tempDir()
+      return Promise.resolve(dir.file(`ledger-${opened++}.db`))
+    },
+    async openAt(location, options = {}) {
+      const store = await openLedger(location, options)
+      stores.push(store)
+      return store
+    },
     async scalar(store, sql) {
-      return Promise.resolve(sqliteOf(store).connection().prepare(sql.sqlite).pluck().get())
+      return Promise.resolve(sqliteStore(store).connection().prepare(sql.sqlite).pluck().get())
     },
     async checksum(store) {
       const { ledgerChecksum } = await import('../reliability/db-checksum.js')
-      return ledgerChecksum(sqliteOf(store).connection())
+      return ledgerChecksum(sqliteStore(store).connection())
     },
     manager(store, options) {
       return asyncSqliteManager(
-        new PersistentConversationManager({ ...options, store: sqliteOf(store) }),
+        new PersistentConversationManager({ ...options, store: sqliteStore(store) }),
         store,
       )
     },
     location(store) {
-      const found = sqliteStores.get(store)
+      const found = sqliteOf(store)
       if (found === undefined) throw new Error('not a SQLite store of the suite')
       return found.path
     },
@@ -285,6 +183,18 @@ function postgresBackend(): Backend {
       stores.push(other)
       where.set(other, url)
       return other
+    },
+    async freshLocation() {
+      const { createDatabase } = await lib()
+      const db = await createDatabase(adminUrl())
+      databases.push(db)
+      return db.url
+    },
+    async openAt(location, options = {}) {
+      const store = (await openLedger(location, options)) as PostgresContextStore
+      stores.push(store)
+      where.set(store, location)
+      return store
     },
     async scalar(store, sql) {
       const result = await (store as PostgresContextStore).pool.query<Record<string, unknown>>(sql.postgres)

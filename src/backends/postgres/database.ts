@@ -125,11 +125,12 @@ export class Database {
    *
    * @param text - literal SQL
    * @param values - the bound values
+   * @param name - a name to prepare it under on each connection (the hot statements: planned once)
    * @returns the rows
    */
-  async query<R>(text: string, values: readonly unknown[] = []): Promise<R[]> {
+  async query<R>(text: string, values: readonly unknown[] = [], name?: string): Promise<R[]> {
     this.roundTrips++
-    const config = { text, values: [...values], types: TYPES }
+    const config = { text, values: [...values], types: TYPES, ...(name === undefined ? {} : { name }) }
     const result =
       this.client === undefined
         ? await this.pool.query<R & pg.QueryResultRow>(config)

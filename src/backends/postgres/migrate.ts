@@ -14,14 +14,29 @@
  * it: two workers starting at once do not both migrate — the second waits, then finds the schema current.
  * DDL is transactional in PostgreSQL: a migration that fails leaves the database as it was.
  */
+import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { ContextLedgerError } from '../../errors.js'
 import { APPLICATION_ID } from '../../db/identity.js'
 import type { Database } from './database.js'
 
-/** Where the shipped PostgreSQL migrations live, from both `src/backends/postgres` and `dist/backends/postgres`. */
-export const PG_MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../migrations-pg', import.meta.url))
+/**
+ * Where the shipped PostgreSQL migrations live: `migrations-pg/` at the package root, three levels above
+ * `src/backends/postgres` and `dist/backends/postgres` — looked for upward from here, so a bundle of this
+ * module placed elsewhere in the package finds it too.
+ */
+export const PG_MIGRATIONS_FOLDER = findUp(dirname(fileURLToPath(import.meta.url)), 'migrations-pg')
+
+function findUp(from: string, name: string): string {
+  for (let dir = from, i = 0; i < 8; i++, dir = dirname(dir)) {
+    const candidate = join(dir, name)
+    if (existsSync(join(candidate, 'meta', '_journal.json'))) return candidate
+    if (dirname(dir) === dir) break
+  }
+  return fileURLToPath(new URL('../../../migrations-pg', import.meta.url))
+}
 
 /** The advisory lock key migrations hold (`'CLDG'`), shared with nothing else of the store. */
 export const MIGRATION_LOCK = APPLICATION_ID

@@ -81,10 +81,10 @@ export async function openPostgresContextStore(
   try {
     const migrations = readPgMigrations()
     const state = await readState((text, values) => db.query(text, values), where, migrations.length)
-    if (state === 'fresh' && o.mustExist === true)
+    if (state === 'fresh' && (o.mustExist === true || o.readonly === true))
       throw new ContextLedgerError(
         'NOT_A_LEDGER',
-        `${where} holds no context-ledger (mustExist: true); it was not modified`,
+        `${where} holds no context-ledger (${o.readonly === true ? 'readonly' : 'mustExist'}: true); it was not modified`,
       )
     if (state !== 'current') {
       if (o.readonly === true)

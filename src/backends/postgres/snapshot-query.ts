@@ -263,8 +263,8 @@ settled AS (
     ORDER BY seq LIMIT 1) AS seq FROM p WHERE p.plan
 ),
 newest_rows AS (
-  SELECT seq FROM context_ledger.messages, p WHERE session = p.pk ORDER BY seq DESC
-  LIMIT CASE WHEN EXISTS (SELECT 1 FROM context_ledger.messages m, p WHERE m.session = p.pk AND m.uid = ANY($8::text[]))
+  SELECT seq FROM context_ledger.messages, p WHERE session = p.pk AND seq >= p.n - CASE WHEN EXISTS (
+      SELECT 1 FROM context_ledger.messages m WHERE m.session = p.pk AND m.uid = ANY($8::text[]))
     THEN $10::int ELSE 1 END
 ),
 ref_row AS (
@@ -275,8 +275,10 @@ ref_row AS (
         ELSE s.boundary + $13::int - coalesce(s.kept_count, 0) - (s.summary IS NOT NULL)::int END FROM s))
 ),
 repeat_rows AS (
-  SELECT m.seq FROM ref_row x, p, context_ledger.messages m
-  WHERE $14::boolean AND m.session = p.pk AND (m.seq = coalesce(x.repeat_of, x.seq) OR m.repeat_of = coalesce(x.repeat_of, x.seq))
+  SELECT coalesce(x.repeat_of, x.seq) AS seq FROM ref_row x WHERE $14::boolean
+  UNION
+  SELECT m.seq FROM ref_row x CROSS JOIN p CROSS JOIN LATERAL (SELECT seq FROM context_ledger.messages
+    WHERE session = p.pk AND repeat_of = coalesce(x.repeat_of, x.seq) OFFSET 0) m WHERE $14::boolean
 ),
 uid_rows AS (
   SELECT m.seq FROM context_ledger.messages m, p WHERE m.session = p.pk AND m.uid = ANY($8::text[])
@@ -293,7 +295,9 @@ pruned AS (
   ORDER BY m.seq LIMIT $20::int
 ),
 window_rows AS (
-  SELECT seq FROM context_ledger.messages, p WHERE $16::boolean AND session = p.pk AND (kept OR seq >= p.b)
+  SELECT seq FROM context_ledger.messages, p WHERE $16::boolean AND session = p.pk AND kept
+  UNION ALL
+  SELECT seq FROM context_ledger.messages, p WHERE $16::boolean AND session = p.pk AND seq >= p.b
 ),
 id_calls AS (
   SELECT c.use_seq FROM context_ledger.tool_calls c, p WHERE c.session = p.pk AND c.tool_use_id = ANY($9::text[])
@@ -326,16 +330,27 @@ links AS (
   SELECT seq FROM closure UNION SELECT seq FROM full_seqs
 ),
 late_ids AS (
-  SELECT DISTINCT v #>> '{}' AS id FROM full_seqs f, p, context_ledger.messages m
+  SELECT DISTINCT v #>> '{}' AS id FROM full_seqs f CROSS JOIN p
+    CROSS JOIN LATERAL (SELECT body FROM context_ledger.messages WHERE session = p.pk AND seq = f.seq AND late OFFSET 0) m
     CROSS JOIN LATERAL jsonb_path_query(m.body::jsonb, '$.content[*].toolResult.toolUseId') v
-  WHERE m.session = p.pk AND m.seq = f.seq AND m.late
 ),
 ids AS (
   SELECT e AS id FROM unnest($9::text[]) e UNION SELECT id FROM late_ids
 ),
 points AS (
   SELECT seq FROM seeds UNION SELECT seq FROM closure UNION SELECT seq FROM full_seqs
-  UNION SELECT use_seq FROM context_ledger.tool_calls c, p, ids WHERE c.session = p.pk AND c.tool_use_id = ids.id
+  UNION SELECT c.use_seq FROM ids CROSS JOIN p CROSS JOIN LATERAL (SELECT use_seq FROM context_ledger.tool_calls
+    WHERE session = p.pk AND tool_use_id = ids.id OFFSET 0) c
+),
+call_rows AS (
+  SELECT c.* FROM ids CROSS JOIN p CROSS JOIN LATERAL (SELECT id, tool_use_id, name, use_seq, result_seq, status
+    FROM context_ledger.tool_calls WHERE session = p.pk AND tool_use_id = ids.id OFFSET 0) c
+  UNION
+  SELECT c.* FROM links l CROSS JOIN p CROSS JOIN LATERAL (SELECT id, tool_use_id, name, use_seq, result_seq, status
+    FROM context_ledger.tool_calls WHERE session = p.pk AND use_seq = l.seq OFFSET 0) c
+  UNION
+  SELECT c.* FROM links l CROSS JOIN p CROSS JOIN LATERAL (SELECT id, tool_use_id, name, use_seq, result_seq, status
+    FROM context_ledger.tool_calls WHERE session = p.pk AND result_seq = l.seq OFFSET 0) c
 ),
 prev_at AS (
   SELECT x FROM (SELECT seq AS x FROM points, r, p WHERE seq < r.lo AND p.plan UNION SELECT r.lo FROM r, p WHERE p.plan) q
@@ -375,20 +390,22 @@ SELECT
       'plain_user', m.plain_user, 'trim_point', m.trim_point, 'pair_start', m.pair_start,
       'has_tool_use', m.has_tool_use, 'has_tool_result', m.has_tool_result, 'created_at', m.created_at,
       'window_tokens', m.window_tokens, 'repeat_of', m.repeat_of, 'late', m.late) ORDER BY m.seq)
-    FROM all_seqs a, p, context_ledger.messages m WHERE m.session = p.pk AND m.seq = a.seq) AS rows,
+    FROM all_seqs a CROSS JOIN p CROSS JOIN LATERAL (SELECT * FROM context_ledger.messages
+      WHERE session = p.pk AND seq = a.seq OFFSET 0) m) AS rows,
   (SELECT json_agg(json_build_object('seq', m.seq, 'body', m.body, 'window_body', m.window_body,
       'sent_as', o.uid))
-    FROM full_seqs f CROSS JOIN p JOIN context_ledger.messages m ON m.session = p.pk AND m.seq = f.seq
-    LEFT JOIN context_ledger.messages o ON o.session = p.pk AND o.seq = m.repeat_of) AS fulls,
+    FROM full_seqs f CROSS JOIN p CROSS JOIN LATERAL (SELECT seq, body, window_body, repeat_of
+      FROM context_ledger.messages WHERE session = p.pk AND seq = f.seq OFFSET 0) m
+    LEFT JOIN LATERAL (SELECT uid FROM context_ledger.messages WHERE session = p.pk AND seq = m.repeat_of OFFSET 0) o ON true
+  ) AS fulls,
   (SELECT json_agg(prevs) FROM prevs) AS prevs,
   (SELECT json_agg(json_build_object('id', c.id, 'tool_use_id', c.tool_use_id, 'name', c.name,
       'use_seq', c.use_seq, 'result_seq', c.result_seq, 'status', c.status) ORDER BY c.id)
-    FROM p, context_ledger.tool_calls c WHERE c.session = p.pk AND (c.tool_use_id IN (SELECT id FROM ids)
-      OR c.use_seq IN (SELECT seq FROM links) OR c.result_seq IN (SELECT seq FROM links))) AS calls,
+    FROM call_rows c) AS calls,
   ARRAY(SELECT seq FROM links) AS link_seqs,
   ARRAY(SELECT id FROM ids) AS tool_ids,
-  ARRAY(SELECT DISTINCT m.uid FROM uid_rows u, p, context_ledger.messages m
-    WHERE m.session = p.pk AND m.seq = u.seq) AS uids,
+  ARRAY(SELECT m.uid FROM uid_rows u CROSS JOIN p CROSS JOIN LATERAL (SELECT uid FROM context_ledger.messages
+    WHERE session = p.pk AND seq = u.seq OFFSET 0) m) AS uids,
   (SELECT coalesce(repeat_of, seq) FROM ref_row WHERE $14::boolean LIMIT 1) AS repeat_root,
   ARRAY(SELECT seq FROM pruned ORDER BY seq) AS pruned,
   (SELECT json_agg(x) FROM (SELECT id, uid, replaces, regenerates, from_boundary, to_boundary, seqs,

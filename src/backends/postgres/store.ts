@@ -283,11 +283,12 @@ export class PostgresContextStore {
     values: readonly unknown[],
     what: string,
     sessionId?: string,
+    name?: string,
   ): Promise<R[]> {
     this.ensureOpen()
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.db.query<R>(text, values)
+        return await this.db.query<R>(text, values, name)
       } catch (error) {
         // A read is safe to repeat on a new connection.
         if ((isConnectionLoss(error) || isRetryable(error)) && attempt < 3) continue
@@ -324,7 +325,7 @@ export class PostgresContextStore {
               await query('SELECT 1 FROM context_ledger.sessions WHERE id = $1::text FOR UPDATE', [sessionId])
               return this.attempt(params, op, lost, query)
             })
-          : await this.attempt(params, op, lost, (text, values) => this.db.query(text, values))
+          : await this.attempt(params, op, lost, (text, values, name) => this.db.query(text, values, name))
         if (locked) this.stats.locked++
         if (outcome.done) return outcome.value
         lost = undefined
@@ -357,10 +358,14 @@ export class PostgresContextStore {
     params: SnapshotParams,
     op: (ledger: SliceLedger) => T,
     lost: { uids: string[]; value: T } | undefined,
-    query: <R>(text: string, values: readonly unknown[]) => Promise<R[]>,
+    query: <R>(text: string, values: readonly unknown[], name?: string) => Promise<R[]>,
   ): Promise<{ done: true; value: T } | { done: false }> {
     const read = lost === undefined ? params : { ...params, uids: [...params.uids, ...lost.uids] }
-    const [result] = await query<SnapshotResult>(SNAPSHOT_SQL, snapshotValues(read))
+    const [result] = await query<SnapshotResult>(
+      SNAPSHOT_SQL,
+      snapshotValues(read),
+      'context_ledger_snapshot',
+    )
     if (result === undefined) throw new Error('the snapshot query returned no row')
     const slice = new Slice(params.sessionId, result, read.uids, read.keptK, read.summaryId)
     // The write whose connection dropped: committed if the rows it inserted are there.
@@ -370,7 +375,7 @@ export class PostgresContextStore {
     if (!slice.dirty) return { done: true, value }
     let written: number
     try {
-      const [row] = await query<{ written: number }>(FLUSH_SQL, flushValues(slice))
+      const [row] = await query<{ written: number }>(FLUSH_SQL, flushValues(slice), 'context_ledger_flush')
       written = row?.written ?? 0
     } catch (error) {
       if (isConnectionLoss(error)) {
@@ -858,6 +863,7 @@ export class PostgresContextStore {
       [sessionId],
       `read the window of session "${sessionId}"`,
       sessionId,
+      'context_ledger_window',
     )
     const out = rows.map((row) => {
       const message = parseBody(row.body)
