@@ -124,8 +124,7 @@ export function planCut(
     // Before the current boundary, out of the window, with a summary that stays (the boundary does not
     // move): a fold took the opening into that summary, which opens the window and stands for it — it
     // does not come back. (Kept, it stays.)
-    const folded =
-      summary === 1 && boundary === b && turn !== null && turn.start < b && !p.isKept(turn.start)
+    const folded = summary === 1 && boundary === b && turn !== null && turn.start < b && !p.isKept(turn.start)
     return turn !== null && turn.plain && turn.start < boundary && !folded
       ? { ...kept, extra: [...kept.extra, turn.start] }
       : kept

@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { openPostgresContextStore } from 'context-ledger/postgres'
+ * // openPostgresContextStore from this entry, context-ledger/postgres
  * const store = await openPostgresContextStore({ connectionString: process.env.DATABASE_URL })
  * const manager = store.manager({ sessionId: 'support-42', windowSize: 40 })
  * await manager.append({ role: 'user', content: [{ text: 'Plan the migration' }] })

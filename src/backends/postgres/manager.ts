@@ -17,7 +17,7 @@ import {
   type ResummarizeOptions,
   type SummarizeExcessOptions,
   type SummarizeOptions,
-} from '../../manager/persistent-conversation-manager.js'
+} from '../../manager/manager-options.js'
 import {
   checkKeys,
   checkSessionId,
@@ -25,7 +25,7 @@ import {
   type MessageRef,
   type PinAttribution,
 } from '../../store/check-args.js'
-import type { DeleteSessionResult, PruneOptions, PruneResult } from '../../store/lifecycle.js'
+import type { DeleteSessionResult, PruneOptions, PruneResult } from '../../store/retention-options.js'
 import type { SummariesOptions } from '../../store/check-args.js'
 import type { SummaryRecord } from '../../store/summaries.js'
 import type {

@@ -34,8 +34,8 @@ import {
 } from '../../store/check-args.js'
 import { editMessage, redactMessage, replaceArchived, setWindowContent } from '../../store/edits.js'
 import { parseBody, toEntry, toMessageEdit, toPinEvent, toPinnedMessage } from '../../store/entries.js'
-import { checkPruneOptions, prunedForm } from '../../store/lifecycle.js'
-import type { DeleteSessionResult, PruneOptions, PruneResult } from '../../store/lifecycle.js'
+import { checkPruneOptions, prunedForm } from '../../store/retention-options.js'
+import type { DeleteSessionResult, PruneOptions, PruneResult } from '../../store/retention-options.js'
 import { findMessage } from '../../store/lookup.js'
 import { setPinned } from '../../store/pins.js'
 import {
