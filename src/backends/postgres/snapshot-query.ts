@@ -312,6 +312,7 @@ seeds AS (
   UNION SELECT e FROM p, unnest($5::int[]) AS e WHERE e >= 0 AND e < p.n
   UNION SELECT use_seq FROM id_calls
   UNION SELECT seq FROM dropped_rows
+  UNION SELECT seq FROM ref_row
 ),
 closure(seq) AS (
   SELECT seq FROM seeds, p WHERE p.plan
