@@ -57,7 +57,9 @@ export async function startServer(): Promise<TestServer> {
     persistent: false,
     createPostgresUser: true,
     postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off'],
-    onLog: () => undefined,
+    onLog: (message) => {
+      if (process.env.CONTEXT_LEDGER_PG_LOG === '1') process.stderr.write(`[postgres] ${String(message)}\n`)
+    },
     onError: () => undefined,
   })
   await server.initialise()
