@@ -26,6 +26,7 @@ export const CONFORMANCE = [
   'test/window/summary-edge-cases.test.ts',
   'test/store/pin-unpin.test.ts',
   'test/store/summaries.test.ts',
+  'test/manager/summaries-hostile.test.ts',
   'test/reliability/bad-input.test.ts',
   'test/reliability/concurrency.test.ts',
   'test/reliability/crash-safety.test.ts',

@@ -5,7 +5,8 @@
  * {@link MessageShape} (role and tool ids), so a checker can hold a whole archive of a big session in
  * memory without its bodies.
  *
- * The property tests' oracle (`test/helpers/window-rules.ts`) and `context-ledger check` both use these.
+ * The window rules (`window-rules.ts`) use these, and so do the property tests' rules about the limits
+ * (`step-rules.ts`).
  */
 import type { Role, StoredMessageData } from '../messages/types.js'
 
@@ -32,8 +33,16 @@ export function shapeOf(message: Pick<StoredMessageData, 'role' | 'content'>): M
     if ('toolUse' in block) uses.push(block.toolUse.toolUseId)
     else if ('toolResult' in block) results.push(block.toolResult.toolUseId)
   }
+  // Most messages have no tool blocks: they share one shape per role, so a big archive costs a pointer
+  // a message.
+  if (uses.length === 0 && results.length === 0) return PLAIN[message.role]
   return { role: message.role, uses, results }
 }
+
+const PLAIN: Readonly<Record<Role, MessageShape>> = Object.freeze({
+  user: Object.freeze({ role: 'user', uses: Object.freeze([]), results: Object.freeze([]) }),
+  assistant: Object.freeze({ role: 'assistant', uses: Object.freeze([]), results: Object.freeze([]) }),
+})
 
 /**
  * Links each toolResult to the latest earlier toolUse with the same id that is still unanswered.

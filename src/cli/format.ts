@@ -1,7 +1,61 @@
 /**
- * Formatting values for people: counts, byte sizes, times (UTC), and one message's content as text.
+ * Formatting values for people: counts, byte sizes, times (UTC), one message's content as text, and
+ * {@link visible}, which every text from a ledger goes through before it reaches a terminal.
  */
 import type { ContentBlockData, StoredMessageData, ToolResultContentData } from '../messages/types.js'
+
+/**
+ * Every character a terminal acts on instead of showing, or that reorders the text around it: C0
+ * controls but the line feed and tab ({@link visible} takes those too), DEL, C1 controls, the
+ * bidirectional marks, embeddings, overrides and isolates, and the line and paragraph separators.
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g
+// eslint-disable-next-line no-control-regex
+const CONTROLS_AND_BREAKS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g
+
+/** A control character as a person sees it: its Control Pictures glyph (`␛`, `␊`, `␡`), else `\uXXXX`. */
+function picture(c: string): string {
+  const code = c.charCodeAt(0)
+  if (code < 0x20) return String.fromCharCode(0x2400 + code)
+  if (code === 0x7f) return '\u2421'
+  return `\\u${code.toString(16).padStart(4, '0')}`
+}
+
+/**
+ * Text from a ledger (a message, a session id, an actor, a model name …) made safe to print on one line:
+ * every control character — ESC and BEL, which start and end terminal sequences, carriage returns, line
+ * breaks, tabs, C1 controls, bidirectional overrides — is shown as a picture (`␛`, `␇`, `␍`, `␊`, `␉`)
+ * or an escape (`\u009b`, `\u202e`) instead of acting on the terminal. `--json` output never goes
+ * through it.
+ *
+ * @param text - the text
+ * @returns the text with every control character visible, on one line
+ */
+export function visible(text: string): string {
+  return text.replace(CONTROLS_AND_BREAKS, picture)
+}
+
+/**
+ * The same for text printed over several lines (`--full`): line feeds (a CRLF is one) and tabs stay.
+ *
+ * @param text - the text
+ * @returns the text with every other control character visible
+ */
+export function visibleLines(text: string): string {
+  return text.replace(/\r\n/g, '\n').replace(CONTROLS, picture)
+}
+
+/**
+ * A word as a POSIX shell reads it back: as it is when it holds only characters no shell treats
+ * specially, else in single quotes (so a command the output suggests can be pasted as it is).
+ *
+ * @param word - e.g. a file name or a session id
+ * @returns it, quoted when needed
+ */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`
+}
 
 /**
  * A count with thousands separators.
@@ -98,12 +152,17 @@ function block(b: ContentBlockData): string {
 
 /**
  * A message's content as a person reads it: its text, tool calls as `→ name(input)`, tool results as
- * `← output`, media as `[image png, 12.0 KiB]`; blocks separated by a blank line.
+ * `← output`, media as `[image png, 12.0 KiB]`; blocks separated by a blank line; control characters
+ * visible ({@link visibleLines}).
  *
  * @param message - the message
  * @returns the text (several lines when the message has them)
  */
 export function messageText(message: Pick<StoredMessageData, 'content'>): string {
+  return visibleLines(rawText(message))
+}
+
+function rawText(message: Pick<StoredMessageData, 'content'>): string {
   return message.content
     .map(block)
     .filter((t) => t !== '')
@@ -117,5 +176,16 @@ export function messageText(message: Pick<StoredMessageData, 'content'>): string
  * @returns one line
  */
 export function messageLine(message: Pick<StoredMessageData, 'content'>): string {
-  return messageText(message).replace(/\s+/g, ' ').trim()
+  return visible(plainLine(message))
+}
+
+/**
+ * A message's text on one line as it is stored, control characters and all: what `search` matches and
+ * `--json` carries. Print it through {@link visible}.
+ *
+ * @param message - the message
+ * @returns one line
+ */
+export function plainLine(message: Pick<StoredMessageData, 'content'>): string {
+  return rawText(message).replace(/\s+/g, ' ').trim()
 }

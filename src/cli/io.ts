@@ -6,6 +6,7 @@
 import { once } from 'node:events'
 import type { Readable } from 'node:stream'
 import pc from 'picocolors'
+import { visible } from './format.js'
 
 /** A stream the command line writes to: a process stream, a file stream, or a test's collector. */
 export interface OutStream {
@@ -44,8 +45,47 @@ export function processIo(): CliIo {
 export type Colors = ReturnType<typeof pc.createColors>
 
 /**
+ * Colour functions that show the control characters of what they colour ({@link visible}): what is
+ * coloured is a value (a session id, a rule, a message), never a terminal sequence of its own.
+ */
+function escaping(colors: Colors): Colors {
+  const out = { ...colors }
+  for (const name of Object.keys(colors) as (keyof Colors)[]) {
+    const f = colors[name]
+    if (typeof f === 'function')
+      (out as Record<keyof Colors, unknown>)[name] = (input: unknown) => f(visible(String(input)))
+  }
+  return out
+}
+
+/** Escape sequences the colour functions write: SGR (`ESC [ n m`), which only sets colours. */
+// eslint-disable-next-line no-control-regex
+const OWN_SEQUENCE = /\u001b\[\d+m/y
+
+/**
+ * What goes to a terminal: every control character shown ({@link visible}) but line feeds and the colour
+ * codes of {@link escaping} colours — a net under the values each command shows visibly itself.
+ */
+function printable(text: string): string {
+  let out = ''
+  let from = 0
+  for (let i = text.indexOf('\u001b'); i >= 0; i = text.indexOf('\u001b', i + 1)) {
+    OWN_SEQUENCE.lastIndex = i
+    if (!OWN_SEQUENCE.test(text)) continue
+    out += lines(text.slice(from, i)) + text.slice(i, OWN_SEQUENCE.lastIndex)
+    from = OWN_SEQUENCE.lastIndex
+    i = from - 1
+  }
+  return out + lines(text.slice(from))
+}
+
+function lines(text: string): string {
+  return text.split('\n').map(visible).join('\n')
+}
+
+/**
  * Whether to colour what goes to `stream`: only on a terminal, never with `NO_COLOR` set (any value but
- * empty) or `TERM=dumb`; `FORCE_COLOR` (not `0`) turns it on anywhere.
+ * empty) or `TERM=dumb`; `FORCE_COLOR` turns it on anywhere, and `FORCE_COLOR=0` (or `false`) off.
  *
  * @param stream - the stream
  * @param env - the environment
@@ -53,7 +93,8 @@ export type Colors = ReturnType<typeof pc.createColors>
  */
 export function wantsColor(stream: OutStream, env: CliIo['env']): boolean {
   const force = env.FORCE_COLOR
-  if (force !== undefined && force !== '' && force !== '0') return true
+  if (force === '0' || force === 'false') return false
+  if (force !== undefined && force !== '') return true
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false
   if (env.TERM === 'dumb') return false
   return stream.isTTY === true
@@ -72,8 +113,8 @@ export class Output {
    * @param io - the streams
    */
   constructor(readonly io: CliIo) {
-    this.color = pc.createColors(wantsColor(io.stdout, io.env))
-    this.errColor = pc.createColors(wantsColor(io.stderr, io.env))
+    this.color = escaping(pc.createColors(wantsColor(io.stdout, io.env)))
+    this.errColor = escaping(pc.createColors(wantsColor(io.stderr, io.env)))
     const fromEnv = Number(io.env.COLUMNS)
     this.width =
       io.stdout.isTTY === true && io.stdout.columns !== undefined && io.stdout.columns > 0
@@ -84,12 +125,13 @@ export class Output {
   }
 
   /**
-   * Writes one line to stdout.
+   * Writes one line to stdout (several, when it holds line feeds), every other control character shown
+   * visibly but the colour codes of {@link color}.
    *
    * @param text - the line, without its newline
    */
   line(text = ''): void {
-    this.io.stdout.write(`${text}\n`)
+    this.io.stdout.write(`${printable(text)}\n`)
   }
 
   /**
@@ -102,12 +144,12 @@ export class Output {
   }
 
   /**
-   * Writes one line to stderr.
+   * Writes one line to stderr, as {@link line} does to stdout.
    *
    * @param text - the line, without its newline
    */
   note(text: string): void {
-    this.io.stderr.write(`${text}\n`)
+    this.io.stderr.write(`${printable(text)}\n`)
   }
 }
 

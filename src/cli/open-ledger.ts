@@ -9,6 +9,9 @@
  *
  * Nothing here loads the store: `sessions` and `--help` start without it (the store's modules take most
  * of a cold start).
+ *
+ * A file another user owns is opened so that its owner's agents can still write to it afterwards
+ * (`other-user.ts`): as usual when its side files exist, `immutable=1` when it has no write-ahead log.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -18,6 +21,7 @@ import { checkFileHeader, checkIdentity, readIdentity, refuse } from '../db/iden
 import { restoreSideFileModes } from '../db/side-files.js'
 import type { ContextStore } from '../store/context-store.js'
 import { CliError, fromLedgerError } from './errors.js'
+import { readAccess, unlockedReadRefused, type ReadAccess } from './other-user.js'
 
 /** A ledger file opened read-only. */
 export interface Inspected {
@@ -29,6 +33,8 @@ export interface Inspected {
   readonly schemaVersion: number
   /** The schema version this context-ledger reads and writes. */
   readonly current: number
+  /** How it was opened: as usual, or `immutable=1` (another user's file with no write-ahead log). */
+  readonly access: ReadAccess
 }
 
 const JOURNAL = fileURLToPath(new URL('../../migrations/meta/_journal.json', import.meta.url))
@@ -54,6 +60,19 @@ export function currentSchemaVersion(): number {
  */
 export function olderSchemaMessage(path: string, version: number, current: number): string {
   return `${path} uses ledger schema version ${version}; this context-ledger reads version ${current} and never upgrades a file it only looks at. Upgrade it with: context-ledger upgrade ${path} (take a copy first with: context-ledger backup ${path} <copy>)`
+}
+
+/**
+ * The one line for an older-schema file `import` was asked to write a session into: it writes, so the
+ * reason is not that it only looks, but that it never upgrades a file on the side.
+ *
+ * @param path - the file
+ * @param version - its schema version
+ * @param current - this version's
+ * @returns what happened and what to do
+ */
+export function importOlderSchemaMessage(path: string, version: number, current: number): string {
+  return `${path} uses ledger schema version ${version}, and import refuses to upgrade a file on the side (this context-ledger writes version ${current}). Upgrade it first with: context-ledger upgrade ${path} (take a copy first with: context-ledger backup ${path} <copy>), or import into a new file`
 }
 
 function mapped(error: unknown, path: string): unknown {
@@ -85,10 +104,17 @@ export function inspect(path: string, options: { older?: boolean } = {}): Inspec
   if (statSync(path).isDirectory())
     throw new CliError(`${path} is a directory, not a ledger file`, 'NOT_A_LEDGER')
   let db: Database.Database
+  let access: ReadAccess
   try {
     checkFileHeader(path)
-    db = new Database(path, { readonly: true, fileMustExist: true })
+    access = readAccess(path)
   } catch (error) {
+    throw mapped(error, path)
+  }
+  try {
+    db = new Database(access.kind === 'unlocked' ? access.uri : path, { readonly: true, fileMustExist: true })
+  } catch (error) {
+    if (access.kind === 'unlocked') throw unlockedReadRefused(path)
     throw mapped(error, path)
   }
   try {
@@ -107,6 +133,7 @@ export function inspect(path: string, options: { older?: boolean } = {}): Inspec
       db,
       schemaVersion: identity.userVersion,
       current,
+      access,
     }
   } catch (error) {
     db.close()
@@ -122,10 +149,18 @@ export function inspect(path: string, options: { older?: boolean } = {}): Inspec
  * @returns the store
  */
 export async function openStore(path: string): Promise<ContextStore> {
-  inspect(path).db.close()
+  const found = inspect(path)
+  found.db.close()
   const { openContextStore } = await import('../store/context-store.js')
+  const { SQLITE_URI } = await import('../store/store-options.js')
+  const access = found.access
   try {
-    return openContextStore(path, { readonly: true })
+    return openContextStore(
+      path,
+      access.kind === 'unlocked'
+        ? Object.assign({ readonly: true }, { [SQLITE_URI]: access.uri })
+        : { readonly: true },
+    )
   } catch (error) {
     throw mapped(error, path)
   }

@@ -9,6 +9,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { ContextLedgerError } from '../errors.js'
 import { CliError, EXIT, fromLedgerError } from './errors.js'
 import { Output, type CliIo } from './io.js'
+import { changedDuringRead } from './other-user.js'
 
 /** What every command receives. */
 export interface CommandContext {
@@ -58,6 +59,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const ctx: CommandContext = { out, io }
   let code: number = EXIT.ok
   const state = { json: false }
+  // A usage error as commander words it, made one line here: it is reported with the others below.
+  let usage: string | undefined
   const program = new Command('context-ledger')
   program
     .description('Inspect a context-ledger file: what is in it, what the model sees, and why.')
@@ -67,11 +70,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
-      outputError: (s, write) => {
-        write(out.errColor.red(`context-ledger: ${s.replace(/^error: /, '')}`))
+      outputError: (s) => {
+        usage = s
+          .replace(/^error: /, '')
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => l !== '')
+          .join(' ')
+          .replace(/\.$/, '')
       },
     })
-    .showHelpAfterError('(run context-ledger --help, or context-ledger <command> --help)')
     .addHelpText('after', EXAMPLES)
 
   /** Registers a command whose module is loaded when it runs. */
@@ -186,21 +194,30 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
   try {
     await program.parseAsync([...argv], { from: 'user' })
+    const changed = changedDuringRead()
+    if (changed !== undefined) throw changed
     return code
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) return EXIT.ok
+      // Help shown for a missing command: commander has written it.
+      if (usage === undefined) return EXIT.unusable
+      const message = `${usage}; see context-ledger --help, or context-ledger <command> --help`
+      out.note(out.errColor.red(`context-ledger: ${message}`))
+      if (argv.includes('--json')) out.json({ error: { code: 'USAGE', message } })
       return EXIT.unusable
     }
+    // A file read without locks that changed meanwhile explains any error its reading met.
     const failure =
-      error instanceof CliError
+      changedDuringRead() ??
+      (error instanceof CliError
         ? error
         : error instanceof ContextLedgerError
           ? fromLedgerError(error, argv.find((a) => !a.startsWith('-') && a !== argv[0]) ?? 'the file')
           : new CliError(
               `unexpected error: ${error instanceof Error ? error.message : String(error)}`,
               'INTERNAL',
-            )
+            ))
     out.note(out.errColor.red(`context-ledger: ${failure.message}`))
     if (io.env.CONTEXT_LEDGER_DEBUG !== undefined && error instanceof Error && error.stack !== undefined)
       out.note(error.stack)

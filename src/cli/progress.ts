@@ -3,11 +3,12 @@
  * times a second, and only on a terminal (`--no-progress` turns it off), so that scripts and logs see
  * nothing of it.
  */
-import { count } from './format.js'
+import { count, visible } from './format.js'
 import type { CliIo } from './io.js'
 
 /** A progress line. */
 export class Progress {
+  private readonly label: string
   private last = 0
   private shown = 0
   private readonly enabled: boolean
@@ -21,10 +22,11 @@ export class Progress {
   constructor(
     private readonly io: CliIo,
     wanted: boolean,
-    private readonly label: string,
+    label: string,
     private readonly total?: number,
   ) {
     this.enabled = wanted && io.stderr.isTTY === true
+    this.label = visible(label)
   }
 
   /**

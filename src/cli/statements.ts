@@ -114,38 +114,6 @@ export interface SearchRow {
   in_window: number
 }
 
-/** A message as `check` reads the archive. */
-export interface ArchiveRow {
-  seq: number
-  uid: string
-  body: string
-  pinned: number
-  tokens: number
-  cum_tokens: number
-}
-
-/** A session as `check` reads it. */
-export interface CheckSessionRow {
-  pk: number
-  id: string
-  kept_count: number | null
-  kept_tokens: number | null
-  summary: number | null
-  limits: string | null
-}
-
-/** Counted kept rows. */
-export interface KeptRow {
-  count: number
-  tokens: number
-}
-
-/** A summary's session and end, for a reference check. */
-export interface SummaryRefRow {
-  session: number
-  ended_at: number | null
-}
-
 /** How many rows of each table a session has. */
 export interface CountsRow {
   tool_calls: number
@@ -232,23 +200,7 @@ export const CLI_READS = {
     AND seq >= ? AND seq < ?`,
     'count',
   ),
-  checkSessions: rows<[], CheckSessionRow>(
-    'SELECT pk, id, kept_count, kept_tokens, summary, limits FROM sessions ORDER BY id',
-    { pk: true, id: true, kept_count: true, kept_tokens: true, summary: true, limits: true },
-  ),
-  archive: rows<[session: number], ArchiveRow>(
-    'SELECT seq, uid, body, pinned, tokens, cum_tokens FROM messages WHERE session = ? ORDER BY seq',
-    { seq: true, uid: true, body: true, pinned: true, tokens: true, cum_tokens: true },
-  ),
-  keptCounted: rows<[session: number], KeptRow>(
-    `SELECT count(*) AS count, coalesce(sum(coalesce(window_tokens, tokens)), 0) AS tokens
-    FROM messages WHERE session = ? AND kept = 1`,
-    { count: true, tokens: true },
-  ),
-  summaryRef: rows<[id: number], SummaryRefRow>('SELECT session, ended_at FROM summaries WHERE id = ?', {
-    session: true,
-    ended_at: true,
-  }),
+  sessionIds: value<[], string>('SELECT id FROM sessions ORDER BY id', 'id'),
   exportSession: rows<[id: string], SessionExportRow>(
     `SELECT pk, id, created_at, updated_at, metadata, boundary, version, kept_count, kept_tokens, kept_first,
       summary, limits FROM sessions WHERE id = ?`,

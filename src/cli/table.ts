@@ -9,6 +9,7 @@
  * spans), the whole budget of `context-ledger sessions`.
  */
 import EasyTable from 'easy-table'
+import { visible } from './format.js'
 import type { Output } from './io.js'
 
 /** One column: its header and how to align it. */
@@ -17,6 +18,8 @@ export interface Column {
   readonly head: string
   /** `right` for numbers. Default `left`. */
   readonly align?: 'left' | 'right'
+  /** Colours a cell once it is laid out (a cell is plain text: a colour code in one would be shown). */
+  readonly style?: (cell: string) => string
 }
 
 const segmenter = new Intl.Segmenter()
@@ -27,7 +30,7 @@ function graphemes(text: string): string[] {
 }
 
 /** Length as shown: characters, without colour codes. */
-function visible(text: string): number {
+function widthOf(text: string): number {
   // Printable ASCII (most cells): one character each, no need to segment.
   if (/^[\x20-\x7e]*$/.test(text)) return text.length
   // eslint-disable-next-line no-control-regex
@@ -42,26 +45,29 @@ function visible(text: string): number {
  * @returns the text, elided
  */
 export function elide(text: string, width: number): string {
-  if (visible(text) <= width) return text
+  if (widthOf(text) <= width) return text
   // eslint-disable-next-line no-control-regex
   const chars = graphemes(text.replace(/\u001b\[[0-9;]*m/g, ''))
   return `${chars.slice(0, Math.max(0, width - 1)).join('')}…`
 }
 
 /**
- * Prints rows as a table fitted to the output's width.
+ * Prints rows as a table fitted to the output's width. Every cell is shown with its control characters
+ * visible (`visible` of `format.ts`), so a value from the ledger never acts on the terminal or breaks
+ * its row.
  *
  * @param out - where
  * @param columns - the columns
- * @param rows - the cells, as one-line text
+ * @param cells - the cells, as text
  */
 export function printTable(
   out: Output,
   columns: readonly Column[],
-  rows: readonly (readonly string[])[],
+  cells: readonly (readonly string[])[],
 ): void {
-  if (rows.length === 0) return
-  const widths = columns.map((c, i) => Math.max(visible(c.head), ...rows.map((r) => visible(r[i] ?? ''))))
+  if (cells.length === 0) return
+  const rows = cells.map((r) => r.map(visible))
+  const widths = columns.map((c, i) => Math.max(widthOf(c.head), ...rows.map((r) => widthOf(r[i] ?? ''))))
   // Too wide: the last column gives way first, then the widest others, none below 12 or its header.
   let excess = widths.reduce((a, w) => a + w, 0) + 2 * (columns.length - 1) - out.width
   const last = widths.length - 1
@@ -75,7 +81,7 @@ export function printTable(
   const cut = new Set<number>()
   for (const i of order) {
     if (excess <= 0) break
-    const floor = Math.max(12, visible(columns[i]?.head ?? ''))
+    const floor = Math.max(12, widthOf(columns[i]?.head ?? ''))
     const by = Math.min(excess, (widths[i] ?? 0) - floor)
     if (by > 0) {
       widths[i] = (widths[i] ?? 0) - by
@@ -89,7 +95,12 @@ export function printTable(
     columns.forEach((c, i) => {
       const cell = r[i] ?? ''
       const text = cut.has(i) ? elide(cell, widths[i] ?? 12) : cell
-      table.cell(c.head, text, c.align === 'right' ? EasyTable.padLeft : undefined)
+      // easy-table measures cells without their colour codes.
+      table.cell(
+        c.head,
+        c.style === undefined ? text : c.style(text),
+        c.align === 'right' ? EasyTable.padLeft : undefined,
+      )
     })
     table.newRow()
   }

@@ -98,6 +98,13 @@ export interface DatabaseSettings {
   readonly mustExist: boolean
   /** The page size asked for, or undefined for the default (a new ledger) or whatever the file has. */
   readonly pageSize: PageSize | undefined
+  /**
+   * A SQLite URI to open instead of `path` (with `readonly`): the command line's `immutable=1` read of a
+   * file another user owns. Never set from a caller's options; SQLite must have been told to take URIs.
+   *
+   * @internal
+   */
+  readonly uri?: string | undefined
 }
 
 /** The settings of a store opened without options. */
@@ -142,7 +149,7 @@ export function openDatabase(path: string, settings: DatabaseSettings = DEFAULT_
     if (settings.pageSize !== undefined && header !== undefined && header.pageSize !== settings.pageSize)
       refuseOtherPageSize(path, header.pageSize, settings.pageSize)
     if (!isInMemory(path)) restoreSideFileModes(path)
-    db = new Database(path, {
+    db = new Database(settings.uri ?? path, {
       timeout: settings.busyTimeoutMs,
       readonly: settings.readonly,
       fileMustExist: mustExist,

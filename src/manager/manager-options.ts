@@ -15,22 +15,27 @@ export interface ReduceOptions {
 }
 
 const text = z.string().min(1).max(1_000_000)
+const modelName = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((v) => v.isWellFormed(), 'contains a lone UTF-16 surrogate')
 /** The options of `summarize` (also the PostgreSQL manager's). */
 export const summarizeOptions = z.strictObject({
   summaryRatio: z.number().optional(),
   preserveRecentMessages: z.number().int().min(0).optional(),
   systemPrompt: text.optional(),
-  model: z.string().min(1).max(256).optional(),
+  model: modelName.optional(),
 })
 /** The options of `summarizeExcess`. */
 export const excessOptions = z.strictObject({
   systemPrompt: text.optional(),
-  model: z.string().min(1).max(256).optional(),
+  model: modelName.optional(),
 })
 /** The options of `resummarize`. */
 export const resummarizeOptions = z.strictObject({
   systemPrompt: text.optional(),
-  model: z.string().min(1).max(256).optional(),
+  model: modelName.optional(),
   from: z.enum(['raw', 'previous']).optional(),
 })
 

@@ -59,6 +59,8 @@ export function prune(ledger: Ledger, options: unknown): PruneResult {
         const rows = ledger.lifecycle.pruneCandidates(session.pk, from, session.boundary, before)
         const by = { actor, reason, at: Date.now() }
         for (const row of rows) replaceArchived(ledger.st, session, row, prunedForm(parseBody(row.body)), by)
+        // The archive changed: a summary being made from it meanwhile must not be written (see summaries.ts).
+        if (rows.length > 0) ledger.st.sessionTouch.run(by.at, session.pk)
         const last = rows[rows.length - 1]
         return {
           count: rows.length,

@@ -31,6 +31,15 @@ export interface StoreSettings extends DatabaseSettings {
   readonly limits: Readonly<MessageLimits>
 }
 
+/**
+ * The key under which the command line passes a SQLite URI to open a file with (see
+ * `DatabaseSettings.uri`). A symbol: options given by a caller are read by their string keys only, so no
+ * caller sets it by accident.
+ *
+ * @internal
+ */
+export const SQLITE_URI: unique symbol = Symbol('context-ledger sqlite uri')
+
 /** The largest busy timeout SQLite takes (a C `int` of milliseconds, ~24.8 days). */
 const MAX_BUSY_TIMEOUT_MS = 2 ** 31 - 1
 
@@ -80,9 +89,12 @@ export function resolveStoreOptions(path: unknown, options: unknown): StoreSetti
       { path: 'path' },
     )
   let parsed: ReturnType<typeof schema.safeParse>
+  let uri: unknown
   try {
     // Own properties only, read once: a getter or Proxy that throws is a bad option, not a crash.
     parsed = schema.safeParse(options === undefined ? {} : ownCopy(options))
+    if (typeof options === 'object' && options !== null)
+      uri = (options as { [SQLITE_URI]?: unknown })[SQLITE_URI]
   } catch (cause) {
     throw new ContextLedgerError(
       'INVALID_OPTIONS',
@@ -108,5 +120,6 @@ export function resolveStoreOptions(path: unknown, options: unknown): StoreSetti
     mustExist,
     pageSize: o.pageSize !== undefined && isPageSize(o.pageSize) ? o.pageSize : undefined,
     limits: resolveMessageLimits(o.limits, 'limits'),
+    ...(typeof uri === 'string' && readonly ? { uri } : {}),
   })
 }

@@ -70,6 +70,8 @@ export interface SummaryRecord {
 export interface FoldPlan {
   /** The session. */
   readonly sessionId: string
+  /** The session row's key when planned: a session deleted and created again under the id is another. */
+  readonly sessionPk: number
   /** The session's version when planned: any window or pin change since makes the plan stale. */
   readonly version: number
   /** The boundary when planned. */
@@ -104,6 +106,8 @@ export interface MadeSummary {
 export interface RegenerationPlan {
   /** The session. */
   readonly sessionId: string
+  /** The session row's key when planned. */
+  readonly sessionPk: number
   /** The session's version when planned. */
   readonly version: number
   /** The summary regenerated. */
@@ -263,6 +267,7 @@ export function planFold(
       return {
         plan: {
           sessionId,
+          sessionPk: session.pk,
           version: session.version,
           boundary: session.boundary,
           previous: session.summary ?? undefined,
@@ -295,7 +300,7 @@ export function writeFold(ledger: Ledger, plan: FoldPlan, made: MadeSummary): Su
   return ledger.write(sessionId, () => {
     const st = ledger.st
     const session = ledger.keys.sessionRow(sessionId)
-    if (session === undefined) throw conflict(sessionId, 'it was deleted')
+    if (session === undefined || session.pk !== plan.sessionPk) throw conflict(sessionId, 'it was deleted')
     if (session.version !== plan.version || session.boundary !== plan.boundary)
       throw conflict(sessionId, 'its window or pins changed')
     if ((session.summary ?? undefined) !== plan.previous)
@@ -358,7 +363,16 @@ export function planRegeneration(
       if (session.summary !== id) throw notCurrent(sessionId, id, session.summary)
       const ranges: [number, number][] = []
       let previous: StoredMessageData | undefined
+      const seen = new Set<number>()
       for (let link: SummaryRow | undefined = row; link !== undefined;) {
+        // A chain only leads to older summaries: one that comes back to itself is a damaged file.
+        if (seen.has(link.id))
+          throw new ContextLedgerError(
+            'CORRUPT_DATABASE',
+            `Session "${sessionId}": summary ${link.id} replaces itself down its chain; the file is damaged (context-ledger check names the rows)`,
+            { sessionId },
+          )
+        seen.add(link.id)
         ranges.push(...parseRanges(link.seqs))
         const next: number | null = link.replaces
         if (next === null) break
@@ -376,6 +390,7 @@ export function planRegeneration(
         for (const r of st.history.all(session.pk, lo, hi - lo)) input.push(parseBody(r.body))
       return {
         sessionId,
+        sessionPk: session.pk,
         version: session.version,
         summary: toSummaryRecord(sessionId, row, session.summary),
         input,
@@ -401,7 +416,7 @@ export function writeRegeneration(ledger: Ledger, plan: RegenerationPlan, made: 
   return ledger.write(sessionId, () => {
     const st = ledger.st
     const session = ledger.keys.sessionRow(sessionId)
-    if (session === undefined) throw conflict(sessionId, 'it was deleted')
+    if (session === undefined || session.pk !== plan.sessionPk) throw conflict(sessionId, 'it was deleted')
     if (session.summary !== summary.id) throw conflict(sessionId, 'another summary was written')
     if (session.version !== plan.version) throw conflict(sessionId, 'its window or pins changed')
     const now = Date.now()

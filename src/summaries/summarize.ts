@@ -20,7 +20,7 @@ import type {
 import type { FoldRequest, NothingEvictedReason } from '../window/plan-cut.js'
 import type { WindowLimits } from '../window/window-options.js'
 import { DEFAULT_SUMMARIZATION_PROMPT, promptHash, SUMMARY_REQUEST } from './prompt.js'
-import { summaryFromOutput, type SummarizerOutput } from './summary-message.js'
+import { describeThrown, summaryFromOutput, type SummarizerOutput } from './summary-message.js'
 
 /** What a summarizer is told besides the messages. */
 export interface SummaryRequest {
@@ -138,7 +138,7 @@ export async function makeSummary(
   } catch (error) {
     throw new ContextLedgerError(
       'SUMMARIZER_FAILED',
-      `The summarizer for session "${context.sessionId}" threw: ${error instanceof Error ? error.message : String(error)}; nothing was written`,
+      `The summarizer for session "${context.sessionId}" threw: ${describeThrown(error)}; nothing was written`,
       { sessionId: context.sessionId, cause: error },
     )
   }
@@ -197,6 +197,15 @@ export async function foldIntoSummary(
       calls++
       const previous = plan.previous === undefined ? undefined : await store.summary(sessionId, plan.previous)
       made = { plan, summary: await makeSummary(context, summarizer, plan.input, previous, style) }
+      // Folding what is over the limits into a summary the budget cannot hold gains nothing: the next
+      // cut would take that summary out again, and with it all it stands for.
+      const budget = limits.tokenBudget
+      if (request.kind === 'excess' && budget !== undefined && made.summary.tokens > budget)
+        throw new ContextLedgerError(
+          'SUMMARIZER_FAILED',
+          `The summarizer for session "${sessionId}" returned a summary of ${made.summary.tokens} tokens, more than the tokenBudget of ${budget}; nothing was written`,
+          { sessionId },
+        )
     }
     try {
       const summary = await store.writeFold(plan, made.summary)
@@ -244,18 +253,25 @@ export async function foldExcess(
     const session = await store.session(sessionId)
     const reserve =
       session?.summaryId === undefined ? 0 : (await store.summary(sessionId, session.summaryId)).tokens
-    const result = await foldIntoSummary(
-      context,
-      summarizer,
-      {
-        kind: 'excess',
-        windowSize: Math.max(1, Math.floor(limits.windowSize * low)),
-        tokenBudget:
-          limits.tokenBudget === undefined ? undefined : Math.max(1, Math.floor(limits.tokenBudget * low)),
-        reserveTokens: reserve,
-      },
-      style,
-    )
+    let result: SummarizeResult
+    try {
+      result = await foldIntoSummary(
+        context,
+        summarizer,
+        {
+          kind: 'excess',
+          windowSize: Math.max(1, Math.floor(limits.windowSize * low)),
+          tokenBudget:
+            limits.tokenBudget === undefined ? undefined : Math.max(1, Math.floor(limits.tokenBudget * low)),
+          reserveTokens: reserve,
+        },
+        style,
+      )
+    } catch (error) {
+      // A later round that fails leaves the earlier rounds' summaries written: they are reported.
+      if (last === undefined || !isContextLedgerError(error, 'SUMMARIZER_FAILED')) throw error
+      break
+    }
     // A round that folds nothing ends the rounds; the result stays the last fold's (no `reason`).
     if (result.summary === undefined) {
       last ??= result

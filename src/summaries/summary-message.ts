@@ -26,6 +26,22 @@ export type SummarizerOutput =
       readonly model?: string | undefined
     }
 
+/**
+ * What was thrown, as text for a message: an `Error`'s message, anything else as `String()` gives it —
+ * and a placeholder when even that throws (an object whose `toString` or `message` getter throws, one
+ * with no prototype), so describing a caller's error never fails in turn.
+ *
+ * @param thrown - anything thrown
+ * @returns a description
+ */
+export function describeThrown(thrown: unknown): string {
+  try {
+    return thrown instanceof Error ? thrown.message : String(thrown)
+  } catch {
+    return 'a value that cannot be shown as text'
+  }
+}
+
 /** The metadata a summary message carries, so whoever reads a window can tell it from the messages. */
 export const SUMMARY_MARKER = Object.freeze({ custom: { contextLedger: { summary: true } } })
 
@@ -110,10 +126,12 @@ export function summaryFromOutput(
     )
   if (typeof output === 'object' && 'model' in output) {
     const named: unknown = output.model
-    // A name as the `model` option takes it (1–256 characters); anything else keeps the option's.
-    if (typeof named === 'string' && named.length > 0 && named.length <= 256) model = named
+    // A name as the `model` option takes it (1–256 characters, well-formed); anything else keeps the option's.
+    if (typeof named === 'string' && named.length > 0 && named.length <= 256 && named.isWellFormed())
+      model = named
   }
-  const kept = texts.filter((t) => t.trim().length > 0)
+  // A lone surrogate (half of a character a model cut off) becomes U+FFFD, as repair does for messages.
+  const kept = texts.map((t) => t.toWellFormed()).filter((t) => t.trim().length > 0)
   if (kept.length === 0) throw failed(sessionId, 'returned no text')
   let message: StoredMessageData
   try {
@@ -123,11 +141,7 @@ export function summaryFromOutput(
     )
     message = { ...valid, trackingId: mintTrackingId() }
   } catch (error) {
-    throw failed(
-      sessionId,
-      `returned text the store refuses (${error instanceof Error ? error.message : String(error)})`,
-      error,
-    )
+    throw failed(sessionId, `returned text the store refuses (${describeThrown(error)})`, error)
   }
   return {
     message,

@@ -279,17 +279,17 @@ export function planCut(
   }
   const planFold = (request: FoldRequest): CutDecision => {
     if (request.kind === 'ratio') {
-      const len = currentSize
+      // Strands takes the oldest share of the window, protected messages included; they stay, so with
+      // protected rows at the window's front (after a first fold, pins stand before the summary) its share
+      // can hold nothing else, and overflow recovery makes no progress at all. Here the share is of what
+      // may fold: the protected rows before the boundary neither count nor take places. Without them (no
+      // pins, no protected ranges: Strands' case) this is Strands' rule exactly.
+      const len = currentSize - p.headSize
       const k = Math.min(Math.max(1, Math.floor(len * request.ratio)), len - request.preserve)
       if (k <= 0) return nothing('too-few-messages')
-      // A split among the kept rows: the oldest k window messages are kept rows, which fold only when one
-      // of them lost its protection (Strands: all protected, nothing to do) — and then with every such
-      // row and the summary (a session shows one summary, after its kept rows).
-      const at = k - headCount - summary
-      if (at < 0) {
-        const oldest = sortedUnique([...view.firstKept(k), ...p.restore]).slice(0, k)
-        return oldest.some((s) => p.stale.includes(s)) ? foldAt(b) : nothing('all-protected')
-      }
+      // The rows kept before the boundary that lost their protection, then the summary, then the tail.
+      const at = k - p.stale.length - summary
+      if (at < 0) return foldAt(b)
       // A split in the tail (at its first message when the kept rows and the summary are exactly the
       // oldest k) is moved forward past what a summary cannot be followed by, as Strands does.
       if (b + at >= n) return foldAt(n)

@@ -93,7 +93,7 @@ describe('window --explain', () => {
     expect(why.get(1)).toMatchObject([{ kind: 'pinned', actor: 'agent', reason: 'the plan' }])
     expect(why.get(4)).toMatchObject([{ kind: 'pinned', actor: 'ops', reason: 'first lag reading' }])
     expect(why.get(3)).toStrictEqual([{ kind: 'tool-partner', of: [4] }])
-    expect(why.get(null)).toStrictEqual([{ kind: 'summary', id: 2, messageCount: 1 }])
+    expect(why.get(null)).toStrictEqual([{ kind: 'summary', id: 2, messageCount: 4 }])
     expect(why.get(w.boundary)?.[0]).toStrictEqual({ kind: 'tail' })
     expect(why.get(29)).toStrictEqual([{ kind: 'tail' }, { kind: 'newest-turn' }])
     expect(w.messages.map((m) => m.part)).toStrictEqual([
@@ -115,7 +115,7 @@ describe('window --explain', () => {
     })
     expect(r.code).toBe(0)
     expect(r.stdout).toContain('limits (as last applied): windowSize 8, tokenBudget none, first 1, last 0')
-    expect(r.stdout).toContain('boundary 26')
+    expect(r.stdout).toContain('boundary 29')
     expect(r.stdout).toContain('pinned by agent: the plan')
     for (const line of r.stdout.split('\n').slice(4))
       expect(Array.from(new Intl.Segmenter().segment(line)).length).toBeLessThanOrEqual(70)

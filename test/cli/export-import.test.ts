@@ -95,7 +95,7 @@ describe('export', () => {
       type: 'header',
       format: 'context-ledger-export',
       version: 1,
-      session: { id: 'support-42', boundary: 26, limits: { windowSize: 8, first: 1, last: 0 } },
+      session: { id: 'support-42', boundary: 29, limits: { windowSize: 8, first: 1, last: 0 } },
       counts: { messages: 32, toolCalls: 7, pinEvents: 4, edits: 2, summaries: 2 },
     })
     const types = lines.map((l) => l.type)

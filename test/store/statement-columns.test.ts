@@ -9,6 +9,7 @@ import { APPLICATION_ID } from '../../src/db/identity.js'
 import { LIFECYCLE_STATEMENTS } from '../../src/db/lifecycle-statements.js'
 import { readMigrations, SET_USER_VERSION } from '../../src/db/migrate.js'
 import { STATEMENTS } from '../../src/db/statements.js'
+import { CHECK_READS } from '../../src/check/statements.js'
 import { CLI_READS, CLI_WRITES } from '../../src/cli/statements.js'
 import { rows, type AnySpec } from '../../src/db/typed-statement.js'
 import type { ContextStore } from '../../src/index.js'
@@ -28,6 +29,7 @@ const declared: [string, AnySpec][] = [
   ...Object.entries(LIFECYCLE_STATEMENTS),
   ...Object.entries(CLI_READS),
   ...Object.entries(CLI_WRITES),
+  ...Object.entries(CHECK_READS),
 ]
 
 describe('each statement', () => {

@@ -6,13 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { planWindow, type MessageData } from '../../src/index.js'
-import {
-  BACKEND,
-  makeBackend,
-  type LedgerManager,
-  type LedgerStore,
-  type ManagerOptions,
-} from '../helpers/backend.js'
+import { makeBackend, type LedgerManager, type LedgerStore, type ManagerOptions } from '../helpers/backend.js'
 import { refusalOf } from '../helpers/refusal.js'
 import { assistant, texts, toolResult, toolResults, toolUse, turns, user } from '../helpers/messages.js'
 import { recordingSummarizer, type RecordingSummarizer } from '../helpers/summarizers.js'
@@ -204,16 +198,35 @@ describe("summarize: Strands' ratio rule", () => {
     await check(m)
   })
 
-  it('folds nothing when the oldest messages it takes are all protected (not the summary after them)', async () => {
-    const m = manager({ windowSize: 10 })
-    await m.append(turns(2))
+  it('takes its share of what may fold: protected messages at the front neither count nor take places', async () => {
+    const m = manager({ windowSize: 40 })
+    await m.append(turns(4))
     await m.pin({ seq: 0 })
     await m.summarize(summarizer.summarize, { summaryRatio: 0.8, preserveRecentMessages: 1 })
-    expect(await shown(m)).toStrictEqual(['q0', 'S2', 'a1'])
-    // ⌊3 × 0.1⌋ → 1: the oldest window message is q0, pinned (Strands: all protected, nothing to do).
-    const result = await m.summarize(summarizer.summarize, { summaryRatio: 0.1, preserveRecentMessages: 0 })
-    expect(result).toMatchObject({ summarized: 0, summary: undefined, reason: 'all-protected' })
-    expect(summarizer.calls).toHaveLength(1)
+    expect(await shown(m)).toStrictEqual(['q0', 'S5', 'q3', 'a3'])
+    await m.append(turns(2, 4))
+    // Window [q0 (pinned, kept), S5, q3, a3, q4, a4, q5, a5]: 7 of the 8 may fold; ⌊7 × 0.3⌋ = 2, the
+    // summary and q3 — then past a3, which a summary may precede. Strands counts q0: ⌊8 × 0.3⌋ = 2 is q0
+    // and the summary, and folds the summary alone.
+    const result = await m.summarize(summarizer.summarize, { summaryRatio: 0.3, preserveRecentMessages: 0 })
+    expect(result.summary?.seqs).toStrictEqual([[6, 7]])
+    expect(await shown(m)).toStrictEqual(['q0', 'S2', 'a3', 'q4', 'a4', 'q5', 'a5'])
+    await check(m)
+  })
+
+  it('makes progress with many pins at the front, where Strands would fold nothing again and again', async () => {
+    const m = manager({ windowSize: 40 })
+    await m.append(turns(8))
+    for (const seq of [0, 1, 2, 3, 4, 5]) await m.pin({ seq })
+    await m.summarize(summarizer.summarize, { summaryRatio: 0.5, preserveRecentMessages: 2 })
+    // Every further fold takes messages, not only the pins' places.
+    for (let i = 0; i < 3; i++) {
+      const before = (await m.window()).length
+      await m.append(turns(12).slice(8 + i, 9 + i))
+      const r = await m.summarize(summarizer.summarize, { summaryRatio: 0.3, preserveRecentMessages: 2 })
+      expect(r.summary?.messageCount).toBeGreaterThan(0)
+      expect((await m.window()).length).toBeLessThanOrEqual(before + 2 - 1)
+    }
     await check(m)
   })
 })
@@ -539,7 +552,7 @@ describe('dropSummary', () => {
     // ⌊6 × 0.5⌋ = 3 from [q0 a1 · q2 a2 q3 a3]: a1 (released) and q2 fold.
     expect(summary?.seqs).toStrictEqual([[3, 5]])
     expect(summary?.fromBoundary).toBe(4)
-    await m.append(turns(3, 4))
+    await m.append(turns(2, 4))
     const state = { boundary: summary?.fromBoundary ?? 0, kept: [0, 3] }
     const archive = (await m.history({ limit: 100 })).map((e) => e.message)
     const expected = planWindow(archive, {

@@ -165,13 +165,24 @@ describe(`summarize [${BACKEND}]`, () => {
     expect(await sameAsStrands(ours, summarizer, 0.5, 0)).toBe(false)
   })
 
-  it('declines as Strands does when the oldest messages it would take are pinned', async () => {
+  it('takes its share after pinned messages at the front, where Strands declines', async () => {
     const ours = backend.manager(store, { sessionId: `eq-${session++}`, windowSize: 10 })
     const summarizer = recordingSummarizer()
     await ours.append(turns(2))
     await ours.pin({ seq: 0 })
+    // The pin is not at the front yet: the same fold as Strands.
     expect(await sameAsStrands(ours, summarizer, 0.8, 1)).toBe(true)
     expect(ids(await ours.window())).toHaveLength(3)
-    expect(await sameAsStrands(ours, summarizer, 0.1, 0)).toBe(false)
+    // [q0 (pinned), summary, a1]: Strands' share is q0 alone — all protected, nothing done; ours is the
+    // summary (the share of what may fold), so the fold makes progress.
+    const theirs = (await ours.window()).map((m) => Message.fromJSON(m as never))
+    expect(await strandsFold(theirs, 0.1, 0)).toBe(false)
+    const result = await ours.summarize(summarizer.summarize, {
+      summaryRatio: 0.1,
+      preserveRecentMessages: 0,
+    })
+    expect(result.summary?.replaces).toBeDefined()
+    expect(ids(await ours.window())).toHaveLength(3)
+    await assertWindowRulesOf(store, ours.sessionId, { first: 0, last: 0 })
   })
 })

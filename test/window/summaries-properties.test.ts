@@ -22,11 +22,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   ContextLedgerError,
   estimateTokens,
+  isContextLedgerError,
   planWindow,
   type ContentBlockData,
   type FoldRequest,
   type MessageData,
   type StoredMessageData,
+  type SummarizeResult,
   type SummaryRecord,
   type WindowLimits,
   type WindowResult,
@@ -338,13 +340,29 @@ describe(`summaries [${BACKEND}]`, () => {
                       reserveTokens: before.summary?.tokens ?? 0,
                     }
               const reference = await sameFoldPlans(m, before, limits, request)
-              const r =
-                o.kind === 'summarize'
-                  ? await m.summarize(summarizer.summarize, {
-                      summaryRatio: o.ratio,
-                      preserveRecentMessages: o.preserve,
-                    })
-                  : await m.summarizeExcess(summarizer.summarize)
+              let r: SummarizeResult
+              try {
+                r =
+                  o.kind === 'summarize'
+                    ? await m.summarize(summarizer.summarize, {
+                        summaryRatio: o.ratio,
+                        preserveRecentMessages: o.preserve,
+                      })
+                    : await m.summarizeExcess(summarizer.summarize)
+              } catch (error) {
+                // A fold of the excess whose summary the budget cannot hold writes nothing.
+                if (
+                  o.kind !== 'excess' ||
+                  !isContextLedgerError(error, 'SUMMARIZER_FAILED') ||
+                  !error.message.includes('more than the tokenBudget')
+                )
+                  throw error
+                const unchanged = await snapshot(m)
+                expect(unchanged.summaries).toStrictEqual(before.summaries)
+                expect(unchanged.shown).toStrictEqual(before.shown)
+                expect(unchanged.boundary).toBe(before.boundary)
+                continue
+              }
               const after = await snapshot(m)
               const made = after.summaries.filter((x) => x.id > lastId).reverse()
               // A fold written plans with the manager's protected ranges; nothing folded writes nothing.
@@ -525,7 +543,8 @@ describe(`summaries [${BACKEND}]`, () => {
           }
         },
       ),
-      { numRuns: fcRuns(200) },
+      // PostgreSQL takes milliseconds a call where SQLite takes microseconds: fewer runs, the same checks.
+      { numRuns: fcRuns(BACKEND === 'postgres' ? 60 : 200) },
     )
-  })
+  }, 300_000)
 })

@@ -171,7 +171,7 @@ chain AS (
     ON x.session = s.pk AND x.id = $2::int
   UNION ALL
   SELECT y.id, y.replaces, y.seqs, y.body, c.depth + 1 FROM chain c, s, context_ledger.summaries y
-    WHERE y.session = s.pk AND y.id = c.replaces AND (NOT $3::boolean OR c.depth = 0)
+    WHERE y.session = s.pk AND y.id = c.replaces AND y.id < c.id AND (NOT $3::boolean OR c.depth = 0)
 )
 SELECT s.pk, s.summary, s.version, c.id, c.replaces, c.seqs, c.body, c.depth FROM s LEFT JOIN chain c ON true
 ORDER BY c.depth`

@@ -72,7 +72,7 @@ import {
 } from '../../window/plan-cut.js'
 import { ArrayLedgerView } from '../../window/array-view.js'
 import type { WindowLimits } from '../../window/window-options.js'
-import { Database, isConnectionLoss, isRetryable, sqlState, toPgLedgerError } from './database.js'
+import { type Database, isConnectionLoss, isRetryable, sqlState, toPgLedgerError } from './database.js'
 import { FLUSH_SQL, flushValues } from './flush.js'
 import {
   DELETE_SESSION_SQL,
@@ -98,7 +98,7 @@ import {
 } from './reads.js'
 import { PostgresConversationManager, type PostgresConversationManagerOptions } from './manager.js'
 import { Slice, SliceMiss } from './slice.js'
-import { SliceLedger, type StoreState } from './slice-ledger.js'
+import { SliceLedger } from './slice-ledger.js'
 import { SNAPSHOT_SQL, snapshotValues, type SnapshotParams, type SnapshotResult } from './snapshot-query.js'
 
 /** How many times a write is tried when other writers keep getting there first, before the lock is taken. */
@@ -664,6 +664,8 @@ export class PostgresContextStore {
                 if (row !== undefined)
                   replaceArchived(ledger.st, session, row, prunedForm(parseBody(row.body)), by)
               }
+              // The archive changed: a summary being made from it meanwhile must not be written (as SQLite's).
+              if (seqs.length > 0) ledger.st.sessionTouch.run(by.at, session.pk)
               return {
                 count: seqs.length,
                 next: seqs.length < PRUNE_BATCH ? undefined : (seqs.at(-1) ?? 0) + 1,
@@ -772,6 +774,14 @@ export class PostgresContextStore {
     let previous: StoredMessageData | undefined
     for (const link of chain) {
       if (link.seqs === null || link.body === null) continue
+      // A chain only leads to older summaries (the query follows it only downward, so it ends): one that
+      // points at itself or a newer one is a damaged database, as with SQLite.
+      if (link.id !== null && link.replaces !== null && link.replaces >= link.id)
+        throw new ContextLedgerError(
+          'CORRUPT_DATABASE',
+          `Session "${sessionId}": summary ${link.id} replaces itself down its chain; the database is damaged`,
+          { sessionId },
+        )
       if (from === 'previous' && link.depth === 1) {
         previous = parseBody(link.body)
         break
@@ -788,7 +798,7 @@ export class PostgresContextStore {
     const summary = await this.summary(sessionId, id)
     const input: StoredMessageData[] = previous === undefined ? [] : [previous]
     for (const r of rows) input.push(parseBody(r.body))
-    return { sessionId, version: head.version, summary, input }
+    return { sessionId, sessionPk: head.pk, version: head.version, summary, input }
   }
 
   /**
@@ -951,6 +961,7 @@ export class PostgresContextStore {
    *
    * @param sessionId - the session
    * @returns its message count (0 when it does not exist yet)
+   * @internal As the SQLite store's: for adapters.
    */
   async messageCount(sessionId: string): Promise<number> {
     this.ensureOpen()

@@ -5,7 +5,7 @@
  */
 import { ContextLedgerError } from '../../errors.js'
 import { CliError, fromLedgerError } from '../errors.js'
-import { count } from '../format.js'
+import { count, visible } from '../format.js'
 import { inspect, openStore } from '../open-ledger.js'
 import type { CommandContext } from '../program.js'
 
@@ -51,7 +51,7 @@ export async function backup(
         pages: result.pages,
         schemaVersion: ledger.schemaVersion,
       })
-    else ctx.out.note(`backed up ${file} to ${result.path} (${count(result.pages)} pages)`)
+    else ctx.out.note(`backed up ${visible(file)} to ${visible(result.path)} (${count(result.pages)} pages)`)
     return 0
   } finally {
     store?.close()

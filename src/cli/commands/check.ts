@@ -10,19 +10,15 @@
  * checked and how to upgrade).
  */
 import type Database from 'better-sqlite3'
-import { shapeOf, type MessageShape } from '../../check/archive-facts.js'
-import { checkWindowRules } from '../../check/window-rules.js'
+import { checkSession } from '../../check/check-session.js'
 import { prepareSpec } from '../../db/typed-statement.js'
 import type { ContextStore } from '../../store/context-store.js'
-import { parseBody } from '../../store/entries.js'
-import { parseLimits } from '../../store/explain.js'
-import { alternateRoles } from '../../window/alternate-roles.js'
 import { EXIT, unknownSession } from '../errors.js'
-import { count } from '../format.js'
+import { count, visible } from '../format.js'
 import { inspect, olderSchemaMessage, openStore } from '../open-ledger.js'
 import { Progress } from '../progress.js'
 import type { CommandContext } from '../program.js'
-import { CLI_READS, type CheckSessionRow } from '../statements.js'
+import { CLI_READS } from '../statements.js'
 
 /** One problem `check` found. */
 export interface CheckProblem {
@@ -53,89 +49,22 @@ function integrity(db: Database.Database): CheckProblem[] {
   return problems
 }
 
-/** Checks one session; returns its problems and how many messages it read. */
-function checkSession(
+/** Checks one session with the checker the property tests use; returns its problems and how many messages it read. */
+function checkOne(
   store: ContextStore,
-  db: Database.Database,
-  s: CheckSessionRow,
+  sessionId: string,
   progress: Progress,
   before: number,
 ): { problems: CheckProblem[]; messages: number } {
-  return db
-    .transaction(() => {
-      const problems: CheckProblem[] = []
-      const fail = (rule: string, detail: string): void => {
-        problems.push({ sessionId: s.id, rule, detail })
-      }
-      const session = store.session(s.id)
-      const window = store.window(s.id)
-      let summaryTrackingId: string | undefined
-      if (session?.summaryId !== undefined) {
-        const ref = prepareSpec(db, CLI_READS.summaryRef).get(session.summaryId)
-        if (ref === undefined || ref.session !== s.pk)
-          fail(
-            'summary exists',
-            `the session shows summary ${session.summaryId}, which is not one of its summaries`,
-          )
-        else {
-          if (ref.ended_at !== null)
-            fail('summary current', `the session shows summary ${session.summaryId}, which has ended`)
-          summaryTrackingId = store.summary(s.id, session.summaryId).trackingId
-        }
-      }
-      const seqs: number[] = []
-      const trackingIds: string[] = []
-      const shapes: MessageShape[] = []
-      const pinned = new Set<number>()
-      let sum = 0
-      for (const r of prepareSpec(db, CLI_READS.archive).iterate(s.pk)) {
-        let message
-        try {
-          message = parseBody(r.body)
-        } catch {
-          fail('body is JSON', `seq ${r.seq} holds a body that is not JSON`)
-          continue
-        }
-        if (message.trackingId !== r.uid)
-          fail('archive identity', `seq ${r.seq} stores trackingId ${message.trackingId} for ${r.uid}`)
-        sum += r.tokens
-        if (r.cum_tokens !== sum) {
-          fail('token sums', `seq ${r.seq} has cum_tokens ${r.cum_tokens}, the running sum is ${sum}`)
-          sum = r.cum_tokens
-        }
-        seqs.push(r.seq)
-        trackingIds.push(r.uid)
-        shapes.push(shapeOf(message))
-        if (r.pinned === 1) pinned.add(r.seq)
-        if (seqs.length % 5000 === 0) progress.update(before + seqs.length)
-      }
-      const kept = prepareSpec(db, CLI_READS.keptCounted).get(s.pk) ?? { count: 0, tokens: 0 }
-      if (s.kept_count !== null && s.kept_count !== kept.count)
-        fail('kept totals', `the session counts ${s.kept_count} kept rows, there are ${kept.count}`)
-      if (s.kept_tokens !== null && s.kept_tokens !== kept.tokens)
-        fail('kept totals', `the session counts ${s.kept_tokens} kept tokens, there are ${kept.tokens}`)
-      const limits = parseLimits(s.limits)
-      const result = checkWindowRules({
-        sessionId: s.id,
-        archive: { seqs, trackingIds, shapes, pinned },
-        session:
-          session === undefined
-            ? undefined
-            : {
-                messageCount: session.messageCount,
-                boundary: session.boundary,
-                windowMessages: session.windowMessages,
-                summaryTrackingId,
-              },
-        window,
-        alternate: alternateRoles(window),
-        ranges: { first: limits?.first ?? 0, last: limits?.last ?? 0 },
-      })
-      for (const p of result.problems)
-        problems.push({ sessionId: p.sessionId, rule: p.rule, detail: p.detail })
-      return { problems, messages: seqs.length }
-    })
-    .deferred()
+  const r = checkSession(store, sessionId, {
+    onProgress: (n) => {
+      progress.update(before + n)
+    },
+  })
+  return {
+    problems: r.problems.map((p) => ({ sessionId: p.sessionId, rule: p.rule, detail: p.detail })),
+    messages: r.messageCount,
+  }
 }
 
 /**
@@ -161,11 +90,11 @@ export async function check(
     let sessionsChecked = 0
     let messagesChecked = 0
     if (store !== undefined) {
-      const all = prepareSpec(store.connection(), CLI_READS.checkSessions).all()
-      const chosen = options.session === undefined ? all : all.filter((s) => s.id === options.session)
+      const all = prepareSpec(store.connection(), CLI_READS.sessionIds).all()
+      const chosen = options.session === undefined ? all : all.filter((id) => id === options.session)
       if (options.session !== undefined && chosen.length === 0) throw unknownSession(file, options.session)
-      for (const s of chosen) {
-        const r = checkSession(store, store.connection(), s, progress, messagesChecked)
+      for (const id of chosen) {
+        const r = checkOne(store, id, progress, messagesChecked)
         problems.push(...r.problems)
         sessionsChecked++
         messagesChecked += r.messages
@@ -188,15 +117,16 @@ export async function check(
       const c = out.color
       for (const p of problems)
         out.line(
-          `${c.red('✗')} ${p.sessionId === null ? '' : `${p.sessionId}: `}${c.bold(p.rule)} — ${p.detail}`,
+          `${c.red('✗')} ${p.sessionId === null ? '' : `${visible(p.sessionId)}: `}${c.bold(p.rule)} — ${visible(p.detail)}`,
         )
       if (problems.length === 0)
         out.line(
           rulesChecked
-            ? `${c.green('✓')} ${file}: integrity ok; window rules hold in ${count(sessionsChecked)} sessions (${count(messagesChecked)} messages)`
-            : `${c.green('✓')} ${file}: integrity ok`,
+            ? `${c.green('✓')} ${visible(file)}: integrity ok; window rules hold in ${count(sessionsChecked)} sessions (${count(messagesChecked)} messages)`
+            : `${c.green('✓')} ${visible(file)}: integrity ok`,
         )
-      else out.line(`${count(problems.length)} problem${problems.length === 1 ? '' : 's'} in ${file}`)
+      else
+        out.line(`${count(problems.length)} problem${problems.length === 1 ? '' : 's'} in ${visible(file)}`)
     }
     if (problems.length > 0) return EXIT.problems
     if (ledger.kind === 'older') {

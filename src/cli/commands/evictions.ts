@@ -14,7 +14,7 @@ import type Database from 'better-sqlite3'
 import { prepareSpec } from '../../db/typed-statement.js'
 import type { ContextStore, SummaryRecord } from '../../store/context-store.js'
 import { unknownSession } from '../errors.js'
-import { count, iso, time } from '../format.js'
+import { count, iso, time, visible } from '../format.js'
 import { openStore } from '../open-ledger.js'
 import type { CommandContext } from '../program.js'
 import { CLI_READS } from '../statements.js'
@@ -249,7 +249,7 @@ export async function evictions(
     }
     for (const u of report.unpins)
       out.line(
-        `seq ${u.seq} was unpinned by ${u.actor} at ${time(u.at === null ? undefined : new Date(u.at))}${u.reason === null ? '' : ` (${u.reason})`}, then left the window`,
+        `seq ${u.seq} was unpinned by ${visible(u.actor)} at ${time(u.at === null ? undefined : new Date(u.at))}${u.reason === null ? '' : ` (${visible(u.reason)})`}, then left the window`,
       )
     out.line(
       c.dim(

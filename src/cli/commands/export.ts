@@ -10,7 +10,7 @@ import { finished } from 'node:stream/promises'
 import { prepareSpec } from '../../db/typed-statement.js'
 import { CliError, unknownSession } from '../errors.js'
 import { EXPORT_FORMAT, EXPORT_VERSION, jsonField } from '../export-format.js'
-import { count } from '../format.js'
+import { count, visible } from '../format.js'
 import { writeWaiting, type OutStream } from '../io.js'
 import { openStore } from '../open-ledger.js'
 import { Progress } from '../progress.js'
@@ -187,7 +187,9 @@ export async function exportSession(
     if (fileOut !== undefined) {
       fileOut.end()
       await finished(fileOut)
-      ctx.out.note(`exported ${sessionId}: ${count(messages)} messages to ${options.output ?? ''}`)
+      ctx.out.note(
+        `exported ${visible(sessionId)}: ${count(messages)} messages to ${visible(options.output ?? '')}`,
+      )
     }
     ok = true
     return 0

@@ -17,6 +17,7 @@ import { prepareSpec } from '../../db/typed-statement.js'
 import { checkSessionId } from '../../store/context-store.js'
 import { openContextStore } from '../../store/context-store.js'
 import { CliError, fromLedgerError } from '../errors.js'
+import { refuseInvalidImport, removeCreatedLedger } from '../import-check.js'
 import {
   bodyLine,
   columnText,
@@ -28,8 +29,8 @@ import {
   type SummaryLine,
   type ToolCallLine,
 } from '../export-format.js'
-import { count } from '../format.js'
-import { currentSchemaVersion, inspect, olderSchemaMessage } from '../open-ledger.js'
+import { count, visible } from '../format.js'
+import { currentSchemaVersion, importOlderSchemaMessage, inspect } from '../open-ledger.js'
 import { Progress } from '../progress.js'
 import type { CommandContext } from '../program.js'
 import { CLI_READS, prepareWrites } from '../statements.js'
@@ -43,6 +44,8 @@ interface Parsed {
   edits: EditLine[]
   summaries: SummaryLine[]
   lines: number
+  /** The line number of each parsed line. */
+  lineOf: Map<object, number>
 }
 
 function refuse(line: number, what: string): CliError {
@@ -66,10 +69,11 @@ function checkRaw(line: object, n: number): void {
 /** Reads and checks every line. */
 async function parse(input: Readable, progress: Progress): Promise<Parsed> {
   const lines = createInterface({ input, crlfDelay: Infinity })
+  const lineOf = new Map<object, number>()
   let n = 0
   let blank = 0
   let header: HeaderLine | undefined
-  const p: Omit<Parsed, 'header' | 'lines'> = {
+  const p: Omit<Parsed, 'header' | 'lines' | 'lineOf'> = {
     messages: [],
     toolCalls: [],
     pinEvents: [],
@@ -102,6 +106,7 @@ async function parse(input: Readable, progress: Progress): Promise<Parsed> {
     if (!r.success) throw refuse(n, zodProblem(r.error.issues))
     const line = r.data
     checkRaw(line, n)
+    lineOf.set(line, n)
     const limit = header.counts.messages
     const inRange = (seq: number | null, field: string): void => {
       if (seq !== null && seq >= limit)
@@ -164,7 +169,7 @@ async function parse(input: Readable, progress: Progress): Promise<Parsed> {
     throw end(`without summary ${header.session.summary}, which the session shows`)
   if (header.session.boundary > c.messages)
     throw refuse(1, `session.boundary ${header.session.boundary} is past the last message`)
-  return { header, ...p, lines: n }
+  return { header, ...p, lines: n, lineOf }
 }
 
 const bit = (b: boolean): number => (b ? 1 : 0)
@@ -222,8 +227,9 @@ export async function importSession(
     const found = inspect(file, { older: true })
     found.db.close()
     if (found.kind === 'older')
-      throw new CliError(olderSchemaMessage(file, found.schemaVersion, found.current), 'SCHEMA_TOO_OLD')
+      throw new CliError(importOlderSchemaMessage(file, found.schemaVersion, found.current), 'SCHEMA_TOO_OLD')
   }
+  const created = !existsSync(file)
   let store
   try {
     store = openContextStore(file)
@@ -314,6 +320,7 @@ export async function importSession(
         ids.set(x.id, Number(id))
       }
       if (s.summary !== null) w.setSummary.run(ids.get(s.summary) ?? null, pk)
+      refuseInvalidImport(store, sessionId, parsed, ids)
     })
     written.done()
     const result = {
@@ -328,9 +335,13 @@ export async function importSession(
     if (options.json === true) ctx.out.json(result)
     else
       ctx.out.note(
-        `imported session "${sessionId}" into ${file}: ${count(result.messages)} messages, ${count(result.toolCalls)} tool calls, ${count(result.pinEvents)} pin events, ${count(result.edits)} edits, ${count(result.summaries)} summaries`,
+        `imported session "${visible(sessionId)}" into ${visible(file)}: ${count(result.messages)} messages, ${count(result.toolCalls)} tool calls, ${count(result.pinEvents)} pin events, ${count(result.edits)} edits, ${count(result.summaries)} summaries`,
       )
     return 0
+  } catch (error) {
+    store.close()
+    if (created) removeCreatedLedger(file)
+    throw error
   } finally {
     store.close()
   }

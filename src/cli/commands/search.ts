@@ -12,10 +12,11 @@ import type Database from 'better-sqlite3'
 import { prepareSpec } from '../../db/typed-statement.js'
 import { parseBody } from '../../store/entries.js'
 import { unknownSession } from '../errors.js'
-import { count, iso, messageLine, time } from '../format.js'
+import { count, iso, plainLine, time, visible } from '../format.js'
 import { openStore } from '../open-ledger.js'
 import type { CommandContext } from '../program.js'
 import { CLI_READS, type SearchRow } from '../statements.js'
+import { findIgnoringCase, likePattern } from '../text-match.js'
 import { elide, printTable } from '../table.js'
 
 /** One message found. */
@@ -42,20 +43,7 @@ export interface SearchMethod {
   search(db: Database.Database, query: string, sessionPk: number | undefined, limit: number): SearchMatch[]
 }
 
-/**
- * The LIKE prefilter for a query: its longest run of characters that JSON writes as they are (no quote,
- * backslash or control character), so that it matches the stored JSON whether the text sits in a string
- * (where those characters are escaped) or in a tool call's input (shown as JSON).
- *
- * @param query - the text searched for
- * @returns the pattern, `\\` escaping LIKE's wildcards
- */
-export function likePattern(query: string): string {
-  // eslint-disable-next-line no-control-regex
-  const pieces = query.split(/["\\\u0000-\u001f]/)
-  const longest = pieces.reduce((a, b) => (b.length > a.length ? b : a), '')
-  return `%${longest.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-}
+export { likePattern } from '../text-match.js'
 
 function snippet(text: string, at: number, length: number): string {
   const from = Math.max(0, at - 40)
@@ -74,13 +62,12 @@ export const SCAN: SearchMethod = {
       sessionPk === undefined
         ? prepareSpec(db, CLI_READS.searchAll).iterate(pattern)
         : prepareSpec(db, CLI_READS.searchSession).iterate(sessionPk, pattern)
-    const needle = query.toLowerCase()
     const out: SearchMatch[] = []
     for (const r of rows) {
       const message = parseBody(r.body)
-      const text = messageLine(message)
-      const at = text.toLowerCase().indexOf(needle)
-      if (at < 0) continue
+      const text = plainLine(message)
+      const found = findIgnoringCase(text, query)
+      if (found === undefined) continue
       out.push({
         sessionId: r.session_id,
         seq: r.seq,
@@ -88,7 +75,7 @@ export const SCAN: SearchMethod = {
         role: message.role,
         inWindow: r.in_window === 1,
         createdAt: iso(r.created_at),
-        snippet: snippet(text, at, query.length),
+        snippet: snippet(text, found.at, found.length),
       })
       if (out.length >= limit) break
     }
@@ -138,7 +125,7 @@ export async function search(
       })
       return 0
     }
-    if (shown.length === 0) out.line(`no message contains "${query}"`)
+    if (shown.length === 0) out.line(`no message contains "${visible(query)}"`)
     else
       printTable(
         out,

@@ -5,7 +5,7 @@ import { STATEMENTS } from '../../db/statements.js'
 import { prepareSpec } from '../../db/typed-statement.js'
 import { toSessionSummary } from '../../store/session-summary.js'
 import type { SessionSummary } from '../../store/store-types.js'
-import { count, iso, time } from '../format.js'
+import { count, iso, time, visible } from '../format.js'
 import { inspect } from '../open-ledger.js'
 import type { CommandContext } from '../program.js'
 import { CLI_READS } from '../statements.js'
@@ -89,7 +89,7 @@ export function sessions(
       return 0
     }
     if (list.length === 0) {
-      out.line(`${file} holds no sessions yet.`)
+      out.line(`${visible(file)} holds no sessions yet.`)
       return 0
     }
     printTable(

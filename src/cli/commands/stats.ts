@@ -7,7 +7,7 @@ import { statSync } from 'node:fs'
 import type Database from 'better-sqlite3'
 import { readIntegerPragma } from '../../db/pragmas.js'
 import { prepareSpec } from '../../db/typed-statement.js'
-import { bytes, count, iso, time } from '../format.js'
+import { bytes, count, iso, time, visible } from '../format.js'
 import { inspect } from '../open-ledger.js'
 import type { CommandContext } from '../program.js'
 import { CLI_READS } from '../statements.js'
@@ -73,7 +73,7 @@ export function stats(ctx: CommandContext, file: string, options: { json?: boole
     const kv = (k: string, v: string): void => {
       out.line(`${c.bold(k.padEnd(16))}${v}`)
     }
-    kv('file', `${file}  ${report.bytes === null ? '' : bytes(report.bytes)}`)
+    kv('file', `${visible(file)}  ${report.bytes === null ? '' : bytes(report.bytes)}`)
     kv('write-ahead log', report.walBytes === null ? 'none' : bytes(report.walBytes))
     kv('pages', `${count(pageCount)} of ${bytes(pageSize)} (${count(freePages)} free)`)
     kv('journal mode', report.journalMode)
@@ -81,7 +81,7 @@ export function stats(ctx: CommandContext, file: string, options: { json?: boole
       'schema version',
       ledger.kind === 'current'
         ? `${ledger.schemaVersion} (current)`
-        : `${ledger.schemaVersion} — this context-ledger reads ${ledger.current}; upgrade with: context-ledger upgrade ${file}`,
+        : `${ledger.schemaVersion} — this context-ledger reads ${ledger.current}; upgrade with: context-ledger upgrade ${visible(file)}`,
     )
     kv('sessions', count(report.sessionCount))
     kv('messages', `${count(report.messages)} (${count(report.tokens)} tokens)`)

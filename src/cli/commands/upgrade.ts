@@ -6,6 +6,7 @@
 import { ContextLedgerError } from '../../errors.js'
 import { openContextStore } from '../../store/context-store.js'
 import { fromLedgerError } from '../errors.js'
+import { visible } from '../format.js'
 import { inspect } from '../open-ledger.js'
 import type { CommandContext } from '../program.js'
 
@@ -35,8 +36,8 @@ export function upgrade(ctx: CommandContext, file: string, options: { json?: boo
   else
     ctx.out.note(
       from === to
-        ? `${file} is already at schema version ${to}; nothing to do`
-        : `upgraded ${file} from schema version ${from} to ${to}`,
+        ? `${visible(file)} is already at schema version ${to}; nothing to do`
+        : `upgraded ${visible(file)} from schema version ${from} to ${to}`,
     )
   return 0
 }

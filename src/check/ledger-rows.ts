@@ -1,0 +1,200 @@
+/**
+ * The ledger's own bookkeeping, checked against the archive (docs/design.md, "Data model"): what the
+ * store derived from each body when it was appended and keeps beside it for the planner's index seeks.
+ * None of it is visible through the read API, so a row changed behind the store's back shows here first:
+ *
+ * - `role` is the body's role; `plain_user`, `has_tool_use`, `has_tool_result`, `trim_point` and
+ *   `pair_start` are what the body (and the next one) make them;
+ * - `cum_tokens` is the running sum of `tokens`;
+ * - `kept` marks rows before the boundary only, and the session's `kept_count` / `kept_tokens` count them;
+ * - `pinned` is what the pin log's last event for the message says (no event: not pinned);
+ * - every toolUse and every toolResult has its `tool_calls` link, and every link names a message holding
+ *   that toolUse (and, once answered, one holding its result) — but a late result, which answers a call
+ *   that was no longer waiting;
+ * - the session's `limits` and `metadata` are JSON (`limits`: the limits the window was applied with).
+ *
+ * Each rule reports once, with the seqs involved (the first few), so a column cleared on every row is one
+ * line, not thousands.
+ */
+import type Database from 'better-sqlite3'
+import { prepareSpec } from '../db/typed-statement.js'
+import { parseLimits } from '../store/explain.js'
+import { isPlainUser, isTrimPointAt, type MessageShape } from './archive-facts.js'
+import { CHECK_READS, type CheckSessionRow } from './statements.js'
+import type { Fail } from './window-rules.js'
+
+/** How many offending rows a problem describes before it counts the rest. */
+const SHOWN = 3
+
+/** The rows that broke one rule, reported as one problem. */
+class Offenders {
+  private readonly details: string[] = []
+  private first: number | undefined
+  private more = 0
+
+  constructor(
+    private readonly rule: string,
+    private readonly what: string,
+  ) {}
+
+  add(seq: number, detail: string): void {
+    this.first ??= seq
+    if (this.details.length < SHOWN) this.details.push(detail)
+    else this.more++
+  }
+
+  report(fail: Fail): void {
+    if (this.first === undefined) return
+    const more = this.more > 0 ? `; and ${this.more} more` : ''
+    fail(this.rule, `${this.what}: ${this.details.join('; ')}${more}`, { seq: this.first })
+  }
+}
+
+function isShapeToolPairStart(m: MessageShape, next: MessageShape | undefined): boolean {
+  return (
+    m.role === 'assistant' &&
+    m.uses.length > 0 &&
+    next !== undefined &&
+    next.role === 'user' &&
+    next.results.length > 0
+  )
+}
+
+/**
+ * Checks a session's bookkeeping columns against its archive.
+ *
+ * @param db - the connection the archive was read on, inside the same read transaction
+ * @param session - the session's row
+ * @param shapes - each message's role and tool ids, by seq, as the archive's bodies give them
+ * @param fail - records a problem
+ */
+export function checkLedgerRows(
+  db: Database.Database,
+  session: CheckSessionRow,
+  shapes: readonly MessageShape[],
+  fail: Fail,
+): void {
+  const pk = session.pk
+  for (const uid of prepareSpec(db, CHECK_READS.duplicateUids).iterate(pk))
+    fail('archive unique', `trackingId ${uid} names more than one message`)
+
+  const roles = new Offenders('role column', 'the role column disagrees with the body')
+  const sums = new Offenders('token sums', 'cum_tokens is not the running sum of tokens')
+  const flags = new Offenders('derived flags', 'a flag the store derives from the bodies disagrees')
+  const keptAfter = new Offenders('kept before the boundary', 'a row at or after the boundary is marked kept')
+  const pins = new Offenders('pin log', 'the pinned column disagrees with the pin log')
+  const lastPins = prepareSpec(db, CHECK_READS.lastPins).iterate(pk)
+  let pin = lastPins.next()
+  const late = new Set<number>()
+  let sum = 0
+  let kept = 0
+  let keptTokens = 0
+  for (const r of prepareSpec(db, CHECK_READS.messages).iterate(pk)) {
+    const m = shapes[r.seq]
+    if (m === undefined) continue
+    if (r.role !== m.role) roles.add(r.seq, `seq ${r.seq} is ${r.role} in its row, ${m.role} in its body`)
+    sum += r.tokens
+    if (r.cum_tokens !== sum)
+      sums.add(r.seq, `seq ${r.seq} has cum_tokens ${r.cum_tokens}, the running sum is ${sum}`)
+    const next = shapes[r.seq + 1]
+    const derived: [string, number, boolean][] = [
+      ['plain_user', r.plain_user, isPlainUser(m)],
+      ['has_tool_use', r.has_tool_use, m.uses.length > 0],
+      ['has_tool_result', r.has_tool_result, m.results.length > 0],
+      ['trim_point', r.trim_point, isTrimPointAt(shapes, r.seq)],
+      ['pair_start', r.pair_start, isShapeToolPairStart(m, next)],
+    ]
+    for (const [column, stored, is] of derived)
+      if ((stored === 1) !== is)
+        flags.add(r.seq, `seq ${r.seq} has ${column} ${stored}, its body makes it ${is ? 1 : 0}`)
+    if (r.kept === 1) {
+      kept++
+      keptTokens += r.window_tokens ?? r.tokens
+      if (r.seq >= session.boundary) keptAfter.add(r.seq, `seq ${r.seq} (boundary ${session.boundary})`)
+    }
+    while (!pin.done && pin.value.seq < r.seq) pin = lastPins.next()
+    const logged = !pin.done && pin.value.seq === r.seq && pin.value.action === 'pin'
+    if ((r.pinned === 1) !== logged)
+      pins.add(
+        r.seq,
+        r.pinned === 1
+          ? `seq ${r.seq} is pinned, its pin log ${!pin.done && pin.value.seq === r.seq ? 'ends with an unpin' : 'is empty'}`
+          : `seq ${r.seq} is not pinned, its pin log ends with a pin`,
+      )
+    if (r.late === 1) late.add(r.seq)
+  }
+  if (!pin.done) lastPins.return?.()
+  for (const o of [roles, sums, flags, keptAfter, pins]) o.report(fail)
+  if (session.kept_count !== null && session.kept_count !== kept)
+    fail('kept totals', `the session counts ${session.kept_count} kept rows, there are ${kept}`)
+  if (session.kept_tokens !== null && session.kept_tokens !== keptTokens)
+    fail('kept totals', `the session counts ${session.kept_tokens} kept tokens, there are ${keptTokens}`)
+
+  checkToolLinks(db, pk, shapes, late, fail)
+
+  if (session.limits !== null) {
+    const what = jsonProblem(session.limits)
+    if (what !== undefined) fail('session limits', `sessions.limits is not JSON (${what})`)
+    else if (parseLimits(session.limits) === undefined)
+      fail('session limits', `sessions.limits is not limits: ${session.limits.slice(0, 80)}`)
+  }
+  if (session.metadata !== null) {
+    const what = jsonProblem(session.metadata)
+    if (what !== undefined) fail('session metadata', `sessions.metadata is not JSON (${what})`)
+  }
+}
+
+/** Why a text is not JSON, or undefined when it is. */
+function jsonProblem(text: string): string | undefined {
+  try {
+    JSON.parse(text)
+    return undefined
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
+  }
+}
+
+/**
+ * Every toolUse and toolResult of the archive against the `tool_calls` links, and every link against
+ * the archive.
+ */
+function checkToolLinks(
+  db: Database.Database,
+  pk: number,
+  shapes: readonly MessageShape[],
+  late: ReadonlySet<number>,
+  fail: Fail,
+): void {
+  const links = new Offenders('tool links', 'a tool_calls row disagrees with the messages')
+  const key = (seq: number, id: string): string => `${seq}\u0000${id}`
+  const uses = new Set<string>()
+  const results = new Set<string>()
+  const calledAt = new Map<string, number>()
+  for (const t of prepareSpec(db, CHECK_READS.toolCalls).iterate(pk)) {
+    const id = t.tool_use_id
+    if (shapes[t.use_seq]?.uses.includes(id) !== true)
+      links.add(t.use_seq, `tool call ${id} names seq ${t.use_seq}, which makes no call ${id}`)
+    uses.add(key(t.use_seq, id))
+    const first = calledAt.get(id)
+    if (first === undefined || t.use_seq < first) calledAt.set(id, t.use_seq)
+    if (t.result_seq === null) continue
+    if (t.result_seq <= t.use_seq || shapes[t.result_seq]?.results.includes(id) !== true)
+      links.add(
+        t.result_seq,
+        `tool call ${id} names seq ${t.result_seq} as its result, which answers no call ${id}`,
+      )
+    results.add(key(t.result_seq, id))
+  }
+  shapes.forEach((m, seq) => {
+    for (const id of m.uses)
+      if (!uses.has(key(seq, id))) links.add(seq, `seq ${seq} calls ${id}, and no tool_calls row records it`)
+    for (const id of m.results) {
+      if (results.has(key(seq, id))) continue
+      // A late result answers a call that was no longer waiting: no link, but the call was made before.
+      const made = calledAt.get(id)
+      if (late.has(seq) && made !== undefined && made < seq) continue
+      links.add(seq, `seq ${seq} answers ${id}, and no tool_calls row links it`)
+    }
+  })
+  links.report(fail)
+}

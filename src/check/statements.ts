@@ -1,0 +1,127 @@
+/**
+ * The SQL the checker runs beside the store's read API, for the ledger's own bookkeeping (columns the
+ * API does not return: running token sums, the derived flags, the tool-call links, the pin log's last
+ * word, the session's JSON columns), declared like the store's statements (`src/db/typed-statement.ts`):
+ * literal text, values bound, each with its row type and columns. Every one reads what the current
+ * schema has; none reads a body but where the API could not parse one.
+ */
+import { rows, value } from '../db/typed-statement.js'
+
+/** A session's row as the checker reads it. */
+export interface CheckSessionRow {
+  pk: number
+  boundary: number
+  summary: number | null
+  kept_count: number | null
+  kept_tokens: number | null
+  limits: string | null
+  metadata: string | null
+}
+
+/** A message's bookkeeping columns (no body). */
+export interface CheckMessageRow {
+  seq: number
+  role: string
+  tokens: number
+  cum_tokens: number
+  pinned: number
+  kept: number
+  plain_user: number
+  trim_point: number
+  pair_start: number
+  has_tool_use: number
+  has_tool_result: number
+  window_tokens: number | null
+  late: number
+}
+
+/** A message's stored texts, read where the API could not parse them. */
+export interface CheckBodyRow {
+  seq: number
+  uid: string
+  role: string
+  body: string
+  window_body: string | null
+  pinned: number
+  kept: number
+}
+
+/** A tool-call link. */
+export interface CheckToolCallRow {
+  id: number
+  tool_use_id: string
+  use_seq: number
+  result_seq: number | null
+}
+
+/** The last pin event of a message. */
+export interface CheckPinRow {
+  seq: number
+  action: string
+}
+
+/** A summary's stored JSON, read where the API could not parse it. */
+export interface CheckSummaryRow {
+  id: number
+  seqs: string
+  body: string
+}
+
+/** The statements, by name. */
+export const CHECK_READS = {
+  session: rows<[id: string], CheckSessionRow>(
+    'SELECT pk, boundary, summary, kept_count, kept_tokens, limits, metadata FROM sessions WHERE id = ?',
+    {
+      pk: true,
+      boundary: true,
+      summary: true,
+      kept_count: true,
+      kept_tokens: true,
+      limits: true,
+      metadata: true,
+    },
+  ),
+  messages: rows<[session: number], CheckMessageRow>(
+    `SELECT seq, role, tokens, cum_tokens, pinned, kept, plain_user, trim_point, pair_start, has_tool_use,
+      has_tool_result, window_tokens, late FROM messages WHERE session = ? ORDER BY seq`,
+    {
+      seq: true,
+      role: true,
+      tokens: true,
+      cum_tokens: true,
+      pinned: true,
+      kept: true,
+      plain_user: true,
+      trim_point: true,
+      pair_start: true,
+      has_tool_use: true,
+      has_tool_result: true,
+      window_tokens: true,
+      late: true,
+    },
+  ),
+  bodies: rows<[session: number, from: number, to: number], CheckBodyRow>(
+    `SELECT seq, uid, role, body, window_body, pinned, kept FROM messages
+    WHERE session = ? AND seq >= ? AND seq < ? ORDER BY seq`,
+    { seq: true, uid: true, role: true, body: true, window_body: true, pinned: true, kept: true },
+  ),
+  toolCalls: rows<[session: number], CheckToolCallRow>(
+    'SELECT id, tool_use_id, use_seq, result_seq FROM tool_calls WHERE session = ? ORDER BY id',
+    { id: true, tool_use_id: true, use_seq: true, result_seq: true },
+  ),
+  // The newest event of each message that has one, by the pin log's index.
+  lastPins: rows<[session: number], CheckPinRow>(
+    `SELECT e.seq, e.action FROM pin_events e WHERE e.session = ?
+      AND e.id = (SELECT max(id) FROM pin_events WHERE session = e.session AND seq = e.seq)
+    ORDER BY e.seq`,
+    { seq: true, action: true },
+  ),
+  duplicateUids: value<[session: number], string>(
+    'SELECT uid FROM messages WHERE session = ? GROUP BY uid HAVING count(*) > 1',
+    'uid',
+  ),
+  summaries: rows<[session: number], CheckSummaryRow>(
+    'SELECT id, seqs, body FROM summaries WHERE session = ? ORDER BY id',
+    { id: true, seqs: true, body: true },
+  ),
+}
