@@ -233,8 +233,12 @@ async function benchWriters(url: string, writers: number, seconds: number): Prom
           new Promise<{ turns: number; latencies: number[]; conflicts: number; locked: number }>(
             (resolve) => {
               let text = ''
-              child.stdout.on('data', (d: Buffer) => (text += d.toString()))
-              child.on('close', () => resolve(JSON.parse(text.trim().split('\n').at(-1) ?? '{}') as never))
+              child.stdout.on('data', (d: Buffer) => {
+                text += d.toString()
+              })
+              child.on('close', () => {
+                resolve(JSON.parse(text.trim().split('\n').at(-1) ?? '{}') as never)
+              })
             },
           ),
       ),
@@ -287,7 +291,7 @@ export async function runPostgresBench(argv: readonly string[]): Promise<void> {
     // Migrated once, before the writers start.
     await (await openPostgresContextStore({ connectionString: db2.url })).close()
     const throughput = await benchWriters(db2.url, writers, o.seconds ?? (o.quick ? 5 : 15))
-    const version = await new pg.Client({ connectionString: db.url })
+    const version = new pg.Client({ connectionString: db.url })
     await version.connect()
     const v = (await version.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version
     await version.end()

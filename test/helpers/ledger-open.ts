@@ -81,19 +81,17 @@ export type LedgerManager = Pick<
 export type ManagerOptions = Omit<PersistentConversationManagerOptions, 'store'>
 
 /** Turns every method of `target` into one returning a Promise (throws become rejections). */
-function asyncOf<T extends object>(target: T, extra: Record<string, unknown> = {}): unknown {
+function asyncOf(target: object, extra: Record<string, unknown> = {}): unknown {
   return new Proxy(target, {
     get(t, key, receiver) {
       if (typeof key === 'string' && key in extra) return extra[key]
       const value: unknown = Reflect.get(t, key, receiver)
       if (typeof value !== 'function') return value
-      return (...args: unknown[]) => {
-        try {
-          return Promise.resolve((value as (...a: unknown[]) => unknown).apply(t, args))
-        } catch (error) {
-          return Promise.reject(error)
-        }
-      }
+      // The call runs now, in the executor: what it throws becomes the rejection, as it is.
+      return (...args: unknown[]) =>
+        new Promise((resolve) => {
+          resolve((value as (...a: unknown[]) => unknown).apply(t, args))
+        })
     },
   })
 }
@@ -114,7 +112,7 @@ export function asyncSqliteStore(store: ContextStore, path: string): LedgerStore
       const db = store.connection()
       db.exec('BEGIN')
       try {
-        return await fn(adapter as LedgerStore)
+        return await fn(adapter)
       } finally {
         db.exec('COMMIT')
       }

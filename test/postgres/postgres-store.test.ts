@@ -274,7 +274,11 @@ class CuttingProxy {
   }
 
   async close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()))
+    return new Promise((resolve) => {
+      this.server.close(() => {
+        resolve()
+      })
+    })
   }
 }
 

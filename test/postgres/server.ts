@@ -58,7 +58,7 @@ export async function startServer(): Promise<TestServer> {
     createPostgresUser: true,
     postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off'],
     onLog: (message) => {
-      if (process.env.CONTEXT_LEDGER_PG_LOG === '1') process.stderr.write(`[postgres] ${String(message)}\n`)
+      if (process.env.CONTEXT_LEDGER_PG_LOG === '1') process.stderr.write(`[postgres] ${message}\n`)
     },
     onError: () => undefined,
   })

@@ -114,7 +114,7 @@ describe(`the newest turn [${BACKEND}]`, () => {
     expect(await m.reduce({ overflow: true })).toMatchObject({ evicted: 0, reason: 'newest-turn' })
   })
 
-  it('is what planWindow keeps too', async () => {
+  it('is what planWindow keeps too', () => {
     const messages = [user('hello'), assistant('hi'), bigPrompt()]
     const plan = planWindow(messages, { tokenBudget: 1000 })
     expect(plan.messages).toHaveLength(1)

@@ -70,8 +70,8 @@ export function toPgLedgerError(error: unknown, what: string, sessionId?: string
 
 /** `bigint` (int8) and `numeric` columns as numbers: the store's are times in ms and counts. */
 const TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
-    oid === 20 || oid === 1700
+  getTypeParser: ((oid: Parameters<typeof pg.types.getTypeParser>[0], format?: 'text' | 'binary'): unknown =>
+    oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC
       ? Number
       : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 }

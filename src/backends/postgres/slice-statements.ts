@@ -8,8 +8,7 @@
  * Statements only the reads use (the window, history, listings) are not here: the PostgreSQL backend
  * reads those with its own queries (`reads.ts`), and calling them on a slice is an error.
  */
-import type { Statements } from '../../db/statements.js'
-import { STATEMENTS } from '../../db/statements.js'
+import type { Statements, STATEMENTS } from '../../db/statements.js'
 import type { Callable, StatementSpec } from '../../db/typed-statement.js'
 import { SliceMiss, type Slice, type SliceRow } from './slice.js'
 
@@ -26,7 +25,7 @@ interface Impl<S> {
 /** One emulated statement: `run` returns the rows changed (as better-sqlite3's `changes`). */
 function emulate<K extends keyof Specs>(name: K, impl: Impl<Specs[K]>): Callable<Specs[K]> {
   const missing = (method: string) => () => {
-    throw new Error(`the PostgreSQL backend does not run ${String(name)}.${method} on a snapshot`)
+    throw new Error(`the PostgreSQL backend does not run ${name}.${method} on a snapshot`)
   }
   const run = impl.run
   return {
