@@ -16,8 +16,6 @@ import { statSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openContextStore, type StoredMessageData } from '../../src/index.js'
 import { BACKEND, makeBackend } from '../helpers/backend.js'
-import { useTempDir } from '../helpers/temp-store.js'
-import { refusal } from '../helpers/refusal.js'
 import { assertWindowRulesOf } from '../helpers/window-rules.js'
 import { CONCURRENT_LIMITS, MessageFactory } from './workers/worker-kit.js'
 import { collect, LONG, useWorker, type WorkerExit } from './support.js'
@@ -30,30 +28,12 @@ const PER_SESSION = LONG ? 25_000 : BACKEND === 'postgres' ? 1_000 : 3_000
 const SEED = Number(process.env.CONTEXT_LEDGER_SEED ?? Date.now() % 1_000_000)
 const RANGES = CONCURRENT_LIMITS.protectedMessages
 
-const dir = useTempDir('context-ledger-rel-')
 const backend = makeBackend()
 afterAll(async () => {
   await backend.cleanup()
 })
 const launch = useWorker('concurrent-writer')
-const launchHolder = useWorker('lock-holder')
 
-/**
- * Starts a process that holds the file's write lock for `ms`, and resolves once it holds it.
- *
- * @returns the holder's exit (wrapped, so awaiting this does not wait for it), to await at the end
- */
-async function holdLock(path: string, ms: number): Promise<{ exit: Promise<WorkerExit> }> {
-  let onLocked: () => void = () => {}
-  const locked = new Promise<void>((resolve) => {
-    onLocked = resolve
-  })
-  const exit = collect(launchHolder([path, String(ms)]), (line) => {
-    if (line === 'L') onLocked()
-  })
-  await Promise.race([locked, exit])
-  return { exit }
-}
 const launchBystander = useWorker('concurrent-bystander')
 
 describe(`concurrency [${BACKEND}]`, () => {
@@ -240,52 +220,4 @@ describe(`concurrency [${BACKEND}]`, () => {
     expect(await ids(a)).toStrictEqual(await ids(b))
     await assertWindowRulesOf(storeA, 's', limits.protectedMessages)
   })
-
-  // SQLite's write lock: PostgreSQL writers wait on the session's row instead (test/postgres/).
-  it.runIf(BACKEND === 'sqlite')(
-    'waits out another process’s write lock, and past the timeout fails typed with nothing written',
-    async () => {
-      const path = dir.file('locked.db')
-      openContextStore(path).close()
-      const { exit } = await holdLock(path, 1500)
-
-      // No clock: the impatient call failing BUSY shows it gave up instead of waiting out the lock, and the lock
-      // is still held right after it; the patient call that follows can only succeed by waiting for the release.
-      const impatient = openContextStore(path, { busyTimeoutMs: 10 })
-      const error = refusal(() => impatient.append('s', { role: 'user', content: [{ text: 'too early' }] }))
-      expect(error.code).toBe('DATABASE_BUSY')
-      expect(error.cause).toMatchObject({ code: 'SQLITE_BUSY' })
-      expect(impatient.session('s')).toBeUndefined()
-      expect(
-        refusal(() => impatient.append('s', { role: 'user', content: [{ text: 'still early' }] })).code,
-      ).toBe('DATABASE_BUSY')
-
-      const patient = openContextStore(path)
-      const [entry] = patient.append('s', { role: 'user', content: [{ text: 'after the lock' }] })
-      expect(entry?.seq).toBe(0)
-      expect((await exit).lines).toStrictEqual(['L', 'U'])
-      impatient.close()
-      patient.close()
-    },
-  )
-
-  it.runIf(BACKEND === 'sqlite')(
-    'the busy timeout bounds the whole call: no retry starts the wait over',
-    async () => {
-      const path = dir.file('deadline.db')
-      openContextStore(path).close()
-      // The lock is held far longer than the timeout: a call that started its wait over after the timeout
-      // (once per retry) would outlast the holder and succeed instead of failing.
-      const { exit } = await holdLock(path, 1500)
-
-      const store = openContextStore(path, { busyTimeoutMs: 400 })
-      const error = refusal(() =>
-        store.append('s', { role: 'user', content: [{ text: 'waits at most 400 ms in all' }] }),
-      )
-      expect(error.code).toBe('DATABASE_BUSY')
-      expect((await exit).lines).toStrictEqual(['L', 'U'])
-      expect(store.session('s')).toBeUndefined()
-      store.close()
-    },
-  )
 })
