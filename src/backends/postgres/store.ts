@@ -367,7 +367,9 @@ export class PostgresContextStore {
       'context_ledger_snapshot',
     )
     if (result === undefined) throw new Error('the snapshot query returned no row')
-    const slice = new Slice(params.sessionId, result, read.uids, read.keptK, read.summaryId)
+    // The trackingId a call names (`{ trackingId }`) was looked up too: not read means not there.
+    const asked = read.refUid === null ? read.uids : [...read.uids, read.refUid]
+    const slice = new Slice(params.sessionId, result, asked, read.keptK, read.summaryId)
     // The write whose connection dropped: committed if the rows it inserted are there.
     if (lost !== undefined && lost.uids.every((uid) => [...slice.rows.values()].some((r) => r.uid === uid)))
       return { done: true, value: lost.value }
