@@ -13,9 +13,9 @@ export interface AttachedManager {
    *
    * @param agent - the agent whose messages the index refers to
    * @param input - the tool input as the model sent it
-   * @returns the text for the model
+   * @returns the text for the model (a Promise of it on PostgreSQL)
    */
-  runPinMessageTool(agent: LocalAgent, input: unknown): PinMessageToolResult
+  runPinMessageTool(agent: LocalAgent, input: unknown): PinMessageToolResult | Promise<PinMessageToolResult>
 }
 
 const attached = new WeakMap<LocalAgent, AttachedManager>()

@@ -210,7 +210,7 @@ function failed(
  * @param logger - where a failure is reported
  */
 export async function foldExcess(
-  ledger: LedgerManager,
+  ledger: Pick<LedgerManager, 'sessionId' | 'summarizeExcess'>,
   settings: ResolvedSummarize,
   model: Model,
   logger: Logger,

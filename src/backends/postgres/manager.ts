@@ -4,6 +4,7 @@
  * it holds configuration only: the window, pins and boundary live in the database, so any number of
  * managers on any number of machines can work on one session.
  */
+import type { AsyncLedgerManager } from '../../adapters/strands/async-ledger.js'
 import { z } from 'zod'
 import { describeValue } from '../../messages/limits.js'
 import { estimateTokens, type TokenCounter } from '../../messages/tokens.js'
@@ -91,7 +92,7 @@ const optionKeys = z.strictObject({
  * const messages = await manager.window()
  * ```
  */
-export class PostgresConversationManager {
+export class PostgresConversationManager implements AsyncLedgerManager {
   /** The store. */
   readonly store: PostgresContextStore
   /** The session this manager works on. */

@@ -99,6 +99,8 @@ import {
 import { PostgresConversationManager, type PostgresConversationManagerOptions } from './manager.js'
 import { Slice, SliceMiss } from './slice.js'
 import { SliceLedger } from './slice-ledger.js'
+// Type-only but for a symbol: the Strands SDK is not loaded.
+import { ASYNC_STORE, type AsyncContextStore } from '../../adapters/strands/async-ledger.js'
 import { SNAPSHOT_SQL, snapshotValues, type SnapshotParams, type SnapshotResult } from './snapshot-query.js'
 
 /** How many times a write is tried when other writers keep getting there first, before the lock is taken. */
@@ -180,7 +182,9 @@ function appendSpec(messages: unknown): ReadSpec {
  * A ledger on a PostgreSQL server. Create one with {@link openPostgresContextStore}; share it between
  * managers, sessions and async callers; close it when done.
  */
-export class PostgresContextStore {
+export class PostgresContextStore implements AsyncContextStore {
+  /** Marks a store whose calls return Promises (the Strands adapter takes either store). */
+  readonly [ASYNC_STORE] = true as const
   /** The validation limits every incoming message must meet (frozen). */
   readonly limits: Readonly<MessageLimits>
   /** Opened with `readonly: true`: every write throws `READ_ONLY`. */
