@@ -87,6 +87,61 @@ describe('round trips', () => {
   })
 })
 
+describe('the snapshot query', () => {
+  it('is planned from estimates the window bounds, not the archive, and once per connection of the store', async () => {
+    const url = await database()
+    const store = await open(url)
+    const m = store.manager({ sessionId: 'est', windowSize: 20, protectedMessages: { first: 1, last: 2 } })
+    for (let i = 0; i < 1000; i += 50)
+      await m.append(Array.from({ length: 50 }, (_, k) => turn(i + k)).flat())
+    await m.applyWindow()
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    try {
+      await admin.query('ANALYZE')
+      // The values the next write's snapshot is read with (the store's Database is private: reached into).
+      const db = (
+        store as unknown as { db: { query: (t: string, v: unknown[], n?: string) => Promise<unknown> } }
+      ).db
+      const query = db.query.bind(db)
+      let values: unknown[] | undefined
+      db.query = async (text, v, name) => {
+        if (name === 'context_ledger_snapshot') values ??= v
+        return query(text, v, name)
+      }
+      await m.append(turn(5000))
+      await m.applyWindow()
+      db.query = query
+      const { SNAPSHOT_SQL } = await import('../../src/backends/postgres/snapshot-query.js')
+      const plan = (
+        await admin.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${SNAPSHOT_SQL}`, values)
+      ).rows[0]?.['QUERY PLAN']
+      // What a step holds in memory is sized by what the planner expects of it.
+      const holding = ['Aggregate', 'Hash', 'SetOp', 'Recursive Union', 'Memoize', 'Sort', 'CTE Scan']
+      const estimates: number[] = []
+      const walk = (node: unknown): void => {
+        if (Array.isArray(node)) node.forEach(walk)
+        else if (typeof node === 'object' && node !== null) {
+          const n = node as Record<string, unknown>
+          if (typeof n['Plan Rows'] === 'number' && holding.includes(String(n['Node Type'])))
+            estimates.push(n['Plan Rows'])
+          Object.values(n).forEach(walk)
+        }
+      }
+      walk(plan)
+      expect(estimates.length).toBeGreaterThan(20)
+      // 4,000 messages archived: no step holding rows may expect as many (set-returning functions guessed
+      // at 1,000 rows each, multiplied, had the plan expect millions, and every call planned for them).
+      expect(Math.max(...estimates)).toBeLessThan(4000)
+      // The store's own connections plan each statement once (generic plans), not on every call.
+      const [mode] = (await store.pool.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode')).rows
+      expect(mode?.plan_cache_mode).toBe('force_generic_plan')
+    } finally {
+      await admin.end()
+    }
+  })
+})
+
 describe('opening', () => {
   it('creates the schema in an empty database, and leaves what else the database holds alone', async () => {
     const url = await database()

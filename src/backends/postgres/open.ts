@@ -39,6 +39,9 @@ const schema = z.strictObject({
   limits: z.unknown().optional(),
 })
 
+/** The session setting the store's own connections start with. */
+const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan'
+
 /**
  * Opens a ledger on a PostgreSQL server, creating its schema (`context_ledger`) or migrating it as needed
  * — under an advisory lock, so workers starting together migrate once.
@@ -72,6 +75,10 @@ export async function openPostgresContextStore(
     new pg.Pool({
       ...(o.connectionString === undefined ? {} : { connectionString: o.connectionString }),
       max: o.maxConnections ?? 10,
+      // Plan each statement once per connection: they are fixed-shape index seeks, and re-planning the
+      // snapshot query on every call cost more than running it (docs/postgres.md#pooling). Added to
+      // PGOPTIONS; an `options` parameter in the connection string replaces both.
+      options: [process.env.PGOPTIONS, GENERIC_PLANS].filter((x) => x !== undefined && x !== '').join(' '),
     })
   // An idle client that loses its connection (a server restart, a failover) must not crash the process:
   // the pool drops it and the next query connects anew.

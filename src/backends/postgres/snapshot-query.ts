@@ -15,6 +15,15 @@
  *   call of each;
  * - for `lo` and each row outside the range, the latest trim point, plain user message and tool-pair start
  *   before it (and those rows), which is what the planner's backward searches reach outside the range.
+ *
+ * **Row estimates.** PostgreSQL guesses 1,000 rows for a set-returning function whose arguments it cannot
+ * see (`generate_series(r.lo, p.n - 1)`), 100 for `jsonb_array_elements`, a third of the session for
+ * `seq >= <expression>`, and ten times the first step for a recursive CTE; joined and unioned, those guesses
+ * reached tens of millions of rows, and every call then spent more time planning and sizing hash tables
+ * for them (to `work_mem`) than reading its few dozen rows: `applyWindow` took 23 ms. So each such set is
+ * folded into an array and unnested (`unnest(ARRAY(SELECT …))`, estimated at 10 rows), and the newest rows
+ * are read by seq from such a set rather than by a range. `test/postgres/postgres-store.test.ts` checks
+ * that no hash table or CTE of the plan expects more rows than a test session archives.
  */
 
 /** The parameters of {@link SNAPSHOT_SQL}, in order. */
@@ -263,9 +272,10 @@ settled AS (
     ORDER BY seq LIMIT 1) AS seq FROM p WHERE p.plan
 ),
 newest_rows AS (
-  SELECT seq FROM context_ledger.messages, p WHERE session = p.pk AND seq >= p.n - CASE WHEN EXISTS (
+  SELECT m.seq FROM p CROSS JOIN LATERAL unnest(ARRAY(SELECT generate_series(p.n - CASE WHEN EXISTS (
       SELECT 1 FROM context_ledger.messages m WHERE m.session = p.pk AND m.uid = ANY($8::text[]))
-    THEN $10::int ELSE 1 END
+    THEN $10::int ELSE 1 END, p.n - 1))) AS g(seq)
+    JOIN context_ledger.messages m ON m.session = p.pk AND m.seq = g.seq
 ),
 ref_row AS (
   SELECT m.seq, m.repeat_of FROM context_ledger.messages m, p WHERE m.session = p.pk AND (
@@ -284,8 +294,8 @@ uid_rows AS (
   SELECT m.seq FROM context_ledger.messages m, p WHERE m.session = p.pk AND m.uid = ANY($8::text[])
 ),
 dropped_rows AS (
-  SELECT g.seq FROM dropped d CROSS JOIN LATERAL jsonb_array_elements(d.seqs::jsonb) e
-    CROSS JOIN LATERAL generate_series((e ->> 0)::int, least((e ->> 1)::int, d.from_boundary) - 1) AS g(seq)
+  SELECT g.seq FROM dropped d CROSS JOIN LATERAL unnest(ARRAY(SELECT jsonb_array_elements(d.seqs::jsonb))) e
+    CROSS JOIN LATERAL unnest(ARRAY(SELECT generate_series((e ->> 0)::int, least((e ->> 1)::int, d.from_boundary) - 1))) AS g(seq)
 ),
 pruned AS (
   SELECT m.seq FROM context_ledger.messages m, p
@@ -302,26 +312,32 @@ window_rows AS (
 id_calls AS (
   SELECT c.use_seq FROM context_ledger.tool_calls c, p WHERE c.session = p.pk AND c.tool_use_id = ANY($9::text[])
 ),
-seeds AS (
-  SELECT g.seq FROM p, r, generate_series(r.lo, p.n - 1) AS g(seq) WHERE p.plan
+seed_rows AS (
+  SELECT unnest(ARRAY(SELECT generate_series(r.lo, p.n - 1) FROM p, r WHERE p.plan)) AS seq
   UNION SELECT seq FROM kept_k
   UNION SELECT seq FROM kept_all
   UNION SELECT seq FROM rechecked
   UNION SELECT seq FROM settled WHERE seq IS NOT NULL
-  UNION SELECT g.seq FROM p, generate_series(0, least(p.first, p.b) - 1) AS g(seq) WHERE p.plan AND p.scope_all
+  UNION SELECT unnest(ARRAY(SELECT generate_series(0, least(p.first, p.b) - 1) FROM p WHERE p.plan AND p.scope_all))
   UNION SELECT e FROM p, unnest($5::int[]) AS e WHERE e >= 0 AND e < p.n
   UNION SELECT use_seq FROM id_calls
   UNION SELECT seq FROM dropped_rows
   UNION SELECT seq FROM ref_row
 ),
-closure(seq) AS (
+seeds AS (
+  SELECT unnest(ARRAY(SELECT seq FROM seed_rows)) AS seq
+),
+walk(seq) AS (
   SELECT seq FROM seeds, p WHERE p.plan
   UNION
-  SELECT x.seq FROM closure c, p, LATERAL (
+  SELECT x.seq FROM walk c, p, LATERAL (
     SELECT result_seq AS seq FROM context_ledger.tool_calls
       WHERE session = p.pk AND use_seq = c.seq AND result_seq IS NOT NULL
     UNION ALL
     SELECT use_seq FROM context_ledger.tool_calls WHERE session = p.pk AND result_seq = c.seq) x
+),
+closure AS (
+  SELECT unnest(ARRAY(SELECT seq FROM walk)) AS seq
 ),
 full_seqs AS (
   SELECT seq FROM newest_rows UNION SELECT seq FROM ref_row UNION SELECT seq FROM repeat_rows
@@ -333,7 +349,7 @@ links AS (
 late_ids AS (
   SELECT DISTINCT v #>> '{}' AS id FROM full_seqs f CROSS JOIN p
     CROSS JOIN LATERAL (SELECT body FROM context_ledger.messages WHERE session = p.pk AND seq = f.seq AND late OFFSET 0) m
-    CROSS JOIN LATERAL jsonb_path_query(m.body::jsonb, '$.content[*].toolResult.toolUseId') v
+    CROSS JOIN LATERAL unnest(ARRAY(SELECT jsonb_path_query(m.body::jsonb, '$.content[*].toolResult.toolUseId'))) v
 ),
 ids AS (
   SELECT e AS id FROM unnest($9::text[]) e UNION SELECT id FROM late_ids
@@ -367,7 +383,7 @@ prevs AS (
   FROM prev_at a, p
 ),
 all_seqs AS (
-  SELECT g.seq FROM p, r, generate_series(r.lo, p.n - 1) AS g(seq)
+  SELECT unnest(ARRAY(SELECT generate_series(r.lo, p.n - 1) FROM p, r)) AS seq
   UNION SELECT seq FROM points
   UNION SELECT trim FROM prevs WHERE trim IS NOT NULL
   UNION SELECT plain FROM prevs WHERE plain IS NOT NULL
