@@ -8,6 +8,7 @@
  *
  * Protocol (stdout): `R` opened; `A <session> <json>` an acknowledged message; `W <session> <boundary>`
  * an applied window; `E <code> <message>` an error; `D <ownMessages> <sharedMessages> <ms> <slowestMs>`
+ * (on PostgreSQL followed by `<lostRaces> <lockedRetries>`)
  * done.
  *
  * Usage: concurrent-writer <ledger> <worker> <messagesPerSession> <seed>, the ledger a SQLite file or a
@@ -108,7 +109,16 @@ async function run(): Promise<void> {
       await maintain(shared)
     }
   }
-  report('D', ownCount, sharedCount, Math.round(performance.now() - started), Math.round(slowest))
+  // On PostgreSQL: the writes that lost a race (and ran again) and those that took the session's lock.
+  const stats = (store as { stats?: { conflicts: number; locked: number } }).stats
+  report(
+    'D',
+    ownCount,
+    sharedCount,
+    Math.round(performance.now() - started),
+    Math.round(slowest),
+    ...(stats === undefined ? [] : [stats.conflicts, stats.locked]),
+  )
   await store.close()
   process.exit(0)
 }
