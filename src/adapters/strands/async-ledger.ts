@@ -19,7 +19,9 @@ import type {
   WindowReadOptions,
   WindowResult,
 } from '../../store/store-types.js'
+import type { FoldPlan } from '../../store/summaries.js'
 import type { SummarizeResult, Summarizer } from '../../summaries/summarize.js'
+import type { FoldRequest, NothingEvictedReason } from '../../window/plan-types.js'
 import type { TokenCounter } from '../../messages/tokens.js'
 import type { WindowLimits } from '../../window/window-options.js'
 
@@ -93,6 +95,13 @@ export interface AsyncLedgerManager {
   message(ref: MessageRef): Promise<LedgerEntry>
   /** The archive; see the core manager's `history`. */
   history(options?: { fromSeq?: number; limit?: number }): Promise<LedgerEntry[]>
+  /**
+   * Plans a fold without writing it (the adapter asks whether an overflow fold would take only the
+   * summary).
+   */
+  planFold(
+    request: FoldRequest,
+  ): Promise<{ readonly plan: FoldPlan } | { readonly nothing: NothingEvictedReason }>
 }
 
 /**

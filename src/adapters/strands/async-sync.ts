@@ -39,6 +39,12 @@ export class AsyncAgentSync {
   private readonly tracked = new TrackedMessages()
 
   /**
+   * Overflow folds since the model last accepted its input (or the invocation began) that took nothing
+   * but the previous summary; a second one in a row is refused, as on SQLite (`summary-reduction.ts`).
+   */
+  summaryOnlyFolds = 0
+
+  /**
    * @param agent - the agent whose `messages` this keeps
    * @param ledger - the core manager of the session on the asynchronous store
    * @param store - the store

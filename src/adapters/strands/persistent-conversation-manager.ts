@@ -36,7 +36,13 @@ import {
 } from './options.js'
 import { reduceWindow, type ReductionReport } from './reduction.js'
 import { attachManager } from './registry.js'
-import { foldExcess, reduceBySummary } from './summary-reduction.js'
+import {
+  foldExcess,
+  foldsOnlySummary,
+  ratioFold,
+  reduceBySummary,
+  warnSummaryOnly,
+} from './summary-reduction.js'
 import { AgentSync, type Durability, type WindowAtEnd } from './sync/agent-sync.js'
 
 export type { PersistentConversationManagerOptions, StrandsSummarizeOptions } from './options.js'
@@ -344,9 +350,14 @@ export class PersistentConversationManager<
     )
     agent.addHook(BeforeInvocationEvent, async (event) => {
       const sync = this.asyncSyncOf(event.agent)
+      sync.summaryOnlyFolds = 0
       const refusals = await sync.adopt()
       await sync.show(false)
       if (refusals[0] !== undefined) throw refusals[0]
+    })
+    // The model accepted its input: an overflow fold that takes only the summary may help once more.
+    agent.addHook(AfterModelCallEvent, (event) => {
+      if (event.error === undefined) this.asyncSyncOf(event.agent).summaryOnlyFolds = 0
     })
     agent.addHook(
       MessageAddedEvent,
@@ -384,6 +395,17 @@ export class PersistentConversationManager<
     let reduced: boolean
     const settings = this.summarize
     if (settings !== undefined) {
+      // As on SQLite: a second overflow fold in a row that would take only the summary is refused
+      // (Strands would fold and ask the model again forever); reduce returns false and the overflow is raised.
+      if (
+        error !== undefined &&
+        sync.summaryOnlyFolds > 0 &&
+        foldsOnlySummary(await core.planFold(ratioFold(settings)))
+      ) {
+        warnSummaryOnly(this.logger, core.sessionId, agent.messages.length, settings)
+        await sync.show(false)
+        return false
+      }
       try {
         const result = await core.summarize(modelSummarizer(settings.model ?? model), {
           summaryRatio: settings.summaryRatio,
@@ -391,6 +413,7 @@ export class PersistentConversationManager<
           systemPrompt: settings.systemPrompt,
         })
         reduced = result.summary !== undefined
+        if (error !== undefined && result.summary?.messageCount === 0) sync.summaryOnlyFolds++
       } catch (failure) {
         if (error !== undefined) {
           const cause = failure instanceof Error ? failure : new Error(String(failure))

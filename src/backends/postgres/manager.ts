@@ -28,7 +28,8 @@ import {
 } from '../../store/check-args.js'
 import type { DeleteSessionResult, PruneOptions, PruneResult } from '../../store/retention-options.js'
 import type { SummariesOptions } from '../../store/check-args.js'
-import type { SummaryRecord } from '../../store/summaries.js'
+import type { FoldPlan, SummaryRecord } from '../../store/summaries.js'
+import type { FoldRequest, NothingEvictedReason } from '../../window/plan-types.js'
 import type {
   EditAttribution,
   LedgerEntry,
@@ -395,6 +396,20 @@ export class PostgresConversationManager implements AsyncLedgerManager {
   async message(ref: MessageRef): Promise<LedgerEntry> {
     await this.before()
     return this.store.message(this.sessionId, ref)
+  }
+
+  /**
+   * Plans a fold of this session's window without writing it (one read of the session).
+   *
+   * @param request - the fold's rule
+   * @returns the plan, or why nothing can be folded
+   * @internal The Strands adapter asks whether an overflow fold would take only the summary.
+   */
+  async planFold(
+    request: FoldRequest,
+  ): Promise<{ readonly plan: FoldPlan } | { readonly nothing: NothingEvictedReason }> {
+    await this.before()
+    return this.store.planFold(this.sessionId, this.limits, request)
   }
 
   private summaryContext(): SummaryContext {
