@@ -39,8 +39,17 @@ const schema = z.strictObject({
   limits: z.unknown().optional(),
 })
 
-/** The session setting the store's own connections start with. */
-const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan'
+/**
+ * The session settings the store's own connections start with: plan each statement once per connection
+ * (they are fixed shapes; re-planning the snapshot query on every call cost more than running it), and
+ * since such a plan outlives the table sizes it was made for, keep it on the indexes every statement is
+ * written for (a scan of a table that was tiny when the plan was made grows with the table). See
+ * docs/postgres.md#pooling.
+ */
+const SESSION_OPTIONS = '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off'
+
+/** Connections (and the plans they hold) are replaced after this long, so plans follow the statistics. */
+const CONNECTION_LIFETIME_SECONDS = 300
 
 /**
  * Opens a ledger on a PostgreSQL server, creating its schema (`context_ledger`) or migrating it as needed
@@ -75,10 +84,9 @@ export async function openPostgresContextStore(
     new pg.Pool({
       ...(o.connectionString === undefined ? {} : { connectionString: o.connectionString }),
       max: o.maxConnections ?? 10,
-      // Plan each statement once per connection: they are fixed-shape index seeks, and re-planning the
-      // snapshot query on every call cost more than running it (docs/postgres.md#pooling). Added to
-      // PGOPTIONS; an `options` parameter in the connection string replaces both.
-      options: [process.env.PGOPTIONS, GENERIC_PLANS].filter((x) => x !== undefined && x !== '').join(' '),
+      maxLifetimeSeconds: CONNECTION_LIFETIME_SECONDS,
+      // Added to PGOPTIONS; an `options` parameter in the connection string replaces both.
+      options: [process.env.PGOPTIONS, SESSION_OPTIONS].filter((x) => x !== undefined && x !== '').join(' '),
     })
   // An idle client that loses its connection (a server restart, a failover) must not crash the process:
   // the pool drops it and the next query connects anew.

@@ -18,7 +18,8 @@
  *
  * **Row estimates.** PostgreSQL guesses 1,000 rows for a set-returning function whose arguments it cannot
  * see (`generate_series(r.lo, p.n - 1)`), 100 for `jsonb_array_elements`, a third of the session for
- * `seq >= <expression>`, and ten times the first step for a recursive CTE; joined and unioned, those guesses
+ * `seq >= <expression>` (and a generic plan, made once for every session, cannot tell those sets are empty
+ * for the call at hand), and ten times the first step for a recursive CTE; joined and unioned, those guesses
  * reached tens of millions of rows, and every call then spent more time planning and sizing hash tables
  * for them (to `work_mem`) than reading its few dozen rows: `applyWindow` took 23 ms. So each such set is
  * folded into an array and unnested (`unnest(ARRAY(SELECT …))`, estimated at 10 rows), and the newest rows
@@ -298,16 +299,18 @@ dropped_rows AS (
     CROSS JOIN LATERAL unnest(ARRAY(SELECT generate_series((e ->> 0)::int, least((e ->> 1)::int, d.from_boundary) - 1))) AS g(seq)
 ),
 pruned AS (
-  SELECT m.seq FROM context_ledger.messages m, p
+  SELECT unnest(ARRAY(SELECT m.seq FROM context_ledger.messages m, p
   WHERE $18::int IS NOT NULL AND m.session = p.pk AND m.seq >= $18::int AND m.seq < p.b AND NOT m.kept
     AND NOT m.pinned AND m.created_at < $19::bigint
     AND (m.body::jsonb #> '{metadata,custom,contextLedger,pruned}') IS DISTINCT FROM 'true'::jsonb
-  ORDER BY m.seq LIMIT $20::int
+  ORDER BY m.seq LIMIT $20::int)) AS seq
 ),
 window_rows AS (
   SELECT seq FROM context_ledger.messages, p WHERE $16::boolean AND session = p.pk AND kept
   UNION ALL
-  SELECT seq FROM context_ledger.messages, p WHERE $16::boolean AND session = p.pk AND seq >= p.b
+  SELECT m.seq FROM p CROSS JOIN LATERAL unnest(ARRAY(SELECT generate_series(p.b, p.n - 1) WHERE $16::boolean))
+      AS g(seq)
+    JOIN context_ledger.messages m ON m.session = p.pk AND m.seq = g.seq
 ),
 id_calls AS (
   SELECT c.use_seq FROM context_ledger.tool_calls c, p WHERE c.session = p.pk AND c.tool_use_id = ANY($9::text[])
@@ -339,9 +342,12 @@ walk(seq) AS (
 closure AS (
   SELECT unnest(ARRAY(SELECT seq FROM walk)) AS seq
 ),
-full_seqs AS (
+full_rows AS (
   SELECT seq FROM newest_rows UNION SELECT seq FROM ref_row UNION SELECT seq FROM repeat_rows
   UNION SELECT seq FROM uid_rows UNION SELECT seq FROM window_rows UNION SELECT seq FROM pruned
+),
+full_seqs AS (
+  SELECT unnest(ARRAY(SELECT seq FROM full_rows)) AS seq
 ),
 links AS (
   SELECT seq FROM closure UNION SELECT seq FROM full_seqs
