@@ -31,6 +31,7 @@ export const CONFORMANCE = [
   'test/reliability/concurrency.test.ts',
   'test/reliability/crash-safety.test.ts',
   'test/adapters/strands/summary-only-overflow.test.ts',
+  'test/store/pinned-filters.test.ts',
 ]
 
 export default defineConfig({

@@ -2,8 +2,9 @@
  * Where the bytes of a Strands turn go: which B-tree each page the WAL receives belongs to. A real `Agent`
  * with context-ledger's manager (windowSize 40) runs the benchmark turn (prompt, tool call, tool result,
  * answer) over a history of 200, 2,000 and 10,000 messages. After a TRUNCATE checkpoint, `turns` turns run;
- * then every frame of the WAL is read (its header names the page) and the page is mapped to its table or
- * index with SQLite's `dbstat`. Per turn it prints, for each B-tree, the frames the WAL received and the
+ * after each turn, the frames it added to the WAL are read (each frame's header names the page) and each
+ * page is mapped to its table or index with SQLite's `dbstat` as it is after that turn (a page an FTS5
+ * merge freed may hold another B-tree's data a turn later). Per turn it prints, for each B-tree, the frames the WAL received and the
  * distinct pages they were (what a checkpoint at the end writes back to the database file), and the
  * commits. Bytes per turn ≈ frames × (page size + 24) + distinct pages × page size.
  *
@@ -11,6 +12,7 @@
  *   npx tsx bench/pages.ts --quick           # 20 turns, 200 and 2,000 messages only
  *   npx tsx bench/pages.ts --page-size 4096  # a ledger created with another page size
  *   npx tsx bench/pages.ts --per-message     # durability 'message': a transaction per message
+ *   npx tsx bench/pages.ts --turns 800       # a longer run: the full-text index's merges come in
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -27,6 +29,7 @@ const options = parseOptions(process.argv.slice(2), {
   quick: { type: 'flag' },
   'page-size': { type: 'integer', min: 512 },
   'per-message': { type: 'flag' },
+  turns: { type: 'integer', min: 1 },
 })
 const quick = options.quick
 const PAGE_SIZE: PageSize =
@@ -34,7 +37,7 @@ const PAGE_SIZE: PageSize =
   fail(`--page-size takes a power of two from 512 to 65536, got ${String(options['page-size'])}`)
 const DURABILITY = options['per-message'] ? 'message' : 'invocation'
 const HISTORIES = quick ? [200, 2_000] : [200, 2_000, 10_000]
-const TURNS = quick ? 20 : 50
+const TURNS = options.turns ?? (quick ? 20 : 50)
 const WINDOW = 40
 const WAL_HEADER = 32
 const FRAME_HEADER = 24
@@ -43,29 +46,29 @@ function fail(message: string): never {
   throw new Error(message)
 }
 
-/** What the WAL received: per page number, how many frames; and how many frames ended a commit. */
-interface WalFrames {
-  readonly pageSize: number
-  readonly framesByPage: Map<number, number>
-  readonly commits: number
+/** One frame of the WAL: the page it holds, and whether it ends a commit. */
+interface Frame {
+  readonly page: number
+  readonly commit: boolean
 }
 
-/** Reads the valid frames of a WAL file (those carrying the header's salts). */
-function readWal(path: string): WalFrames {
+/** Reads the valid frames of a WAL file (those carrying the header's salts), from frame `from` on. */
+function readWal(path: string, from = 0): { pageSize: number; frames: Frame[] } {
   const wal = readFileSync(path)
-  const framesByPage = new Map<number, number>()
-  if (wal.length < WAL_HEADER) return { pageSize: 0, framesByPage, commits: 0 }
+  const frames: Frame[] = []
+  if (wal.length < WAL_HEADER) return { pageSize: 0, frames }
   const pageSize = wal.readUInt32BE(8)
   const salt1 = wal.readUInt32BE(16)
   const salt2 = wal.readUInt32BE(20)
-  let commits = 0
-  for (let at = WAL_HEADER; at + FRAME_HEADER + pageSize <= wal.length; at += FRAME_HEADER + pageSize) {
+  for (
+    let at = WAL_HEADER + from * (FRAME_HEADER + pageSize);
+    at + FRAME_HEADER + pageSize <= wal.length;
+    at += FRAME_HEADER + pageSize
+  ) {
     if (wal.readUInt32BE(at + 8) !== salt1 || wal.readUInt32BE(at + 12) !== salt2) break
-    const page = wal.readUInt32BE(at)
-    framesByPage.set(page, (framesByPage.get(page) ?? 0) + 1)
-    if (wal.readUInt32BE(at + 4) !== 0) commits++
+    frames.push({ page: wal.readUInt32BE(at), commit: wal.readUInt32BE(at + 4) !== 0 })
   }
-  return { pageSize, framesByPage, commits }
+  return { pageSize, frames }
 }
 
 /** One B-tree's share of a turn. */
@@ -98,22 +101,37 @@ async function measure(
     for (let i = 0; i < 5; i++) await agent.invoke(`ask warmup ${i}`)
     const db = store.connection()
     db.pragma('wal_checkpoint(TRUNCATE)')
-    for (let t = 0; t < TURNS; t++) await agent.invoke(`ask topic ${t}`)
-    const wal = readWal(`${path}-wal`)
-    const owner = new Map<number, string>()
-    for (const row of db
-      .prepare<[], { name: string; pageno: number }>('SELECT name, pageno FROM dbstat')
-      .all())
-      owner.set(row.pageno, row.name)
+    const pagesOf = db.prepare<[], { name: string; pageno: number }>('SELECT name, pageno FROM dbstat')
+    // A page freed by one B-tree may be reused by another (an FTS5 merge frees segment pages): each turn's
+    // frames are attributed with the page map as it is right after that turn.
     const shares = new Map<string, Share>()
-    for (const [page, frames] of wal.framesByPage) {
-      const name = owner.get(page) ?? '(free or new page)'
+    const lastOwner = new Map<number, string>()
+    let seen = 0
+    let commits = 0
+    let pageSize = 0
+    for (let t = 0; t < TURNS; t++) {
+      await agent.invoke(`ask topic ${t}`)
+      const wal = readWal(`${path}-wal`, seen)
+      pageSize = wal.pageSize
+      seen += wal.frames.length
+      const owner = new Map<number, string>()
+      for (const row of pagesOf.all()) owner.set(row.pageno, row.name)
+      for (const frame of wal.frames) {
+        const name = owner.get(frame.page) ?? '(free or new page)'
+        const share = shares.get(name) ?? { frames: 0, pages: 0 }
+        share.frames += 1
+        shares.set(name, share)
+        lastOwner.set(frame.page, name)
+        if (frame.commit) commits++
+      }
+    }
+    // Distinct pages: what a checkpoint at the end writes back, each by the B-tree that wrote it last.
+    for (const name of lastOwner.values()) {
       const share = shares.get(name) ?? { frames: 0, pages: 0 }
-      share.frames += frames
       share.pages += 1
       shares.set(name, share)
     }
-    return { shares, commits: wal.commits, pageSize: wal.pageSize }
+    return { shares, commits, pageSize }
   } finally {
     store.close()
     rmSync(dir, { recursive: true, force: true })

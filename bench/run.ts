@@ -20,6 +20,8 @@
  * for (c) and (g). Prints medians over runs and same-run ratios; always exits 0 (measured, not asserted).
  * `npm run bench -- --contention [--duration S] [--repeat N] …` runs (e) alone; `--scale` the scale bench;
  * `--postgres [--quick] [--url postgres://…]` the PostgreSQL backend's bench (bench/postgres.ts).
+ * `--recall [--quick]` the full-text index's write cost (rows a and f with and without it) and a two-word
+ * search over 1,000,000 messages (bench/recall-cost.ts, bench/recall-search.ts).
  */
 import { openContextStore, PersistentConversationManager, type ContextStore } from '../src/index.js'
 import { WAL_CHECKPOINT_BYTES } from '../src/db/open.js'
@@ -263,6 +265,17 @@ async function main(): Promise<void> {
     // 1,000,000 messages across 1,000 sessions (see bench/scale.ts).
     const { runScale } = await import('./scale.js')
     await runScale(argv.filter((a) => a !== '--scale'))
+    return
+  }
+  if (argv.includes('--recall')) {
+    // The full-text index's and the eviction log's cost (bytes per turn, append ratios), then a two-word
+    // search over 1,000,000 messages (100,000 with --quick): see bench/recall-cost.ts, bench/recall-search.ts.
+    const rest = argv.filter((a) => a !== '--recall')
+    const { spawnSync } = await import('node:child_process')
+    for (const script of ['recall-cost.ts', 'recall-search.ts'])
+      spawnSync(process.execPath, [...process.execArgv, new URL(script, import.meta.url).pathname, ...rest], {
+        stdio: 'inherit',
+      })
     return
   }
   if (argv.includes('--contention')) {

@@ -104,7 +104,7 @@ interface Setup {
   close(): void
 }
 
-function setup(variant: Variant, n: number): Setup {
+function setup(variant: Variant, n: number, prepare?: (store: ContextStore) => void): Setup {
   const dir = mkdtempSync(join(tmpdir(), `context-ledger-bench-${variant}-`))
   const seed = history(n)
   const base = { model: new ScriptedModel({ script }), tools: [lookup], printer: false }
@@ -113,6 +113,7 @@ function setup(variant: Variant, n: number): Setup {
   }
   if (variant === 'ours' || variant === 'oursMessage') {
     const store = openContextStore(join(dir, 'ledger.db'))
+    prepare?.(store)
     // The history is already in the session, as after a long-running agent.
     const core = new LedgerManager({ store, sessionId: 'bench', windowSize: WINDOW })
     core.append(seed)
@@ -172,14 +173,17 @@ function setup(variant: Variant, n: number): Setup {
  * @param variants - which setups to run
  * @param n - messages of history before the turns
  * @param turns - measured turns per variant
+ * @param prepare - runs on each of our stores right after it is opened (bench/recall-cost.ts sets the
+ *   full-text index up differently with it)
  * @returns each variant's figures
  */
 export async function runHistory<V extends Variant>(
   variants: readonly V[],
   n: number,
   turns: number,
+  prepare?: (store: ContextStore) => void,
 ): Promise<Record<V, Cell>> {
-  const setups = variants.map((v) => setup(v, n))
+  const setups = variants.map((v) => setup(v, n, prepare))
   for (const s of setups) {
     for (let i = 0; i < WARMUP_TURNS; i++) await s.agent.invoke(`ask warmup ${i}`)
     s.checkpoint()

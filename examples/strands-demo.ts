@@ -3,7 +3,9 @@
  * tool calls, large search results, pins made by the model itself — against a scripted model with a small
  * context window, so overflows happen and are recovered. Then the process ends and a new process (a real
  * child process) opens the same file with a new `Agent` and shows that it sees the same window, the same
- * pins, and can go on. No network; every number below comes from the SQLite file.
+ * pins, and can go on. Last, recall: in a new session the model searches and reads back facts that left
+ * its window, and answers from them (`recall-demo.ts`). No network; every number below comes from the
+ * SQLite file.
  *
  *   npx tsx examples/strands-demo.ts                 # 2,000 turns into a temp file
  *   npx tsx examples/strands-demo.ts --turns 500 --db ./demo.db
@@ -23,6 +25,7 @@ import { z } from 'zod'
 import { estimateTokens, openContextStore, type ContextStore } from '../src/index.js'
 // In your project: import { PersistentConversationManager, pinMessageTool } from 'context-ledger/strands'
 import { PersistentConversationManager, pinMessageTool } from '../src/adapters/strands/index.js'
+import { printRecallDemo } from './recall-demo.js'
 import { ScriptedModel, type ScriptedCall, type ScriptedReply } from './strands-scripted-model.js'
 
 // `npm run demo -- --postgres`: the same story on PostgreSQL, workers sharing sessions (examples/postgres-demo.ts).
@@ -231,5 +234,9 @@ else {
   const file = given ?? join(dir as string, 'agent.db')
   if (given !== undefined) for (const s of ['', '-wal', '-shm']) rmSync(file + s, { force: true })
   await firstProcess(file, Number(args.turns))
+  // Part 3: recall — a new session in a file beside it, whose early facts the model pulls back.
+  const recallFile = `${file.replace(/\.db$/u, '')}-recall.db`
+  for (const x of ['', '-wal', '-shm']) rmSync(recallFile + x, { force: true })
+  if (!(await printRecallDemo(recallFile))) process.exitCode = 1
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
 }

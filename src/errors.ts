@@ -27,6 +27,7 @@ export const ERROR_CODES = [
   'SUMMARY_NOT_CURRENT',
   'SUMMARY_CONFLICT',
   'SUMMARIZER_FAILED',
+  'INVALID_QUERY',
 ] as const
 
 /** A stable, machine-readable reason for a {@link ContextLedgerError}. */

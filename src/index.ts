@@ -118,6 +118,23 @@ export {
   type PinMessageTarget,
   type HandlePinMessageOptions,
 } from './tools/pin-message-tool.js'
+export {
+  SEARCH_HISTORY_TOOL_NAME,
+  SEARCH_HISTORY_TOOL_DESCRIPTION,
+  READ_HISTORY_TOOL_NAME,
+  READ_HISTORY_TOOL_DESCRIPTION,
+  READ_HISTORY_MAX_TOKENS,
+  searchHistoryInputSchema,
+  readHistoryInputSchema,
+  searchHistoryToolDefinition,
+  readHistoryToolDefinition,
+  handleSearchHistory,
+  handleReadHistory,
+  type RecallToolResult,
+  type RecallToolOptions,
+} from './tools/recall-tools.js'
+export { RECALL_TOOL_NAMES, MAX_SEARCH_LIMIT } from './store/search.js'
+export { MAX_QUERY_LENGTH, MAX_QUERY_PHRASES } from './store/search-query.js'
 export { truncateToolResults } from './messages/truncate-tool-results.js'
 export {
   toOpenAIChatMessages,

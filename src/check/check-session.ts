@@ -2,7 +2,7 @@
  * The one checker of a session, used by `context-ledger check`, by `context-ledger import` (on the
  * imported session, before it commits) and by every property test (`test/helpers/window-rules.ts`, which
  * throws the first problem): the window rules of every moment (`window-rules.ts`) and the ledger's own
- * bookkeeping (`ledger-rows.ts`), in one read snapshot.
+ * bookkeeping (`ledger-rows.ts`) and eviction log (`eviction-rows.ts`), in one read snapshot.
  *
  * It reads through the store's read API — `session()`, `window()`, `summaries()`, and `history()` a
  * page at a time, keeping of each message only its role and tool ids — and, for the columns the API does
@@ -18,6 +18,7 @@ import { toSummaryRecord, type SummaryRecord } from '../store/summaries.js'
 import type { StoredMessageData } from '../messages/types.js'
 import { STATEMENTS } from '../db/statements.js'
 import { prepareSpec } from '../db/typed-statement.js'
+import { checkEvictionRows } from './eviction-rows.js'
 import { checkLedgerRows } from './ledger-rows.js'
 import { CHECK_READS, type CheckSessionRow } from './statements.js'
 import {
@@ -122,7 +123,10 @@ export function checkSession(
         options.onProgress?.(from + page.length)
       }
       const result = rules.finish()
-      if (row !== undefined) checkLedgerRows(db, row, result.shapes, fail)
+      if (row !== undefined) {
+        checkLedgerRows(db, row, result.shapes, fail)
+        checkEvictionRows(db, row.pk, session?.messageCount ?? 0, fail)
+      }
       // The bookkeeping first: a column changed behind the store's back (a kept total, a pinned flag) is
       // the cause of the window rules it then breaks.
       return { ...result, problems: [...problems, ...result.problems] }

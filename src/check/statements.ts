@@ -5,6 +5,7 @@
  * literal text, values bound, each with its row type and columns. Every one reads what the current
  * schema has; none reads a body but where the API could not parse one.
  */
+import type { EvictionRow } from '../db/rows.js'
 import { rows, value } from '../db/typed-statement.js'
 
 /** A session's row as the checker reads it. */
@@ -69,6 +70,16 @@ export interface CheckSummaryRow {
 
 /** The statements, by name. */
 export const CHECK_READS = {
+  hasEvictionLog: value<[], number>(
+    "SELECT 1 AS found FROM sqlite_schema WHERE type = 'table' AND name = 'eviction_log'",
+    'found',
+  ),
+  sessionVersion: value<[pk: number], number>('SELECT version FROM sessions WHERE pk = ?', 'version'),
+  summaryIds: value<[session: number], number>('SELECT id FROM summaries WHERE session = ?', 'id'),
+  evictions: rows<[session: number], EvictionRow>(
+    'SELECT from_seq, to_seq, version, at, cut, reason, summary FROM eviction_log WHERE session = ? ORDER BY to_seq, version DESC',
+    { from_seq: true, to_seq: true, version: true, at: true, cut: true, reason: true, summary: true },
+  ),
   session: rows<[id: string], CheckSessionRow>(
     'SELECT pk, boundary, summary, kept_count, kept_tokens, limits, metadata FROM sessions WHERE id = ?',
     {

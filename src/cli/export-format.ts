@@ -1,7 +1,8 @@
 /**
  * The export format (`context-ledger export` / `import`), version 1: JSON lines, one object per line —
- * a header, then the session's messages in seq order, its tool calls, pin events, edits and summaries,
- * each in the order the ledger recorded them. Every column of every row of the session is there (only
+ * a header, then the session's messages in seq order, its tool calls, pin events, edits, summaries and
+ * eviction log rows, each in the order the ledger recorded them (an export made before the eviction log
+ * has no eviction lines and no `counts.evictions`; it imports with an empty log). Every column of every row of the session is there (only
  * the surrogate keys are left out, and summary ids are kept to link summaries to each other and to the
  * session), so an import restores the session exactly. docs/cli.md documents every field.
  *
@@ -86,6 +87,7 @@ export const headerLine = z.strictObject({
     pinEvents: count,
     edits: count,
     summaries: count,
+    evictions: count.optional(),
   }),
 })
 
@@ -167,6 +169,19 @@ export const summaryLine = z.strictObject({
   raw: raw(['seqs', 'message']),
 })
 
+/** An eviction log line: a run of seqs `fromSeq`…`toSeq` (inclusive) one cut took out of the window. */
+export const evictionLine = z.strictObject({
+  type: z.literal('eviction'),
+  fromSeq: count,
+  toSeq: count,
+  version: count,
+  at: int,
+  cut: text,
+  reason: text,
+  /** The summary a fold went into: its id in the export. */
+  summary: count.min(1).nullable(),
+})
+
 /** Any line but the header. */
 export const bodyLine = z.discriminatedUnion('type', [
   messageLine,
@@ -174,6 +189,7 @@ export const bodyLine = z.discriminatedUnion('type', [
   pinEventLine,
   editLine,
   summaryLine,
+  evictionLine,
 ])
 
 /** The header. */
@@ -188,5 +204,7 @@ export type PinEventLine = z.infer<typeof pinEventLine>
 export type EditLine = z.infer<typeof editLine>
 /** A summary. */
 export type SummaryLine = z.infer<typeof summaryLine>
+/** An eviction log row. */
+export type EvictionLine = z.infer<typeof evictionLine>
 /** Any line but the header. */
 export type BodyLine = z.infer<typeof bodyLine>

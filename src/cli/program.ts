@@ -133,13 +133,17 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--session <id>', 'one session only')
     .option('--actor <name>', 'pins of this actor only (user, agent, strands, append, …)')
 
-  define<[string, string, { json?: boolean; session?: string; limit: number }]>(
+  define<
+    [string, string, { json?: boolean; session?: string; limit: number; scan?: boolean; fts5?: boolean }]
+  >(
     'search <file> <text>',
-    'messages whose text contains <text>, evicted ones included',
+    'messages that match <text> (every word, by the full-text index), evicted ones included',
     async () => (await import('./commands/search.js')).search,
   )
     .option('--session <id>', 'one session only')
     .option('--limit <n>', 'most matches', int, 20)
+    .option('--scan', 'find <text> as a substring by reading every message (no index)')
+    .option('--fts5', '<text> is FTS5 query syntax: prefix*, OR, NOT, NEAR(…)')
 
   define<[string, string, { json?: boolean }]>(
     'evictions <file> <session>',

@@ -153,9 +153,33 @@ const SEARCH_COLUMNS = {
   in_window: true,
 } as const
 
+/** An eviction log row as `export` reads it. */
+export interface EvictionExportRow {
+  from_seq: number
+  to_seq: number
+  version: number
+  at: number
+  cut: string
+  reason: string
+  summary: number | null
+}
+
 /** The statements that read, by name. */
 export const CLI_READS = {
   sessionPk: value<[id: string], number>('SELECT pk FROM sessions WHERE id = ?', 'pk'),
+  // Whether the file has the full-text index and the eviction log (schema 9, migration 0008_recall).
+  hasSearchIndex: value<[], number>(
+    "SELECT 1 AS found FROM sqlite_schema WHERE type = 'table' AND name = 'search_index'",
+    'found',
+  ),
+  hasEvictionLog: value<[], number>(
+    "SELECT 1 AS found FROM sqlite_schema WHERE type = 'table' AND name = 'eviction_log'",
+    'found',
+  ),
+  bodyBySeq: value<[session: number, seq: number], string>(
+    'SELECT body FROM messages WHERE session = ? AND seq = ?',
+    'body',
+  ),
   summaryCounts: rows<[], { id: string; count: number }>(
     `SELECT s.id, count(x.id) AS count FROM sessions s JOIN summaries x ON x.session = s.pk GROUP BY s.pk`,
     { id: true, count: true },
@@ -239,6 +263,11 @@ export const CLI_READS = {
   exportToolCalls: rows<[session: number], ToolCallExportRow>(
     'SELECT tool_use_id, name, use_seq, result_seq, status FROM tool_calls WHERE session = ? ORDER BY id',
     { tool_use_id: true, name: true, use_seq: true, result_seq: true, status: true },
+  ),
+  // The session's eviction log in key order (none on a file from before it: see hasEvictionLog).
+  exportEvictions: rows<[session: number], EvictionExportRow>(
+    'SELECT from_seq, to_seq, version, at, cut, reason, summary FROM eviction_log WHERE session = ? ORDER BY to_seq, version DESC',
+    { from_seq: true, to_seq: true, version: true, at: true, cut: true, reason: true, summary: true },
   ),
   exportPinEvents: rows<[session: number], PinEventExportRow>(
     'SELECT seq, action, actor, reason, at FROM pin_events WHERE session = ? ORDER BY id',
@@ -325,6 +354,20 @@ export const CLI_WRITES = {
     ]
   >(
     'INSERT INTO tool_calls (session, tool_use_id, name, use_seq, result_seq, status) VALUES (?, ?, ?, ?, ?, ?)',
+  ),
+  insertEviction: write<
+    [
+      session: number,
+      toSeq: number,
+      version: number,
+      fromSeq: number,
+      at: number,
+      cut: string,
+      reason: string,
+      summary: number | null,
+    ]
+  >(
+    'INSERT INTO eviction_log (session, to_seq, version, from_seq, at, cut, reason, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   ),
   insertPinEvent: write<
     [session: number, seq: number, action: string, actor: string, reason: string | null, at: number]

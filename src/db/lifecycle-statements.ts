@@ -17,6 +17,7 @@ export const LIFECYCLE_STATEMENTS = {
   deleteToolCalls: write<[session: number]>('DELETE FROM tool_calls WHERE session = ?'),
   deleteMessages: write<[session: number]>('DELETE FROM messages WHERE session = ?'),
   deleteSummaries: write<[session: number]>('DELETE FROM summaries WHERE session = ?'),
+  deleteEvictions: write<[session: number]>('DELETE FROM eviction_log WHERE session = ?'),
   deleteSession: write<[pk: number]>('DELETE FROM sessions WHERE pk = ?'),
   // Walks the (session, seq) index from where the previous batch stopped; the marker test reads only
   // rows old enough, out of the window and unpinned.
@@ -45,6 +46,8 @@ export interface DeletedRows {
   edits: number
   /** Summaries. */
   summaries: number
+  /** Rows of the eviction log. */
+  evictions: number
 }
 
 /** The lifecycle statements of one connection, prepared on first use. */
@@ -74,8 +77,9 @@ export class LifecycleStatements {
     const toolCalls = st.deleteToolCalls.run(pk).changes
     const messages = st.deleteMessages.run(pk).changes
     const summaries = st.deleteSummaries.run(pk).changes
+    const evictions = st.deleteEvictions.run(pk).changes
     st.deleteSession.run(pk)
-    return { messages, toolCalls, pinEvents, edits, summaries }
+    return { messages, toolCalls, pinEvents, edits, summaries, evictions }
   }
 
   /**

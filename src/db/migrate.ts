@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import { checkIdentity, readIdentity, SET_APPLICATION_ID } from './identity.js'
 import { readIntegerPragma } from './pragmas.js'
+import { fillSearchIndex } from './search-fill.js'
 
 /** Where the shipped migrations live, from both `src/db` and `dist/db`. */
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url))
@@ -26,7 +27,14 @@ export const SET_USER_VERSION = [
   'user_version = 6',
   'user_version = 7',
   'user_version = 8',
+  'user_version = 9',
 ] as const
+
+/**
+ * The index (from 0) of migration `0008_recall`, which creates the full-text index empty: once its SQL
+ * has run, the rows the file already holds are indexed by {@link fillSearchIndex}.
+ */
+export const SEARCH_INDEX_MIGRATION = 8
 
 /** The shipped migrations, oldest first. */
 export type Migrations = ReturnType<typeof readMigrationFiles>
@@ -62,10 +70,12 @@ export function migrate(db: Database.Database, path: string, migrations: Migrati
     const record = db.prepare<[hash: string, createdAt: number]>(
       'INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES (?, ?)',
     )
-    for (const migration of migrations.slice(from)) {
+    migrations.forEach((migration, index) => {
+      if (index < from) return
       for (const statement of migration.sql) if (statement.trim() !== '') db.exec(statement)
+      if (index === SEARCH_INDEX_MIGRATION) fillSearchIndex(db, path)
       record.run(migration.hash, migration.folderMillis)
-    }
+    })
     const setVersion = SET_USER_VERSION[migrations.length - 1]
     if (setVersion === undefined)
       throw new Error(

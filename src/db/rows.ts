@@ -160,3 +160,59 @@ export interface SummaryRow {
   ended_at: number | null
   end_reason: 'replaced' | 'regenerated' | 'dropped' | 'evicted' | null
 }
+
+/** The full-text index's watermark and the newest message id (the messages between wait for a batch). */
+export interface SearchStateRow {
+  indexed_to: number
+  last_id: number
+}
+
+/** A document a full-text query found, with its bm25 score (lower is better). */
+export interface SearchHitRow {
+  doc: number
+  score: number
+}
+
+/** What a hit on a message is reported with. */
+export interface HitMessageRow {
+  session_id: string
+  session_pk: number
+  summary: number | null
+  seq: number
+  uid: string
+  role: 'user' | 'assistant'
+  pinned: number
+  in_window: number
+  created_at: number
+}
+
+/** What a hit on a summary is reported with. */
+export interface HitSummaryRow {
+  session_id: string
+  session_pk: number
+  id: number
+  uid: string
+  seqs: string
+  to_boundary: number
+  in_window: number
+  created_at: number
+}
+
+/** A summary of a session's current chain, as the walk that finds which one stands for a seq reads it. */
+export interface ChainLinkRow {
+  id: number
+  replaces: number | null
+  seqs: string
+  from_boundary: number
+}
+
+/** One row of the eviction log. */
+export interface EvictionRow {
+  from_seq: number
+  to_seq: number
+  version: number
+  at: number
+  cut: string
+  reason: string
+  summary: number | null
+}

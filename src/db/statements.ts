@@ -27,6 +27,8 @@ import {
   type ColumnsOf,
   type PreparedAll,
 } from './typed-statement.js'
+import { RECALL_STATEMENTS } from './recall-statements.js'
+import { SEARCH_WRITE_STATEMENTS } from './search-statements.js'
 import { VIEW_STATEMENTS } from './view-statements.js'
 
 export type * from './rows.js'
@@ -136,6 +138,8 @@ type Range = [session: number, from: number, to: number]
 /** Every statement of the store, by name. */
 export const STATEMENTS = {
   ...VIEW_STATEMENTS,
+  ...SEARCH_WRITE_STATEMENTS,
+  ...RECALL_STATEMENTS,
   sessionById: rows<[id: string], SessionForAppendRow>(`${SESSION_SELECT} WHERE s.id = ?`, SESSION_COLUMNS),
   sessionByPk: rows<[pk: number], SessionForAppendRow>(`${SESSION_SELECT} WHERE s.pk = ?`, SESSION_COLUMNS),
   insertSession: write<[id: string, createdAt: number, updatedAt: number, metadata: string | null]>(

@@ -26,6 +26,7 @@ import {
 } from '../store/context-store.js'
 import { checkKeys, invalidOption } from '../store/check-args.js'
 import type { SummariesOptions, SummaryRecord } from '../store/context-store.js'
+import type { EvictionRecord, EvictionsOptions, SearchHit, SearchOptions } from '../store/search-types.js'
 import {
   foldExcess,
   foldIntoSummary,
@@ -201,6 +202,36 @@ export class PersistentConversationManager {
   edit(ref: MessageRef, message: MessageData, attribution: EditAttribution = {}): LedgerEntry {
     this.beforeUse?.()
     return this.store.editMessage(this.sessionId, ref, message, attribution, this.tokenCounter)
+  }
+
+  /**
+   * Full-text search of this session's archive (see {@link ContextStore.search}): evicted messages, the
+   * window and summaries, best first.
+   *
+   * @param query - what to find (plain words and `"phrases"`, or FTS5 syntax with `syntax: 'fts5'`)
+   * @param options - the store's search options but `sessionId`
+   * @returns the hits
+   * @throws ContextLedgerError `INVALID_QUERY`, `INVALID_OPTIONS`
+   */
+  search(query: string, options: Omit<SearchOptions, 'sessionId'> = {}): SearchHit[] {
+    this.beforeUse?.()
+    if (Object.hasOwn(options, 'sessionId'))
+      throw invalidOption(
+        'options.sessionId',
+        'a manager searches its own session; use store.search() for others',
+      )
+    return this.store.search(query, { ...options, sessionId: this.sessionId })
+  }
+
+  /**
+   * This session's eviction log (see {@link ContextStore.evictions}).
+   *
+   * @param options - `fromSeq`, `limit`
+   * @returns the rows
+   */
+  evictions(options?: EvictionsOptions): EvictionRecord[] {
+    this.beforeUse?.()
+    return this.store.evictions(this.sessionId, options)
   }
 
   /**

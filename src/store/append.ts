@@ -6,6 +6,7 @@
 import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
 import { protectedToRestore } from '../window/plan-cut.js'
 import { applyKeptChanges, PINS_ONLY } from './apply-window.js'
+import { recordEvictions, tailRuns } from './eviction-log.js'
 import { appendRows } from './append-rows.js'
 import { checkSessionId, checkTokenCounter } from './check-args.js'
 import type { Ledger } from './ledger.js'
@@ -97,7 +98,8 @@ function skipInvalidStart(
   }
   const restored = new Set<number>()
   if (start === boundary) return { boundary, restored }
-  st.sessionBoundary.run(start, Date.now(), pk)
+  const now = Date.now()
+  st.sessionBoundary.run(start, now, pk)
   const session = skippedPins.length > 0 ? st.sessionByPk.get(pk) : undefined
   if (session !== undefined) {
     // The protected ranges are the manager's; the ones the window was last planned with stand in.
@@ -106,5 +108,13 @@ function skipInvalidStart(
     applyKeptChanges(st, session, changes, limits.first)
     for (const k of changes.keep) restored.add(k.seq)
   }
+  recordEvictions(
+    st,
+    pk,
+    { tail: tailRuns(boundary, start, restored), released: [] },
+    'opening',
+    'validity',
+    now,
+  )
   return { boundary: start, restored }
 }

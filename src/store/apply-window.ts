@@ -9,6 +9,7 @@ import type { WindowLimits } from '../window/window-options.js'
 import { checkReduceMode, checkSessionId, checkWindowLimits } from './check-args.js'
 import type { Ledger } from './ledger.js'
 import { SqlLedgerView } from './sql-ledger-view.js'
+import { cutReason, recordEvictions, tailRuns } from './eviction-log.js'
 import { endShownSummary, recordLimits } from './window-state.js'
 import type { WindowResult } from './store-types.js'
 
@@ -75,8 +76,21 @@ export function applyPlanned(
   const now = Date.now()
   applyKeptChanges(st, session, changes, limits.first)
   if (plan.summaryEvicted) endShownSummary(st, session, now)
-  if (plan.boundary !== session.boundary) st.sessionBoundary.run(plan.boundary, now, session.pk)
+  const moved = plan.boundary !== session.boundary
+  if (moved) st.sessionBoundary.run(plan.boundary, now, session.pk)
   else if (plan.evicted > 0 || plan.restored > 0) st.sessionTouch.run(now, session.pk)
+  if (plan.evicted > 0) {
+    const out = {
+      tail: tailRuns(
+        session.boundary,
+        plan.boundary,
+        changes.keep.map((k) => k.seq),
+      ),
+      released: [...changes.release].sort((a, b) => a - b),
+    }
+    const cut = plan.cut ?? 'released'
+    recordEvictions(st, session.pk, out, cut, cutReason(session, limits, mode, moved), now)
+  }
   recordLimits(st, session, limits)
   return plan
 }

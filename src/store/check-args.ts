@@ -40,6 +40,22 @@ export interface HistoryOptions {
 export interface PinnedMessagesOptions {
   /** Restrict to one session; every session when omitted. */
   sessionId?: string | undefined
+  /** Only messages whose latest pin was made by this actor (`'user'`, `'agent'`, `'append'`, …). */
+  actor?: string | undefined
+  /** Only messages whose latest pin's reason contains this text (letter case ignored). */
+  reason?: string | undefined
+  /** Only messages pinned (latest pin) at or after this instant. */
+  since?: Date | number | undefined
+  /** Only messages pinned (latest pin) strictly before this instant. */
+  until?: Date | number | undefined
+}
+
+/** Checked {@link PinnedMessagesOptions}: the filters other than the session, null when not asked for. */
+export interface PinnedFilters {
+  readonly actor: string | null
+  readonly reason: string | null
+  readonly since: number | null
+  readonly until: number | null
 }
 
 /**
@@ -181,11 +197,33 @@ export function checkHistoryOptions(options: unknown): { fromSeq: number; limit:
  * @returns the session to restrict to, if any
  * @throws ContextLedgerError `INVALID_OPTIONS` naming the field
  */
-export function checkPinnedMessagesOptions(options: unknown): string | undefined {
-  if (options === undefined) return undefined
-  const o = checkKeys(options, 'options', ['sessionId'])
+export function checkPinnedMessagesOptions(options: unknown): {
+  sessionId: string | undefined
+  filters: PinnedFilters | undefined
+} {
+  if (options === undefined) return { sessionId: undefined, filters: undefined }
+  const o = checkKeys(options, 'options', ['sessionId', 'actor', 'reason', 'since', 'until'])
   if (o.sessionId !== undefined) checkSessionId(o.sessionId, 'options.sessionId')
-  return o.sessionId
+  const text = (v: unknown, field: string): string | null => {
+    if (v === undefined) return null
+    if (typeof v !== 'string') throw invalidOption(field, `expected a string, got ${describeValue(v)}`)
+    return v
+  }
+  const time = (v: unknown, field: string): number | null => {
+    if (v === undefined) return null
+    const ms = v instanceof Date ? v.getTime() : v
+    if (typeof ms !== 'number' || !Number.isFinite(ms))
+      throw invalidOption(field, `expected a Date or ms since the epoch, got ${describeValue(v)}`)
+    return ms
+  }
+  const filters = {
+    actor: text(o.actor, 'options.actor'),
+    reason: text(o.reason, 'options.reason'),
+    since: time(o.since, 'options.since'),
+    until: time(o.until, 'options.until'),
+  }
+  const any = Object.values(filters).some((v) => v !== null)
+  return { sessionId: o.sessionId, filters: any ? filters : undefined }
 }
 
 /**

@@ -23,6 +23,9 @@ import {
 import { resolveStoreOptions, type ContextStoreOptions } from './store-options.js'
 import { readSummaries, readSummary, type SummaryRecord } from './summaries.js'
 import { explainWindow, type WindowExplanation } from './explain.js'
+import { readEvictionOf, readEvictions } from './recall-reads.js'
+import { searchLedger } from './search.js'
+import type { EvictionRecord, EvictionsOptions, SearchHit, SearchOptions } from './search-types.js'
 import { checkSummariesOptions, type SummariesOptions } from './check-args.js'
 import type {
   LedgerEntry,
@@ -176,11 +179,55 @@ export abstract class ContextStoreReader {
   /**
    * Pinned messages with when, who and why they were pinned.
    *
-   * @param options - `sessionId` to restrict to one session; all sessions when omitted
+   * @param options - `sessionId` to restrict to one session (all sessions when omitted); `actor`,
+   *   `reason` (contained, letter case ignored), `since` and `until` filter on each message's latest pin
    * @returns pinned messages ordered by session and seq
    */
   pinnedMessages(options?: PinnedMessagesOptions): PinnedMessage[] {
     return readPinnedMessages(this.ledger, options)
+  }
+
+  /**
+   * Full-text search over the whole archive — evicted messages, the window and summaries — ranked by
+   * bm25, with a snippet around the matches (docs/api.md, "Recall"). Plain input is taken literally
+   * (words and `"quoted phrases"`, all of which must match by default); `syntax: 'fts5'` accepts FTS5's
+   * query syntax. The recall tools' own calls and results are left out unless `excludeTools` says
+   * otherwise.
+   *
+   * @param query - what to find
+   * @param options - filters (`sessionId`, `role`, `pinned`, `inWindow`, `toolName`, `since`, `until`),
+   *   paging (`limit`, `offset`) and how to read the query (`syntax`, `match`)
+   * @returns the hits, best first
+   * @throws ContextLedgerError `INVALID_QUERY` for a query FTS5 refuses or one too long,
+   *   `INVALID_OPTIONS` naming a bad option
+   */
+  search(query: string, options?: SearchOptions): SearchHit[] {
+    return searchLedger(this.ledger, query, options)
+  }
+
+  /**
+   * A session's eviction log: one row per run of messages a cut took out of the window — when, how
+   * (`cut`), why (`reason`) and, for a fold, into which summary. Ordered by the runs' last seq.
+   *
+   * @param sessionId - the session
+   * @param options - `fromSeq` (the first row is the first whose run ends at or after it), `limit`
+   * @returns the rows (empty for an unknown session)
+   * @throws ContextLedgerError `INVALID_OPTIONS` naming a bad option
+   */
+  evictions(sessionId: string, options?: EvictionsOptions): EvictionRecord[] {
+    return readEvictions(this.ledger, sessionId, options)
+  }
+
+  /**
+   * Why and when a message last left the window: the eviction log's row covering it (one seek).
+   *
+   * @param sessionId - the session
+   * @param seq - the message
+   * @returns the row, or undefined when it never left the window (or left before the log existed)
+   * @throws ContextLedgerError `INVALID_OPTIONS` for a bad seq
+   */
+  evictionOf(sessionId: string, seq: number): EvictionRecord | undefined {
+    return readEvictionOf(this.ledger, sessionId, seq)
   }
 
   /**

@@ -51,6 +51,7 @@ export type {
   PruneResult,
 } from './lifecycle.js'
 export type * from './store-types.js'
+export type * from './search-types.js'
 export type { FoldPlan, MadeSummary, RegenerationPlan, SummaryEndReason, SummaryRecord } from './summaries.js'
 export type { SummariesOptions } from './check-args.js'
 export type { ExplainedWindowMessage, WindowExplanation, WindowReason } from './explain.js'
@@ -294,6 +295,19 @@ export class ContextStore extends ContextStoreReader {
    */
   redactMessage(sessionId: string, ref: MessageRef, options: RedactOptions = {}): RedactResult {
     return redactMessage(this.ledger, sessionId, ref, options)
+  }
+
+  /**
+   * Indexes the messages that wait for the full-text index (appends index them in batches; `close()`
+   * indexes the rest), in one write transaction that does not wait for the lock. Searches never need
+   * it — they read the waiting messages themselves — but a copy of the file made now (or a reader of an
+   * older version of the library) then finds every message in the index.
+   *
+   * @returns whether the index now holds every message (false when another connection held the lock)
+   */
+  indexPending(): boolean {
+    this.ledger.ensureWritable()
+    return this.ledger.indexPending()
   }
 
   /**

@@ -133,7 +133,7 @@ export function redactMessage(
       const next =
         given === undefined ? redactedForm(parseBody(target.body)) : withTrackingId(given, target.uid).message
       checkSameShape(sessionId, target, next, 'A redaction')
-      replaceArchived(st, session, target, next, {
+      replaceArchived(ledger, session, target, next, {
         actor: by.actor ?? 'user',
         reason: by.reason ?? null,
         at: now,
@@ -150,21 +150,23 @@ export function redactMessage(
  * Replaces what the archive holds for `row` by `next` (a redaction or a pruning): the body, the window
  * form derived from it, the copies earlier edits kept, and one `redact` row in the edit log.
  *
- * @param st - the connection's statements (inside the write transaction)
+ * @param ledger - the open ledger (inside the write transaction)
  * @param session - the session's row
  * @param row - the message's row
  * @param next - what the archive keeps instead
  * @param by - who, why and when, for the edit log
  */
 export function replaceArchived(
-  st: Statements,
+  ledger: Ledger,
   session: SessionRow,
   row: MessageRow,
   next: StoredMessageData,
   by: { actor: string; reason: string | null; at: number },
 ): void {
+  const st = ledger.st
   const body = JSON.stringify(next)
-  st.setBody.run(body, session.pk, row.seq)
+  // The index entry goes with the old text and comes back with the new (see search-index.ts).
+  ledger.search.replaceBody(session.pk, row.seq, () => st.setBody.run(body, session.pk, row.seq))
   // A late result's window form quotes the result: it is rebuilt from the new body.
   showInWindow(st, session, { ...row, body }, next, undefined)
   st.eraseEditBodies.run(session.pk, row.seq)

@@ -12,6 +12,7 @@ import { walCheckpoint } from '../db/pragmas.js'
 import { isBusy, toLedgerError, toReadError } from '../db/sqlite-errors.js'
 import { prepareStatements, type Statements } from '../db/statements.js'
 import type { MessageLimits } from '../messages/schema.js'
+import { SearchIndexWriter, type SearchHooks } from './search-index.js'
 import { SessionKeys } from './session-keys.js'
 import type { StoreSettings } from './store-options.js'
 import { Transactions } from './transactions.js'
@@ -26,6 +27,11 @@ export interface Ledger {
   readonly st: Statements
   /** The session-key cache. */
   readonly keys: SessionKeys
+  /**
+   * The full-text index's part of the write transactions (SQLite's; on PostgreSQL the operations' calls
+   * to it only run the writes they wrap: a generated column would keep its index, see docs/postgres.md).
+   */
+  readonly search: SearchHooks
   /** The validation limits every incoming message must meet (frozen). */
   readonly limits: Readonly<MessageLimits>
   /** Opened with `readonly: true`. */
@@ -56,6 +62,8 @@ export class SqliteLedger implements Ledger {
   readonly lifecycle: LifecycleStatements
   /** The session-key cache. */
   readonly keys: SessionKeys
+  /** The full-text index's part of the write transactions (batches, summaries, removals). */
+  readonly search: SearchIndexWriter
   /** The validation limits every incoming message must meet (frozen). */
   readonly limits: Readonly<MessageLimits>
   /** Opened with `readonly: true`. */
@@ -78,7 +86,16 @@ export class SqliteLedger implements Ledger {
     this.readonly = settings.readonly
     this.db = openDatabase(path, settings)
     this.st = prepareStatements(this.db)
-    this.transactions = new Transactions(this.db)
+    const search = new SearchIndexWriter(this.st)
+    this.search = search
+    this.transactions = new Transactions(this.db, undefined, {
+      begin: () => {
+        search.begin()
+      },
+      beforeCommit: () => {
+        search.beforeCommit()
+      },
+    })
     this.lifecycle = new LifecycleStatements(this.db)
     this.keys = new SessionKeys(this.st)
   }
@@ -155,9 +172,31 @@ export class SqliteLedger implements Ledger {
     return !this.erasurePending
   }
 
-  /** Closes the file, finishing a pending erasure first if no reader still holds it up. Idempotent. */
+  /**
+   * Indexes the messages that wait above the full-text index's watermark, in one write transaction that
+   * does not wait for the lock: when another connection holds it, they stay for the next batch (a search
+   * reads them meanwhile). Any failure leaves them waiting too.
+   *
+   * @returns whether the index now holds every message
+   */
+  indexPending(): boolean {
+    if (this.readonly || !this.db.open || this.db.inTransaction) return false
+    try {
+      this.db.transaction(() => this.search.indexPending()).immediate()
+      return true
+    } catch {
+      // Busy, or the disk is full: nothing was written; a later batch or close() indexes them.
+      return false
+    }
+  }
+
+  /**
+   * Closes the file: indexes the messages still waiting for the full-text index (if the lock is free),
+   * and finishes a pending erasure if no reader still holds it up. Idempotent.
+   */
   close(): void {
     if (!this.db.open) return
+    this.indexPending()
     if (this.erasurePending && !this.readonly) this.completeErasure()
     this.db.close()
   }

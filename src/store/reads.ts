@@ -144,9 +144,13 @@ export function readSession(ledger: Ledger, sessionId: string): SessionSummary |
  */
 export function readPinnedMessages(ledger: Ledger, options: unknown): PinnedMessage[] {
   ledger.ensureOpen()
-  const sessionId = checkPinnedMessagesOptions(options)
+  const { sessionId, filters } = checkPinnedMessagesOptions(options)
   return ledger.read(
     () => {
+      if (filters !== undefined) {
+        const session = sessionId === undefined ? null : (ledger.keys.sessionRow(sessionId)?.pk ?? -1)
+        return ledger.st.pinnedFiltered.all({ session, ...filters }).map(toPinnedMessage)
+      }
       if (sessionId === undefined) return ledger.st.allPinnedMessages.all().map(toPinnedMessage)
       const pk = ledger.keys.sessionRow(sessionId)?.pk
       return pk === undefined ? [] : ledger.st.pinnedMessages.all(pk).map(toPinnedMessage)

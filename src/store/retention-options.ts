@@ -24,6 +24,8 @@ export interface DeleteSessionResult {
   readonly edits: number
   /** Summaries erased. */
   readonly summaries: number
+  /** Rows of the eviction log erased. */
+  readonly evictions: number
   /**
    * True when no byte of the session is left in the ledger's files. False while another connection reads
    * an older snapshot: the store finishes the erasure at its next append, at `completeErasure()` or at

@@ -10,7 +10,14 @@ import { parseBody } from './entries.js'
 import type { SqliteLedger as Ledger } from './ledger.js'
 import { checkPruneOptions, prunedForm, type DeleteSessionResult, type PruneResult } from './lifecycle.js'
 
-const NOTHING_DELETED = Object.freeze({ messages: 0, toolCalls: 0, pinEvents: 0, edits: 0, summaries: 0 })
+const NOTHING_DELETED = Object.freeze({
+  messages: 0,
+  toolCalls: 0,
+  pinEvents: 0,
+  edits: 0,
+  summaries: 0,
+  evictions: 0,
+})
 
 /**
  * Deletes a session and every row of it in one write transaction; see `ContextStore.deleteSession`.
@@ -25,7 +32,10 @@ export function deleteSession(ledger: Ledger, sessionId: string): DeleteSessionR
   const counts = ledger.write(sessionId, () => {
     const row = ledger.st.sessionById.get(sessionId)
     if (row === undefined) return undefined
-    return ledger.lifecycle.deleteSessionRows(row.pk)
+    ledger.search.removeSession(row.pk)
+    const deleted = ledger.lifecycle.deleteSessionRows(row.pk)
+    ledger.search.sessionDeleted()
+    return deleted
   })
   ledger.keys.forget(sessionId)
   if (counts !== undefined) ledger.erasurePending = true
@@ -58,7 +68,7 @@ export function prune(ledger: Ledger, options: unknown): PruneResult {
         if (session === undefined) return { count: 0, next: undefined, found: false }
         const rows = ledger.lifecycle.pruneCandidates(session.pk, from, session.boundary, before)
         const by = { actor, reason, at: Date.now() }
-        for (const row of rows) replaceArchived(ledger.st, session, row, prunedForm(parseBody(row.body)), by)
+        for (const row of rows) replaceArchived(ledger, session, row, prunedForm(parseBody(row.body)), by)
         // The archive changed: a summary being made from it meanwhile must not be written (see summaries.ts).
         if (rows.length > 0) ledger.st.sessionTouch.run(by.at, session.pk)
         const last = rows[rows.length - 1]

@@ -19,6 +19,7 @@ import { checkSessionId, checkWindowLimits } from './check-args.js'
 import { parseBody } from './entries.js'
 import type { Ledger } from './ledger.js'
 import { SqlLedgerView } from './sql-ledger-view.js'
+import { recordEvictions, runsOf } from './eviction-log.js'
 import { recordLimits } from './window-state.js'
 import type { WindowResult } from './store-types.js'
 
@@ -327,8 +328,15 @@ export function writeFold(ledger: Ledger, plan: FoldPlan, made: MadeSummary): Su
     const row = st.summaryByUid.get(session.pk, made.message.trackingId)
     if (row === undefined)
       throw new Error(`summary ${made.message.trackingId} not found right after its insert`)
+    ledger.search.summaryInserted(row.id)
     if (plan.previous !== undefined) st.endSummary.run(now, 'replaced', plan.previous)
     st.setSessionSummary.run(row.id, now, session.pk)
+    // The folded messages' rows of the eviction log: kept rows one each, tail rows as runs.
+    const out = {
+      tail: runsOf(plan.folded.filter((q) => q >= session.boundary)),
+      released: plan.folded.filter((q) => q < session.boundary),
+    }
+    recordEvictions(st, session.pk, out, 'fold', 'summary', now, row.id)
     recordLimits(st, session, plan.limits)
     return toSummaryRecord(sessionId, row, row.id)
   })
@@ -438,7 +446,11 @@ export function writeRegeneration(ledger: Ledger, plan: RegenerationPlan, made: 
     const row = st.summaryByUid.get(session.pk, made.message.trackingId)
     if (row === undefined)
       throw new Error(`summary ${made.message.trackingId} not found right after its insert`)
+    ledger.search.summaryInserted(row.id)
     st.endSummary.run(now, 'regenerated', summary.id)
+    // The eviction log names the summary that folded each message: now this one (a scan of the
+    // session's log rows; a regeneration is rare).
+    st.renameFoldSummary.run(row.id, session.pk, summary.id)
     st.setSessionSummary.run(row.id, now, session.pk)
     return toSummaryRecord(sessionId, row, row.id)
   })
@@ -479,6 +491,11 @@ export function dropSummary(
     // Every row from its old boundary on is tail now: also rows an append kept after it moved the boundary
     // past `to_boundary` (a pinned message that could not follow the summary).
     st.unkeepRange.run(pk, row.from_boundary, session.boundary)
+    // Every message from its old boundary on, and every kept row it folded, is in the window again: their
+    // rows of the eviction log go (the plan below writes those that leave again).
+    st.deleteEvictionsFrom.run(pk, row.from_boundary)
+    for (const [lo, hi] of parseRanges(row.seqs))
+      if (lo < row.from_boundary) st.deleteFoldEvictions.run(pk, lo, Math.min(hi, row.from_boundary), id)
     for (const [lo, hi] of parseRanges(row.seqs))
       for (let s = lo; s < Math.min(hi, row.from_boundary); s++) st.setKept.run(1, 1, pk, s)
     st.sessionBoundary.run(row.from_boundary, now, pk)

@@ -86,6 +86,16 @@ export const systemClock: LockClock = Object.freeze({
   random: Math.random,
 })
 
+/** What runs at the edges of every outermost write transaction, inside it. */
+export interface WriteHooks {
+  /** First thing in the transaction (and again when a busy lock makes it start over). */
+  begin(): void
+  /** Last thing before the commit: writes that must be made once per transaction. */
+  beforeCommit(): void
+}
+
+const NO_HOOKS: WriteHooks = Object.freeze({ begin: () => undefined, beforeCommit: () => undefined })
+
 /**
  * Runs functions in transactions on one connection, waiting for a busy lock by {@link lockPollDelayMs}
  * for at most `timeoutMs` per call. Errors are SQLite's own (the caller maps them); a lock still busy at
@@ -105,10 +115,12 @@ export class Transactions {
    *
    * @param db - an open connection
    * @param clock - time, sleep and randomness (tests replace it)
+   * @param hooks - what runs first and last in every outermost write transaction
    */
   constructor(
     private readonly db: Database.Database,
     private readonly clock: LockClock = systemClock,
+    private readonly hooks: WriteHooks = NO_HOOKS,
   ) {
     this.timeoutMs = readIntegerPragma(db, 'busy_timeout')
     db.pragma('busy_timeout = 0')
@@ -129,7 +141,15 @@ export class Transactions {
   write<T>(fn: () => T): T {
     // Inside another write (a batch of writes): a savepoint, committed with the enclosing transaction.
     if (this.db.inTransaction) return this.tx(fn) as T
-    const result = this.retry(() => this.tx.immediate(fn) as T)
+    const result = this.retry(
+      () =>
+        this.tx.immediate(() => {
+          this.hooks.begin()
+          const value = fn()
+          this.hooks.beforeCommit()
+          return value
+        }) as T,
+    )
     this.checkpointIfDue()
     return result
   }

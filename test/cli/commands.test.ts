@@ -167,24 +167,57 @@ describe('history, pins, search, evictions, stats', () => {
       '--session',
       'support-42',
     ])
-    expect(r.method).toBe('scan')
+    expect(r.method).toBe('index')
     expect(r.matches.length).toBeGreaterThan(3)
     expect(r.matches.some((m) => !m.inWindow)).toBe(true)
     expect(r.matches[0]?.snippet).toContain('replication lag')
-    const quoted = await json<{ matches: unknown[] }>(['search', path, '"sql":', '--limit', '1'])
+    // The substring scan, for what words cannot say; the same messages for plain words.
+    const scan = await json<{ method: string; matches: { seq: number }[] }>([
+      'search',
+      path,
+      'replication LAG',
+      '--session',
+      'support-42',
+      '--scan',
+      '--limit',
+      '100',
+    ])
+    expect(scan.method).toBe('scan')
+    const all = await json<{ matches: { seq: number }[] }>([
+      'search',
+      path,
+      'replication LAG',
+      '--session',
+      'support-42',
+      '--limit',
+      '100',
+    ])
+    expect(all.matches.map((m) => m.seq).sort((a, b) => a - b)).toStrictEqual(scan.matches.map((m) => m.seq))
+    const quoted = await json<{ matches: unknown[] }>(['search', path, '"sql":', '--scan', '--limit', '1'])
     expect(quoted.matches).toHaveLength(1)
-    expect((await cli(['search', path, 'zebra'])).stdout).toContain('no message contains "zebra"')
+    expect((await cli(['search', path, 'zebra'])).stdout).toContain('no message matches "zebra"')
+    expect((await cli(['search', path, 'zebra', '--scan'])).stdout).toContain('no message contains "zebra"')
+    const prefix = await json<{ matches: unknown[] }>(['search', path, 'replic*', '--fts5'])
+    expect(prefix.matches.length).toBeGreaterThan(3)
+    const bad = await cli(['search', path, 'NEAR(', '--fts5', '--json'])
+    expect(bad.code).toBe(2)
+    expect(bad.stdout + bad.stderr).toMatch(/INVALID_QUERY|Invalid search query/)
   })
 
   it('evictions reports what left, what stands for it now, and what the schema cannot say', async () => {
     const e = await json<{
       evictedMessages: number
       eventLog: boolean
+      events: { fromSeq: number; lastSeq: number; cut: string; summaryId: number | null }[]
       ranges: { fromSeq: number; toSeq: number; cause: string; summaryId: number | null }[]
       summaries: { id: number; current: boolean; endReason: string | null }[]
       unpins: { seq: number }[]
     }>(['evictions', path, 'support-42'])
-    expect(e.eventLog).toBe(false)
+    // The fixture was made by this library: the eviction log covers every evicted message.
+    expect(e.eventLog).toBe(true)
+    expect(e.events.length).toBeGreaterThan(0)
+    for (const ev of e.events) expect(ev.lastSeq).toBeGreaterThanOrEqual(ev.fromSeq)
+    expect(e.events.filter((ev) => ev.cut === 'fold').map((ev) => ev.summaryId)).toContain(1)
     expect(e.ranges.reduce((n, r) => n + r.toSeq - r.fromSeq, 0)).toBe(e.evictedMessages)
     expect(e.ranges.filter((r) => r.cause === 'summary').map((r) => r.summaryId)).toStrictEqual([1, 1, 2])
     expect(e.summaries.map((s) => [s.id, s.current, s.endReason])).toStrictEqual([

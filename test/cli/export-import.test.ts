@@ -36,6 +36,8 @@ const TABLES = {
       (SELECT uid FROM summaries r WHERE r.id = x.regenerates) AS regenerates, from_boundary, to_boundary, seqs,
       message_count, body, tokens, model, prompt_hash, created_at, ended_at, end_reason
     FROM summaries x WHERE session = (SELECT pk FROM sessions WHERE id = ?) ORDER BY id`,
+  eviction_log: `SELECT to_seq, version, from_seq, at, cut, reason, (SELECT uid FROM summaries x WHERE x.id = e.summary) AS summary
+    FROM eviction_log e WHERE session = (SELECT pk FROM sessions WHERE id = ?) ORDER BY to_seq, version`,
 }
 
 function rowsOf(path: string, sessionId: string): Record<string, unknown[]> {
@@ -58,6 +60,12 @@ function reads(path: string, sessionId: string): unknown {
       explained: JSON.parse(JSON.stringify(explained)) as unknown,
       edits: store.edits(sessionId).map(({ sessionId: _s, ...e }) => e),
       pinEvents: store.pinEvents(sessionId).map(({ sessionId: _s, ...e }) => e),
+      evictions: store
+        .evictions(sessionId, { limit: 10_000 })
+        .map(({ sessionId: _s, summaryId, ...e }) => ({ ...e, folded: summaryId !== undefined })),
+      search: store
+        .search('replication lag', { sessionId, limit: 100 })
+        .map((h) => [h.seq, h.snippet, h.inWindow]),
     }
   } finally {
     store.close()
@@ -86,7 +94,7 @@ afterAll(() => {
 })
 
 describe('export', () => {
-  it('writes a header, then messages, tool calls, pin events, edits and summaries, one JSON object per line', () => {
+  it('writes a header, then messages, tool calls, pin events, edits, summaries and eviction log rows, one JSON object per line', () => {
     const lines = exported
       .trimEnd()
       .split('\n')
@@ -96,7 +104,7 @@ describe('export', () => {
       format: 'context-ledger-export',
       version: 1,
       session: { id: 'support-42', boundary: 29, limits: { windowSize: 8, first: 1, last: 0 } },
-      counts: { messages: 32, toolCalls: 7, pinEvents: 4, edits: 2, summaries: 2 },
+      counts: { messages: 32, toolCalls: 7, pinEvents: 4, edits: 2, summaries: 2, evictions: 8 },
     })
     const types = lines.map((l) => l.type)
     expect([...new Set(types)]).toStrictEqual([
@@ -106,6 +114,7 @@ describe('export', () => {
       'pinEvent',
       'edit',
       'summary',
+      'eviction',
     ])
     expect(lines.filter((l) => l.raw !== undefined).map((l) => [l.seq, l.raw])).toStrictEqual([
       [2, ['message']],
@@ -133,10 +142,38 @@ describe('import', () => {
     const r = await cli(['import', target], { stdin: exported })
     expect(r.code, r.stderr).toBe(0)
     const rows = rowsOf(source, 'support-42')
-    expect(Object.values(rows).map((r) => r.length)).toStrictEqual([1, 32, 7, 4, 2, 2])
+    expect(Object.values(rows).map((r) => r.length)).toStrictEqual([1, 32, 7, 4, 2, 2, 8])
     expect(rowsOf(target, 'support-42')).toStrictEqual(rows)
     expect(reads(target, 'support-42')).toStrictEqual(reads(source, 'support-42'))
     expect((await cli(['check', target])).code).toBe(0)
+  })
+
+  it('imports an export from before the eviction log with an empty log, and refuses a bad eviction line', async () => {
+    const lines = exported.trimEnd().split('\n')
+    const header = JSON.parse(lines[0] ?? '{}') as { counts: Record<string, number> }
+    delete header.counts.evictions
+    const old = [JSON.stringify(header), ...lines.slice(1).filter((l) => !l.includes('"type":"eviction"'))]
+    const target = dir.file('before-log.db')
+    const r = await cli(['import', target], { stdin: `${old.join('\n')}\n` })
+    expect(r.code, r.stderr).toBe(0)
+    const store = openContextStore(target, { readonly: true })
+    expect(store.evictions('support-42')).toStrictEqual([])
+    expect(store.search('replication lag', { sessionId: 'support-42' }).length).toBeGreaterThan(0)
+    store.close()
+    const bad = lines.map((l) =>
+      l.includes('"type":"eviction"') ? l.replace(/"summary":(null|\d+)/, '"summary":99') : l,
+    )
+    const refused = await cli(['import', dir.file('bad-eviction.db')], { stdin: `${bad.join('\n')}\n` })
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/summary 99 names no summary of the export/)
+    // Well-formed lines that describe no log the library could write: the shared checker refuses them.
+    const bogus = lines.map((l) =>
+      l.includes('"type":"eviction"') ? l.replace(/"cut":"[^"]*"/, '"cut":"bogus"') : l,
+    )
+    const checked = await cli(['import', dir.file('bogus-eviction.db')], { stdin: `${bogus.join('\n')}\n` })
+    expect(checked.code).toBe(2)
+    expect(checked.stderr).toMatch(/eviction log kind/)
+    expect(existsSync(dir.file('bogus-eviction.db'))).toBe(false)
   })
 
   it('refuses an id the file has, and takes --as <newId>', async () => {

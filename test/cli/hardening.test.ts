@@ -63,9 +63,24 @@ describe('search ignores letter case in every script', () => {
         query,
       ).toStrictEqual([seq])
     }
+    // The index matches words (the tokenizer drops the `!`); the scan matches the substring, which is not there.
     expect(JSON.parse((await cli(['search', file, 'ΣΊΣΥΦΟΣ!', '--json'])).stdout)).toMatchObject({
+      method: 'index',
+      matches: [{ seq: 0 }],
+    })
+    expect(JSON.parse((await cli(['search', file, 'ΣΊΣΥΦΟΣ!', '--scan', '--json'])).stdout)).toMatchObject({
+      method: 'scan',
       matches: [],
     })
+    for (const [query, seq] of [
+      ['σίσυφος', 0],
+      ['STOP', 1],
+    ] as const) {
+      const r = await cli(['search', file, query, '--session', 'q', '--scan', '--json'])
+      expect(
+        (JSON.parse(r.stdout) as { matches: { seq: number }[] }).matches.map((m) => m.seq),
+      ).toStrictEqual([seq])
+    }
   })
 
   it('prefilters only with what LIKE folds, and matches where the text is', () => {
@@ -207,7 +222,7 @@ describe('import into a file of an older schema', () => {
     const r = await cli(['import', old], { stdin: exported })
     expect(r.code).toBe(2)
     expect(r.stderr.trim()).toBe(
-      `context-ledger: ${old} uses ledger schema version 1, and import refuses to upgrade a file on the side (this context-ledger writes version 8). Upgrade it first with: context-ledger upgrade ${old} (take a copy first with: context-ledger backup ${old} <copy>), or import into a new file`,
+      `context-ledger: ${old} uses ledger schema version 1, and import refuses to upgrade a file on the side (this context-ledger writes version 9). Upgrade it first with: context-ledger upgrade ${old} (take a copy first with: context-ledger backup ${old} <copy>), or import into a new file`,
     )
   })
 })

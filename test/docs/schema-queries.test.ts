@@ -64,6 +64,8 @@ function fill(s: ContextStore): void {
 beforeAll(() => {
   ;({ store, cleanup } = tempStore())
   fill(store)
+  // Every message in the full-text index (appends index in batches), as after close().
+  store.indexPending()
 })
 
 afterAll(() => {

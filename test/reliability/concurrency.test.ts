@@ -18,6 +18,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { openContextStore, type StoredMessageData } from '../../src/index.js'
 import { BACKEND, makeBackend } from '../helpers/backend.js'
 import { assertWindowRulesOf } from '../helpers/window-rules.js'
+import { compareIndexWithView } from '../helpers/search-index.js'
+import { sqliteOf } from '../helpers/ledger-open.js'
 import { CONCURRENT_LIMITS, MessageFactory } from './workers/worker-kit.js'
 import { collect, LONG, useWorker, type WorkerExit } from './support.js'
 
@@ -199,6 +201,27 @@ describe(`concurrency [${BACKEND}]`, () => {
     for (const ids of order.values()) {
       const seqs = ids.map((id) => seqOf.get(id) as number)
       expect(seqs).toStrictEqual([...seqs].sort((x, y) => x - y))
+    }
+    // The full-text index after all those writers (SQLite's; PostgreSQL has none yet, see
+    // docs/postgres.md): in step with the archive, and a search finds what a scan of the archive finds
+    // (pending rows included).
+    const file = sqliteOf(reader)?.store
+    if (file !== undefined) {
+      const { extra, missing } = compareIndexWithView(file.connection())
+      expect(extra).toStrictEqual([])
+      expect(missing).toStrictEqual([])
+      for (const e of report.history.slice(-40)) {
+        const block = e.message.content.find((b) => 'text' in b)
+        const text = block !== undefined && 'text' in block ? block.text : ''
+        // The message's own words as a phrase: specific enough that it is among the first 1,000 hits.
+        const phrase = (text.match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 12).join(' ')
+        if (phrase === '') continue
+        const hits = file.search(`"${phrase}"`, { sessionId: 'shared', limit: 1000, excludeTools: [] })
+        expect(
+          hits.map((h) => h.seq),
+          `search "${phrase}" finds seq ${e.seq}`,
+        ).toContain(e.seq)
+      }
     }
 
     const total = [...appended.values()].reduce((n, m) => n + m.size, 0)

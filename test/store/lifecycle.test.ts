@@ -48,7 +48,8 @@ function rowCounts(): Record<string, number> {
     .prepare(
       `SELECT (SELECT count(*) FROM sessions) AS sessions, (SELECT count(*) FROM messages) AS messages,
         (SELECT count(*) FROM tool_calls) AS tool_calls, (SELECT count(*) FROM pin_events) AS pin_events,
-        (SELECT count(*) FROM message_edits) AS message_edits, (SELECT count(*) FROM summaries) AS summaries`,
+        (SELECT count(*) FROM message_edits) AS message_edits, (SELECT count(*) FROM summaries) AS summaries,
+        (SELECT count(*) FROM eviction_log) AS eviction_log`,
     )
     .get()
   return row as Record<string, number>
@@ -84,6 +85,7 @@ describe('ContextStore.deleteSession', () => {
       pinEvents: 1,
       edits: 1,
       summaries: 2,
+      evictions: 3,
       erased: true,
     })
     expect(rowCounts()).toStrictEqual({
@@ -93,7 +95,10 @@ describe('ContextStore.deleteSession', () => {
       pin_events: 0,
       message_edits: 0,
       summaries: 1,
+      eviction_log: store.evictions('kept').length,
     })
+    expect(store.evictions('kept').length).toBeGreaterThan(0)
+    expect(store.evictions('gone')).toStrictEqual([])
     expect(store.summaries('gone')).toStrictEqual([])
     expect(store.session('gone')).toBeUndefined()
     expect(store.window('gone')).toStrictEqual([])
@@ -152,6 +157,7 @@ describe('ContextStore.deleteSession', () => {
       pinEvents: 0,
       edits: 0,
       summaries: 0,
+      evictions: 0,
       erased: true,
     })
     expect(rowCounts()).toStrictEqual(before)

@@ -51,9 +51,10 @@ function plan(sql: string): string[] {
   const db = store.connection()
   // eslint-disable-next-line no-restricted-syntax -- prefixing our own constant SQL text, no values
   const stmt = db.prepare(`EXPLAIN QUERY PLAN ${sql}`)
-  const named = /@s\b/.test(sql)
+  const names = [...new Set([...sql.matchAll(/@(\w+)/g)].map((m) => m[1] as string))]
+  const named = names.length > 0
   const count = (sql.match(/\?/g) ?? []).length
-  const args = /@seqs\b/.test(sql) ? { s: 1, seqs: '[1,2,3]' } : { s: 1 }
+  const args = Object.fromEntries(names.map((n) => [n, n === 'seqs' ? '[1,2,3]' : 1]))
   const rows = (named ? stmt.all(args) : stmt.all(...Array.from({ length: count }, () => 1))) as {
     detail: string
   }[]
@@ -111,7 +112,10 @@ describe('statements', () => {
       const details = plan(sql)
       expect(details.length).toBeGreaterThan(0)
       for (const d of details) expect(d).not.toMatch(/^SCAN (messages|tool_calls|sessions|pin_events)\b/)
-      expect(details.some((d) => d.startsWith('SEARCH'))).toBe(true)
+      // A full-text query is driven by the FTS5 index (a virtual table's index, never a table scan).
+      const seeks = (d: string): boolean =>
+        d.startsWith('SEARCH') || (/\bMATCH\b/.test(sql) && /VIRTUAL TABLE INDEX \d+:M/.test(d))
+      expect(details.some(seeks), details.join('\n')).toBe(true)
       const expected = golden[name]
       if (expected !== undefined) expect(details[0]).toBe(expected)
     },

@@ -27,3 +27,4 @@ export {
 } from './persistent-conversation-manager.js'
 export { DEFAULT_SUMMARIZATION_PROMPT, generateSummary, modelSummarizer } from './generate-summary.js'
 export { PinMessageTool, pinMessageTool } from './pin-message-tool.js'
+export { RecallTool, readHistoryTool, searchHistoryTool } from './recall-tools.js'

@@ -4,9 +4,11 @@
  * agent that is gone frees its entry.
  */
 import type { LocalAgent } from '@strands-agents/sdk'
+import type { PersistentConversationManager as LedgerManager } from '../../manager/persistent-conversation-manager.js'
 import type { PinMessageToolResult } from '../../tools/pin-message-tool.js'
+import type { AsyncLedgerManager } from './async-ledger.js'
 
-/** What the registry needs of a manager: running the `pin_message` tool against the store. */
+/** What the registry needs of a manager: running the `pin_message` tool, and its core manager. */
 export interface AttachedManager {
   /**
    * Runs `pin_message` for an agent (see the Strands `PersistentConversationManager`).
@@ -16,6 +18,8 @@ export interface AttachedManager {
    * @returns the text for the model (a Promise of it on PostgreSQL)
    */
   runPinMessageTool(agent: LocalAgent, input: unknown): PinMessageToolResult | Promise<PinMessageToolResult>
+  /** The core manager of the session, which writes the held messages before each call (the recall tools). */
+  readonly ledger: LedgerManager | AsyncLedgerManager
 }
 
 const attached = new WeakMap<LocalAgent, AttachedManager>()

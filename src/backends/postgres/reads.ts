@@ -114,12 +114,20 @@ export interface PgSessionRow {
 export const MESSAGE_COUNT_SQL = `SELECT coalesce((SELECT m.seq + 1 FROM context_ledger.sessions s
   JOIN context_ledger.messages m ON m.session = s.pk WHERE s.id = $1::text ORDER BY m.seq DESC LIMIT 1), 0) AS count`
 
-/** Pinned messages with their latest pin event: of one session (`$1`) or of all (`$1` null). */
+/**
+ * Pinned messages (`$1` a session id or null for all), filtered by their latest pin's actor (`$2`; a pin
+ * with no event is the append's), reason (`$3`, contained, letter case ignored), and time (`$4` at or
+ * after, `$5` before); null: no filter. As SQLite's `pinnedFiltered`.
+ */
 export const PINNED_SQL = `SELECT s.id AS session_id, m.seq, m.uid, m.body, m.kept, s.boundary, e.actor, e.reason, e.at
 FROM context_ledger.messages m JOIN context_ledger.sessions s ON s.pk = m.session
 LEFT JOIN LATERAL (SELECT actor, reason, at FROM context_ledger.pin_events
   WHERE session = m.session AND seq = m.seq AND action = 'pin' ORDER BY id DESC LIMIT 1) e ON true
 WHERE m.pinned AND ($1::text IS NULL OR s.id = $1::text)
+  AND ($2::text IS NULL OR coalesce(e.actor, 'append') = $2::text)
+  AND ($3::text IS NULL OR strpos(lower(coalesce(e.reason, '')), lower($3::text)) > 0)
+  AND ($4::bigint IS NULL OR coalesce(e.at, 0) >= $4::bigint)
+  AND ($5::bigint IS NULL OR coalesce(e.at, 0) < $5::bigint)
 ORDER BY s.id COLLATE "C", m.seq`
 
 /** A pinned row as read. */

@@ -6,6 +6,7 @@
 import { ContextLedgerError } from '../../errors.js'
 import type { MessageLimits } from '../../messages/schema.js'
 import type { Ledger } from '../../store/ledger.js'
+import type { SearchHooks } from '../../store/search-index.js'
 import { SessionKeys } from '../../store/session-keys.js'
 import type { Statements } from '../../db/statements.js'
 import type { Slice } from './slice.js'
@@ -31,6 +32,17 @@ export class SliceLedger implements Ledger {
   readonly readonly: boolean
   readonly path: string
   erasurePending = false
+  /**
+   * No full-text index to keep on PostgreSQL (yet): each hook only runs the write it wraps.
+   */
+  readonly search: SearchHooks = {
+    replaceBody: (_session, _seq, replace) => {
+      replace()
+    },
+    summaryInserted: () => undefined,
+    removeSession: () => undefined,
+    sessionDeleted: () => undefined,
+  }
   /** How many write transactions the operations opened (a batch nests them). */
   writes = 0
 

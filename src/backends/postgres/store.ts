@@ -628,6 +628,8 @@ export class PostgresContextStore implements AsyncContextStore {
       deleted,
       messages: row?.messages ?? 0,
       toolCalls: row?.tool_calls ?? 0,
+      // PostgreSQL keeps no eviction log yet (docs/postgres.md).
+      evictions: 0,
       pinEvents: row?.pin_events ?? 0,
       edits: row?.edits ?? 0,
       summaries: row?.summaries ?? 0,
@@ -668,7 +670,7 @@ export class PostgresContextStore implements AsyncContextStore {
               for (const seq of seqs) {
                 const row = ledger.st.messageBySeq.get(session.pk, seq)
                 if (row !== undefined)
-                  replaceArchived(ledger.st, session, row, prunedForm(parseBody(row.body)), by)
+                  replaceArchived(ledger, session, row, prunedForm(parseBody(row.body)), by)
               }
               // The archive changed: a summary being made from it meanwhile must not be written (as SQLite's).
               if (seqs.length > 0) ledger.st.sessionTouch.run(by.at, session.pk)
@@ -989,10 +991,16 @@ export class PostgresContextStore implements AsyncContextStore {
    */
   async pinnedMessages(options?: PinnedMessagesOptions): Promise<PinnedMessage[]> {
     this.ensureOpen()
-    const sessionId = checkPinnedMessagesOptions(options)
+    const { sessionId, filters } = checkPinnedMessagesOptions(options)
     const rows = await this.query<PgPinnedRow>(
       PINNED_SQL,
-      [sessionId ?? null],
+      [
+        sessionId ?? null,
+        filters?.actor ?? null,
+        filters?.reason ?? null,
+        filters?.since ?? null,
+        filters?.until ?? null,
+      ],
       'read the pinned messages',
       sessionId,
     )

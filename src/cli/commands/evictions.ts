@@ -1,14 +1,16 @@
 /**
- * `context-ledger evictions <file> <session>`: what left the window, and what stands for it now.
+ * `context-ledger evictions <file> <session>`: what left the window, when, why, and what stands for it now.
  *
- * Today's schema records where the window stands, not each eviction: the evicted messages are those before
- * the boundary that are not kept, and summaries record exactly which messages they folded. So this
- * command reports the evicted messages as ranges of seqs — each folded into a summary (through the chain
- * of the summary the window shows) or cut by the sliding window — with their tokens and when they were
- * appended, the summaries and why each ended, the unpins of messages now evicted, and when the window last
- * changed (every message left no later than that). When an eviction log exists in the schema, a source
- * that reads it (when and how each message left, with the limits in force) replaces
- * {@link fromLedgerState}.
+ * Two sources, merged in one report. The eviction log (`store.evictions()`, docs/design.md, "Recall")
+ * says when and how each run of messages left: one event per cut — its kind (trim point, tool pair, …,
+ * fold, release), the reason (window size, token budget, overflow, summary) and the summary a fold went
+ * into. The ledger's state says what stands for the evicted messages now: the messages before the
+ * boundary that are not kept, as ranges of seqs — each folded into a summary (through the chain of the
+ * summary the window shows) or cut by the sliding window — with their tokens and when they were
+ * appended, the summaries and why each ended, and the unpins of messages now evicted
+ * ({@link fromLedgerState}). A file from before the log (schema 8 and older) has the state only, and so
+ * has a session for the cuts made before it was migrated: `eventLog` says whether the log covers every
+ * evicted message.
  */
 import type Database from 'better-sqlite3'
 import { prepareSpec } from '../../db/typed-statement.js'
@@ -46,8 +48,21 @@ export interface EvictionReport {
   evictedTokens: number
   /** When the window last changed: every message left the window no later than this. */
   windowChangedAt: string | null
-  /** Whether the times each message left are recorded (an eviction log): false on this schema. */
-  eventLog: false
+  /**
+   * Whether every message now out of the window has an event in the eviction log (false on a file from
+   * before the log, or for cuts made before it was migrated).
+   */
+  eventLog: boolean
+  /** The eviction log's events, by their last seq: one per run of seqs a cut took out. */
+  events: {
+    fromSeq: number
+    /** The run's last seq (inclusive). */
+    lastSeq: number
+    at: string | null
+    cut: string
+    reason: string
+    summaryId: number | null
+  }[]
   ranges: EvictedRange[]
   summaries: {
     id: number
@@ -151,7 +166,8 @@ export function fromLedgerState(store: ContextStore, sessionId: string): Evictio
         evictedMessages,
         evictedTokens,
         windowChangedAt: iso(row.updated_at),
-        eventLog: false as const,
+        eventLog: false,
+        events: [],
         ranges,
         summaries: summaries.map((s) => ({
           id: s.id,
@@ -176,6 +192,37 @@ export function fromLedgerState(store: ContextStore, sessionId: string): Evictio
 }
 
 /**
+ * Adds the eviction log's events to a report from the ledger's state, when the file has the log.
+ *
+ * @param store - the store
+ * @param report - from {@link fromLedgerState}
+ * @returns the report with `events`, and `eventLog` true when the log covers every evicted message
+ */
+export function withLog(store: ContextStore, report: EvictionReport): EvictionReport {
+  if (prepareSpec(store.connection(), CLI_READS.hasEvictionLog).get() === undefined) return report
+  const events: EvictionReport['events'] = []
+  for (let from = 0; ;) {
+    const page = store.evictions(report.sessionId, { fromSeq: from, limit: 10_000 })
+    for (const e of page)
+      events.push({
+        fromSeq: e.fromSeq,
+        lastSeq: e.toSeq,
+        at: iso(e.at),
+        cut: e.cut,
+        reason: e.reason,
+        summaryId: e.summaryId ?? null,
+      })
+    const last = page.at(-1)
+    if (page.length < 10_000 || last === undefined) break
+    from = last.toSeq + 1
+  }
+  // Covered: every evicted seq of the ranges lies in some event.
+  const covered = (seq: number): boolean => events.some((e) => e.fromSeq <= seq && seq <= e.lastSeq)
+  const eventLog = report.ranges.every((r) => covered(r.fromSeq) && covered(r.toSeq - 1))
+  return { ...report, eventLog, events }
+}
+
+/**
  * Runs `evictions`.
  *
  * @param ctx - output
@@ -192,8 +239,9 @@ export async function evictions(
 ): Promise<number> {
   const store = await openStore(file)
   try {
-    const report = fromLedgerState(store, sessionId)
-    if (report === undefined) throw unknownSession(file, sessionId)
+    const state = fromLedgerState(store, sessionId)
+    if (state === undefined) throw unknownSession(file, sessionId)
+    const report = withLog(store, state)
     const out = ctx.out
     if (options.json === true) {
       out.json({ file, ...report })
@@ -247,15 +295,30 @@ export async function evictions(
         ]),
       )
     }
+    if (report.events.length > 0) {
+      out.line()
+      printTable(
+        out,
+        [{ head: 'left (UTC)' }, { head: 'seqs' }, { head: 'cut' }, { head: 'why' }, { head: 'into' }],
+        report.events.map((e) => [
+          time(e.at === null ? undefined : new Date(e.at)),
+          e.fromSeq === e.lastSeq ? String(e.fromSeq) : `${e.fromSeq}–${e.lastSeq}`,
+          e.cut,
+          e.reason,
+          e.summaryId === null ? '' : `summary #${e.summaryId}`,
+        ]),
+      )
+    }
     for (const u of report.unpins)
       out.line(
         `seq ${u.seq} was unpinned by ${visible(u.actor)} at ${time(u.at === null ? undefined : new Date(u.at))}${u.reason === null ? '' : ` (${visible(u.reason)})`}, then left the window`,
       )
-    out.line(
-      c.dim(
-        `When each message left is not recorded by this ledger's schema: all left no later than the window's last change, ${time(report.windowChangedAt === null ? undefined : new Date(report.windowChangedAt))}.`,
-      ),
-    )
+    if (!report.eventLog)
+      out.line(
+        c.dim(
+          `When some messages left is not in the eviction log (cut before this ledger had one): they left no later than the window's last change, ${time(report.windowChangedAt === null ? undefined : new Date(report.windowChangedAt))}.`,
+        ),
+      )
     return 0
   } finally {
     store.close()

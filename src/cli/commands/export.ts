@@ -78,6 +78,11 @@ export async function exportSession(
       edits: 0,
       summaries: 0,
     }
+    // The eviction log (a file from before it has none), read now: its count goes in the header.
+    const evictions =
+      prepareSpec(db, CLI_READS.hasEvictionLog).get() === undefined
+        ? undefined
+        : prepareSpec(db, CLI_READS.exportEvictions).all(s.pk)
     const progress = new Progress(ctx.io, options.progress !== false, `exporting ${sessionId}`, messages)
     await write({
       type: 'header',
@@ -105,6 +110,7 @@ export async function exportSession(
         pinEvents: counts.pin_events,
         edits: counts.edits,
         summaries: counts.summaries,
+        ...(evictions === undefined ? {} : { evictions: evictions.length }),
       },
     })
     let done = 0
@@ -183,6 +189,17 @@ export async function exportSession(
           { seqs: x.seqs, message: x.body },
         ),
       )
+    for (const e of evictions ?? [])
+      await write({
+        type: 'eviction',
+        fromSeq: e.from_seq,
+        toSeq: e.to_seq,
+        version: e.version,
+        at: e.at,
+        cut: e.cut,
+        reason: e.reason,
+        summary: e.summary,
+      })
     progress.done()
     if (fileOut !== undefined) {
       fileOut.end()

@@ -14,6 +14,7 @@ import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
 import { ContextLedgerError } from '../../errors.js'
 import { prepareSpec } from '../../db/typed-statement.js'
+import { SEARCH_WRITE_STATEMENTS } from '../../db/search-statements.js'
 import { checkSessionId } from '../../store/context-store.js'
 import { openContextStore } from '../../store/context-store.js'
 import { CliError, fromLedgerError } from '../errors.js'
@@ -27,6 +28,7 @@ import {
   type MessageLine,
   type PinEventLine,
   type SummaryLine,
+  type EvictionLine,
   type ToolCallLine,
 } from '../export-format.js'
 import { count, visible } from '../format.js'
@@ -43,6 +45,7 @@ interface Parsed {
   pinEvents: PinEventLine[]
   edits: EditLine[]
   summaries: SummaryLine[]
+  evictions: EvictionLine[]
   lines: number
   /** The line number of each parsed line. */
   lineOf: Map<object, number>
@@ -79,6 +82,7 @@ async function parse(input: Readable, progress: Progress): Promise<Parsed> {
     pinEvents: [],
     edits: [],
     summaries: [],
+    evictions: [],
   }
   const summaryIds = new Set<number>()
   for await (const text of lines) {
@@ -146,6 +150,13 @@ async function parse(input: Readable, progress: Progress): Promise<Parsed> {
         summaryIds.add(line.id)
         p.summaries.push(line)
         break
+      case 'eviction':
+        inRange(line.toSeq, 'toSeq')
+        if (line.fromSeq > line.toSeq) throw refuse(n, `fromSeq ${line.fromSeq} is after toSeq ${line.toSeq}`)
+        if (line.summary !== null && !summaryIds.has(line.summary))
+          throw refuse(n, `summary ${line.summary} names no summary of the export before it`)
+        p.evictions.push(line)
+        break
     }
   }
   if (header === undefined) throw refuse(n, 'no header: the input is empty')
@@ -161,6 +172,7 @@ async function parse(input: Readable, progress: Progress): Promise<Parsed> {
     ['pin events', c.pinEvents, p.pinEvents.length],
     ['edits', c.edits, p.edits.length],
     ['summaries', c.summaries, p.summaries.length],
+    ['eviction log rows', c.evictions ?? 0, p.evictions.length],
   ]
   for (const [what, expected, found] of want)
     if (expected !== found)
@@ -241,6 +253,7 @@ export async function importSession(
     const db = store.connection()
     const w = prepareWrites(db)
     const exists = prepareSpec(db, CLI_READS.sessionPk)
+    const indexSummaries = prepareSpec(db, SEARCH_WRITE_STATEMENTS.indexSummariesFrom)
     const written = new Progress(
       ctx.io,
       options.progress !== false,
@@ -320,7 +333,22 @@ export async function importSession(
         ids.set(x.id, Number(id))
       }
       if (s.summary !== null) w.setSummary.run(ids.get(s.summary) ?? null, pk)
+      for (const e of parsed.evictions)
+        w.insertEviction.run(
+          pk,
+          e.toSeq,
+          e.version,
+          e.fromSeq,
+          e.at,
+          e.cut,
+          e.reason,
+          e.summary === null ? null : (ids.get(e.summary) ?? null),
+        )
       refuseInvalidImport(store, sessionId, parsed, ids)
+      // Summaries enter the full-text index in the transaction that writes them, from the same view as every
+      // other write; the messages wait above the index's watermark like appended ones, and this
+      // transaction's commit indexes them when they make a batch (docs/design.md, "Recall").
+      if (ids.size > 0) indexSummaries.run(-Math.min(...ids.values()))
     })
     written.done()
     const result = {

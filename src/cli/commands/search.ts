@@ -1,17 +1,23 @@
 /**
- * `context-ledger search <file> <text> [--session s]`: messages whose text contains `<text>` (letter case
- * ignored), evicted ones included.
+ * `context-ledger search <file> <text> [--session s] [--scan] [--fts5]`: messages that match `<text>`,
+ * evicted ones included.
  *
- * How it searches is a {@link SearchMethod}. Today there is one, `scan`: every message body is read (a
- * LIKE prefilter on the stored JSON, then the message's text is matched), so it costs a pass over the
- * archive — fine for occasional lookups. A full-text index belongs to the ledger's schema (the "recall"
- * work); once a file has one, a method that queries it goes first in {@link METHODS}, and the output
- * says which method answered (`method` in `--json`).
+ * How it searches is a {@link SearchMethod}; the output says which one answered (`method` in `--json`):
+ * - `index` (the default): the ledger's full-text index (`store.search()`, docs/design.md, "Recall"):
+ *   the words of `<text>` (and its `"quoted phrases"`) must all occur, matched by the index's tokenizer —
+ *   letter case and diacritics ignored in every script (`ecole` finds `École`), English stemming
+ *   (`replicate` finds `replication`) — best first by bm25. `--fts5` takes `<text>` as FTS5 query
+ *   syntax (prefixes, OR, NOT, NEAR). Its cost is that of the matching words, not of the archive.
+ * - `scan` (`--scan`): every message body is read (a LIKE prefilter on the stored JSON, then the
+ *   message's text is matched), finding `<text>` as a substring ignoring letter case — for what words
+ *   cannot express (`"sql":`, part of a word) — in session and seq order; a pass over the archive.
  */
 import type Database from 'better-sqlite3'
 import { prepareSpec } from '../../db/typed-statement.js'
+import { ContextLedgerError } from '../../errors.js'
+import type { ContextStore } from '../../store/context-store.js'
 import { parseBody } from '../../store/entries.js'
-import { unknownSession } from '../errors.js'
+import { CliError, unknownSession } from '../errors.js'
 import { count, iso, plainLine, time, visible } from '../format.js'
 import { openStore } from '../open-ledger.js'
 import type { CommandContext } from '../program.js'
@@ -39,8 +45,20 @@ export interface SearchMethod {
   readonly note: string
   /** Whether this file supports it. */
   available(db: Database.Database): boolean
-  /** Up to `limit` matches, in session and seq order. */
-  search(db: Database.Database, query: string, sessionPk: number | undefined, limit: number): SearchMatch[]
+  /** Up to `limit` matches (the order is the method's). */
+  search(ctx: SearchContext, query: string, limit: number): SearchMatch[]
+}
+
+/** What a search method is given. */
+export interface SearchContext {
+  /** The open store. */
+  readonly store: ContextStore
+  /** Its connection. */
+  readonly db: Database.Database
+  /** One session (its key and id), or every session. */
+  readonly session: { readonly pk: number; readonly id: string } | undefined
+  /** Take the text as FTS5 query syntax (the index method only). */
+  readonly fts5: boolean
 }
 
 export { likePattern } from '../text-match.js'
@@ -54,14 +72,14 @@ function snippet(text: string, at: number, length: number): string {
 /** A pass over every body: the stored JSON prefiltered by LIKE, the text matched ignoring letter case. */
 export const SCAN: SearchMethod = {
   name: 'scan',
-  note: 'full scan of the archive (no full-text index in this ledger)',
+  note: 'substring scan of the whole archive, in session and seq order',
   available: () => true,
-  search(db, query, sessionPk, limit) {
+  search({ db, session }, query, limit) {
     const pattern = likePattern(query)
     const rows: Iterable<SearchRow> =
-      sessionPk === undefined
+      session === undefined
         ? prepareSpec(db, CLI_READS.searchAll).iterate(pattern)
-        : prepareSpec(db, CLI_READS.searchSession).iterate(sessionPk, pattern)
+        : prepareSpec(db, CLI_READS.searchSession).iterate(session.pk, pattern)
     const out: SearchMatch[] = []
     for (const r of rows) {
       const message = parseBody(r.body)
@@ -83,8 +101,58 @@ export const SCAN: SearchMethod = {
   },
 }
 
-/** The methods, best first: the first available one answers. */
-export const METHODS: readonly SearchMethod[] = [SCAN]
+/**
+ * The snippet of an index hit: around the first occurrence of the query (or of one of its words) in the
+ * message's text, ignoring letter case as the scan does; else the index's own, its `**` marks removed.
+ */
+function hitSnippet(text: string, query: string, indexSnippet: string): string {
+  const words = [query, ...query.split(/[\s"]+/u).filter((w) => w.length > 0)]
+  for (const w of words) {
+    const found = findIgnoringCase(text, w)
+    if (found !== undefined) return snippet(text, found.at, found.length)
+  }
+  return plainLine({ content: [{ text: indexSnippet.replaceAll('**', '') }] })
+}
+
+/** The full-text index (`store.search()`), best first. */
+export const INDEX: SearchMethod = {
+  name: 'index',
+  note: 'full-text index: every word, letter case and diacritics ignored, best first',
+  available: (db) => prepareSpec(db, CLI_READS.hasSearchIndex).get() !== undefined,
+  search({ store, db, session, fts5 }, query, limit) {
+    let hits
+    try {
+      hits = store.search(query, {
+        ...(session === undefined ? {} : { sessionId: session.id }),
+        limit: Math.min(limit, 1000),
+        summaries: false,
+        excludeTools: [],
+        syntax: fts5 ? 'fts5' : 'plain',
+      })
+    } catch (error) {
+      if (error instanceof ContextLedgerError && error.code === 'INVALID_QUERY')
+        throw new CliError(error.message, 'INVALID_QUERY')
+      throw error
+    }
+    const body = prepareSpec(db, CLI_READS.bodyBySeq)
+    return hits.map((h) => {
+      const pk = prepareSpec(db, CLI_READS.sessionPk).get(h.sessionId) ?? 0
+      const message = parseBody(body.get(pk, h.seq) ?? '{"role":"user","content":[]}')
+      return {
+        sessionId: h.sessionId,
+        seq: h.seq,
+        trackingId: h.trackingId,
+        role: h.role,
+        inWindow: h.inWindow,
+        createdAt: h.createdAt.toISOString(),
+        snippet: hitSnippet(plainLine(message), query, h.snippet),
+      }
+    })
+  },
+}
+
+/** The methods, best first: the first available one answers (unless `--scan`). */
+export const METHODS: readonly SearchMethod[] = [INDEX, SCAN]
 
 /**
  * Runs `search`.
@@ -99,18 +167,22 @@ export async function search(
   ctx: CommandContext,
   file: string,
   query: string,
-  options: { json?: boolean; session?: string; limit: number },
+  options: { json?: boolean; session?: string; limit: number; scan?: boolean; fts5?: boolean },
 ): Promise<number> {
   const store = await openStore(file)
   try {
     const db = store.connection()
-    let pk: number | undefined
+    let session: SearchContext['session']
     if (options.session !== undefined) {
-      pk = prepareSpec(db, CLI_READS.sessionPk).get(options.session)
+      const pk = prepareSpec(db, CLI_READS.sessionPk).get(options.session)
       if (pk === undefined) throw unknownSession(file, options.session)
+      session = { pk, id: options.session }
     }
-    const method = METHODS.find((m) => m.available(db)) ?? SCAN
-    const matches = query === '' ? [] : method.search(db, query, pk, options.limit + 1)
+    if (options.scan === true && options.fts5 === true)
+      throw new CliError('--scan and --fts5 do not go together: FTS5 syntax needs the index', 'USAGE')
+    const method = options.scan === true ? SCAN : (METHODS.find((m) => m.available(db)) ?? SCAN)
+    const ctx2: SearchContext = { store, db, session, fts5: options.fts5 === true }
+    const matches = query === '' ? [] : method.search(ctx2, query, options.limit + 1)
     const truncated = matches.length > options.limit
     const shown = matches.slice(0, options.limit)
     const out = ctx.out
@@ -125,7 +197,8 @@ export async function search(
       })
       return 0
     }
-    if (shown.length === 0) out.line(`no message contains "${visible(query)}"`)
+    if (shown.length === 0)
+      out.line(`no message ${method === SCAN ? 'contains' : 'matches'} "${visible(query)}"`)
     else
       printTable(
         out,

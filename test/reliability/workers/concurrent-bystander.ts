@@ -1,7 +1,7 @@
 /**
  * Concurrency-test worker that is not one of the writers: a `pinner` pins and unpins random messages of
  * random sessions (through a manager with the writers' limits, so a pin brings its partners back), a
- * `reader` reads windows, history pages, the session list and the pins — both in a loop while the
+ * `reader` reads windows, history pages, the session list and the pins, and searches — both in a loop while the
  * writers write, on the same file. Any error is reported, never thrown: the parent expects none.
  *
  * The loop yields to the event loop every few calls so the `stop` line on stdin is seen.
@@ -10,7 +10,7 @@
  *
  * Usage: concurrent-bystander <pinner|reader> <ledger> <index> <writers> <seed> (a file or a connection string)
  */
-import { managerOf, type LedgerManager } from '../../helpers/ledger-open.js'
+import { managerOf, sqliteOf, type LedgerManager } from '../../helpers/ledger-open.js'
 import { CONCURRENT_LIMITS, openLedgerOrExit, report, reportFailure, rng } from './worker-kit.js'
 
 const [role, path, indexArg, writersArg, seedArg] = process.argv.slice(2)
@@ -73,6 +73,18 @@ async function readerStep(): Promise<void> {
   await timed(() => manager.history({ fromSeq: r.int(0, Math.max(0, count - 1)), limit: 50 }))
   await timed(() => store.sessions())
   await timed(() => store.pinnedMessages({ sessionId }))
+  // Searches while the writers append (and their commits index batches): always complete, never an error.
+  // SQLite's full-text index only (PostgreSQL has no search yet, see docs/postgres.md).
+  const file = sqliteOf(store)?.store
+  if (file !== undefined) {
+    await timed(() => {
+      const hits = file.search('the', { sessionId, limit: 5 })
+      for (const h of hits)
+        if (h.sessionId !== sessionId) throw new Error(`search of ${sessionId} found ${h.sessionId}`)
+      return Promise.resolve()
+    })
+    await timed(() => Promise.resolve(file.search(`w${r.int(0, 3)}`, { match: 'any', limit: 20 })))
+  }
 }
 
 let stopped = false

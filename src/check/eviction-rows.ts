@@ -1,0 +1,66 @@
+/**
+ * The eviction log's rows of a session, checked (docs/design.md, "Recall"): each row is a run of seqs
+ * the session has (`from_seq <= to_seq < messageCount`), of a known cut and reason, no newer than the
+ * session (`version`), naming a summary of the session exactly when it is a fold; and the runs one cut
+ * wrote do not overlap. A file from before the log has no rows to check. Not checked: that every
+ * evicted message has a row (cuts made before a file was migrated have none).
+ */
+import type Database from 'better-sqlite3'
+import { prepareSpec } from '../db/typed-statement.js'
+import { CHECK_READS } from './statements.js'
+import type { Fail } from './window-rules.js'
+
+const CUTS = new Set([
+  'trim-point',
+  'tool-pair',
+  'latest-trim-point',
+  'newest-turn',
+  'protected-only',
+  'released',
+  'summary',
+  'fold',
+  'opening',
+])
+const REASONS = new Set(['window-size', 'token-budget', 'overflow', 'summary', 'unprotected', 'validity'])
+
+/**
+ * Checks a session's eviction log rows.
+ *
+ * @param db - the connection (inside the checker's read transaction)
+ * @param pk - the session's key
+ * @param messageCount - its messages
+ * @param fail - where problems go
+ */
+export function checkEvictionRows(db: Database.Database, pk: number, messageCount: number, fail: Fail): void {
+  if (prepareSpec(db, CHECK_READS.hasEvictionLog).get() === undefined) return
+  const version = prepareSpec(db, CHECK_READS.sessionVersion).get(pk) ?? 0
+  const summaries = new Set(prepareSpec(db, CHECK_READS.summaryIds).all(pk))
+  const byVersion = new Map<number, [number, number][]>()
+  let shown = 0
+  const report = (rule: string, detail: string): void => {
+    if (shown++ < 5) fail(rule, detail)
+  }
+  for (const r of prepareSpec(db, CHECK_READS.evictions).iterate(pk)) {
+    const run = `eviction log row ${r.from_seq}–${r.to_seq} (version ${r.version})`
+    if (r.from_seq > r.to_seq || r.to_seq >= messageCount)
+      report('eviction log range', `${run} is not a run of the session's ${messageCount} messages`)
+    if (r.version > version)
+      report('eviction log version', `${run} is newer than the session (version ${version})`)
+    if (!CUTS.has(r.cut) || !REASONS.has(r.reason))
+      report('eviction log kind', `${run} has an unknown cut or reason: ${r.cut}, ${r.reason}`)
+    if ((r.cut === 'fold') !== (r.summary !== null) || (r.summary !== null && !summaries.has(r.summary)))
+      report('eviction log summary', `${run}: cut ${r.cut} with summary ${String(r.summary)}`)
+    byVersion.set(r.version, [...(byVersion.get(r.version) ?? []), [r.from_seq, r.to_seq]])
+  }
+  for (const [v, runs] of byVersion) {
+    runs.sort((a, b) => a[0] - b[0])
+    for (let i = 1; i < runs.length; i++) {
+      const [prev, cur] = [runs[i - 1], runs[i]]
+      if (prev !== undefined && cur !== undefined && cur[0] <= prev[1])
+        report(
+          'eviction log runs',
+          `the runs of version ${v} overlap: ${prev.join('–')} and ${cur.join('–')}`,
+        )
+    }
+  }
+}

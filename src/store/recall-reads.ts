@@ -1,0 +1,80 @@
+/**
+ * The eviction log's reads (docs/design.md, "Recall"): a session's rows from a seq on, and why and when
+ * one seq last left the window — one seek into the log's key either way.
+ */
+import type { EvictionRow } from '../db/rows.js'
+import { checkKeys, checkSessionId, invalidOption } from './check-args.js'
+import type { EvictionCut, EvictionReason } from './eviction-log.js'
+import type { Ledger } from './ledger.js'
+import type { EvictionRecord } from './search-types.js'
+
+function toRecord(sessionId: string, r: EvictionRow): EvictionRecord {
+  return {
+    sessionId,
+    fromSeq: r.from_seq,
+    toSeq: r.to_seq,
+    at: new Date(r.at),
+    cut: r.cut as EvictionCut,
+    reason: r.reason as EvictionReason,
+    ...(r.summary === null ? {} : { summaryId: r.summary }),
+    version: r.version,
+  }
+}
+
+function checkSeq(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    throw invalidOption(field, `expected an integer ≥ 0, got ${String(value)}`)
+  return value
+}
+
+/**
+ * A session's eviction log from a seq on, ordered by the runs' last seq (newest cut first among equal).
+ *
+ * @param ledger - the open ledger
+ * @param sessionId - the session
+ * @param options - `fromSeq`, `limit` (unchecked: checked here)
+ * @returns the rows (empty for an unknown session)
+ * @throws ContextLedgerError `INVALID_OPTIONS` naming a bad option
+ */
+export function readEvictions(ledger: Ledger, sessionId: string, options: unknown): EvictionRecord[] {
+  ledger.ensureOpen()
+  checkSessionId(sessionId)
+  const o = options === undefined ? {} : checkKeys(options, 'options', ['fromSeq', 'limit'])
+  const fromSeq = o.fromSeq === undefined ? 0 : checkSeq(o.fromSeq, 'options.fromSeq')
+  const limit = o.limit === undefined ? 100 : checkSeq(o.limit, 'options.limit')
+  if (limit < 1 || limit > 10_000) throw invalidOption('options.limit', `expected 1 to 10000, got ${limit}`)
+  return ledger.read(
+    () => {
+      const pk = ledger.keys.sessionRow(sessionId)?.pk
+      if (pk === undefined) return []
+      return ledger.st.evictionsFrom.all(pk, fromSeq, limit).map((r) => toRecord(sessionId, r))
+    },
+    `read the eviction log of session "${sessionId}"`,
+    sessionId,
+  )
+}
+
+/**
+ * Why and when a message last left the window.
+ *
+ * @param ledger - the open ledger
+ * @param sessionId - the session
+ * @param seq - the message
+ * @returns the log row covering it, or undefined when it never left (or left before the log existed)
+ * @throws ContextLedgerError `INVALID_OPTIONS` for a bad seq
+ */
+export function readEvictionOf(ledger: Ledger, sessionId: string, seq: unknown): EvictionRecord | undefined {
+  ledger.ensureOpen()
+  checkSessionId(sessionId)
+  const n = checkSeq(seq, 'seq')
+  return ledger.read(
+    () => {
+      const pk = ledger.keys.sessionRow(sessionId)?.pk
+      if (pk === undefined) return undefined
+      const row = ledger.st.evictionOf.get({ session: pk, n })
+      return row === undefined ? undefined : toRecord(sessionId, row)
+    },
+    `read the eviction log of session "${sessionId}"`,
+    sessionId,
+  )
+}

@@ -1,0 +1,307 @@
+/**
+ * The recall tools, framework-neutral (docs/design.md, "Recall"): `search_history` finds messages of the
+ * whole conversation — evicted ones are first-class — and `read_history` gives a range of them back as
+ * text a model can use. Each is a name, a description, a zod input schema and a handler working through
+ * a core {@link PersistentConversationManager}; the Strands adapter wraps the same handlers
+ * (`context-ledger/strands` exports `searchHistoryTool` and `readHistoryTool`).
+ *
+ * The handlers never throw for what a model can get wrong (an inverted range, a seq the conversation does
+ * not have, a negative limit, a query FTS5 refuses, malformed input): they answer with an error result the
+ * model can read and correct.
+ */
+import { z } from 'zod'
+import { isContextLedgerError } from '../errors.js'
+import type { PersistentConversationManager } from '../manager/persistent-conversation-manager.js'
+import { estimateTokens } from '../messages/tokens.js'
+import type { ContentBlockData, MessageData } from '../messages/types.js'
+import type { LedgerEntry } from '../store/store-types.js'
+import type { SearchHit } from '../store/search-types.js'
+
+/** `search_history`, as the model calls it. */
+export const SEARCH_HISTORY_TOOL_NAME = 'search_history'
+
+/** `read_history`, as the model calls it. */
+export const READ_HISTORY_TOOL_NAME = 'read_history'
+
+/** What the model reads about `search_history`. */
+export const SEARCH_HISTORY_TOOL_DESCRIPTION =
+  'Search the whole conversation so far, including messages that no longer fit in your context window. ' +
+  'Give a few keywords (or a "quoted phrase"); results are ranked best first, each with its `seq` and a ' +
+  'snippet. Then call read_history with a seq range to read those messages in full.'
+
+/** What the model reads about `read_history`. */
+export const READ_HISTORY_TOOL_DESCRIPTION =
+  'Read messages of this conversation by seq (positions from 0, as search_history reports them), ' +
+  'including messages that left your context window. `fromSeq` and `toSeq` are inclusive. Long ranges ' +
+  'are cut at a size limit: the answer then says which seq to read from next.'
+
+/** `search_history`'s input: `{ query: string, limit?: 1–50 (default 8) }`. */
+export const searchHistoryInputSchema = z.object({
+  query: z.string().min(1).max(4096).describe('Keywords or a "quoted phrase"'),
+  limit: z.number().int().min(1).max(50).optional().describe('Most results (default 8)'),
+})
+
+/** `read_history`'s input: `{ fromSeq: int ≥ 0, toSeq: int ≥ 0 }` (inclusive). */
+export const readHistoryInputSchema = z.object({
+  fromSeq: z.number().int().min(0).describe('First seq to read'),
+  toSeq: z.number().int().min(0).describe('Last seq to read (inclusive)'),
+})
+
+/** What a recall handler answers: the text the model reads, and whether the call succeeded. */
+export interface RecallToolResult {
+  /** `'success'`, or `'error'` for input the model should correct. */
+  readonly status: 'success' | 'error'
+  /** The text for the model. */
+  readonly text: string
+  /** For `search_history`: the hits. */
+  readonly hits?: readonly SearchHit[]
+  /** For `read_history`: the seqs shown, inclusive, or undefined when none were. */
+  readonly shown?: { readonly fromSeq: number; readonly toSeq: number }
+}
+
+/** Options of the recall handlers. */
+export interface RecallToolOptions {
+  /** `read_history`: the most tokens of text one answer holds (default 4000). */
+  readonly maxTokens?: number | undefined
+  /** `search_history`: the default number of results (default 8). */
+  readonly defaultLimit?: number | undefined
+}
+
+/** The default token cap of one `read_history` answer. */
+export const READ_HISTORY_MAX_TOKENS = 4000
+
+function inputError(tool: string, error: z.ZodError, expected: string): RecallToolResult {
+  const issue = error.issues[0]
+  const where = issue === undefined || issue.path.length === 0 ? 'input' : issue.path.join('.')
+  return {
+    status: 'error',
+    text: `Invalid ${tool} input at ${where}: ${issue?.message ?? 'not an object'}. Expected ${expected}.`,
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/gu, ' ').trim()
+}
+
+function describeHit(h: SearchHit): string {
+  if (h.kind === 'summary')
+    return `- summary #${h.summaryId ?? '?'} (stands for earlier messages from seq ${h.seq}${h.inWindow ? ', in your context' : ''}): ${oneLine(h.snippet)}`
+  const where = h.inWindow
+    ? 'in your context'
+    : h.summaryId === undefined
+      ? 'no longer in your context'
+      : `no longer in your context; summarized in summary #${h.summaryId}`
+  return `- seq ${h.seq} (${h.role}, ${where}${h.pinned ? ', pinned' : ''}): ${oneLine(h.snippet)}`
+}
+
+/**
+ * Runs `search_history` against a core manager: the session's archive, ranked by bm25, the recall
+ * tools' own calls and results left out; words are matched with OR and ranked (a model's query is often
+ * a sentence).
+ *
+ * @param manager - the core manager of the session
+ * @param input - the tool input as the model sent it (validated here)
+ * @param options - the default limit
+ * @returns the hits as text; an error result for bad input or a query FTS5 refuses
+ */
+export function handleSearchHistory(
+  manager: PersistentConversationManager,
+  input: unknown,
+  options: RecallToolOptions = {},
+): RecallToolResult {
+  const parsed = searchHistoryInputSchema.safeParse(input)
+  if (!parsed.success)
+    return inputError(
+      SEARCH_HISTORY_TOOL_NAME,
+      parsed.error,
+      '{ query: non-empty string, limit?: integer 1-50 }',
+    )
+  const { query, limit } = parsed.data
+  let hits: SearchHit[]
+  try {
+    hits = manager.search(query, { limit: limit ?? options.defaultLimit ?? 8, match: 'any' })
+  } catch (error) {
+    if (isContextLedgerError(error, 'INVALID_QUERY'))
+      return { status: 'error', text: `${error.message}. Use plain keywords.` }
+    throw error
+  }
+  if (hits.length === 0)
+    return { status: 'success', text: `No message of this conversation matches "${oneLine(query)}".`, hits }
+  const head = `${hits.length} result${hits.length === 1 ? '' : 's'} for "${oneLine(query)}", best first (read one with read_history { fromSeq, toSeq }):`
+  return { status: 'success', text: [head, ...hits.map(describeHit)].join('\n'), hits }
+}
+
+function json(value: unknown): string {
+  try {
+    // JSON.stringify gives undefined for undefined input, though typed string.
+    const text = JSON.stringify(value) as string | undefined
+    return text ?? ''
+  } catch {
+    return '[unserializable]'
+  }
+}
+
+function blockText(b: ContentBlockData): string[] {
+  const x = b as Record<string, unknown>
+  if (typeof x.text === 'string') return [x.text]
+  const use = x.toolUse as { name?: string; input?: unknown } | undefined
+  if (use !== undefined) return [`[calls tool ${use.name ?? '?'} with ${json(use.input)}]`]
+  const result = x.toolResult as { status?: string; content?: unknown[] } | undefined
+  if (result !== undefined) {
+    const parts = (result.content ?? []).map((c) => {
+      const r = c as Record<string, unknown>
+      if (typeof r.text === 'string') return r.text
+      if (r.json !== undefined) return json(r.json)
+      return '[non-text content]'
+    })
+    return [`[tool result (${result.status ?? 'success'})] ${parts.join('\n')}`]
+  }
+  const reasoning = x.reasoning as { text?: string } | undefined
+  if (reasoning?.text !== undefined) return [`[reasoning] ${reasoning.text}`]
+  return ['[non-text content]']
+}
+
+function hasBlock(m: MessageData | undefined, key: 'toolUse' | 'toolResult'): boolean {
+  return (m?.content ?? []).some((b) => (b as Record<string, unknown>)[key] !== undefined)
+}
+
+/** The text of one entry, and the names of the tools it calls (for the result that follows). */
+function render(e: LedgerEntry, note: string | undefined, toolNames: Map<string, string>): string {
+  const content = e.message.content.map((b) => {
+    const use = (b as { toolUse?: { toolUseId?: string; name?: string } }).toolUse
+    if (use?.toolUseId !== undefined && use.name !== undefined) toolNames.set(use.toolUseId, use.name)
+    const result = (b as { toolResult?: { toolUseId?: string } }).toolResult
+    const lines = blockText(b)
+    if (result?.toolUseId !== undefined) {
+      const name = toolNames.get(result.toolUseId)
+      if (name !== undefined) return lines.map((l) => l.replace('[tool result', `[result of ${name}`))
+    }
+    return lines
+  })
+  const where = e.inWindow ? '' : ` (no longer in your context${note === undefined ? '' : `; ${note}`})`
+  return `[seq ${e.seq}] ${e.message.role}${where}:\n${content.flat().join('\n')}`
+}
+
+/** Entries grouped so no group splits a tool call from its result. */
+function units(entries: readonly LedgerEntry[]): LedgerEntry[][] {
+  const out: LedgerEntry[][] = []
+  for (const e of entries) {
+    const last = out.at(-1)
+    const prev = last?.at(-1)
+    if (
+      last !== undefined &&
+      prev !== undefined &&
+      hasBlock(e.message, 'toolResult') &&
+      hasBlock(prev.message, 'toolUse')
+    )
+      last.push(e)
+    else out.push([e])
+  }
+  return out
+}
+
+/**
+ * Runs `read_history` against a core manager: the messages `fromSeq`…`toSeq` (widened so a tool call and
+ * its result are never split) as text — role labels, text, tool names with inputs and results — up to a
+ * token cap, after which the answer says which seq to read from next. A message folded into a summary
+ * names it.
+ *
+ * @param manager - the core manager of the session
+ * @param input - the tool input as the model sent it (validated here)
+ * @param options - the token cap
+ * @returns the text; an error result for bad input, an inverted range or a seq the session does not have
+ */
+export function handleReadHistory(
+  manager: PersistentConversationManager,
+  input: unknown,
+  options: RecallToolOptions = {},
+): RecallToolResult {
+  const parsed = readHistoryInputSchema.safeParse(input)
+  if (!parsed.success)
+    return inputError(
+      READ_HISTORY_TOOL_NAME,
+      parsed.error,
+      '{ fromSeq: integer >= 0, toSeq: integer >= fromSeq }',
+    )
+  let { fromSeq, toSeq } = parsed.data
+  if (toSeq < fromSeq)
+    return {
+      status: 'error',
+      text: `Invalid range: toSeq ${toSeq} is before fromSeq ${fromSeq}. Give fromSeq <= toSeq.`,
+    }
+  const count = manager.store.session(manager.sessionId)?.messageCount ?? 0
+  if (fromSeq >= count)
+    return {
+      status: 'error',
+      text:
+        count === 0
+          ? 'This conversation has no messages yet.'
+          : `Unknown seq ${fromSeq}: this conversation has seqs 0 to ${count - 1}.`,
+    }
+  toSeq = Math.min(toSeq, count - 1)
+  const cap = options.maxTokens ?? READ_HISTORY_MAX_TOKENS
+  // Widen to whole tool pairs: a result's call before it, a call's result after it.
+  const look = (seq: number): LedgerEntry | undefined => manager.history({ fromSeq: seq, limit: 1 })[0]
+  while (fromSeq > 0 && hasBlock(look(fromSeq)?.message, 'toolResult')) fromSeq--
+  while (toSeq + 1 < count && hasBlock(look(toSeq)?.message, 'toolUse')) toSeq++
+  const entries = manager.history({ fromSeq, limit: toSeq - fromSeq + 1 })
+  const toolNames = new Map<string, string>()
+  const parts: string[] = []
+  let used = 0
+  let last: number | undefined
+  for (const unit of units(entries)) {
+    const texts = unit.map((e) => {
+      const folded = e.inWindow ? undefined : manager.store.evictionOf(manager.sessionId, e.seq)?.summaryId
+      return render(e, folded === undefined ? undefined : `summarized in summary #${folded}`, toolNames)
+    })
+    const tokens = estimateTokens({ role: 'user', content: [{ text: texts.join('\n\n') }] })
+    if (parts.length > 0 && used + tokens > cap) break
+    let text = texts.join('\n\n')
+    if (tokens > cap) {
+      // One unit alone over the cap: its text is cut, and says so.
+      const keep = Math.max(200, Math.floor((text.length * cap) / tokens))
+      text = `${text.slice(0, keep)}\n[… cut: this message is longer than one read allows (${tokens} tokens); its first part is shown]`
+    }
+    parts.push(text)
+    used += Math.min(tokens, cap)
+    last = unit.at(-1)?.seq
+  }
+  if (last === undefined) return { status: 'success', text: 'Nothing to show.' }
+  if (last < toSeq)
+    parts.push(
+      `[… stopped at the size limit: seqs ${last + 1} to ${toSeq} not shown. Call read_history with fromSeq ${last + 1} (or a narrower range) for the rest.]`,
+    )
+  return { status: 'success', text: parts.join('\n\n'), shown: { fromSeq, toSeq: last } }
+}
+
+/**
+ * The framework-neutral `search_history` tool: register `name`, `description` and `inputSchema` (zod;
+ * JSON Schema via `z.toJSONSchema(inputSchema, { io: 'input' })`) and call `handler(manager, input)`.
+ *
+ * @example
+ * ```ts
+ * const result = searchHistoryToolDefinition.handler(manager, { query: 'replication lag' })
+ * reply({ toolUseId: call.id, status: result.status, content: [{ text: result.text }] })
+ * ```
+ */
+export const searchHistoryToolDefinition = Object.freeze({
+  name: SEARCH_HISTORY_TOOL_NAME,
+  description: SEARCH_HISTORY_TOOL_DESCRIPTION,
+  inputSchema: searchHistoryInputSchema,
+  handler: handleSearchHistory,
+})
+
+/**
+ * The framework-neutral `read_history` tool: register it like {@link searchHistoryToolDefinition}.
+ *
+ * @example
+ * ```ts
+ * const result = readHistoryToolDefinition.handler(manager, { fromSeq: 3, toSeq: 6 })
+ * ```
+ */
+export const readHistoryToolDefinition = Object.freeze({
+  name: READ_HISTORY_TOOL_NAME,
+  description: READ_HISTORY_TOOL_DESCRIPTION,
+  inputSchema: readHistoryInputSchema,
+  handler: handleReadHistory,
+})

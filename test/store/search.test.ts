@@ -1,0 +1,342 @@
+/**
+ * `store.search()` over real files: what it finds (evicted messages, the window, summaries, pending rows
+ * above the index's watermark), its filters and paging, its ranking against the index's own, and that no
+ * string — plain or raw FTS5 — crashes it, injects, or changes the file. The completeness property
+ * compares every search with a brute-force scan of the archive, at every state of the watermark.
+ */
+import type Database from 'better-sqlite3'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import {
+  ContextLedgerError,
+  MAX_QUERY_LENGTH,
+  PersistentConversationManager,
+  type MessageData,
+} from '../../src/index.js'
+import { SEARCH_BATCH_ROWS } from '../../src/store/search-index.js'
+import { watermark } from '../helpers/search-index.js'
+import { useTempDir } from '../helpers/temp-store.js'
+
+const dir = useTempDir('context-ledger-search-')
+
+const user = (text: string): MessageData => ({ role: 'user', content: [{ text }] })
+const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
+
+function fileState(store: { connection(): Database.Database }): string {
+  const db = store.connection()
+  return JSON.stringify([
+    db.prepare('SELECT count(*) AS n FROM messages').get(),
+    db.prepare('SELECT indexed_to FROM search_state').get(),
+    db.prepare('SELECT count(*) AS n FROM search_index_docsize').get(),
+    db.prepare('SELECT count(*) AS n FROM sessions').get(),
+  ])
+}
+
+describe('store.search', () => {
+  it('finds evicted messages and summaries, ranked, with snippets and where each one is', async () => {
+    const store = dir.open()
+    const m = new PersistentConversationManager({ store, sessionId: 'ops', windowSize: 4 })
+    m.append([user('What is the replication lag on eu-west?'), assistant('Replication lag is 40 ms.')])
+    for (let i = 0; i < 6; i++) {
+      m.append([user(`unrelated question ${i}`), assistant(`unrelated answer ${i}`)])
+      m.applyWindow()
+    }
+    await m.summarize(() => 'Earlier: the team discussed quorum reads.', {
+      summaryRatio: 0.5,
+      preserveRecentMessages: 2,
+    })
+    const hits = store.search('replication lag')
+    expect(hits.map((h) => [h.kind, h.seq, h.role, h.inWindow])).toStrictEqual([
+      ['message', 1, 'assistant', false],
+      ['message', 0, 'user', false],
+    ])
+    expect(hits[0]?.score).toBeLessThan(hits[1]?.score ?? 0)
+    expect(hits[0]?.snippet).toBe('**Replication** **lag** is 40 ms.')
+    expect(hits[0]?.sessionId).toBe('ops')
+    expect(hits[0]?.createdAt).toBeInstanceOf(Date)
+    const summary = store.search('quorum')
+    expect(summary).toHaveLength(1)
+    expect(summary[0]).toMatchObject({ kind: 'summary', role: 'user', inWindow: true, pinned: false })
+    expect(summary[0]?.summaryId).toBe(m.summaries()[0]?.id)
+    expect(store.search('quorum', { summaries: false })).toStrictEqual([])
+    // A message the fold took names the summary it went into.
+    const folded = store.search('"unrelated question 4"', { inWindow: false })
+    expect(folded.map((h) => h.seq)).toStrictEqual([10])
+    const inFold = folded[0]
+    expect(store.evictionOf('ops', 10)).toMatchObject({ cut: 'fold', reason: 'summary' })
+    expect(inFold?.summaryId).toBe(m.summaries()[0]?.id)
+  })
+
+  it('combines every filter with the text match, and pages with limit and offset', async () => {
+    const store = dir.open()
+    const a = new PersistentConversationManager({ store, sessionId: 'a', windowSize: 3 })
+    const b = new PersistentConversationManager({ store, sessionId: 'b', windowSize: 100 })
+    a.append([user('deploy the canary'), assistant('canary deployed')])
+    a.append({
+      role: 'assistant',
+      content: [{ toolUse: { toolUseId: 't1', name: 'kubectl', input: { args: 'rollout canary' } } }],
+    })
+    a.append({
+      role: 'user',
+      content: [
+        { toolResult: { toolUseId: 't1', status: 'success', content: [{ text: 'canary rolled out' }] } },
+      ],
+    })
+    a.append([assistant('canary is healthy'), user('thanks for the canary')])
+    a.pin({ seq: 0 }, { reason: 'task' })
+    a.applyWindow()
+    // Apart by a few ms, so `since` splits the two sessions' appends (times are in ms).
+    await new Promise((r) => setTimeout(r, 5))
+    const start = Date.now()
+    await new Promise((r) => setTimeout(r, 5))
+    b.append([user('canary in session b'), assistant('ok')])
+    const seqs = (opts: Parameters<typeof store.search>[1]): [string, number][] =>
+      store.search('canary', opts).map((h) => [h.sessionId, h.seq])
+    expect(seqs({ sessionId: 'b' })).toStrictEqual([['b', 0]])
+    expect(
+      seqs({ sessionId: 'a', role: 'user' })
+        .map(([, s]) => s)
+        .sort(),
+    ).toStrictEqual([0, 3, 5])
+    expect(seqs({ sessionId: 'a', pinned: true })).toStrictEqual([['a', 0]])
+    expect(
+      seqs({ toolName: 'kubectl' })
+        .map(([, s]) => s)
+        .sort(),
+    ).toStrictEqual([2, 3])
+    const evicted = store.search('canary', { sessionId: 'a', inWindow: false })
+    expect(evicted.length).toBeGreaterThan(0)
+    for (const h of evicted) expect(h.inWindow).toBe(false)
+    for (const h of store.search('canary', { inWindow: true })) expect(h.inWindow).toBe(true)
+    expect(seqs({ since: start })).toStrictEqual([['b', 0]])
+    expect(seqs({ until: start, sessionId: 'b' })).toStrictEqual([])
+    expect(seqs({ sessionId: 'nobody' })).toStrictEqual([])
+    // Paging: the pages of a query put together are the query.
+    const all = seqs({ limit: 100 })
+    const paged = [0, 2, 4, 6].flatMap((offset) => seqs({ limit: 2, offset }))
+    expect(paged).toStrictEqual(all)
+  })
+
+  it('leaves the recall tools own calls and results out unless asked', () => {
+    const store = dir.open()
+    const m = new PersistentConversationManager({ store, sessionId: 's' })
+    m.append([
+      user('what was the budget?'),
+      {
+        role: 'assistant',
+        content: [{ toolUse: { toolUseId: 'r1', name: 'search_history', input: { query: 'budget' } } }],
+      },
+      {
+        role: 'user',
+        content: [
+          { toolResult: { toolUseId: 'r1', status: 'success', content: [{ text: 'seq 0: budget' }] } },
+        ],
+      },
+    ])
+    expect(store.search('budget').map((h) => h.seq)).toStrictEqual([0])
+    expect(
+      store
+        .search('budget', { excludeTools: [] })
+        .map((h) => h.seq)
+        .sort(),
+    ).toStrictEqual([0, 1, 2])
+  })
+
+  it('escapes plain input: operators, quotes and column filters are words; phrases are kept', () => {
+    const store = dir.open()
+    store.append('s', [
+      user('NEAR the col: x value - AND more'),
+      assistant('replication lag'),
+      user('lag of the replication'),
+    ])
+    expect(store.search('"replication lag"').map((h) => h.seq)).toStrictEqual([1])
+    expect(
+      store
+        .search('replication lag')
+        .map((h) => h.seq)
+        .sort(),
+    ).toStrictEqual([1, 2])
+    expect(store.search('NEAR(').map((h) => h.seq)).toStrictEqual([0])
+    // `col:x` is the phrase "col x" (the tokenizer drops the colon), not a column filter.
+    expect(store.search('col:x').map((h) => h.seq)).toStrictEqual([0])
+    expect(store.search('AND').map((h) => h.seq)).toStrictEqual([0])
+    for (const q of ['"', '-', '*', '', '   ', '"""', '\u0000', '()'])
+      expect(store.search(q), JSON.stringify(q)).toStrictEqual([])
+    // Raw FTS5 syntax is opt-in: prefixes, booleans, NEAR.
+    expect(store.search('repl*', { syntax: 'fts5' }).length).toBe(2)
+    expect(store.search('replication NOT lag', { syntax: 'fts5' })).toStrictEqual([])
+    expect(store.search('NEAR(replication lag, 0)', { syntax: 'fts5' }).map((h) => h.seq)).toStrictEqual([1])
+    expect(store.search('lag OR nothing', { match: 'any' }).length).toBe(2)
+  })
+
+  it('turns FTS5 syntax errors into INVALID_QUERY, leaves the file as it was', () => {
+    const store = dir.open()
+    store.append('s', [user('alpha'), assistant('beta')])
+    const before = fileState(store)
+    for (const q of ['"', 'NEAR(', '-', '*', 'col:x', 'a AND', 'a\u0000b', '(((', 'NOT'])
+      expect(() => store.search(q, { syntax: 'fts5' }), q).toThrow(
+        expect.objectContaining({ code: 'INVALID_QUERY' }) as Error,
+      )
+    expect(() => store.search('x'.repeat(MAX_QUERY_LENGTH + 1))).toThrow(/at most 4096/)
+    expect(() => store.search('a '.repeat(65))).toThrow(/at most 64/)
+    expect(() => store.search(42 as unknown as string)).toThrow(ContextLedgerError)
+    expect(() => store.search('a', { limit: -1 })).toThrow(/options.limit/)
+    expect(() => store.search('a', { bogus: 1 } as never)).toThrow(/options.bogus/)
+    expect(fileState(store)).toBe(before)
+  })
+
+  it('never crashes on any string, plain or raw, and never writes the file', () => {
+    const store = dir.open()
+    store.append('s', [user('alpha beta gamma'), assistant('delta "quoted" NEAR(x) -minus *star*')])
+    const before = fileState(store)
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 60 }),
+          fc.string({ unit: 'binary', maxLength: 30 }),
+          fc
+            .array(
+              fc.constantFrom(
+                '"',
+                'NEAR(',
+                ')',
+                '-',
+                '*',
+                'AND',
+                'OR',
+                'NOT',
+                ':',
+                '^',
+                'alpha',
+                '{',
+                '}',
+                ',',
+                ' ',
+              ),
+              {
+                maxLength: 12,
+              },
+            )
+            .map((parts) => parts.join('')),
+        ),
+        fc.constantFrom('plain' as const, 'fts5' as const),
+        (q, syntax) => {
+          try {
+            const hits = store.search(q, { syntax })
+            for (const h of hits) expect(typeof h.snippet).toBe('string')
+            if (syntax === 'plain') expect(Array.isArray(hits)).toBe(true)
+          } catch (error) {
+            expect(syntax).toBe('fts5')
+            expect(error).toBeInstanceOf(ContextLedgerError)
+            expect((error as ContextLedgerError).code).toBe('INVALID_QUERY')
+          }
+        },
+      ),
+      { numRuns: 400 },
+    )
+    expect(fileState(store)).toBe(before)
+  })
+
+  it('answers a 10 MB query with INVALID_QUERY at once', () => {
+    const store = dir.open()
+    store.append('s', user('alpha'))
+    const started = performance.now()
+    expect(() => store.search('alpha '.repeat(2_000_000))).toThrow(
+      expect.objectContaining({ code: 'INVALID_QUERY' }) as Error,
+    )
+    // Not a timing limit on the search: the refusal must not tokenize 10 MB (it is a length check).
+    expect(performance.now() - started).toBeLessThan(5_000)
+  })
+
+  it('scores pending rows as the index scores them once indexed (plain queries)', () => {
+    const words = ['alpha', 'bravo', 'charlie', 'delta']
+    const text = (i: number): string =>
+      `${words[i % 4]} ${words[(i * 7) % 4]} ${words[(i * 3 + 1) % 4]} x${i} ${i % 3 === 0 ? 'alpha bravo' : ''}`
+    for (const [k, q] of ['alpha', 'bravo charlie', '"alpha bravo"'].entries()) {
+      const store = dir.open(`scores${k}.db`)
+      const db = store.connection()
+      for (let i = 0; i < SEARCH_BATCH_ROWS + 10; i += 2)
+        store.append('s', [user(text(i)), assistant(text(i + 1))])
+      // The first batch is indexed; the last 10 messages wait above the watermark.
+      expect(watermark(db)).toBe(SEARCH_BATCH_ROWS)
+      const before = store.search(q, { limit: 1000 })
+      expect(before.some((h) => h.seq >= SEARCH_BATCH_ROWS)).toBe(true)
+      expect(store.indexPending()).toBe(true)
+      expect(watermark(db)).toBe(SEARCH_BATCH_ROWS + 10)
+      const after = new Map(store.search(q, { limit: 1000 }).map((h) => [h.seq, h.score]))
+      expect(before.map((h) => h.seq).sort()).toStrictEqual([...after.keys()].sort())
+      for (const h of before)
+        if (h.seq >= SEARCH_BATCH_ROWS)
+          expect(h.score, `${q} seq ${h.seq}`).toBeCloseTo(after.get(h.seq) ?? 0, 9)
+    }
+  })
+})
+
+describe('search from another connection', () => {
+  it('works read-only, and inside a write batch sees the batch own rows', () => {
+    const writer = dir.open('shared.db')
+    writer.append('s', [user('alpha beta'), assistant('gamma')])
+    const reader = dir.open('shared.db', { readonly: true })
+    expect(reader.search('alpha').map((h) => h.seq)).toStrictEqual([0])
+    writer.batch('s', () => {
+      writer.append('s', user('delta alpha'))
+      expect(
+        writer
+          .search('alpha')
+          .map((h) => h.seq)
+          .sort(),
+      ).toStrictEqual([0, 2])
+      // The reader's snapshot does not hold the uncommitted row.
+      expect(reader.search('delta')).toStrictEqual([])
+    })
+    expect(reader.search('delta').map((h) => h.seq)).toStrictEqual([2])
+    expect(() => reader.indexPending()).toThrow(/read/i)
+  })
+})
+
+describe('search completeness', () => {
+  const VOCAB = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot']
+  it('finds exactly the messages a brute-force scan finds, at every state of the watermark', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.constantFrom(...VOCAB), { minLength: 1, maxLength: 5 }), {
+          minLength: 1,
+          maxLength: 90,
+        }),
+        fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 20 }),
+        fc.subarray(VOCAB, { minLength: 1, maxLength: 2 }),
+        fc.boolean(),
+        (texts, chunks, query, any) => {
+          const store = dir.open(`c${Math.random().toString(36).slice(2)}.db`)
+          try {
+            const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 7 })
+            let i = 0
+            let c = 0
+            while (i < texts.length) {
+              const n = chunks[c++ % chunks.length] ?? 1
+              const part = texts.slice(i, i + n)
+              m.append(part.map((words, k) => ((i + k) % 2 === 0 ? user : assistant)(words.join(' '))))
+              i += part.length
+              if (c % 3 === 0) m.applyWindow()
+            }
+            const expected = texts
+              .map((words, seq) => ({ seq, words }))
+              .filter(({ words }) =>
+                any ? query.some((q) => words.includes(q)) : query.every((q) => words.includes(q)),
+              )
+              .map(({ seq }) => seq)
+            const hits = store.search(query.join(' '), { limit: 1000, match: any ? 'any' : 'all' })
+            expect(hits.map((h) => h.seq).sort((a, b) => a - b)).toStrictEqual(expected)
+            const scores = hits.map((h) => h.score)
+            expect(scores).toStrictEqual([...scores].sort((a, b) => a - b))
+            for (const h of hits)
+              expect(h.inWindow).toBe(m.history({ fromSeq: h.seq, limit: 1 })[0]?.inWindow)
+          } finally {
+            store.close()
+          }
+        },
+      ),
+      { numRuns: 40 },
+    )
+  })
+})
