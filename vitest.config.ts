@@ -5,13 +5,34 @@ import { defineConfig } from 'vitest/config'
  * - `unit`: fast, in-process tests (`npx vitest run --project unit` while working);
  * - `reliability`: killed and concurrent processes, hostile files, long fuzz runs
  *   (`npx vitest run --project reliability`), alongside `unit`;
- * - `package`: the install tests (pack, install three ways, typecheck consumers). They run after the
- *   other two, alone, because their npm installs would load the machine while the reliability suite
- *   measures lock waits.
+ * - `postgres`: the conformance suite (the files in {@link CONFORMANCE}, which `unit` and `reliability`
+ *   run on SQLite) on PostgreSQL, and the PostgreSQL-only tests (`test/postgres/`), on one embedded server
+ *   the project starts (`test/postgres/global-setup.ts`); after the first two, so the machine is not
+ *   loaded by both at once (`npx vitest run --project postgres`, or `npm run test:postgres`);
+ * - `package`: the install tests (pack, install three ways, typecheck consumers). They run last, alone,
+ *   because their npm installs would load the machine while the reliability suite measures lock waits.
  * Property tests take `FC_RUNS`, the reliability suite `CONTEXT_LEDGER_LONG=1`, for longer runs.
  */
 const reliability = ['test/reliability/**/*.test.ts']
 const pkg = ['test/package/**/*.test.ts']
+
+/** The conformance suite: test files written against either backend (see test/helpers/backend.ts). */
+export const CONFORMANCE = [
+  'test/window/sql-matches-reference.test.ts',
+  'test/window/strands-equivalence.test.ts',
+  'test/window/newest-turn.test.ts',
+  'test/window/summaries-properties.test.ts',
+  'test/window/strands-summaries-equivalence.test.ts',
+  'test/window/summary-edge-cases.test.ts',
+  'test/store/pin-unpin.test.ts',
+  'test/store/summaries.test.ts',
+  'test/manager/summaries-hostile.test.ts',
+  'test/reliability/bad-input.test.ts',
+  'test/reliability/concurrency.test.ts',
+  'test/reliability/crash-safety.test.ts',
+  'test/adapters/strands/summary-only-overflow.test.ts',
+  'test/store/pinned-filters.test.ts',
+]
 
 export default defineConfig({
   test: {
@@ -24,7 +45,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: [...reliability, ...pkg],
+          exclude: [...reliability, ...pkg, 'test/postgres/**'],
           isolate: false,
           sequence: { groupOrder: 0 },
         },
@@ -35,7 +56,17 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'package', include: pkg, sequence: { groupOrder: 1 } },
+        test: {
+          name: 'postgres',
+          include: [...CONFORMANCE, 'test/postgres/**/*.test.ts'],
+          env: { CONTEXT_LEDGER_BACKEND: 'postgres' },
+          globalSetup: ['test/postgres/global-setup.ts'],
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'package', include: pkg, sequence: { groupOrder: 2 } },
       },
     ],
   },

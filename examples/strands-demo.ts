@@ -9,6 +9,7 @@
  *
  *   npx tsx examples/strands-demo.ts                 # 2,000 turns into a temp file
  *   npx tsx examples/strands-demo.ts --turns 500 --db ./demo.db
+ *   npx tsx examples/strands-demo.ts --postgres       # on PostgreSQL (examples/postgres-demo.ts)
  */
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -26,6 +27,12 @@ import { estimateTokens, openContextStore, type ContextStore } from '../src/inde
 import { PersistentConversationManager, pinMessageTool } from '../src/adapters/strands/index.js'
 import { printRecallDemo } from './recall-demo.js'
 import { ScriptedModel, type ScriptedCall, type ScriptedReply } from './strands-scripted-model.js'
+
+// `npm run demo -- --postgres`: the same story on PostgreSQL, workers sharing sessions (examples/postgres-demo.ts).
+if (process.argv.includes('--postgres')) {
+  await import('./postgres-demo.js')
+  process.exit(process.exitCode ?? 0)
+}
 
 const SESSION = 'acme-migration'
 const WINDOW = 40

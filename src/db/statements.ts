@@ -23,6 +23,7 @@ import {
   sqlTexts,
   value,
   write,
+  type CallableAll,
   type ColumnsOf,
   type PreparedAll,
 } from './typed-statement.js'
@@ -379,8 +380,8 @@ export const STATEMENTS = {
 /** The SQL text of every statement, by name, for tests of plans. */
 export const STATEMENT_SQL = sqlTexts(STATEMENTS)
 
-/** The statements, prepared against one connection. */
-export type Statements = PreparedAll<typeof STATEMENTS>
+/** The statements as the store's operations call them: prepared on a connection, or answered from a snapshot. */
+export type Statements = CallableAll<typeof STATEMENTS>
 
 /**
  * Prepares every statement once for a connection.
@@ -388,6 +389,6 @@ export type Statements = PreparedAll<typeof STATEMENTS>
  * @param db - an open, migrated connection
  * @returns the prepared statements, by name
  */
-export function prepareStatements(db: Database.Database): Statements {
+export function prepareStatements(db: Database.Database): PreparedAll<typeof STATEMENTS> {
   return prepareAll(db, STATEMENTS)
 }

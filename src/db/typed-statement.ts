@@ -42,6 +42,16 @@ export type Prepared<S> = S extends StatementSpec<infer P, infer R> ? Database.S
 export type PreparedAll<T> = { readonly [K in keyof T]: Prepared<T[K]> }
 
 /**
+ * What the store's operations call on a statement: `get`, `all` and `run`. A prepared statement has it;
+ * so does the PostgreSQL backend's in-memory answer to the same statement over a session's snapshot
+ * (`src/backends/postgres/slice-statements.ts`), which is how both backends run the same operations.
+ */
+export type Callable<S> = Pick<Prepared<S>, 'get' | 'all' | 'run'>
+
+/** A table of declarations as the operations call them (see {@link Callable}). */
+export type CallableAll<T> = { readonly [K in keyof T]: Callable<T[K]> }
+
+/**
  * Declares a statement that returns rows.
  *
  * @param sql - the SQL text

@@ -36,11 +36,28 @@ import {
   type SummaryContext,
 } from '../summaries/summarize.js'
 import {
+  checkSummarizer,
+  excessOptions,
+  resummarizeOptions,
+  summarizeOptions,
+  type ReduceOptions,
+  type ResummarizeOptions,
+  type SummarizeExcessOptions,
+  type SummarizeOptions,
+} from './manager-options.js'
+import {
   optionsError,
   resolveWindowLimits,
   type WindowLimitOptions,
   type WindowLimits,
 } from '../window/window-options.js'
+
+export type {
+  ReduceOptions,
+  ResummarizeOptions,
+  SummarizeExcessOptions,
+  SummarizeOptions,
+} from './manager-options.js'
 
 /** Options of {@link PersistentConversationManager}. */
 export interface PersistentConversationManagerOptions extends WindowLimitOptions {
@@ -50,12 +67,6 @@ export interface PersistentConversationManagerOptions extends WindowLimitOptions
   sessionId: string
   /** Counts a message's tokens on append; the built-in estimator when omitted. */
   tokenCounter?: TokenCounter | undefined
-}
-
-/** Options of {@link PersistentConversationManager.reduce}. */
-export interface ReduceOptions {
-  /** True when the model refused the input as too long. Reduction always evicts something if it can. */
-  overflow?: boolean | undefined
 }
 
 const optionKeys = z.strictObject({
@@ -68,58 +79,6 @@ const optionKeys = z.strictObject({
   protectedMessageRange: z.unknown().optional(),
   lowWaterMark: z.unknown().optional(),
 })
-
-const text = z.string().min(1).max(1_000_000)
-const modelName = z
-  .string()
-  .min(1)
-  .max(256)
-  .refine((v) => v.isWellFormed(), 'contains a lone UTF-16 surrogate')
-const summarizeOptions = z.strictObject({
-  summaryRatio: z.number().optional(),
-  preserveRecentMessages: z.number().int().min(0).optional(),
-  systemPrompt: text.optional(),
-  model: modelName.optional(),
-})
-const excessOptions = z.strictObject({
-  systemPrompt: text.optional(),
-  model: modelName.optional(),
-})
-const resummarizeOptions = z.strictObject({
-  systemPrompt: text.optional(),
-  model: modelName.optional(),
-  from: z.enum(['raw', 'previous']).optional(),
-})
-
-/** Options of {@link PersistentConversationManager.summarize}: Strands' `SummarizingConversationManager`'s. */
-export interface SummarizeOptions {
-  /** Share of the window to fold, clamped to [0.1, 0.8] as in Strands. Default 0.3. */
-  summaryRatio?: number | undefined
-  /** Never fold the newest N messages of the window. Default 10. */
-  preserveRecentMessages?: number | undefined
-  /** The summarizer's system prompt. Default `DEFAULT_SUMMARIZATION_PROMPT`. */
-  systemPrompt?: string | undefined
-  /** Who writes the summary (a model id), recorded with it unless the summarizer's output names one. */
-  model?: string | undefined
-}
-
-/** Options of {@link PersistentConversationManager.summarizeExcess}. */
-export interface SummarizeExcessOptions {
-  /** The summarizer's system prompt. Default `DEFAULT_SUMMARIZATION_PROMPT`. */
-  systemPrompt?: string | undefined
-  /** Who writes the summary, recorded with it unless the summarizer's output names one. */
-  model?: string | undefined
-}
-
-/** Options of {@link PersistentConversationManager.resummarize}. */
-export interface ResummarizeOptions extends SummarizeExcessOptions {
-  /**
-   * What the new summary is made from: `'raw'` (default), every message of the archive the summary stands
-   * for, down its chain; `'previous'`, the summary it replaced and the messages it folded itself — the
-   * input it was first made from, with the archived originals.
-   */
-  from?: 'raw' | 'previous' | undefined
-}
 
 /**
  * The core conversation manager (root entry `context-ledger`): keeps a whole conversation in a SQLite
@@ -519,9 +478,4 @@ export class PersistentConversationManager {
     this.beforeUse?.()
     return this.store.message(this.sessionId, ref)
   }
-}
-
-function checkSummarizer(summarizer: unknown): asserts summarizer is Summarizer {
-  if (typeof summarizer !== 'function')
-    throw invalidOption('summarizer', `expected a function, got ${describeValue(summarizer)}`)
 }

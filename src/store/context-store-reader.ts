@@ -8,7 +8,7 @@ import type { MessageLimits } from '../messages/schema.js'
 import type { StoredMessageData } from '../messages/types.js'
 import type { Statements } from '../db/statements.js'
 import type { HistoryOptions, MessageRef, PinnedMessagesOptions } from './check-args.js'
-import { Ledger } from './ledger.js'
+import { SqliteLedger } from './ledger.js'
 import { backupDatabase, checkBackupArgs, type BackupOptions, type BackupResult } from './lifecycle.js'
 import {
   readEdits,
@@ -49,7 +49,7 @@ export abstract class ContextStoreReader {
    *
    * @internal
    */
-  protected readonly ledger: Ledger
+  protected readonly ledger: SqliteLedger
   /** The prepared statements, also here so that a test helper can count their executions. */
   private readonly st: Statements
 
@@ -58,7 +58,7 @@ export abstract class ContextStoreReader {
    * @param options - connection and validation options
    */
   protected constructor(path: string, options: ContextStoreOptions) {
-    this.ledger = new Ledger(path, resolveStoreOptions(path, options))
+    this.ledger = new SqliteLedger(path, resolveStoreOptions(path, options))
     this.path = path
     this.limits = this.ledger.limits
     this.readonly = this.ledger.readonly

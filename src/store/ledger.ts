@@ -12,13 +12,48 @@ import { walCheckpoint } from '../db/pragmas.js'
 import { isBusy, toLedgerError, toReadError } from '../db/sqlite-errors.js'
 import { prepareStatements, type Statements } from '../db/statements.js'
 import type { MessageLimits } from '../messages/schema.js'
-import { SearchIndexWriter } from './search-index.js'
+import { SearchIndexWriter, type SearchHooks } from './search-index.js'
 import { SessionKeys } from './session-keys.js'
 import type { StoreSettings } from './store-options.js'
 import { Transactions } from './transactions.js'
 
+/**
+ * What the store's operations (append, pins, edits, window, summaries) work on: statements, session keys,
+ * limits and transactions. The SQLite file is one ({@link SqliteLedger}); the PostgreSQL backend runs the
+ * same operations on a snapshot of one session (`src/backends/postgres/slice-ledger.ts`).
+ */
+export interface Ledger {
+  /** The statements the operations call. */
+  readonly st: Statements
+  /** The session-key cache. */
+  readonly keys: SessionKeys
+  /**
+   * The full-text index's part of the write transactions (SQLite's; on PostgreSQL the operations' calls
+   * to it only run the writes they wrap: a generated column would keep its index, see docs/postgres.md).
+   */
+  readonly search: SearchHooks
+  /** The validation limits every incoming message must meet (frozen). */
+  readonly limits: Readonly<MessageLimits>
+  /** Opened with `readonly: true`. */
+  readonly readonly: boolean
+  /** Where the ledger is, for messages. */
+  readonly path: string
+  /** A redaction's, deletion's or prune's erasure could not finish yet. */
+  erasurePending: boolean
+  /** @throws ContextLedgerError `STORE_CLOSED` once the store is closed */
+  ensureOpen(): void
+  /** @throws ContextLedgerError `STORE_CLOSED`, or `READ_ONLY` for a store opened read-only */
+  ensureWritable(): void
+  /** Runs `fn` in one write transaction; see {@link SqliteLedger.write}. */
+  write<T>(sessionId: string, fn: () => T): T
+  /** Runs `fn` in a read transaction; see {@link SqliteLedger.read}. */
+  read<T>(fn: () => T, what?: string, sessionId?: string): T
+  /** Finishes a pending erasure; see {@link SqliteLedger.completeErasure}. */
+  completeErasure(): boolean
+}
+
 /** An open ledger file: its connection, statements, session keys and transactions. */
-export class Ledger {
+export class SqliteLedger implements Ledger {
   /** The connection. */
   readonly db: Database.Database
   /** Its prepared statements. */

@@ -7,7 +7,7 @@ import { PRUNE_BATCH } from '../db/lifecycle-statements.js'
 import { checkSessionId } from './check-args.js'
 import { replaceArchived } from './edits.js'
 import { parseBody } from './entries.js'
-import type { Ledger } from './ledger.js'
+import type { SqliteLedger as Ledger } from './ledger.js'
 import { checkPruneOptions, prunedForm, type DeleteSessionResult, type PruneResult } from './lifecycle.js'
 
 const NOTHING_DELETED = Object.freeze({

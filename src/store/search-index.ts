@@ -25,6 +25,12 @@ import type { Statements } from '../db/statements.js'
  */
 export const SEARCH_BATCH_ROWS = 32
 
+/** What the store's operations call of the full-text index inside their writes. */
+export type SearchHooks = Pick<
+  SearchIndexWriter,
+  'replaceBody' | 'summaryInserted' | 'removeSession' | 'sessionDeleted'
+>
+
 /** The index's part of one connection's write transactions. */
 export class SearchIndexWriter {
   private summariesFrom: number | undefined

@@ -18,7 +18,7 @@ import { prepareAll, type PreparedAll } from '../db/typed-statement.js'
 import type { SearchHitRow } from '../db/rows.js'
 import { ContextLedgerError } from '../errors.js'
 import { checkKeys, checkSessionId, invalidOption } from './check-args.js'
-import type { Ledger } from './ledger.js'
+import type { Ledger, SqliteLedger } from './ledger.js'
 import { indexAverages, pendingScores, termsByDoc } from './pending-scores.js'
 import { invalidQuery, toFtsQuery, type FtsQuery } from './search-query.js'
 import type { SearchHit } from './search-types.js'
@@ -164,7 +164,7 @@ function isQueryError(error: unknown): error is Error {
  * @returns the hits, best first
  * @throws ContextLedgerError `INVALID_QUERY` for a query FTS5 refuses (or too long), `INVALID_OPTIONS`
  */
-export function searchLedger(ledger: Ledger, query: unknown, options: unknown): SearchHit[] {
+export function searchLedger(ledger: SqliteLedger, query: unknown, options: unknown): SearchHit[] {
   ledger.ensureOpen()
   const o = checkSearchOptions(options)
   const fts = toFtsQuery(query, o.syntax, o.match)
@@ -183,7 +183,7 @@ export function searchLedger(ledger: Ledger, query: unknown, options: unknown): 
   }
 }
 
-function run(ledger: Ledger, fts: FtsQuery, o: Checked): SearchHit[] {
+function run(ledger: SqliteLedger, fts: FtsQuery, o: Checked): SearchHit[] {
   const st = ledger.st
   let session: number | null = null
   if (o.sessionId !== undefined) {

@@ -9,7 +9,14 @@
 import { ContextLedgerError, isContextLedgerError } from '../errors.js'
 import type { TokenCounter } from '../messages/tokens.js'
 import type { MessageData, StoredMessageData } from '../messages/types.js'
-import type { ContextStore, FoldPlan, MadeSummary, SummaryRecord } from '../store/context-store.js'
+import type { MessageLimits } from '../messages/schema.js'
+import type {
+  FoldPlan,
+  MadeSummary,
+  RegenerationPlan,
+  SessionSummary,
+  SummaryRecord,
+} from '../store/context-store.js'
 import type { FoldRequest, NothingEvictedReason } from '../window/plan-cut.js'
 import type { WindowLimits } from '../window/window-options.js'
 import { DEFAULT_SUMMARIZATION_PROMPT, promptHash, SUMMARY_REQUEST } from './prompt.js'
@@ -53,10 +60,35 @@ export interface SummarizeResult {
   readonly windowTokens: number
 }
 
+/** A value, or a Promise of it: the SQLite store answers at once, the PostgreSQL store asynchronously. */
+type Maybe<T> = T | Promise<T>
+
+/** What summarizing needs of a store: both the SQLite and the PostgreSQL store have it. */
+export interface SummaryStore {
+  /** The validation limits the summary message must meet. */
+  readonly limits: Readonly<MessageLimits>
+  /** Plans a fold. */
+  planFold(
+    sessionId: string,
+    limits: WindowLimits,
+    request: FoldRequest,
+  ): Maybe<{ readonly plan: FoldPlan } | { readonly nothing: NothingEvictedReason }>
+  /** Writes a planned fold. */
+  writeFold(plan: FoldPlan, made: MadeSummary): Maybe<SummaryRecord>
+  /** Plans a regeneration. */
+  planRegeneration(sessionId: string, id: number, from: 'raw' | 'previous'): Maybe<RegenerationPlan>
+  /** Writes a regeneration. */
+  writeRegeneration(plan: RegenerationPlan, made: MadeSummary): Maybe<SummaryRecord>
+  /** A session's sizes. */
+  session(sessionId: string): Maybe<SessionSummary | undefined>
+  /** One summary. */
+  summary(sessionId: string, id: number): Maybe<SummaryRecord>
+}
+
 /** Who is summarizing: the session, its limits and token counter. */
 export interface SummaryContext {
   /** The store. */
-  readonly store: ContextStore
+  readonly store: SummaryStore
   /** The session. */
   readonly sessionId: string
   /** The manager's limits: their protected ranges never fold. */
@@ -129,8 +161,10 @@ function sameInput(a: FoldPlan, b: FoldPlan): boolean {
   )
 }
 
-function windowAfter(context: SummaryContext): { windowMessages: number; windowTokens: number } {
-  const session = context.store.session(context.sessionId)
+async function windowAfter(
+  context: SummaryContext,
+): Promise<{ windowMessages: number; windowTokens: number }> {
+  const session = await context.store.session(context.sessionId)
   return { windowMessages: session?.windowMessages ?? 0, windowTokens: session?.windowTokens ?? 0 }
 }
 
@@ -154,14 +188,14 @@ export async function foldIntoSummary(
   let made: { plan: FoldPlan; summary: MadeSummary } | undefined
   let calls = 0
   for (let plans = 1; ; plans++) {
-    const planned = store.planFold(sessionId, limits, request)
+    const planned = await store.planFold(sessionId, limits, request)
     if ('nothing' in planned)
-      return { summarized: 0, summary: undefined, reason: planned.nothing, ...windowAfter(context) }
+      return { summarized: 0, summary: undefined, reason: planned.nothing, ...(await windowAfter(context)) }
     const plan = planned.plan
     if (made === undefined || !sameInput(made.plan, plan)) {
       if (calls >= MAX_CALLS) throw conflictGivenUp(sessionId, calls)
       calls++
-      const previous = plan.previous === undefined ? undefined : store.summary(sessionId, plan.previous)
+      const previous = plan.previous === undefined ? undefined : await store.summary(sessionId, plan.previous)
       made = { plan, summary: await makeSummary(context, summarizer, plan.input, previous, style) }
       // Folding what is over the limits into a summary the budget cannot hold gains nothing: the next
       // cut would take that summary out again, and with it all it stands for.
@@ -174,12 +208,12 @@ export async function foldIntoSummary(
         )
     }
     try {
-      const summary = store.writeFold(plan, made.summary)
+      const summary = await store.writeFold(plan, made.summary)
       return {
         summarized: plan.input.length,
         summary,
         reason: undefined,
-        ...windowAfter(context),
+        ...(await windowAfter(context)),
       }
     } catch (error) {
       if (!isContextLedgerError(error, 'SUMMARY_CONFLICT') || plans >= MAX_PLANS) throw error
@@ -216,8 +250,9 @@ export async function foldExcess(
   let summarized = 0
   let last: SummarizeResult | undefined
   for (let round = 0; round < 3; round++) {
-    const session = store.session(sessionId)
-    const reserve = session?.summaryId === undefined ? 0 : store.summary(sessionId, session.summaryId).tokens
+    const session = await store.session(sessionId)
+    const reserve =
+      session?.summaryId === undefined ? 0 : (await store.summary(sessionId, session.summaryId)).tokens
     let result: SummarizeResult
     try {
       result = await foldIntoSummary(
@@ -249,7 +284,9 @@ export async function foldExcess(
       (limits.tokenBudget === undefined || result.windowTokens <= limits.tokenBudget)
     if (fits) break
   }
-  return last ?? { summarized: 0, summary: undefined, reason: 'within-limits', ...windowAfter(context) }
+  return (
+    last ?? { summarized: 0, summary: undefined, reason: 'within-limits', ...(await windowAfter(context)) }
+  )
 }
 
 /**
@@ -274,14 +311,14 @@ export async function regenerateSummary(
   let made: MadeSummary | undefined
   let input: string | undefined
   for (let plans = 1; ; plans++) {
-    const plan = store.planRegeneration(sessionId, id, from)
+    const plan = await store.planRegeneration(sessionId, id, from)
     const key = JSON.stringify(plan.input)
     if (made === undefined || key !== input) {
       made = await makeSummary(context, summarizer, plan.input, plan.summary, style)
       input = key
     }
     try {
-      return store.writeRegeneration(plan, made)
+      return await store.writeRegeneration(plan, made)
     } catch (error) {
       if (!isContextLedgerError(error, 'SUMMARY_CONFLICT') || plans >= MAX_CALLS) throw error
     }

@@ -21,3 +21,22 @@ export function refusal(fn: () => unknown): ContextLedgerError {
   }
   throw new Error('expected the call to be refused')
 }
+
+/**
+ * Awaits `fn`, which must reject (or throw) with a {@link ContextLedgerError}: the async twin of
+ * {@link refusal}, for the conformance suite's calls.
+ *
+ * @param fn - the call expected to be refused
+ * @returns the error it rejected with
+ * @throws Error when it resolved, or rejected with something else
+ */
+export async function refusalOf(fn: () => unknown): Promise<ContextLedgerError> {
+  try {
+    await fn()
+  } catch (error) {
+    if (error instanceof ContextLedgerError) return error
+    const name = error instanceof Error ? error.constructor.name : typeof error
+    throw new Error(`expected a ContextLedgerError, got a raw ${name}: ${String(error)}`, { cause: error })
+  }
+  throw new Error('expected the call to be refused')
+}

@@ -9,11 +9,16 @@
  * {@link assertProgress} add those about the limits, against what one `applyWindow()` / `reduce()`
  * returned (`src/check/step-rules.ts`). The rules themselves are listed in `src/check/window-rules.ts`,
  * `src/check/ledger-rows.ts` and `src/check/step-rules.ts`.
+ *
+ * The conformance suite calls {@link assertWindowRulesOf} and {@link assertStepRulesOf}, which take either
+ * backend's store: a SQLite store goes through `checkSession` as above; a PostgreSQL store is read in one
+ * REPEATABLE READ snapshot (`store.reading`) through its API and checked by the same `WindowRules` — the
+ * window rules in full; the SQLite-only bookkeeping columns `ledger-rows.ts` reads are not checked there.
  */
 import { shapeOf } from '../../src/check/archive-facts.js'
 import { checkSession } from '../../src/check/check-session.js'
 import { checkProgress, checkStepRules } from '../../src/check/step-rules.js'
-import { describeProblem, type WindowRuleProblem } from '../../src/check/window-rules.js'
+import { describeProblem, WindowRules, type WindowRuleProblem } from '../../src/check/window-rules.js'
 import type {
   ContextStore,
   LedgerEntry,
@@ -22,6 +27,7 @@ import type {
   WindowLimits,
   WindowResult,
 } from '../../src/index.js'
+import { sqliteOf, type LedgerStore } from './ledger-open.js'
 
 /** Protected ranges in force for the session (as given to the manager). */
 export interface ProtectedRanges {
@@ -152,6 +158,11 @@ export function assertStepRules(c: RuleCheck): Set<number> {
   const report = assertWindowRules(c.store, c.sessionId, c.limits, {
     ...(c.previousBoundary === undefined ? {} : { previousBoundary: c.previousBoundary }),
   })
+  return stepRules(report, c)
+}
+
+/** The rules about the limits a step's result claims, on the state the rules of every moment were read in. */
+function stepRules(report: WindowRulesReport, c: Omit<RuleCheck, 'store'>): Set<number> {
   const protectedSeqs = new Set(report.protectedSeqs)
   throwFirst(
     checkStepRules({
@@ -172,13 +183,83 @@ export function assertStepRules(c: RuleCheck): Set<number> {
 }
 
 /**
+ * {@link assertWindowRules} on either backend's store (the conformance suite's).
+ *
+ * @param store - an open store of the suite
+ * @param sessionId - the session to check
+ * @param ranges - the protected ranges in force (`first`, `last`)
+ * @param options - acknowledged appends and the boundary seen before
+ * @returns what was seen, for the next check
+ * @throws Error naming the rule and the seqs involved
+ */
+export async function assertWindowRulesOf(
+  store: LedgerStore,
+  sessionId: string,
+  ranges: ProtectedRanges = {},
+  options: WindowRuleOptions = {},
+): Promise<WindowRulesReport> {
+  const sqlite = sqliteOf(store)
+  if (sqlite !== undefined) return assertWindowRules(sqlite.store, sessionId, ranges, options)
+  const { view, history } = await store.reading(async (s) => {
+    const history: LedgerEntry[] = []
+    for (;;) {
+      const page = await s.history(sessionId, { fromSeq: history.length, limit: PAGE })
+      history.push(...page)
+      if (page.length < PAGE) break
+    }
+    const facts = await s.session(sessionId)
+    return {
+      history,
+      view: {
+        session:
+          facts === undefined
+            ? undefined
+            : {
+                messageCount: facts.messageCount,
+                boundary: facts.boundary,
+                windowMessages: facts.windowMessages,
+                summaryId: facts.summaryId,
+              },
+        window: await s.window(sessionId),
+        alternate: await s.window(sessionId, { alternate: true }),
+        summaries: await s.summaries(sessionId, { limit: 10_000 }),
+      },
+    }
+  })
+  const rules = new WindowRules(sessionId, view, { ...options, ranges })
+  for (const e of history) rules.entry(e)
+  const r = rules.finish()
+  throwFirst(r.problems)
+  return { ...r, history }
+}
+
+/**
+ * {@link assertStepRules} on either backend's store.
+ *
+ * @param c - the store and the step's result
+ * @returns the protected seqs the shared checker computed
+ */
+export async function assertStepRulesOf(
+  c: Omit<RuleCheck, 'store'> & { store: LedgerStore },
+): Promise<Set<number>> {
+  const report = await assertWindowRulesOf(c.store, c.sessionId, c.limits, {
+    ...(c.previousBoundary === undefined ? {} : { previousBoundary: c.previousBoundary }),
+  })
+  return stepRules(report, c)
+}
+
+/**
  * Progress: an overflow reduction that evicted nothing must have had no valid cut that removes an
  * unprotected message — no trim point after an unprotected message of the window.
  *
  * @param c - the step, the window before it, and the protected seqs
  */
 export function assertProgress(
-  c: RuleCheck & { before: readonly number[]; boundaryBefore: number; protectedSeqs: ReadonlySet<number> },
+  c: Omit<RuleCheck, 'store'> & {
+    before: readonly number[]
+    boundaryBefore: number
+    protectedSeqs: ReadonlySet<number>
+  },
 ): void {
   throwFirst(
     checkProgress({

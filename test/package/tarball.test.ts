@@ -61,15 +61,16 @@ function importGraph(entry: string): { files: Set<string>; bare: Set<string> } {
 }
 
 describe('the tarball', () => {
-  it('holds the build, the SQL migrations and their journal, the docs, the scripted model the README links, README, LICENSE and package.json only', () => {
+  it('holds the build, the SQL migrations (SQLite and PostgreSQL) and their journals, the docs, the scripted model the README links, README, LICENSE and package.json only', () => {
     const paths = files.map((f) => f.path)
     const unexpected = paths.filter(
       (p) =>
         !/^dist\/.+\.(js|d\.ts)$/.test(p) &&
-        !/^migrations\/\d{4}_\w+\.sql$/.test(p) &&
+        !/^migrations(-pg)?\/\d{4}_\w+\.sql$/.test(p) &&
         !/^docs\/[\w-]+\.md$/.test(p) &&
         ![
           'migrations/meta/_journal.json',
+          'migrations-pg/meta/_journal.json',
           'examples/strands-scripted-model.ts',
           'README.md',
           'LICENSE',
@@ -89,15 +90,18 @@ describe('the tarball', () => {
     expect(readFileSync(join(unpacked, 'package/LICENSE'), 'utf8')).toContain('Apache License')
   })
 
-  it('ships every migration its journal names, and every migration of the repository', () => {
-    const journal = JSON.parse(
-      readFileSync(join(unpacked, 'package/migrations/meta/_journal.json'), 'utf8'),
-    ) as { entries: { tag: string }[] }
-    const shipped = readdirSync(join(unpacked, 'package/migrations')).filter((f) => f.endsWith('.sql'))
-    expect(shipped.sort()).toStrictEqual(journal.entries.map((e) => `${e.tag}.sql`).sort())
-    const inRepo = readdirSync(join(repoRoot, 'migrations')).filter((f) => f.endsWith('.sql'))
-    expect(shipped.sort()).toStrictEqual(inRepo.sort())
-  })
+  it.each(['migrations', 'migrations-pg'])(
+    'ships every migration its journal names, and every migration of the repository (%s)',
+    (folder) => {
+      const journal = JSON.parse(
+        readFileSync(join(unpacked, `package/${folder}/meta/_journal.json`), 'utf8'),
+      ) as { entries: { tag: string }[] }
+      const shipped = readdirSync(join(unpacked, `package/${folder}`)).filter((f) => f.endsWith('.sql'))
+      expect(shipped.sort()).toStrictEqual(journal.entries.map((e) => `${e.tag}.sql`).sort())
+      const inRepo = readdirSync(join(repoRoot, folder)).filter((f) => f.endsWith('.sql'))
+      expect(shipped.sort()).toStrictEqual(inRepo.sort())
+    },
+  )
 
   it('has no source-map comments and no declarations marked @internal', () => {
     const built = files.map((f) => f.path).filter((p) => p.startsWith('dist/'))
@@ -113,6 +117,14 @@ describe('the tarball', () => {
       ['better-sqlite3', 'drizzle-orm', 'zod'].some((d) => s === d || s.startsWith(`${d}/`)) ||
       s.startsWith('node:')
     expect([...bare].filter((s) => !allowed(s))).toStrictEqual([])
+  })
+
+  it('keeps better-sqlite3 and @strands-agents/sdk out of the postgres entry, which loads pg', () => {
+    const { bare } = importGraph(join(unpacked, 'package/dist/backends/postgres/index.js'))
+    const allowed = (s: string): boolean =>
+      ['pg', 'drizzle-orm', 'zod'].some((d) => s === d || s.startsWith(`${d}/`)) || s.startsWith('node:')
+    expect([...bare].filter((s) => !allowed(s))).toStrictEqual([])
+    expect([...bare]).toContain('pg')
   })
 
   it('passes publint, warnings included', async () => {

@@ -6,17 +6,11 @@
  * and a checksum of every row of the ledger must not change.
  */
 import fc from 'fast-check'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import {
-  openContextStore,
-  PersistentConversationManager,
-  type ContextStore,
-  type MessageData,
-} from '../../src/index.js'
-import { useTempDir } from '../helpers/temp-store.js'
-import { assertWindowRules } from '../helpers/window-rules.js'
-import { ledgerChecksum } from './db-checksum.js'
-import { refusal } from '../helpers/refusal.js'
+import { afterAll, beforeEach, describe, expect, it } from 'vitest'
+import type { MessageData } from '../../src/index.js'
+import { BACKEND, makeBackend, type LedgerStore } from '../helpers/backend.js'
+import { assertWindowRulesOf } from '../helpers/window-rules.js'
+import { refusalOf } from '../helpers/refusal.js'
 import { fcRuns } from '../helpers/runs.js'
 
 const RUNS = fcRuns(300)
@@ -306,74 +300,74 @@ const badMessage: fc.Arbitrary<BadCase> = fc.oneof(
   notJson,
 )
 
-const dir = useTempDir('context-ledger-rel-')
-let store: ContextStore
-beforeEach(() => {
-  store = openContextStore(dir.file('bad.db'), {
-    limits: { maxStringLength: MAX_STRING, maxDepth: MAX_DEPTH },
-  })
+// The conformance suite: the same tests on the backend the project selects (test/helpers/backend.ts).
+const backend = makeBackend()
+let store: LedgerStore
+beforeEach(async () => {
+  store = await backend.open({ limits: { maxStringLength: MAX_STRING, maxDepth: MAX_DEPTH } })
   // Something to protect: a session with a tool call, a pin and an applied window.
-  const manager = new PersistentConversationManager({ store, sessionId: 's', windowSize: 4 })
+  const manager = backend.manager(store, { sessionId: 's', windowSize: 4 })
   for (let i = 0; i < 5; i++) {
     const turn = [{ role: 'user', content: [{ text: `q${i}` }] }, base(), resultBase()]
-    manager.append(turn.map((m, j) => ({ ...m, trackingId: `seed-${i}-${j}` })) as unknown as MessageData[])
+    await manager.append(
+      turn.map((m, j) => ({ ...m, trackingId: `seed-${i}-${j}` })) as unknown as MessageData[],
+    )
   }
-  manager.pin({ seq: 1 })
-  manager.applyWindow()
+  await manager.pin({ seq: 1 })
+  await manager.applyWindow()
 })
-afterEach(() => {
-  store.close()
+afterAll(async () => {
+  await backend.cleanup()
 })
 
-describe('bad input', () => {
-  it('is refused with INVALID_MESSAGE naming the defect, and the ledger does not change', () => {
-    const before = ledgerChecksum(store.connection())
+describe(`bad input [${BACKEND}]`, () => {
+  it('is refused with INVALID_MESSAGE naming the defect, and the ledger does not change', async () => {
+    const before = await backend.checksum(store)
     const seen = new Map<string, number>()
-    fc.assert(
-      fc.property(badMessage, fc.integer({ min: 0, max: 3 }), (bad, position) => {
+    await fc.assert(
+      fc.asyncProperty(badMessage, fc.integer({ min: 0, max: 3 }), async (bad, position) => {
         seen.set(bad.what.replace(/\d+/g, 'N'), (seen.get(bad.what.replace(/\d+/g, 'N')) ?? 0) + 1)
         // Alone, and at `position` in a batch of otherwise valid messages.
-        const single = refusal(() => store.append('s', bad.input))
+        const single = await refusalOf(() => store.append('s', bad.input))
         expect(single.code).toBe('INVALID_MESSAGE')
         expect(single.path, `${bad.what}: ${single.message}`).toBe(bad.path)
         const batch: unknown[] = [0, 1, 2].map((i) => ({ role: 'user', content: [{ text: `ok ${i}` }] }))
         batch.splice(position, 0, bad.input)
-        const inBatch = refusal(() => store.append('s', batch))
+        const inBatch = await refusalOf(() => store.append('s', batch))
         expect(inBatch.code).toBe('INVALID_MESSAGE')
         // In a batch the path starts at the element: `[2].content[0].text`, or `[2]` for the message itself.
         expect(inBatch.path).toBe(bad.path === '(message)' ? `[${position}]` : `[${position}].${bad.path}`)
-        expect(ledgerChecksum(store.connection())).toBe(before)
+        expect(await backend.checksum(store)).toBe(before)
       }),
       { numRuns: RUNS },
     )
     // Every family of defect was exercised.
     expect(seen.size).toBeGreaterThanOrEqual(20)
-    assertWindowRules(store, 's')
+    await assertWindowRulesOf(store, 's')
     // And the checksum does see a change when one happens.
-    store.append('s', { role: 'user', content: [{ text: 'valid' }] })
-    expect(ledgerChecksum(store.connection())).not.toBe(before)
+    await store.append('s', { role: 'user', content: [{ text: 'valid' }] })
+    expect(await backend.checksum(store)).not.toBe(before)
   })
 
-  it('refuses a string over the default 16 Mi limit and a 100,000-level nesting without overflowing the stack', () => {
-    const other = openContextStore(dir.file('defaults.db'))
-    const before = ledgerChecksum(other.connection())
-    const big = refusal(() =>
+  it('refuses a string over the default 16 Mi limit and a 100,000-level nesting without overflowing the stack', async () => {
+    const other = await backend.open()
+    const before = await backend.checksum(other)
+    const big = await refusalOf(() =>
       other.append('s', { role: 'user', content: [{ text: 'x'.repeat(16 * 1024 * 1024 + 1) }] }),
     )
     expect([big.code, big.path]).toStrictEqual(['INVALID_MESSAGE', 'content[0].text'])
     let value: unknown = 1
     for (let i = 0; i < 100_000; i++) value = [value]
-    const deepError = refusal(() =>
+    const deepError = await refusalOf(() =>
       other.append('s', plant(base(), ['content', 1, 'toolUse', 'input'], value)),
     )
     expect(deepError.code).toBe('INVALID_MESSAGE')
     expect(deepError.path?.startsWith('content[1].toolUse.input[0]')).toBe(true)
-    expect(ledgerChecksum(other.connection())).toBe(before)
-    other.close()
+    expect(await backend.checksum(other)).toBe(before)
   })
 
-  it('leaves Object.prototype alone after a __proto__ payload', () => {
-    refusal(() =>
+  it('leaves Object.prototype alone after a __proto__ payload', async () => {
+    await refusalOf(() =>
       store.append('s', plant(base(), ['metadata', 'custom'], JSON.parse('{"__proto__":{"polluted":true}}'))),
     )
     expect(({} as { polluted?: unknown }).polluted).toBeUndefined()

@@ -1,57 +1,50 @@
 /**
- * Several processes, one file: writers append to their own sessions and all to one shared session at
+ * Several processes, one ledger — a SQLite file, or a PostgreSQL database (the conformance suite runs this
+ * file on the backend the project selects): writers append to their own sessions and all to one shared session at
  * the same time, with pins and window applications interleaved, while two pinner processes pin and unpin
  * random messages, a reader process reads, and this process checks the shared session. No caller may
  * see SQLITE_BUSY or any other error; nothing acknowledged may be lost or duplicated; seq stays dense;
- * the boundary never moves back or past a protected message; checkpoints finish, so the write-ahead log
- * is started over again and again while they run.
+ * the boundary never moves back or past a protected message. On SQLite, checkpoints finish, so the
+ * write-ahead log is started over again and again while they run; on PostgreSQL, the writers all start
+ * on an empty database, so they race to migrate it.
  *
- * Default: 4 writers × 3,000 messages in their own session and 3,000 in the shared one (24,000 in all).
+ * Default: 4 writers × 3,000 messages in their own session and 3,000 in the shared one (24,000 in all);
+ * on PostgreSQL 250 + 250 each (2,000).
  * `CONTEXT_LEDGER_LONG=1`: 8 writers × 25,000 + 25,000 (400,000).
  */
 import type { ChildProcess } from 'node:child_process'
 import { statSync } from 'node:fs'
-import { describe, expect, it } from 'vitest'
-import { openContextStore, PersistentConversationManager, type StoredMessageData } from '../../src/index.js'
-import { useTempDir } from '../helpers/temp-store.js'
-import { refusal } from '../helpers/refusal.js'
+import { afterAll, describe, expect, it } from 'vitest'
+import { openContextStore, type StoredMessageData } from '../../src/index.js'
+import { BACKEND, makeBackend } from '../helpers/backend.js'
+import { assertWindowRulesOf } from '../helpers/window-rules.js'
 import { compareIndexWithView } from '../helpers/search-index.js'
-import { assertWindowRules } from '../helpers/window-rules.js'
+import { sqliteOf } from '../helpers/ledger-open.js'
 import { CONCURRENT_LIMITS, MessageFactory } from './workers/worker-kit.js'
 import { collect, LONG, useWorker, type WorkerExit } from './support.js'
 
 const WRITERS = LONG ? 8 : 4
 const PINNERS = 2
 const READERS = 1
-const PER_SESSION = LONG ? 25_000 : 3_000
+// PostgreSQL takes milliseconds a call where SQLite takes tens of µs: fewer messages by default, the same
+// checks — and on PostgreSQL the writers must have lost races on the shared session (so the serialization
+// was exercised, not dodged by timing).
+const PER_SESSION = LONG ? 25_000 : BACKEND === 'postgres' ? 250 : 3_000
 const SEED = Number(process.env.CONTEXT_LEDGER_SEED ?? Date.now() % 1_000_000)
 const RANGES = CONCURRENT_LIMITS.protectedMessages
 
-const dir = useTempDir('context-ledger-rel-')
+const backend = makeBackend()
+afterAll(async () => {
+  await backend.cleanup()
+})
 const launch = useWorker('concurrent-writer')
-const launchHolder = useWorker('lock-holder')
 
-/**
- * Starts a process that holds the file's write lock for `ms`, and resolves once it holds it.
- *
- * @returns the holder's exit (wrapped, so awaiting this does not wait for it), to await at the end
- */
-async function holdLock(path: string, ms: number): Promise<{ exit: Promise<WorkerExit> }> {
-  let onLocked: () => void = () => {}
-  const locked = new Promise<void>((resolve) => {
-    onLocked = resolve
-  })
-  const exit = collect(launchHolder([path, String(ms)]), (line) => {
-    if (line === 'L') onLocked()
-  })
-  await Promise.race([locked, exit])
-  return { exit }
-}
 const launchBystander = useWorker('concurrent-bystander')
 
-describe('concurrency', () => {
+describe(`concurrency [${BACKEND}]`, () => {
   it(`${WRITERS} writers, ${PINNERS} pinners and ${READERS} reader in separate processes: no errors, nothing lost (seed ${SEED})`, async () => {
-    const path = dir.file('shared.db')
+    const path = await backend.freshLocation()
+    const sqlite = backend.name === 'sqlite'
     const appended = new Map<string, Map<string, string>>()
     const order = new Map<string, string[]>() // writer → trackingIds it appended to the shared session, in order
     const acked = new Map<string, number>() // session → largest acknowledged boundary
@@ -128,6 +121,7 @@ describe('concurrency', () => {
     let walNow = 0
     let walRestarts = 0
     const sampler = setInterval(() => {
+      if (!sqlite) return
       const size = statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0
       if (size < walNow) walRestarts++
       walNow = size
@@ -135,7 +129,7 @@ describe('concurrency', () => {
     }, 20)
 
     // Read while they write: every committed state of the shared session obeys the rules.
-    const reader = openContextStore(path)
+    const reader = await backend.openAt(path)
     let boundary = 0
     let polls = 0
     // An object, not a local: the loop reads what the promise's callback writes.
@@ -145,7 +139,8 @@ describe('concurrency', () => {
     })
     while (!run.finished) {
       const t = Date.now()
-      boundary = assertWindowRules(reader, 'shared', RANGES, { previousBoundary: boundary }).boundary
+      boundary = (await assertWindowRulesOf(reader, 'shared', RANGES, { previousBoundary: boundary }))
+        .boundary
       polls++
       // Leave the writers most of the CPU: pause at least twice as long as the check took.
       const pause = Math.max(250, 2 * (Date.now() - t))
@@ -160,16 +155,27 @@ describe('concurrency', () => {
     expect(errors).toStrictEqual([])
     for (const r of results) expect(r.code, r.stderr).toBe(0)
     expect(done).toHaveLength(WRITERS + roles.length)
+    if (!sqlite) {
+      // `writer w: D own shared ms slowest lostRaces lockedRetries`
+      const lost = done
+        .filter((d) => d.startsWith('writer '))
+        .reduce((n, d) => n + Number(d.split(' ').at(-2)), 0)
+      expect(lost).toBeGreaterThan(0)
+    }
     // Checkpoints finish while processes keep writing and reading: the log is started over again and
     // again instead of growing for as long as the file is busy.
-    expect(walRestarts).toBeGreaterThan(0)
-    expect(reader.connection().pragma('integrity_check', { simple: true })).toBe('ok')
+    if (sqlite) {
+      expect(walRestarts).toBeGreaterThan(0)
+      const file = openContextStore(path, { readonly: true })
+      expect(file.connection().pragma('integrity_check', { simple: true })).toBe('ok')
+      file.close()
+    }
 
     // Own sessions: everything acknowledged, plus one repair row per tool round a writer left open.
     for (let w = 0; w < WRITERS; w++) {
       const id = `own-${w}`
       const mine = appended.get(id) ?? new Map<string, string>()
-      const report = assertWindowRules(reader, id, RANGES, {
+      const report = await assertWindowRulesOf(reader, id, RANGES, {
         appended: mine,
         previousBoundary: acked.get(id) ?? 0,
       })
@@ -180,7 +186,7 @@ describe('concurrency', () => {
 
     // The shared session: dense, nothing lost or duplicated, each writer's turns contiguous and in order.
     const sharedAcked = appended.get('shared') ?? new Map<string, string>()
-    const report = assertWindowRules(reader, 'shared', RANGES, {
+    const report = await assertWindowRulesOf(reader, 'shared', RANGES, {
       appended: sharedAcked,
       previousBoundary: Math.max(boundary, acked.get('shared') ?? 0),
     })
@@ -196,96 +202,55 @@ describe('concurrency', () => {
       const seqs = ids.map((id) => seqOf.get(id) as number)
       expect(seqs).toStrictEqual([...seqs].sort((x, y) => x - y))
     }
-    // The full-text index after all those writers: in step with the archive, and a search finds what a
-    // scan of the archive finds (pending rows included).
-    const { extra, missing } = compareIndexWithView(reader.connection())
-    expect(extra).toStrictEqual([])
-    expect(missing).toStrictEqual([])
-    for (const e of report.history.slice(-40)) {
-      const block = e.message.content.find((b) => 'text' in b)
-      const text = block !== undefined && 'text' in block ? block.text : ''
-      // The message's own words as a phrase: specific enough that it is among the first 1,000 hits.
-      const phrase = (text.match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 12).join(' ')
-      if (phrase === '') continue
-      const hits = reader.search(`"${phrase}"`, { sessionId: 'shared', limit: 1000, excludeTools: [] })
-      expect(
-        hits.map((h) => h.seq),
-        `search "${phrase}" finds seq ${e.seq}`,
-      ).toContain(e.seq)
+    // The full-text index after all those writers (SQLite's; PostgreSQL has none yet, see
+    // docs/postgres.md): in step with the archive, and a search finds what a scan of the archive finds
+    // (pending rows included).
+    const file = sqliteOf(reader)?.store
+    if (file !== undefined) {
+      const { extra, missing } = compareIndexWithView(file.connection())
+      expect(extra).toStrictEqual([])
+      expect(missing).toStrictEqual([])
+      for (const e of report.history.slice(-40)) {
+        const block = e.message.content.find((b) => 'text' in b)
+        const text = block !== undefined && 'text' in block ? block.text : ''
+        // The message's own words as a phrase: specific enough that it is among the first 1,000 hits.
+        const phrase = (text.match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 12).join(' ')
+        if (phrase === '') continue
+        const hits = file.search(`"${phrase}"`, { sessionId: 'shared', limit: 1000, excludeTools: [] })
+        expect(
+          hits.map((h) => h.seq),
+          `search "${phrase}" finds seq ${e.seq}`,
+        ).toContain(e.seq)
+      }
     }
-    reader.close()
 
     const total = [...appended.values()].reduce((n, m) => n + m.size, 0)
     console.log(
-      `concurrency: ${WRITERS} writers, ${PINNERS} pinners, ${READERS} reader, ${total} acknowledged messages (${sharedAcked.size} in the shared session) ` +
+      `concurrency [${BACKEND}]: ${WRITERS} writers, ${PINNERS} pinners, ${READERS} reader, ${total} acknowledged messages (${sharedAcked.size} in the shared session) ` +
         `in ${seconds.toFixed(1)} s, ${polls} consistent reads while writing, boundary ${report.boundary}, ` +
         `largest WAL ${(walBytes / 2 ** 20).toFixed(1)} MiB, cut back ${walRestarts} times; ${done.join('; ')}`,
     )
   }, 900_000)
 
-  it('two managers on one session each see the other’s committed writes at once', () => {
-    const path = dir.file('two.db')
-    const storeA = openContextStore(path)
-    const storeB = openContextStore(path)
+  it('two managers on one session each see the other’s committed writes at once', async () => {
+    const storeA = await backend.open()
+    const storeB = await backend.reopen(storeA)
     const limits = { windowSize: 4, protectedMessages: { first: 1 } }
-    const a = new PersistentConversationManager({ store: storeA, sessionId: 's', ...limits })
-    const b = new PersistentConversationManager({ store: storeB, sessionId: 's', ...limits })
+    const a = backend.manager(storeA, { sessionId: 's', ...limits })
+    const b = backend.manager(storeB, { sessionId: 's', ...limits })
     const f = new MessageFactory('two')
-    for (let i = 0; i < 4; i++) a.append([f.user(`a${i}`), f.reply(`a${i}`)])
+    for (let i = 0; i < 4; i++) await a.append([f.user(`a${i}`), f.reply(`a${i}`)])
+    const ids = async (m: typeof a): Promise<string[]> => (await m.window()).map((x) => x.trackingId)
     // B never appended, yet its window is A's ledger, and its eviction is decided from that ledger.
-    expect(b.window().map((m) => m.trackingId)).toStrictEqual(a.window().map((m) => m.trackingId))
-    expect(b.applyWindow().evicted).toBeGreaterThan(0)
-    const afterB = a.window().map((m) => m.trackingId)
-    expect(afterB).toStrictEqual(b.window().map((m) => m.trackingId))
+    expect(await ids(b)).toStrictEqual(await ids(a))
+    expect((await b.applyWindow()).evicted).toBeGreaterThan(0)
+    expect(await ids(a)).toStrictEqual(await ids(b))
     // A pin through A brings an evicted message back for B; B's next eviction keeps it.
-    a.pin({ seq: 2 }, { actor: 'a' })
-    b.append([f.user('b'), f.reply('b')])
-    b.applyWindow()
-    expect(b.window().some((m) => m.trackingId === 'two.2')).toBe(true)
-    expect(a.window().map((m) => m.trackingId)).toStrictEqual(b.window().map((m) => m.trackingId))
-    assertWindowRules(storeA, 's', limits.protectedMessages)
-    storeA.close()
-    storeB.close()
-  })
-
-  it('waits out another process’s write lock, and past the timeout fails typed with nothing written', async () => {
-    const path = dir.file('locked.db')
-    openContextStore(path).close()
-    const { exit } = await holdLock(path, 1500)
-
-    // No clock: the impatient call failing BUSY shows it gave up instead of waiting out the lock, and the lock
-    // is still held right after it; the patient call that follows can only succeed by waiting for the release.
-    const impatient = openContextStore(path, { busyTimeoutMs: 10 })
-    const error = refusal(() => impatient.append('s', { role: 'user', content: [{ text: 'too early' }] }))
-    expect(error.code).toBe('DATABASE_BUSY')
-    expect(error.cause).toMatchObject({ code: 'SQLITE_BUSY' })
-    expect(impatient.session('s')).toBeUndefined()
-    expect(
-      refusal(() => impatient.append('s', { role: 'user', content: [{ text: 'still early' }] })).code,
-    ).toBe('DATABASE_BUSY')
-
-    const patient = openContextStore(path)
-    const [entry] = patient.append('s', { role: 'user', content: [{ text: 'after the lock' }] })
-    expect(entry?.seq).toBe(0)
-    expect((await exit).lines).toStrictEqual(['L', 'U'])
-    impatient.close()
-    patient.close()
-  })
-
-  it('the busy timeout bounds the whole call: no retry starts the wait over', async () => {
-    const path = dir.file('deadline.db')
-    openContextStore(path).close()
-    // The lock is held far longer than the timeout: a call that started its wait over after the timeout
-    // (once per retry) would outlast the holder and succeed instead of failing.
-    const { exit } = await holdLock(path, 1500)
-
-    const store = openContextStore(path, { busyTimeoutMs: 400 })
-    const error = refusal(() =>
-      store.append('s', { role: 'user', content: [{ text: 'waits at most 400 ms in all' }] }),
-    )
-    expect(error.code).toBe('DATABASE_BUSY')
-    expect((await exit).lines).toStrictEqual(['L', 'U'])
-    expect(store.session('s')).toBeUndefined()
-    store.close()
+    await a.pin({ seq: 2 }, { actor: 'a' })
+    await b.append([f.user('b'), f.reply('b')])
+    await b.applyWindow()
+    expect((await ids(b)).includes('two.2')).toBe(true)
+    expect(await ids(a)).toStrictEqual(await ids(b))
+    await assertWindowRulesOf(storeA, 's', limits.protectedMessages)
   })
 })

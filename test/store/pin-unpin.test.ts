@@ -4,15 +4,16 @@
  * the session's window was last applied with; an unpin lets it go at the next window application. Both
  * log who and why, and refuse bad arguments with `INVALID_OPTIONS` naming them.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import {
-  openContextStore,
-  PersistentConversationManager,
-  type ContextStore,
-  type MessageData,
-} from '../../src/index.js'
-import { refusal } from '../helpers/refusal.js'
-import { tempStore } from '../helpers/temp-store.js'
+import { afterAll, describe, expect, it } from 'vitest'
+import type { MessageData } from '../../src/index.js'
+import { BACKEND, makeBackend, type LedgerManager, type LedgerStore } from '../helpers/backend.js'
+import { refusalOf } from '../helpers/refusal.js'
+
+// The conformance suite: the same tests on the backend the project selects (test/helpers/backend.ts).
+const backend = makeBackend()
+afterAll(async () => {
+  await backend.cleanup()
+})
 
 /** Three turns, each a question, a tool call, its result and a reply: seqs 4t … 4t + 3. */
 function conversation(): MessageData[] {
@@ -27,99 +28,85 @@ function conversation(): MessageData[] {
   ])
 }
 
-const cleanups: (() => void)[] = []
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup()
-})
-
 /** A store whose session `s` holds the conversation, applied with `protectedMessages.first = first`. */
-function applied(first: number): ReturnType<typeof tempStore> & { manager: PersistentConversationManager } {
-  const temp = tempStore()
-  cleanups.push(temp.cleanup)
-  const manager = new PersistentConversationManager({
-    store: temp.store,
-    sessionId: 's',
-    windowSize: 4,
-    protectedMessages: { first },
-  })
-  manager.append(conversation())
-  manager.applyWindow()
-  return { ...temp, manager }
+async function applied(first: number): Promise<{ store: LedgerStore; manager: LedgerManager }> {
+  const store = await backend.open()
+  const manager = backend.manager(store, { sessionId: 's', windowSize: 4, protectedMessages: { first } })
+  await manager.append(conversation())
+  await manager.applyWindow()
+  return { store, manager }
 }
 
-const inWindow = (m: PersistentConversationManager): number[] =>
-  m
-    .history()
-    .filter((e) => e.inWindow)
-    .map((e) => e.seq)
+const inWindow = async (m: LedgerManager): Promise<number[]> =>
+  (await m.history()).filter((e) => e.inWindow).map((e) => e.seq)
 
-describe('store.pin and store.unpin', () => {
-  it('bring an evicted tool call back with its result and a lead, log who and why, and let it go again', () => {
-    const { store, manager } = applied(0)
-    expect(inWindow(manager)).toStrictEqual([8, 9, 10, 11])
+describe(`store.pin and store.unpin [${BACKEND}]`, () => {
+  it('bring an evicted tool call back with its result and a lead, log who and why, and let it go again', async () => {
+    const { store, manager } = await applied(0)
+    expect(await inWindow(manager)).toStrictEqual([8, 9, 10, 11])
 
-    expect(store.pin('s', { seq: 5 }, { actor: 'agent', reason: 'the lookup' })).toStrictEqual({
+    expect(await store.pin('s', { seq: 5 }, { actor: 'agent', reason: 'the lookup' })).toStrictEqual({
       seq: 5,
       trackingId: expect.any(String) as string,
       changed: true,
       restored: 3,
     })
     // The call, its result, and the question before them as the window's lead.
-    expect(inWindow(manager)).toStrictEqual([4, 5, 6, 8, 9, 10, 11])
-    expect(store.pin('s', { seq: 5 })).toMatchObject({ changed: false, restored: 0 })
+    expect(await inWindow(manager)).toStrictEqual([4, 5, 6, 8, 9, 10, 11])
+    expect(await store.pin('s', { seq: 5 })).toMatchObject({ changed: false, restored: 0 })
 
-    expect(store.unpin('s', { seq: 5 }, { actor: 'user', reason: 'done' })).toMatchObject({
+    expect(await store.unpin('s', { seq: 5 }, { actor: 'user', reason: 'done' })).toMatchObject({
       changed: true,
       restored: 0,
     })
-    manager.applyWindow()
-    expect(inWindow(manager)).toStrictEqual([8, 9, 10, 11])
-    expect(store.pinEvents('s').map((e) => [e.seq, e.action, e.actor, e.reason])).toStrictEqual([
+    await manager.applyWindow()
+    expect(await inWindow(manager)).toStrictEqual([8, 9, 10, 11])
+    expect((await store.pinEvents('s')).map((e) => [e.seq, e.action, e.actor, e.reason])).toStrictEqual([
       [5, 'pin', 'agent', 'the lookup'],
       [5, 'unpin', 'user', 'done'],
     ])
   })
 
-  it('without limits, protect by the ranges the window was last applied with: the same window as the manager pin', () => {
-    const byManager = applied(2)
-    const byStore = applied(2)
-    byManager.manager.pin({ seq: 5 })
-    byStore.store.pin('s', { seq: 5 })
-    expect(inWindow(byStore.manager)).toStrictEqual(inWindow(byManager.manager))
+  it('without limits, protect by the ranges the window was last applied with: the same window as the manager pin', async () => {
+    const byManager = await applied(2)
+    const byStore = await applied(2)
+    await byManager.manager.pin({ seq: 5 })
+    await byStore.store.pin('s', { seq: 5 })
+    expect(await inWindow(byStore.manager)).toStrictEqual(await inWindow(byManager.manager))
     // The kept rows' marks stay derived for the manager's range, so its next plan need not redo them.
-    const keptFirst = (t: ReturnType<typeof tempStore>): unknown =>
-      t.store.connection().prepare('SELECT kept_first FROM sessions').pluck().get()
-    expect(keptFirst(byStore)).toBe(2)
-    expect(keptFirst(byStore)).toBe(keptFirst(byManager))
-    byManager.manager.append({ role: 'user', content: [{ text: 'next' }] })
-    byStore.manager.append({ role: 'user', content: [{ text: 'next' }] })
-    expect(byStore.manager.applyWindow()).toStrictEqual(byManager.manager.applyWindow())
-    expect(inWindow(byStore.manager)).toStrictEqual(inWindow(byManager.manager))
+    const keptFirst = (t: { store: LedgerStore }): Promise<unknown> =>
+      backend.scalar(t.store, {
+        sqlite: 'SELECT kept_first FROM sessions',
+        postgres: 'SELECT kept_first FROM context_ledger.sessions',
+      })
+    expect(await keptFirst(byStore)).toBe(2)
+    expect(await keptFirst(byStore)).toBe(await keptFirst(byManager))
+    await byManager.manager.append({ role: 'user', content: [{ text: 'next' }] })
+    await byStore.manager.append({ role: 'user', content: [{ text: 'next' }] })
+    expect(await byStore.manager.applyWindow()).toStrictEqual(await byManager.manager.applyWindow())
+    expect(await inWindow(byStore.manager)).toStrictEqual(await inWindow(byManager.manager))
   })
 
   it.each([
     [
       'pin limits {}',
-      (store: ContextStore) => store.pin('s', { seq: 1 }, {}, {} as never),
+      (store: LedgerStore) => store.pin('s', { seq: 1 }, {}, {} as never),
       'limits.windowSize',
     ],
-    ['pin limits null', (store: ContextStore) => store.pin('s', { seq: 1 }, {}, null as never), 'limits'],
-    ["pin actor ''", (store: ContextStore) => store.pin('s', { seq: 1 }, { actor: '' }), 'attribution.actor'],
-    ['unpin ref {}', (store: ContextStore) => store.unpin('s', {} as never), 'ref'],
-    ['unpin session 7', (store: ContextStore) => store.unpin(7 as never, { seq: 1 }), 'sessionId'],
-  ])('refuse %s with INVALID_OPTIONS naming it', (_name, call, path) => {
-    const { store } = applied(0)
-    const error = refusal(() => call(store))
+    ['pin limits null', (store: LedgerStore) => store.pin('s', { seq: 1 }, {}, null as never), 'limits'],
+    ["pin actor ''", (store: LedgerStore) => store.pin('s', { seq: 1 }, { actor: '' }), 'attribution.actor'],
+    ['unpin ref {}', (store: LedgerStore) => store.unpin('s', {} as never), 'ref'],
+    ['unpin session 7', (store: LedgerStore) => store.unpin(7 as never, { seq: 1 }), 'sessionId'],
+  ])('refuse %s with INVALID_OPTIONS naming it', async (_name, call, path) => {
+    const { store } = await applied(0)
+    const error = await refusalOf(() => call(store))
     expect([error.code, error.path]).toStrictEqual(['INVALID_OPTIONS', path])
   })
 
-  it('refuse a read-only store with READ_ONLY', () => {
-    const { path } = applied(0)
-    const reader = openContextStore(path, { readonly: true })
-    cleanups.unshift(() => {
-      reader.close()
-    })
-    expect(refusal(() => reader.pin('s', { seq: 1 })).code).toBe('READ_ONLY')
-    expect(refusal(() => reader.unpin('s', { seq: 1 })).code).toBe('READ_ONLY')
+  it('refuse a read-only store with READ_ONLY', async () => {
+    const { store } = await applied(0)
+    const reader = await backend.reopen(store, { readonly: true })
+    expect((await refusalOf(() => reader.pin('s', { seq: 1 }))).code).toBe('READ_ONLY')
+    expect((await refusalOf(() => reader.unpin('s', { seq: 1 }))).code).toBe('READ_ONLY')
   })
 })

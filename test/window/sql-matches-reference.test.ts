@@ -9,26 +9,25 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   estimateTokens,
-  PersistentConversationManager,
   planWindow,
   type ContentBlockData,
-  type ContextStore,
   type MessageData,
   type StoredMessageData,
 } from '../../src/index.js'
+import { BACKEND, makeBackend, type LedgerManager, type LedgerStore } from '../helpers/backend.js'
 import { conversation } from '../helpers/conversations.js'
-import { tempStore } from '../helpers/temp-store.js'
-import { assertProgress, assertStepRules } from '../helpers/window-rules.js'
+import { assertProgress, assertStepRulesOf } from '../helpers/window-rules.js'
 import { fcRuns } from '../helpers/runs.js'
 
-let store: ContextStore
-let cleanup: () => void
+// The conformance suite: the same properties on the backend the project selects (test/helpers/backend.ts).
+const backend = makeBackend()
+let store: LedgerStore
 let session = 0
-beforeAll(() => {
-  ;({ store, cleanup } = tempStore())
+beforeAll(async () => {
+  store = await backend.open()
 })
-afterAll(() => {
-  cleanup()
+afterAll(async () => {
+  await backend.cleanup()
 })
 
 const op = fc.oneof(
@@ -90,9 +89,9 @@ interface Snapshot {
   window: number[]
 }
 
-function snapshot(m: PersistentConversationManager): Snapshot {
-  const entries = m.history({ limit: 100_000 })
-  const boundary = m.store.session(m.sessionId)?.boundary ?? 0
+async function snapshot(m: LedgerManager): Promise<Snapshot> {
+  const entries = await m.history({ limit: 100_000 })
+  const boundary = (await m.store.session(m.sessionId))?.boundary ?? 0
   return {
     archive: entries.map((e) => e.message),
     pinned: entries.map((e) => e.pinned),
@@ -109,19 +108,18 @@ function snapshot(m: PersistentConversationManager): Snapshot {
   }
 }
 
-describe('PersistentConversationManager', () => {
+describe(`PersistentConversationManager [${BACKEND}]`, () => {
   describe('window', () => {
-    it('equals planWindow on the same ledger and keeps every window rule, step after step', () => {
-      fc.assert(
-        fc.property(
+    it('equals planWindow on the same ledger and keeps every window rule, step after step', async () => {
+      await fc.assert(
+        fc.asyncProperty(
           conversation(20),
           fc.array(op, { minLength: 1, maxLength: 50 }),
           config,
-          (messages, ops, cfg) => {
+          async (messages, ops, cfg) => {
             const sessionId = `prop-${session++}`
-            const manager = (first: number, last: number): PersistentConversationManager =>
-              new PersistentConversationManager({
-                store,
+            const manager = (first: number, last: number): LedgerManager =>
+              backend.manager(store, {
                 sessionId,
                 windowSize: cfg.windowSize,
                 tokenBudget: cfg.tokenBudget,
@@ -133,14 +131,14 @@ describe('PersistentConversationManager', () => {
             let inForce = m.limits
             let next = 0
             for (const o of ops) {
-              const before = snapshot(m)
+              const before = await snapshot(m)
               let result
               if (o.kind === 'append') {
                 const batch = messages.slice(next, next + o.take)
                 next += batch.length
-                if (batch.length > 0) m.append(batch)
+                if (batch.length > 0) await m.append(batch)
               } else if (o.kind === 'apply' || o.kind === 'reduce') {
-                result = o.kind === 'apply' ? m.applyWindow() : m.reduce({ overflow: true })
+                result = o.kind === 'apply' ? await m.applyWindow() : await m.reduce({ overflow: true })
                 inForce = m.limits
                 const expected = planWindow(before.archive, {
                   windowSize: cfg.windowSize,
@@ -154,22 +152,22 @@ describe('PersistentConversationManager', () => {
                 })
                 const { indices: _i, messages: windowMessages, state: _s, kept: _k, ...plan } = expected
                 expect(result).toStrictEqual(plan)
-                expect(m.window().map((x) => x.trackingId)).toStrictEqual(
+                expect((await m.window()).map((x) => x.trackingId)).toStrictEqual(
                   windowMessages.map((x) => x.trackingId),
                 )
               } else if (o.kind === 'ranges') {
                 m = manager(o.first, o.last)
               } else if (before.archive.length > 0) {
                 const seq = o.at % before.archive.length
-                if (o.kind === 'pin') m.pin({ seq }, { actor: 'agent', reason: 'property' })
-                else if (o.kind === 'unpin') m.unpin({ seq })
+                if (o.kind === 'pin') await m.pin({ seq }, { actor: 'agent', reason: 'property' })
+                else if (o.kind === 'unpin') await m.unpin({ seq })
                 else
-                  m.setWindowContent(
+                  await m.setWindowContent(
                     { seq },
                     o.clear ? null : replacement(before.archive[seq] as StoredMessageData, o.size),
                   )
               }
-              const after = snapshot(m)
+              const after = await snapshot(m)
               const check = {
                 store,
                 sessionId: m.sessionId,
@@ -181,7 +179,7 @@ describe('PersistentConversationManager', () => {
                 mode: o.kind === 'apply' ? ('apply' as const) : ('overflow' as const),
                 previousBoundary: before.boundary,
               }
-              const protectedSeqs = assertStepRules(check)
+              const protectedSeqs = await assertStepRulesOf(check)
               if (o.kind === 'reduce')
                 assertProgress({
                   ...check,
@@ -190,12 +188,12 @@ describe('PersistentConversationManager', () => {
                   protectedSeqs,
                 })
               // What window() returns is the materialized form of exactly these rows.
-              expect(m.window().map((x) => x.trackingId)).toStrictEqual(
+              expect((await m.window()).map((x) => x.trackingId)).toStrictEqual(
                 after.window.map((s) => after.archive[s]?.trackingId),
               )
             }
             // Archive complete and byte-identical.
-            expect(snapshot(m).archive.map((x) => JSON.stringify(x))).toStrictEqual(
+            expect((await snapshot(m)).archive.map((x) => JSON.stringify(x))).toStrictEqual(
               messages.slice(0, next).map((x) => JSON.stringify(x)),
             )
           },

@@ -14,10 +14,10 @@ import {
   SlidingWindowConversationManager,
 } from '@strands-agents/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PersistentConversationManager, type ContextStore, type StoredMessageData } from '../../src/index.js'
+import type { StoredMessageData } from '../../src/index.js'
+import { BACKEND, makeBackend, type LedgerStore } from '../helpers/backend.js'
 import { conversation } from '../helpers/conversations.js'
 import { assistant, toolResult, toolUse, user } from '../helpers/messages.js'
-import { tempStore } from '../helpers/temp-store.js'
 import { fcRuns } from '../helpers/runs.js'
 
 type Hook = (event: { agent: { messages: Message[] } }) => void
@@ -54,14 +54,15 @@ class StrandsDriver {
 const quiet = (): void => undefined
 configureLogging({ debug: quiet, info: quiet, warn: quiet, error: quiet })
 
-let store: ContextStore
-let cleanup: () => void
+// The conformance suite: the same differential on the backend the project selects.
+const backend = makeBackend()
+let store: LedgerStore
 let session = 0
-beforeAll(() => {
-  ;({ store, cleanup } = tempStore())
+beforeAll(async () => {
+  store = await backend.open()
 })
-afterAll(() => {
-  cleanup()
+afterAll(async () => {
+  await backend.cleanup()
 })
 
 const step = fc.record({
@@ -69,19 +70,19 @@ const step = fc.record({
   action: fc.constantFrom('invoke', 'invoke', 'overflow', 'none'),
 })
 
-describe('PersistentConversationManager', () => {
+describe(`PersistentConversationManager [${BACKEND}]`, () => {
   describe('applyWindow and reduce', () => {
-    it('keep exactly what Strands 1.19 SlidingWindowConversationManager keeps when nothing is protected', () => {
-      fc.assert(
-        fc.property(
+    it('keep exactly what Strands 1.19 SlidingWindowConversationManager keeps when nothing is protected', async () => {
+      await fc.assert(
+        fc.asyncProperty(
           // Sessions that open with an assistant message are left out: their greeting goes straight to the
           // archive here (no window can start with it), while Strands keeps it at the front.
           conversation(30, { greetings: false }),
           fc.array(step, { minLength: 1, maxLength: 60 }),
           fc.integer({ min: 1, max: 12 }),
-          (messages, steps, windowSize) => {
+          async (messages, steps, windowSize) => {
             const sessionId = `eq-${session++}`
-            const ours = new PersistentConversationManager({ store, sessionId, windowSize })
+            const ours = backend.manager(store, { sessionId, windowSize })
             const strands = new StrandsDriver(
               new SlidingWindowConversationManager({ windowSize, shouldTruncateResults: false }),
             )
@@ -90,17 +91,18 @@ describe('PersistentConversationManager', () => {
               const batch = messages.slice(next, next + s.take)
               next += batch.length
               if (batch.length > 0) {
-                ours.append(batch)
+                await ours.append(batch)
                 strands.agent.messages.push(...batch.map((m) => Message.fromJSON(m as never)))
               }
               if (s.action === 'none') continue
-              const result = s.action === 'invoke' ? ours.applyWindow() : ours.reduce({ overflow: true })
+              const result =
+                s.action === 'invoke' ? await ours.applyWindow() : await ours.reduce({ overflow: true })
               const reduced = s.action === 'invoke' ? (strands.invoke(), undefined) : strands.overflow()
-              const window = ours.window().map((m) => m.trackingId)
+              const window = (await ours.window()).map((m) => m.trackingId)
               if (result.cut === 'latest-trim-point') {
                 // Strands found no valid trim point and kept everything; we cut earlier. Resync.
                 expect(reduced === undefined || !reduced).toBe(true)
-                strands.agent.messages = ours.window().map((m) => Message.fromJSON(m as never))
+                strands.agent.messages = (await ours.window()).map((m) => Message.fromJSON(m as never))
                 continue
               }
               expect(window).toStrictEqual(strands.ids())
@@ -165,12 +167,12 @@ describe('PersistentConversationManager', () => {
         ['Review', 'tu3', 'tr3', 'end'],
       ],
     ]
-    it.each(scenarios)('matches Strands: %s', (_what, messages, windowSize, step, expected) => {
-      const m = new PersistentConversationManager({ store, sessionId: `sw-${session++}`, windowSize })
-      m.append(messages)
-      if (step === 'invoke') m.applyWindow()
-      else m.reduce({ overflow: true })
-      expect(m.window().map((x) => x.trackingId)).toStrictEqual(expected)
+    it.each(scenarios)('matches Strands: %s', async (_what, messages, windowSize, step, expected) => {
+      const m = backend.manager(store, { sessionId: `sw-${session++}`, windowSize })
+      await m.append(messages)
+      if (step === 'invoke') await m.applyWindow()
+      else await m.reduce({ overflow: true })
+      expect((await m.window()).map((x) => x.trackingId)).toStrictEqual(expected)
     })
   })
 })

@@ -9,30 +9,26 @@
 import fc from 'fast-check'
 import { configureLogging, Message, SummarizingConversationManager, TextBlock } from '@strands-agents/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  isSummaryMessage,
-  PersistentConversationManager,
-  type ContextStore,
-  type StoredMessageData,
-} from '../../src/index.js'
+import { isSummaryMessage, type StoredMessageData } from '../../src/index.js'
+import { BACKEND, makeBackend, type LedgerManager, type LedgerStore } from '../helpers/backend.js'
 import { conversation } from '../helpers/conversations.js'
 import { fcRuns } from '../helpers/runs.js'
 import { recordingSummarizer, type RecordingSummarizer } from '../helpers/summarizers.js'
 import { toolUse, turns, user } from '../helpers/messages.js'
-import { tempStore } from '../helpers/temp-store.js'
-import { assertWindowRules } from '../helpers/window-rules.js'
+import { assertWindowRulesOf } from '../helpers/window-rules.js'
 
 const quiet = (): void => undefined
 configureLogging({ debug: quiet, info: quiet, warn: quiet, error: quiet })
 
-let store: ContextStore
-let cleanup: () => void
+// The conformance suite: the same tests on the backend the project selects (test/helpers/backend.ts).
+const backend = makeBackend()
+let store: LedgerStore
 let session = 0
-beforeAll(() => {
-  ;({ store, cleanup } = tempStore())
+beforeAll(async () => {
+  store = await backend.open()
 })
-afterAll(() => {
-  cleanup()
+afterAll(async () => {
+  await backend.cleanup()
 })
 
 const SUMMARY = 'STRANDS-SUMMARY'
@@ -85,12 +81,12 @@ function ids(messages: readonly (StoredMessageData | Message)[]): string[] {
  * @returns whether a summary was made
  */
 async function sameAsStrands(
-  ours: PersistentConversationManager,
+  ours: LedgerManager,
   summarizer: RecordingSummarizer,
   ratio: number,
   preserve: number,
 ): Promise<boolean> {
-  const theirs = ours.window().map((m) => Message.fromJSON(m as never))
+  const theirs = (await ours.window()).map((m) => Message.fromJSON(m as never))
   const folded = await strandsFold(theirs, ratio, preserve)
   const result = await ours.summarize(summarizer.summarize, {
     summaryRatio: ratio,
@@ -98,7 +94,7 @@ async function sameAsStrands(
   })
   if (folded === true) {
     expect(result.reason).toBeUndefined()
-    expect(ids(ours.window())).toStrictEqual(ids(theirs))
+    expect(ids(await ours.window())).toStrictEqual(ids(theirs))
   } else {
     expect(result.summary).toBeUndefined()
     expect(result.reason).toBe(
@@ -109,7 +105,7 @@ async function sameAsStrands(
           : 'all-protected',
     )
   }
-  assertWindowRules(store, ours.sessionId, { first: ours.limits.first, last: ours.limits.last })
+  await assertWindowRulesOf(store, ours.sessionId, { first: ours.limits.first, last: ours.limits.last })
   return folded === true
 }
 
@@ -129,7 +125,7 @@ const step = fc.oneof(
   },
 )
 
-describe('summarize', () => {
+describe(`summarize [${BACKEND}]`, () => {
   it('folds exactly what Strands 1.19 SummarizingConversationManager summarizes when nothing is protected', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -138,18 +134,18 @@ describe('summarize', () => {
         fc.integer({ min: 1, max: 12 }),
         async (messages, steps, windowSize) => {
           const sessionId = `eq-${session++}`
-          const ours = new PersistentConversationManager({ store, sessionId, windowSize })
+          const ours = backend.manager(store, { sessionId, windowSize })
           const summarizer = recordingSummarizer()
           let next = 0
           for (const s of steps) {
             if (s.kind === 'append') {
               const batch = messages.slice(next, next + s.take)
               next += batch.length
-              if (batch.length > 0) ours.append(batch)
+              if (batch.length > 0) await ours.append(batch)
               continue
             }
             if (s.kind === 'apply') {
-              ours.applyWindow()
+              await ours.applyWindow()
               continue
             }
             await sameAsStrands(ours, summarizer, s.ratio, s.preserve)
@@ -161,32 +157,32 @@ describe('summarize', () => {
   })
 
   it('declines as Strands does when the split lands on the call in flight after the summary', async () => {
-    const ours = new PersistentConversationManager({ store, sessionId: `eq-${session++}`, windowSize: 1 })
+    const ours = backend.manager(store, { sessionId: `eq-${session++}`, windowSize: 1 })
     const summarizer = recordingSummarizer()
-    ours.append(user('q0'))
+    await ours.append(user('q0'))
     expect(await sameAsStrands(ours, summarizer, 0.8, 0)).toBe(true)
-    ours.append(toolUse('A'))
+    await ours.append(toolUse('A'))
     expect(await sameAsStrands(ours, summarizer, 0.5, 0)).toBe(false)
   })
 
   it('takes its share after pinned messages at the front, where Strands declines', async () => {
-    const ours = new PersistentConversationManager({ store, sessionId: `eq-${session++}`, windowSize: 10 })
+    const ours = backend.manager(store, { sessionId: `eq-${session++}`, windowSize: 10 })
     const summarizer = recordingSummarizer()
-    ours.append(turns(2))
-    ours.pin({ seq: 0 })
+    await ours.append(turns(2))
+    await ours.pin({ seq: 0 })
     // The pin is not at the front yet: the same fold as Strands.
     expect(await sameAsStrands(ours, summarizer, 0.8, 1)).toBe(true)
-    expect(ids(ours.window())).toHaveLength(3)
+    expect(ids(await ours.window())).toHaveLength(3)
     // [q0 (pinned), summary, a1]: Strands' share is q0 alone — all protected, nothing done; ours is the
     // summary (the share of what may fold), so the fold makes progress.
-    const theirs = ours.window().map((m) => Message.fromJSON(m as never))
+    const theirs = (await ours.window()).map((m) => Message.fromJSON(m as never))
     expect(await strandsFold(theirs, 0.1, 0)).toBe(false)
     const result = await ours.summarize(summarizer.summarize, {
       summaryRatio: 0.1,
       preserveRecentMessages: 0,
     })
     expect(result.summary?.replaces).toBeDefined()
-    expect(ids(ours.window())).toHaveLength(3)
-    assertWindowRules(store, ours.sessionId, { first: 0, last: 0 })
+    expect(ids(await ours.window())).toHaveLength(3)
+    await assertWindowRulesOf(store, ours.sessionId, { first: 0, last: 0 })
   })
 })

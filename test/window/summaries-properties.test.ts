@@ -23,11 +23,8 @@ import {
   ContextLedgerError,
   estimateTokens,
   isContextLedgerError,
-  openContextStore,
-  PersistentConversationManager,
   planWindow,
   type ContentBlockData,
-  type ContextStore,
   type FoldRequest,
   type MessageData,
   type StoredMessageData,
@@ -41,21 +38,20 @@ import { planCut, type CutDecision } from '../../src/window/plan-cut.js'
 import { conversation } from '../helpers/conversations.js'
 import { fcRuns } from '../helpers/runs.js'
 import { recordingSummarizer, summaryText } from '../helpers/summarizers.js'
-import { tempStore } from '../helpers/temp-store.js'
-import { assertProgress, assertStepRules, assertWindowRules } from '../helpers/window-rules.js'
+import { BACKEND, makeBackend, type LedgerManager, type LedgerStore } from '../helpers/backend.js'
+import { assertProgress, assertStepRulesOf, assertWindowRulesOf } from '../helpers/window-rules.js'
 
-let store: ContextStore
-let other: ContextStore
-let path: string
-let cleanup: () => void
+// The conformance suite: the same properties on the backend the project selects.
+const backend = makeBackend()
+let store: LedgerStore
+let other: LedgerStore
 let session = 0
-beforeAll(() => {
-  ;({ store, path, cleanup } = tempStore())
-  other = openContextStore(path)
+beforeAll(async () => {
+  store = await backend.open()
+  other = await backend.reopen(store)
 })
-afterAll(() => {
-  other.close()
-  cleanup()
+afterAll(async () => {
+  await backend.cleanup()
 })
 
 const op = fc.oneof(
@@ -152,10 +148,10 @@ interface Snapshot {
   summaries: SummaryRecord[]
 }
 
-function snapshot(m: PersistentConversationManager): Snapshot {
-  const entries = m.history({ limit: 100_000 })
-  const s = m.store.session(m.sessionId)
-  const summaries = m.summaries({ limit: 10_000 })
+async function snapshot(m: LedgerManager): Promise<Snapshot> {
+  const entries = await m.history({ limit: 100_000 })
+  const s = await m.store.session(m.sessionId)
+  const summaries = await m.summaries({ limit: 10_000 })
   return {
     archive: entries.map((e) => e.message),
     pinned: entries.map((e) => e.pinned),
@@ -169,7 +165,7 @@ function snapshot(m: PersistentConversationManager): Snapshot {
     boundary: s?.boundary ?? 0,
     kept: entries.filter((e) => e.inWindow && e.seq < (s?.boundary ?? 0)).map((e) => e.seq),
     window: entries.filter((e) => e.inWindow).map((e) => e.seq),
-    shown: m.window(),
+    shown: await m.window(),
     summary: summaries.find((x) => x.current),
     summaries,
   }
@@ -210,13 +206,13 @@ function keptAfter(before: readonly number[], d: CutDecision): number[] {
 }
 
 /** Plans a fold over SQL and over the reference; they must agree. Returns the reference's decision. */
-function sameFoldPlans(
-  m: PersistentConversationManager,
+async function sameFoldPlans(
+  m: LedgerManager,
   before: Snapshot,
   limits: WindowLimits,
   request: FoldRequest,
-): CutDecision | undefined {
-  const sql = m.store.planFold(m.sessionId, limits, request)
+): Promise<CutDecision | undefined> {
+  const sql = await m.store.planFold(m.sessionId, limits, request)
   if (before.archive.length === 0) {
     expect(sql).toStrictEqual({ nothing: 'too-few-messages' })
     return undefined
@@ -238,7 +234,7 @@ function refusalOf(error: unknown): string {
   throw error
 }
 
-describe('summaries', () => {
+describe(`summaries [${BACKEND}]`, () => {
   it('keep every window rule and their chains, and plan as the reference does, step after step', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -248,13 +244,8 @@ describe('summaries', () => {
         config,
         async (messages, opening, ops, cfg) => {
           const sessionId = `sum-${session++}`
-          const manager = (
-            first: number,
-            last: number,
-            windowSize = cfg.windowSize,
-          ): PersistentConversationManager =>
-            new PersistentConversationManager({
-              store,
+          const manager = (first: number, last: number, windowSize = cfg.windowSize): LedgerManager =>
+            backend.manager(store, {
               sessionId,
               windowSize,
               tokenBudget: cfg.tokenBudget,
@@ -272,7 +263,7 @@ describe('summaries', () => {
           const start: typeof ops =
             opening === 0 ? [] : [{ kind: 'append', take: opening, pinMask: 0, pinned: false }]
           for (const o of [...start, ...ops]) {
-            const before = snapshot(m)
+            const before = await snapshot(m)
             let result: WindowResult | undefined
             let mayGoBack = false
             const calls = summarizer.calls.length
@@ -286,7 +277,7 @@ describe('summaries', () => {
                     : msg,
                 )
               next += batch.length
-              if (batch.length > 0) m.append(batch)
+              if (batch.length > 0) await m.append(batch)
               for (const msg of batch) {
                 appended.set(msg.trackingId, JSON.stringify(msg))
                 for (const b of msg.content) if ('toolResult' in b) answered.push(b.toolResult.toolUseId)
@@ -302,12 +293,12 @@ describe('summaries', () => {
                   ],
                   trackingId: `late-${lates++}`,
                 }
-                m.append(late)
+                await m.append(late)
                 appended.set(late.trackingId, JSON.stringify(late))
               }
             } else if (o.kind === 'apply' || o.kind === 'reduce') {
               const mode = o.kind === 'apply' ? ('apply' as const) : ('overflow' as const)
-              result = o.kind === 'apply' ? m.applyWindow() : m.reduce({ overflow: true })
+              result = o.kind === 'apply' ? await m.applyWindow() : await m.reduce({ overflow: true })
               inForce = m.limits
               const expected = planWindow(before.archive, {
                 windowSize: m.limits.windowSize,
@@ -326,11 +317,11 @@ describe('summaries', () => {
               })
               const { indices, messages: _m, state: _s, kept: _k, ...plan } = expected
               expect(result).toStrictEqual(plan)
-              expect(snapshot(m).window).toStrictEqual(indices)
-              const summaryAfter = m.summaries().find((x) => x.current)
+              expect((await snapshot(m)).window).toStrictEqual(indices)
+              const summaryAfter = (await m.summaries()).find((x) => x.current)
               if (before.summary !== undefined && result.summaryEvicted) {
                 expect(summaryAfter).toBeUndefined()
-                expect(m.summary(before.summary.id).endReason).toBe('evicted')
+                expect((await m.summary(before.summary.id)).endReason).toBe('evicted')
               } else expect(summaryAfter?.id).toBe(before.summary?.id)
               if (before.summary === undefined) expect(result.summaryEvicted).toBe(false)
             } else if (o.kind === 'summarize' || o.kind === 'excess') {
@@ -348,7 +339,7 @@ describe('summaries', () => {
                           : Math.max(1, Math.floor(limits.tokenBudget * low)),
                       reserveTokens: before.summary?.tokens ?? 0,
                     }
-              const reference = sameFoldPlans(m, before, limits, request)
+              const reference = await sameFoldPlans(m, before, limits, request)
               let r: SummarizeResult
               try {
                 r =
@@ -366,20 +357,20 @@ describe('summaries', () => {
                   !error.message.includes('more than the tokenBudget')
                 )
                   throw error
-                const unchanged = snapshot(m)
+                const unchanged = await snapshot(m)
                 expect(unchanged.summaries).toStrictEqual(before.summaries)
                 expect(unchanged.shown).toStrictEqual(before.shown)
                 expect(unchanged.boundary).toBe(before.boundary)
                 continue
               }
-              const after = snapshot(m)
+              const after = await snapshot(m)
               const made = after.summaries.filter((x) => x.id > lastId).reverse()
               // A fold written plans with the manager's protected ranges; nothing folded writes nothing.
               if (made.length > 0) inForce = limits
               // One summarizer call per summary made: nobody else writes.
               expect(summarizer.calls.length - calls).toBe(made.length)
               expect(r.windowMessages).toBe(after.shown.length)
-              expect(r.windowTokens).toBe(m.store.session(sessionId)?.windowTokens ?? 0)
+              expect(r.windowTokens).toBe((await m.store.session(sessionId))?.windowTokens ?? 0)
               if (reference === undefined) {
                 expect(made).toStrictEqual([])
                 expect(r.summary).toBeUndefined()
@@ -395,7 +386,8 @@ describe('summaries', () => {
                 let previous = before.summary
                 for (const [i, s] of made.entries()) {
                   expect(s.replaces).toBe(previous?.id)
-                  if (previous !== undefined) expect(m.summary(previous.id).endReason).toBe('replaced')
+                  if (previous !== undefined)
+                    expect((await m.summary(previous.id)).endReason).toBe('replaced')
                   const call = summarizer.calls[calls + i]
                   expect(s.message.content).toStrictEqual([{ text: call?.text }])
                   expect(s.tokens).toBe(estimateTokens(s.message))
@@ -433,9 +425,7 @@ describe('summaries', () => {
                 // Only the summary the window shows can be regenerated or dropped.
                 const id = before.summaries[0]?.id ?? 1
                 const code = await (
-                  o.kind === 'drop'
-                    ? Promise.resolve().then(() => m.dropSummary(id))
-                    : m.resummarize(id, summarizer.summarize)
+                  o.kind === 'drop' ? m.dropSummary(id) : m.resummarize(id, summarizer.summarize)
                 ).then(
                   () => 'none',
                   (error: unknown) => refusalOf(error),
@@ -463,8 +453,11 @@ describe('summaries', () => {
                   fromBoundary: current.fromBoundary,
                   toBoundary: current.toBoundary,
                 })
-                expect(m.summary(current.id)).toMatchObject({ current: false, endReason: 'regenerated' })
-                const after = snapshot(m)
+                expect(await m.summary(current.id)).toMatchObject({
+                  current: false,
+                  endReason: 'regenerated',
+                })
+                const after = await snapshot(m)
                 expect(after.window).toStrictEqual(before.window)
                 expect(after.boundary).toBe(before.boundary)
               } else {
@@ -488,32 +481,32 @@ describe('summaries', () => {
                   pinned: before.pinned,
                   windowTokens: before.windowTokens,
                 })
-                result = m.dropSummary(current.id)
+                result = await m.dropSummary(current.id)
                 inForce = m.limits
                 mayGoBack = true
                 const { indices, messages: _m, state: _s, kept: _k, ...plan } = expected
                 expect(result).toStrictEqual(plan)
-                expect(snapshot(m).window).toStrictEqual(indices)
-                expect(m.summary(current.id)).toMatchObject({ current: false, endReason: 'dropped' })
-                const shownAfter = m.summaries().find((x) => x.current)
+                expect((await snapshot(m)).window).toStrictEqual(indices)
+                expect(await m.summary(current.id)).toMatchObject({ current: false, endReason: 'dropped' })
+                const shownAfter = (await m.summaries()).find((x) => x.current)
                 expect(shownAfter?.id).toBe(plan.summaryEvicted ? undefined : replaced?.id)
                 if (plan.summaryEvicted && replaced !== undefined)
-                  expect(m.summary(replaced.id).endReason).toBe('evicted')
+                  expect((await m.summary(replaced.id)).endReason).toBe('evicted')
               }
             } else if (o.kind === 'ranges') {
               m = manager(o.first, o.last, o.windowSize)
             } else if (before.archive.length > 0) {
               const seq = o.at % before.archive.length
-              if (o.kind === 'pin') m.pin({ seq }, { actor: 'agent', reason: 'property' })
-              else if (o.kind === 'unpin') m.unpin({ seq })
+              if (o.kind === 'pin') await m.pin({ seq }, { actor: 'agent', reason: 'property' })
+              else if (o.kind === 'unpin') await m.unpin({ seq })
               else
-                m.setWindowContent(
+                await m.setWindowContent(
                   { seq },
                   o.clear ? null : replacement(before.archive[seq] as StoredMessageData, o.size),
                 )
             }
 
-            const after = snapshot(m)
+            const after = await snapshot(m)
             if (!['apply', 'reduce', 'summarize', 'excess', 'resummarize', 'drop'].includes(o.kind))
               expect(after.summary?.id).toBe(before.summary?.id)
             const check = {
@@ -528,7 +521,7 @@ describe('summaries', () => {
               ...(mayGoBack ? {} : { previousBoundary: before.boundary }),
               summaryTokens: after.summary?.tokens,
             }
-            const protectedSeqs = assertStepRules(check)
+            const protectedSeqs = await assertStepRulesOf(check)
             if (o.kind === 'reduce')
               assertProgress({
                 ...check,
@@ -537,20 +530,21 @@ describe('summaries', () => {
                 protectedSeqs,
               })
             // Another connection — as a restarted process would — reads the same window and session.
-            expect(other.window(sessionId)).toStrictEqual(after.shown)
-            expect(other.session(sessionId)).toStrictEqual(m.store.session(sessionId))
+            expect(await other.window(sessionId)).toStrictEqual(after.shown)
+            expect(await other.session(sessionId)).toStrictEqual(await m.store.session(sessionId))
           }
           // A store opened afresh computes the same window; the archive is byte-identical.
-          const fresh = openContextStore(path)
+          const fresh = await backend.reopen(store)
           try {
-            expect(fresh.window(sessionId)).toStrictEqual(m.window())
-            assertWindowRules(fresh, sessionId, inForce, { appended })
+            expect(await fresh.window(sessionId)).toStrictEqual(await m.window())
+            await assertWindowRulesOf(fresh, sessionId, inForce, { appended })
           } finally {
-            fresh.close()
+            await fresh.close()
           }
         },
       ),
-      { numRuns: fcRuns(200) },
+      // PostgreSQL takes milliseconds a call where SQLite takes microseconds: fewer runs, the same checks.
+      { numRuns: fcRuns(BACKEND === 'postgres' ? 60 : 200) },
     )
-  })
+  }, 300_000)
 })

@@ -4,35 +4,43 @@
  * into the summary the window keeps does not come back beside it; and a window still over its limits
  * with its summary does without the summary.
  */
-import { describe, expect, it } from 'vitest'
-import { PersistentConversationManager, type MessageData } from '../../src/index.js'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { MessageData } from '../../src/index.js'
+import { BACKEND, makeBackend, type LedgerManager, type LedgerStore } from '../helpers/backend.js'
 import { assistant, callTool, toolResult, user } from '../helpers/messages.js'
-import { useTempStore } from '../helpers/temp-store.js'
-import type { ContextStore } from '../../src/index.js'
-import { assertWindowRules } from '../helpers/window-rules.js'
+import { assertWindowRulesOf } from '../helpers/window-rules.js'
 
-const ctx: { store: ContextStore } = { store: undefined as unknown as ContextStore }
-useTempStore((opened) => {
-  ctx.store = opened.store
+// The conformance suite: one store per file on the backend the project selects, a session per test.
+const backend = makeBackend()
+const ctx: { store: LedgerStore } = { store: undefined as unknown as LedgerStore }
+let sid = ''
+let tests = 0
+beforeAll(async () => {
+  ctx.store = await backend.open()
+})
+afterAll(async () => {
+  await backend.cleanup()
+})
+beforeEach(() => {
+  sid = `s${tests++}`
 })
 const summarizer = (messages: readonly MessageData[]): string => `summary of ${messages.length - 1}`
-const ids = (manager: PersistentConversationManager): string[] =>
-  manager.window().map((m) => (m.metadata?.custom?.contextLedger === undefined ? m.trackingId : 'S'))
+const ids = async (manager: LedgerManager): Promise<string[]> =>
+  (await manager.window()).map((m) => (m.metadata?.custom?.contextLedger === undefined ? m.trackingId : 'S'))
 
 function managerWith(options: { windowSize: number; tokenBudget?: number; first: number; last: number }) {
-  return new PersistentConversationManager({
-    store: ctx.store,
-    sessionId: 's',
+  return backend.manager(ctx.store, {
+    sessionId: sid,
     windowSize: options.windowSize,
     tokenBudget: options.tokenBudget,
     protectedMessages: { first: options.first, last: options.last },
   })
 }
 
-describe('planCut with a summary', () => {
+describe(`planCut with a summary [${BACKEND}]`, () => {
   it('releases kept rows that lost their protection when no cut of the tail brings the window down', async () => {
     let m = managerWith({ windowSize: 7, first: 3, last: 0 })
-    m.append([
+    await m.append([
       { ...assistant('Hi! How can I help?'), trackingId: 'greeting' },
       { ...user('q0'), trackingId: 'm0' },
       { ...callTool('lookup', 'call-0'), trackingId: 'm1' },
@@ -42,21 +50,21 @@ describe('planCut with a summary', () => {
       { ...callTool('lookup', 'call-1'), trackingId: 'm5' },
     ])
     // A result for the answered call-0: call-1 is answered by a repair row, this one archived as late.
-    m.append({ ...toolResult('call-0', 'late'), trackingId: 'late-0' })
+    await m.append({ ...toolResult('call-0', 'late'), trackingId: 'late-0' })
     expect((await m.summarizeExcess(summarizer)).summary).toBeDefined()
     // The first three are no longer protected, and the window may hold one message: the tail (a call,
     // its repair row, a late result) has no trim point, so only what needs no cut can go.
     m = managerWith({ windowSize: 1, first: 0, last: 0 })
-    const result = m.applyWindow()
+    const result = await m.applyWindow()
     expect(result).toMatchObject({ summaryEvicted: true, evicted: 3 })
     // What stays is the newest turn, its opening brought back from the summary.
-    expect(ids(m)).toStrictEqual(['m4', 'm5', expect.any(String), 'late-0'])
-    assertWindowRules(ctx.store, 's', { first: 0, last: 0 })
+    expect(await ids(m)).toStrictEqual(['m4', 'm5', expect.any(String), 'late-0'])
+    await assertWindowRulesOf(ctx.store, sid, { first: 0, last: 0 })
   })
 
   it('does not bring back beside the summary a newest-turn opening the summary folded', async () => {
     let m = managerWith({ windowSize: 4, tokenBudget: 23, first: 2, last: 2 })
-    m.append([
+    await m.append([
       { ...user('q0 x'), trackingId: 'm0' },
       { ...assistant('a0 y'), trackingId: 'm1' },
       { ...user('q1 x'), trackingId: 'm2' },
@@ -67,16 +75,16 @@ describe('planCut with a summary', () => {
     const folded = await m.summarizeExcess(summarizer)
     expect(folded.summary?.seqs).toStrictEqual([[2, 3]])
     m = managerWith({ windowSize: 4, tokenBudget: 23, first: 2, last: 1 })
-    m.reduce({ overflow: true })
+    await m.reduce({ overflow: true })
     // q1 (seq 2) opens the newest turn, but the summary stands for it: not shown twice.
-    expect(ids(m)).not.toContain('m2')
-    expect(ctx.store.session('s')?.windowTokens).toBeLessThanOrEqual(23)
-    assertWindowRules(ctx.store, 's', { first: 2, last: 1 })
+    expect(await ids(m)).not.toContain('m2')
+    expect((await ctx.store.session(sid))?.windowTokens).toBeLessThanOrEqual(23)
+    await assertWindowRulesOf(ctx.store, sid, { first: 2, last: 1 })
   })
 
   it('takes the summary out of a window still over its limits with it', async () => {
     let m = managerWith({ windowSize: 2, tokenBudget: 20, first: 0, last: 1 })
-    m.append([
+    await m.append([
       { ...user('q0 x'), trackingId: 'm0' },
       { ...assistant('a0 y'), trackingId: 'm1' },
       { ...user('q1 xxxxxx'), trackingId: 'm2' },
@@ -86,9 +94,9 @@ describe('planCut with a summary', () => {
     // Other ranges: the first message is protected now; with it, the newest turn's opening and the
     // summary, the window would hold three messages where two fit.
     m = managerWith({ windowSize: 2, tokenBudget: 20, first: 1, last: 0 })
-    const result = m.applyWindow()
+    const result = await m.applyWindow()
     expect(result).toMatchObject({ summaryEvicted: true, windowMessages: 2, exceedsLimit: false })
-    expect(ids(m)).toStrictEqual(['m0', 'm2'])
-    assertWindowRules(ctx.store, 's', { first: 1, last: 0 })
+    expect(await ids(m)).toStrictEqual(['m0', 'm2'])
+    await assertWindowRulesOf(ctx.store, sid, { first: 1, last: 0 })
   })
 })

@@ -21,6 +21,9 @@ export {
   PersistentConversationManager,
   type PersistentConversationManagerOptions,
   type StrandsSummarizeOptions,
+  type AsyncContextStore,
+  type AsyncLedgerManager,
+  type LedgerManagerOf,
 } from './persistent-conversation-manager.js'
 export { DEFAULT_SUMMARIZATION_PROMPT, generateSummary, modelSummarizer } from './generate-summary.js'
 export { PinMessageTool, pinMessageTool } from './pin-message-tool.js'

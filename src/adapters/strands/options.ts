@@ -5,6 +5,8 @@
 import type { Logger, Model, ProactiveCompressionConfig } from '@strands-agents/sdk'
 import { ContextLedgerError } from '../../errors.js'
 import type { PersistentConversationManagerOptions as LedgerManagerOptions } from '../../manager/persistent-conversation-manager.js'
+import type { ContextStore } from '../../store/context-store.js'
+import { isAsyncStore, type AsyncContextStore } from './async-ledger.js'
 import { defaultLogger } from './log.js'
 
 /**
@@ -42,8 +44,16 @@ export interface ResolvedSummarize {
   readonly limited: boolean
 }
 
-/** Options of the Strands {@link PersistentConversationManager}: the core manager's, plus Strands' own. */
-export interface PersistentConversationManagerOptions extends LedgerManagerOptions {
+/**
+ * Options of the Strands {@link PersistentConversationManager}: the core manager's, plus Strands' own.
+ * `store` is a SQLite store (`openContextStore`) or a PostgreSQL one (`openPostgresContextStore` of
+ * `context-ledger/postgres`).
+ */
+export interface PersistentConversationManagerOptions<
+  S extends ContextStore | AsyncContextStore = ContextStore,
+> extends Omit<LedgerManagerOptions, 'store'> {
+  /** The store holding the session: SQLite's, or PostgreSQL's (whose calls return Promises). */
+  store: S
   /**
    * Fold what leaves the window into a summary instead of dropping it, as Strands'
    * `SummarizingConversationManager` does: on an overflow (and proactively, with `proactiveCompression`)
@@ -96,8 +106,10 @@ export interface PersistentConversationManagerOptions extends LedgerManagerOptio
 export interface ResolvedOptions {
   /** For Strands' `ConversationManager` constructor. */
   readonly base: { proactiveCompression?: boolean | ProactiveCompressionConfig }
-  /** For the core manager. */
-  readonly core: LedgerManagerOptions
+  /** For the core manager (its `store` is SQLite's, or PostgreSQL's when {@link asyncStore} is set). */
+  readonly core: Omit<LedgerManagerOptions, 'store'> & { store: ContextStore | AsyncContextStore }
+  /** The PostgreSQL store, when `store` is one. */
+  readonly asyncStore: AsyncContextStore | undefined
   /** Whether reductions truncate tool results first. */
   readonly truncateToolResults: boolean
   /** How summaries are made, when the window folds instead of sliding. */
@@ -140,7 +152,9 @@ function isLogger(value: unknown): value is Logger {
  * @returns the options for each part
  * @throws ContextLedgerError `INVALID_OPTIONS`
  */
-export function resolveOptions(options: PersistentConversationManagerOptions): ResolvedOptions {
+export function resolveOptions(
+  options: PersistentConversationManagerOptions<ContextStore | AsyncContextStore>,
+): ResolvedOptions {
   // JavaScript callers can pass anything.
   const given: unknown = options
   if (typeof given !== 'object' || given === null)
@@ -166,6 +180,20 @@ export function resolveOptions(options: PersistentConversationManagerOptions): R
   const when: unknown = durability
   if (when !== undefined && when !== 'invocation' && when !== 'message')
     throw invalid('durability', "'invocation' or 'message'", when)
+  const asyncStore = isAsyncStore(rest.store) ? rest.store : undefined
+  // On PostgreSQL each added message is one write of its own, and overflow recovery evicts or folds.
+  if (asyncStore !== undefined && when === 'invocation')
+    throw invalid(
+      'durability',
+      "'message' (or none) with a PostgreSQL store: each message is written as it is added",
+      when,
+    )
+  if (asyncStore !== undefined && truncateToolResults === true)
+    throw invalid(
+      'truncateToolResults',
+      'false (or none) with a PostgreSQL store: overflow recovery evicts or summarizes without truncating tool results first',
+      truncateToolResults,
+    )
   if (logger !== undefined && !isLogger(logger))
     throw invalid('logger', 'an object with debug, info, warn and error functions', logger)
   let base: ResolvedOptions['base'] = {}
@@ -183,16 +211,17 @@ export function resolveOptions(options: PersistentConversationManagerOptions): R
     base,
     // Strands' summarizing manager never slides a window: without limits given, the core gets none.
     core: resolved !== undefined && !limited ? { ...core, windowSize: Number.MAX_SAFE_INTEGER } : core,
-    truncateToolResults: truncateToolResults ?? resolved === undefined,
+    asyncStore,
+    truncateToolResults: asyncStore === undefined && (truncateToolResults ?? resolved === undefined),
     summarize: resolved,
     alternate: alternate ?? false,
-    durability: durability ?? 'invocation',
+    durability: asyncStore === undefined ? (durability ?? 'invocation') : 'message',
     logger: logger ?? defaultLogger,
   }
 }
 
 /** The core options with `pinFirst` (Strands' name) as `protectedMessages.first`. */
-function withPinFirst(core: LedgerManagerOptions, pinFirst: unknown): LedgerManagerOptions {
+function withPinFirst<T extends Omit<LedgerManagerOptions, 'store'>>(core: T, pinFirst: unknown): T {
   if (pinFirst === undefined) return core
   if (typeof pinFirst !== 'number' || !Number.isSafeInteger(pinFirst))
     throw invalid('pinFirst', 'an integer', pinFirst)

@@ -25,6 +25,10 @@ import { ContextLedgerError } from '../../errors.js'
 import { PersistentConversationManager as LedgerManager } from '../../manager/persistent-conversation-manager.js'
 import type { ContextStore } from '../../store/context-store.js'
 import type { PinMessageToolResult } from '../../tools/pin-message-tool.js'
+import type { AsyncContextStore, AsyncLedgerManager } from './async-ledger.js'
+import { AsyncAgentSync, type AsyncWindowAtEnd } from './async-sync.js'
+import { modelSummarizer } from './generate-summary.js'
+import { logLine } from './log.js'
 import {
   resolveOptions,
   type PersistentConversationManagerOptions,
@@ -32,10 +36,23 @@ import {
 } from './options.js'
 import { reduceWindow, type ReductionReport } from './reduction.js'
 import { attachManager } from './registry.js'
-import { foldExcess, reduceBySummary } from './summary-reduction.js'
+import {
+  foldExcess,
+  foldsOnlySummary,
+  ratioFold,
+  reduceBySummary,
+  warnSummaryOnly,
+} from './summary-reduction.js'
 import { AgentSync, type Durability, type WindowAtEnd } from './sync/agent-sync.js'
 
 export type { PersistentConversationManagerOptions, StrandsSummarizeOptions } from './options.js'
+export type { AsyncContextStore, AsyncLedgerManager } from './async-ledger.js'
+
+/**
+ * The core manager a Strands manager wraps: SQLite's `PersistentConversationManager` for a SQLite store,
+ * the PostgreSQL manager (every call returning a Promise) for a PostgreSQL store.
+ */
+export type LedgerManagerOf<S> = S extends AsyncContextStore ? AsyncLedgerManager : LedgerManager
 
 const NAME = 'context-ledger:persistent-conversation-manager'
 
@@ -64,8 +81,15 @@ const FIRST_OF_ALL = Number.MIN_SAFE_INTEGER
  * })
  * await agent.invoke('Plan the migration')   // every message is in agent.db; agent.messages is the window
  * ```
+ *
+ * With a PostgreSQL store (`openPostgresContextStore` of `context-ledger/postgres`) the same options
+ * work, but for two: each message the agent adds is written as it is added (`durability: 'message'`),
+ * and overflow recovery evicts (or, with `summarize`, folds) without truncating tool results first.
+ * {@link PersistentConversationManager.ledger | ledger} is then the PostgreSQL manager, its calls awaited.
  */
-export class PersistentConversationManager extends ConversationManager {
+export class PersistentConversationManager<
+  S extends ContextStore | AsyncContextStore = ContextStore,
+> extends ConversationManager {
   /** Plugin name, unique per Strands agent. */
   readonly name = NAME
   /**
@@ -73,9 +97,12 @@ export class PersistentConversationManager extends ConversationManager {
    * Every call first writes the messages the manager holds until the end of an invocation (see
    * {@link flush}), so a call from a tool sees the invocation so far.
    */
-  readonly ledger: LedgerManager
-  /** The same session for the agents' syncs, which write held messages themselves. */
-  private readonly core: LedgerManager
+  readonly ledger: LedgerManagerOf<S>
+  /** The same session for the agents' syncs, which write held messages themselves (SQLite). */
+  private readonly core: LedgerManager | undefined
+  /** The PostgreSQL store and the session's manager on it, when `store` is one. */
+  private readonly async: { store: AsyncContextStore; core: AsyncLedgerManager } | undefined
+  private readonly asyncSyncs = new WeakMap<LocalAgent, AsyncAgentSync>()
   /** Whether reductions truncate oversized tool results before evicting. */
   readonly truncatesToolResults: boolean
   /** Whether the agent sees the window with roles strictly alternating (`alternate` option). */
@@ -107,15 +134,27 @@ export class PersistentConversationManager extends ConversationManager {
    *   `proactiveCompression`, `truncateToolResults`, `alternate`, `durability` and `logger`
    * @throws ContextLedgerError `INVALID_OPTIONS` for unknown option names or bad values
    */
-  constructor(options: PersistentConversationManagerOptions) {
+  constructor(options: PersistentConversationManagerOptions<S>) {
     const resolved = resolveOptions(options)
     super(resolved.base)
-    this.core = new LedgerManager(resolved.core)
-    // A manager holds configuration only: two over the same session are the same session.
-    this.ledger = new LedgerManager(resolved.core)
-    this.ledger.setBeforeUse(() => {
-      this.flush()
-    })
+    const { store, ...rest } = resolved.core
+    if (resolved.asyncStore !== undefined) {
+      const core = resolved.asyncStore.manager(rest)
+      this.core = undefined
+      this.async = { store: resolved.asyncStore, core }
+      // Nothing is held on PostgreSQL: the ledger needs no flush before use.
+      this.ledger = core as LedgerManagerOf<S>
+    } else {
+      const sqlite = { ...rest, store: store as ContextStore }
+      this.core = new LedgerManager(sqlite)
+      this.async = undefined
+      // A manager holds configuration only: two over the same session are the same session.
+      const ledger = new LedgerManager(sqlite)
+      ledger.setBeforeUse(() => {
+        this.flush()
+      })
+      this.ledger = ledger as LedgerManagerOf<S>
+    }
     this.truncatesToolResults = resolved.truncateToolResults
     this.alternate = resolved.alternate
     this.durability = resolved.durability
@@ -124,8 +163,8 @@ export class PersistentConversationManager extends ConversationManager {
   }
 
   /** The store holding the session. */
-  get store(): ContextStore {
-    return this.ledger.store
+  get store(): S {
+    return (this.async?.store ?? (this.core as LedgerManager).store) as S
   }
 
   /** The session this manager keeps. */
@@ -144,7 +183,10 @@ export class PersistentConversationManager extends ConversationManager {
    *   `@strands-agents/sdk` this package loads (two copies of the SDK installed): its hooks would never
    *   fire, and the session would silently record nothing
    */
-  override initAgent(agent: LocalAgent): void {
+  // Strands' plugin registry awaits initAgent (`await plugin.initAgent(agent)`): on PostgreSQL the
+  // session is restored before the agent's first invocation.
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises, @typescript-eslint/no-invalid-void-type -- see above; void is Strands' own return type, kept for SQLite
+  override initAgent(agent: LocalAgent): S extends AsyncContextStore ? Promise<void> : void {
     if (!(agent instanceof Agent))
       throw new ContextLedgerError(
         'INVALID_OPTIONS',
@@ -156,6 +198,8 @@ export class PersistentConversationManager extends ConversationManager {
       )
     super.initAgent(agent)
     attachManager(agent, this)
+    // The conditional return type: a Promise exactly when S is the asynchronous store.
+    if (this.async !== undefined) return this.initAsync(agent, this.async.core) as never
     const sync = this.newSync(agent)
     this.attached.add(sync)
     sync.restore(this.summarize === undefined)
@@ -202,6 +246,7 @@ export class PersistentConversationManager extends ConversationManager {
       },
       { order: FIRST_OF_ALL },
     )
+    return undefined as never
   }
 
   /**
@@ -216,6 +261,7 @@ export class PersistentConversationManager extends ConversationManager {
    *   from `agent.messages`; the others are written)
    */
   flush(): void {
+    // On PostgreSQL nothing is held: every message is written as it is added.
     for (const sync of this.attached) sync.flush()
   }
 
@@ -245,11 +291,13 @@ export class PersistentConversationManager extends ConversationManager {
    * @throws Error with `summarize`, on an overflow: the summarizer's error, or `Unable to find valid split
    *   point for summarization`, with the overflow error as `cause`
    */
-  override async reduce({ agent, model, error }: ConversationManagerReduceOptions): Promise<boolean> {
+  override async reduce(options: ConversationManagerReduceOptions): Promise<boolean> {
+    if (this.async !== undefined) return this.reduceAsync(this.async.core, options)
+    const { agent, model, error } = options
     const sync = this.syncOf(agent)
     sync.adopt()
     if (this.summarize !== undefined) {
-      const { reduced, report, raise } = await reduceBySummary(this.core, sync, {
+      const { reduced, report, raise } = await reduceBySummary(this.sqlite(), sync, {
         agent,
         model,
         error,
@@ -262,7 +310,7 @@ export class PersistentConversationManager extends ConversationManager {
       if (raise !== undefined) throw raise
       return reduced
     }
-    const { reduced, report } = await reduceWindow(this.core, sync, {
+    const { reduced, report } = await reduceWindow(this.sqlite(), sync, {
       agent,
       model,
       overflow: error !== undefined,
@@ -283,8 +331,125 @@ export class PersistentConversationManager extends ConversationManager {
    * @returns the text for the model, with `status: 'error'` for a bad index or an unpin of an unpinned message
    * @internal `pinMessageTool` calls it; give the agent that tool instead.
    */
-  runPinMessageTool(agent: LocalAgent, input: unknown): PinMessageToolResult {
+  runPinMessageTool(agent: LocalAgent, input: unknown): PinMessageToolResult | Promise<PinMessageToolResult> {
+    if (this.async !== undefined) return this.asyncSyncOf(agent).runPinTool(input)
     return this.syncOf(agent).runPinTool(input)
+  }
+
+  /** {@link initAgent} on PostgreSQL: the same hooks, each awaiting the store. */
+  private async initAsync(agent: LocalAgent, core: AsyncLedgerManager): Promise<void> {
+    await this.asyncSyncOf(agent).restore(this.summarize === undefined)
+    agent.addHook(
+      InitializedEvent,
+      async (event) => {
+        const sync = this.asyncSyncOf(event.agent)
+        await sync.adopt()
+        await sync.show(false)
+      },
+      { order: HookOrder.SDK_LAST + 1 },
+    )
+    agent.addHook(BeforeInvocationEvent, async (event) => {
+      const sync = this.asyncSyncOf(event.agent)
+      sync.summaryOnlyFolds = 0
+      const refusals = await sync.adopt()
+      await sync.show(false)
+      if (refusals[0] !== undefined) throw refusals[0]
+    })
+    // The model accepted its input: an overflow fold that takes only the summary may help once more.
+    agent.addHook(AfterModelCallEvent, (event) => {
+      if (event.error === undefined) this.asyncSyncOf(event.agent).summaryOnlyFolds = 0
+    })
+    agent.addHook(
+      MessageAddedEvent,
+      async (event) => {
+        await this.asyncSyncOf(event.agent).added(event.message)
+      },
+      { order: HookOrder.SDK_FIRST },
+    )
+    agent.addHook(
+      AfterInvocationEvent,
+      async (event) => {
+        const settings = this.summarize
+        const end: AsyncWindowAtEnd =
+          settings === undefined
+            ? 'slide'
+            : !settings.limited
+              ? 'keep'
+              : () => foldExcess(core, settings, event.agent.model, this.logger)
+        await this.asyncSyncOf(event.agent).finish(end)
+      },
+      { order: FIRST_OF_ALL },
+    )
+  }
+
+  /**
+   * {@link reduce} on PostgreSQL: evicts by the window rules (`reduce({ overflow })`), or with
+   * `summarize` folds the oldest share of the window into a summary; then the agent sees the window.
+   */
+  private async reduceAsync(
+    core: AsyncLedgerManager,
+    { agent, model, error }: ConversationManagerReduceOptions,
+  ): Promise<boolean> {
+    const sync = this.asyncSyncOf(agent)
+    await sync.adopt()
+    let reduced: boolean
+    const settings = this.summarize
+    if (settings !== undefined) {
+      // As on SQLite: a second overflow fold in a row that would take only the summary is refused
+      // (Strands would fold and ask the model again forever); reduce returns false and the overflow is raised.
+      if (
+        error !== undefined &&
+        sync.summaryOnlyFolds > 0 &&
+        foldsOnlySummary(await core.planFold(ratioFold(settings)))
+      ) {
+        warnSummaryOnly(this.logger, core.sessionId, agent.messages.length, settings)
+        await sync.show(false)
+        return false
+      }
+      try {
+        const result = await core.summarize(modelSummarizer(settings.model ?? model), {
+          summaryRatio: settings.summaryRatio,
+          preserveRecentMessages: settings.preserveRecentMessages,
+          systemPrompt: settings.systemPrompt,
+        })
+        reduced = result.summary !== undefined
+        if (error !== undefined && result.summary?.messageCount === 0) sync.summaryOnlyFolds++
+      } catch (failure) {
+        if (error !== undefined) {
+          const cause = failure instanceof Error ? failure : new Error(String(failure))
+          throw new Error(cause.message, { cause: error })
+        }
+        this.logger.warn(
+          logLine(
+            { session_id: core.sessionId, error: String(failure) },
+            'proactive summary failed; the window stays as it is',
+          ),
+        )
+        reduced = false
+      }
+    } else {
+      const result = await core.reduce({ overflow: error !== undefined })
+      reduced = result.evicted > 0
+    }
+    await sync.show(false)
+    if (!reduced && error !== undefined)
+      this.logger.warn(
+        logLine(
+          { session_id: core.sessionId },
+          'context window overflow not recovered: nothing more can leave the window',
+        ),
+      )
+    return reduced
+  }
+
+  private asyncSyncOf(agent: LocalAgent): AsyncAgentSync {
+    const found = this.asyncSyncs.get(agent)
+    if (found !== undefined) return found
+    const async = this.async
+    if (async === undefined) throw new Error('not a PostgreSQL-backed manager')
+    const sync = new AsyncAgentSync(agent, async.core, async.store, this.logger, this.alternate)
+    this.asyncSyncs.set(agent, sync)
+    return sync
   }
 
   /** What the end of an invocation does to the window: slide it, or fold its excess into a summary. */
@@ -292,7 +457,13 @@ export class PersistentConversationManager extends ConversationManager {
     const settings = this.summarize
     if (settings === undefined) return 'slide'
     if (!settings.limited) return 'keep'
-    return () => foldExcess(this.core, settings, agent.model, this.logger)
+    return () => foldExcess(this.sqlite(), settings, agent.model, this.logger)
+  }
+
+  /** The SQLite core manager (every path but PostgreSQL's). */
+  private sqlite(): LedgerManager {
+    if (this.core === undefined) throw new Error('not a SQLite-backed manager')
+    return this.core
   }
 
   /** The agent's sync; created on first use when reached without initAgent (e.g. reduce on a bare `{ messages }`). */
@@ -301,7 +472,7 @@ export class PersistentConversationManager extends ConversationManager {
   }
 
   private newSync(agent: LocalAgent): AgentSync {
-    const sync = new AgentSync(agent, this.core, this.logger, this.alternate, this.durability)
+    const sync = new AgentSync(agent, this.sqlite(), this.logger, this.alternate, this.durability)
     this.syncs.set(agent, sync)
     return sync
   }

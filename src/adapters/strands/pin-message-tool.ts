@@ -46,7 +46,10 @@ function pinByFlag(agent: LocalAgent, input: unknown): PinMessageToolResult {
  * @param input - the tool input as the model sent it
  * @returns the status and the text for the model
  */
-export function runPinMessage(agent: LocalAgent, input: unknown): PinMessageToolResult {
+export function runPinMessage(
+  agent: LocalAgent,
+  input: unknown,
+): PinMessageToolResult | Promise<PinMessageToolResult> {
   const manager = ledgerManagerOf(agent)
   return manager === undefined ? pinByFlag(agent, input) : manager.runPinMessageTool(agent, input)
 }
@@ -75,10 +78,11 @@ export class PinMessageTool extends Tool implements InvokableTool<unknown, strin
    * @param context - the tool use and the agent
    * @returns a generator that yields nothing and returns the tool result (status `error` for bad input)
    */
-  // Strands' Tool contract is an async generator; this tool streams nothing and its work is synchronous.
-  // eslint-disable-next-line require-yield, @typescript-eslint/require-await -- see above
+  // Strands' Tool contract is an async generator; this tool streams nothing (on SQLite its work is
+  // synchronous, on PostgreSQL awaited).
+  // eslint-disable-next-line require-yield -- see above
   async *stream(context: ToolContext): ToolStreamGenerator {
-    const result = runPinMessage(context.agent, context.toolUse.input)
+    const result = await runPinMessage(context.agent, context.toolUse.input)
     return new ToolResultBlock({
       toolUseId: context.toolUse.toolUseId,
       status: result.status,
@@ -93,11 +97,10 @@ export class PinMessageTool extends Tool implements InvokableTool<unknown, strin
    * @param context - must carry the agent; without it the call returns an error text
    * @returns the text a model would read
    */
-  // eslint-disable-next-line @typescript-eslint/require-await -- Strands' contract is async: a throw must reject
   async invoke(input: unknown, context?: ToolContext): Promise<string> {
     if (context === undefined)
       return `${PIN_MESSAGE_TOOL_NAME} needs the agent; call it through agent.tool or a model turn.`
-    return runPinMessage(context.agent, input).text
+    return (await runPinMessage(context.agent, input)).text
   }
 }
 

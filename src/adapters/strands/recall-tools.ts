@@ -25,6 +25,7 @@ import {
   searchHistoryInputSchema,
   type RecallToolResult,
 } from '../../tools/recall-tools.js'
+import { PersistentConversationManager } from '../../manager/persistent-conversation-manager.js'
 import { ledgerManagerOf } from './registry.js'
 
 type Handler = typeof handleSearchHistory
@@ -60,7 +61,13 @@ export function runRecallTool(
       status: 'error',
       text: `${name} needs the context-ledger conversation manager on this agent; no history can be searched.`,
     }
-  return handler(manager.ledger, input)
+  const ledger = manager.ledger
+  if (!(ledger instanceof PersistentConversationManager))
+    return {
+      status: 'error',
+      text: `${name} needs a SQLite ledger: the PostgreSQL store has no search yet; no history can be searched.`,
+    }
+  return handler(ledger, input)
 }
 
 /** A recall tool as a Strands tool. */

@@ -6,6 +6,7 @@
 import type { LocalAgent } from '@strands-agents/sdk'
 import type { PersistentConversationManager as LedgerManager } from '../../manager/persistent-conversation-manager.js'
 import type { PinMessageToolResult } from '../../tools/pin-message-tool.js'
+import type { AsyncLedgerManager } from './async-ledger.js'
 
 /** What the registry needs of a manager: running the `pin_message` tool, and its core manager. */
 export interface AttachedManager {
@@ -14,11 +15,11 @@ export interface AttachedManager {
    *
    * @param agent - the agent whose messages the index refers to
    * @param input - the tool input as the model sent it
-   * @returns the text for the model
+   * @returns the text for the model (a Promise of it on PostgreSQL)
    */
-  runPinMessageTool(agent: LocalAgent, input: unknown): PinMessageToolResult
+  runPinMessageTool(agent: LocalAgent, input: unknown): PinMessageToolResult | Promise<PinMessageToolResult>
   /** The core manager of the session, which writes the held messages before each call (the recall tools). */
-  readonly ledger: LedgerManager
+  readonly ledger: LedgerManager | AsyncLedgerManager
 }
 
 const attached = new WeakMap<LocalAgent, AttachedManager>()

@@ -12,7 +12,9 @@
 import type { LocalAgent, Logger, Model } from '@strands-agents/sdk'
 import { isContextLedgerError } from '../../errors.js'
 import type { PersistentConversationManager as LedgerManager } from '../../manager/persistent-conversation-manager.js'
+import type { FoldPlan } from '../../store/summaries.js'
 import type { SummarizeResult, Summarizer } from '../../summaries/summarize.js'
+import type { FoldRequest, NothingEvictedReason } from '../../window/plan-types.js'
 import { modelSummarizer } from './generate-summary.js'
 import { logLine } from './log.js'
 import type { ResolvedSummarize } from './options.js'
@@ -112,18 +114,8 @@ export async function reduceBySummary(
   // A fold that would take only the previous summary, right after one that did: the window keeps its
   // length, and Strands would retry the model forever (each round a summarizer call and a refused model
   // call). The overflow is raised instead.
-  if (overflow && sync.summaryOnlyFolds > 0 && foldsOnlySummary(ledger, settings)) {
-    logger.warn(
-      logLine(
-        {
-          session_id: ledger.sessionId,
-          window_messages: agent.messages.length,
-          summary_ratio: settings.summaryRatio ?? 0.3,
-          preserve_recent: settings.preserveRecentMessages ?? 10,
-        },
-        'context window overflow not recovered: the only part of the window a summary may take is the summary itself, which was just folded; the model error is raised (a larger summaryRatio or a smaller preserveRecentMessages lets a fold take messages)',
-      ),
-    )
+  if (overflow && sync.summaryOnlyFolds > 0 && foldsOnlySummary(planRatioFold(ledger, settings))) {
+    warnSummaryOnly(logger, ledger.sessionId, agent.messages.length, settings)
     return { reduced: truncatedOnly, report: report(0, 'summary-only'), raise: undefined }
   }
   const { summarizer, thrown } = watched(modelSummarizer(settings.model ?? model))
@@ -165,14 +157,66 @@ export async function reduceBySummary(
   return { reduced: true, report: report(result.summarized, undefined), raise: undefined }
 }
 
-/** Whether a fold by ratio now would take nothing but the summary the window shows. */
-function foldsOnlySummary(ledger: LedgerManager, settings: ResolvedSummarize): boolean {
-  const planned = ledger.store.planFold(ledger.sessionId, ledger.limits, {
+/**
+ * The fold Strands' ratio rule asks for with these settings (`summaryRatio` clamped to 0.1–0.8, as
+ * Strands does).
+ *
+ * @param settings - how summaries are made
+ * @returns the fold request
+ */
+export function ratioFold(settings: ResolvedSummarize): FoldRequest {
+  return {
     kind: 'ratio',
     ratio: Math.max(0.1, Math.min(0.8, settings.summaryRatio ?? 0.3)),
     preserve: settings.preserveRecentMessages ?? 10,
-  })
+  }
+}
+
+function planRatioFold(ledger: LedgerManager, settings: ResolvedSummarize): PlannedFold {
+  return ledger.store.planFold(ledger.sessionId, ledger.limits, ratioFold(settings))
+}
+
+/** What planning a fold came to: the plan, or why nothing can be folded. */
+export type PlannedFold = { readonly plan: FoldPlan } | { readonly nothing: NothingEvictedReason }
+
+/**
+ * Whether a planned fold would take nothing but the summary the window shows: the window would keep its
+ * length. Right after such a fold on an overflow, another one is refused (on either backend): Strands'
+ * `SummarizingConversationManager` would fold and ask the model again forever.
+ *
+ * @param planned - the fold planned now
+ * @returns true when it folds no message
+ */
+export function foldsOnlySummary(planned: PlannedFold): boolean {
   return 'plan' in planned && planned.plan.folded.length === 0
+}
+
+/**
+ * Logs the refusal of a second summary-only fold on an overflow (see {@link foldsOnlySummary}); the
+ * overflow is then raised by Strands, as `reduce` returns false.
+ *
+ * @param logger - where to report it
+ * @param sessionId - the session
+ * @param windowMessages - messages the agent shows
+ * @param settings - how summaries are made
+ */
+export function warnSummaryOnly(
+  logger: Logger,
+  sessionId: string,
+  windowMessages: number,
+  settings: ResolvedSummarize,
+): void {
+  logger.warn(
+    logLine(
+      {
+        session_id: sessionId,
+        window_messages: windowMessages,
+        summary_ratio: settings.summaryRatio ?? 0.3,
+        preserve_recent: settings.preserveRecentMessages ?? 10,
+      },
+      'context window overflow not recovered: the only part of the window a summary may take is the summary itself, which was just folded; the model error is raised (a larger summaryRatio or a smaller preserveRecentMessages lets a fold take messages)',
+    ),
+  )
 }
 
 /**
@@ -210,7 +254,7 @@ function failed(
  * @param logger - where a failure is reported
  */
 export async function foldExcess(
-  ledger: LedgerManager,
+  ledger: Pick<LedgerManager, 'sessionId' | 'summarizeExcess'>,
   settings: ResolvedSummarize,
   model: Model,
   logger: Logger,

@@ -8,12 +8,22 @@
  *
  * Protocol (stdout): `R` opened; `A <session> <json>` an acknowledged message; `W <session> <boundary>`
  * an applied window; `E <code> <message>` an error; `D <ownMessages> <sharedMessages> <ms> <slowestMs>`
+ * (on PostgreSQL followed by `<lostRaces> <lockedRetries>`)
  * done.
  *
- * Usage: concurrent-writer <db> <worker> <messagesPerSession> <seed>
+ * Usage: concurrent-writer <ledger> <worker> <messagesPerSession> <seed>, the ledger a SQLite file or a
+ * PostgreSQL connection string (the worker drives either through the conformance suite's async API).
  */
-import { PersistentConversationManager, type MessageData } from '../../../src/index.js'
-import { CONCURRENT_LIMITS, MessageFactory, openOrExit, report, reportFailure, rng } from './worker-kit.js'
+import type { MessageData } from '../../../src/index.js'
+import { managerOf, type LedgerManager } from '../../helpers/ledger-open.js'
+import {
+  CONCURRENT_LIMITS,
+  MessageFactory,
+  openLedgerOrExit,
+  report,
+  reportFailure,
+  rng,
+} from './worker-kit.js'
 
 const [path, workerArg, countArg, seedArg] = process.argv.slice(2)
 if (path === undefined || workerArg === undefined || countArg === undefined || seedArg === undefined)
@@ -24,18 +34,18 @@ const target = Number(countArg)
 const r = rng(Number(seedArg) * 31 + worker)
 setTimeout(() => process.exit(3), 600_000).unref()
 
-const store = openOrExit(path)
+const store = await openLedgerOrExit(path)
 const ownId = `own-${worker}`
-const own = new PersistentConversationManager({ store, sessionId: ownId, ...CONCURRENT_LIMITS })
-const shared = new PersistentConversationManager({ store, sessionId: 'shared', ...CONCURRENT_LIMITS })
+const own = await managerOf(store, { sessionId: ownId, ...CONCURRENT_LIMITS })
+const shared = await managerOf(store, { sessionId: 'shared', ...CONCURRENT_LIMITS })
 const f = new MessageFactory(`w${worker}`)
 report('R')
 
 let slowest = 0
-function timed<T>(fn: () => T): T | undefined {
+async function timed<T>(fn: () => Promise<T>): Promise<T | undefined> {
   const t = performance.now()
   try {
-    return fn()
+    return await fn()
   } catch (error) {
     reportFailure(error)
     return undefined
@@ -44,8 +54,8 @@ function timed<T>(fn: () => T): T | undefined {
   }
 }
 
-function append(manager: PersistentConversationManager, messages: MessageData[]): void {
-  if (timed(() => manager.append(messages)) === undefined) return
+async function append(manager: LedgerManager, messages: MessageData[]): Promise<void> {
+  if ((await timed(() => manager.append(messages))) === undefined) return
   for (const m of messages) report('A', manager.sessionId, JSON.stringify(m))
 }
 
@@ -59,21 +69,26 @@ function turn(): MessageData[] {
   return out
 }
 
-function maintain(manager: PersistentConversationManager): void {
+async function maintain(manager: LedgerManager): Promise<void> {
   if (r.chance(0.08)) {
     // Pins stay few, as an agent's do: past MAX_PINS a pin is traded for an unpin.
-    const pins = store.pinnedMessages({ sessionId: manager.sessionId })
-    const count = store.session(manager.sessionId)?.messageCount ?? 0
+    const pins = await store.pinnedMessages({ sessionId: manager.sessionId })
+    const count = (await store.session(manager.sessionId))?.messageCount ?? 0
     const pick = pins[r.int(0, pins.length - 1)]
     if (pins.length < MAX_PINS && count > 0)
-      timed(() => manager.pin({ seq: r.int(0, count - 1) }, { actor: `worker-${worker}` }))
-    else if (pick !== undefined) timed(() => manager.unpin({ seq: pick.seq }, { actor: `worker-${worker}` }))
+      await timed(() => manager.pin({ seq: r.int(0, count - 1) }, { actor: `worker-${worker}` }))
+    else if (pick !== undefined)
+      await timed(() => manager.unpin({ seq: pick.seq }, { actor: `worker-${worker}` }))
   }
-  const result = timed(() => (r.chance(0.05) ? manager.reduce({ overflow: true }) : manager.applyWindow()))
+  const result = await timed(() =>
+    r.chance(0.05) ? manager.reduce({ overflow: true }) : manager.applyWindow(),
+  )
   if (result !== undefined) report('W', manager.sessionId, result.boundary)
 }
 
-process.stdin.once('data', () => {
+process.stdin.once('data', () => void run())
+
+async function run(): Promise<void> {
   const started = performance.now()
   let ownCount = 0
   let sharedCount = 0
@@ -82,19 +97,28 @@ process.stdin.once('data', () => {
       // Own session: message by message, as an agent loop appends; a tool round is sometimes left open.
       for (const m of turn()) {
         const open = m.role === 'user' && m.content.some((b) => 'toolResult' in b) && r.chance(0.05)
-        if (!open) append(own, [m])
+        if (!open) await append(own, [m])
         ownCount++
       }
-      maintain(own)
+      await maintain(own)
     }
     if (sharedCount < target) {
       const messages = turn()
-      append(shared, messages)
+      await append(shared, messages)
       sharedCount += messages.length
-      maintain(shared)
+      await maintain(shared)
     }
   }
-  report('D', ownCount, sharedCount, Math.round(performance.now() - started), Math.round(slowest))
-  store.close()
+  // On PostgreSQL: the writes that lost a race (and ran again) and those that took the session's lock.
+  const stats = (store as { stats?: { conflicts: number; locked: number } }).stats
+  report(
+    'D',
+    ownCount,
+    sharedCount,
+    Math.round(performance.now() - started),
+    Math.round(slowest),
+    ...(stats === undefined ? [] : [stats.conflicts, stats.locked]),
+  )
+  await store.close()
   process.exit(0)
-})
+}

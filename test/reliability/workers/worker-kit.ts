@@ -6,6 +6,7 @@
  */
 import { writeSync } from 'node:fs'
 import { openContextStore, type ContextStore, type MessageData } from '../../../src/index.js'
+import { openLedger, type LedgerStore } from '../../helpers/ledger-open.js'
 
 /** The window limits of the crash test's session (the parent checks the rules against them). */
 export const CRASH_LIMITS = { windowSize: 10, protectedMessages: { first: 1, last: 2 } } as const
@@ -140,6 +141,22 @@ export function reportFailure(error: unknown): void {
 export function openOrExit(path: string): ContextStore {
   try {
     return openContextStore(path)
+  } catch (error) {
+    reportFailure(error)
+    process.exit(1)
+  }
+}
+
+/**
+ * Opens the ledger a worker was given — a SQLite file or a PostgreSQL connection string — or reports why
+ * not and exits with code 1.
+ *
+ * @param location - the ledger's file path or connection string
+ * @returns the open store (the conformance suite's async API)
+ */
+export async function openLedgerOrExit(location: string): Promise<LedgerStore> {
+  try {
+    return await openLedger(location)
   } catch (error) {
     reportFailure(error)
     process.exit(1)

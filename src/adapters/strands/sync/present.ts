@@ -18,7 +18,11 @@ import { contentKey, keyOf, type SyncContext } from './sync-context.js'
  * @param shown - the window (or its start), in order
  * @param force - rebuild every message object
  */
-export function present(sync: SyncContext, shown: readonly StoredMessageData[], force: boolean): void {
+export function present(
+  sync: Pick<SyncContext, 'agent' | 'tracked'>,
+  shown: readonly StoredMessageData[],
+  force: boolean,
+): void {
   const messages = sync.agent.messages
   const live = new Map(force ? [] : messages.map((m) => [m.trackingId, m]))
   const next = shown.map((data) => {

@@ -1,0 +1,119 @@
+/**
+ * What the Strands adapter needs of a store whose calls return Promises — the PostgreSQL store of
+ * `context-ledger/postgres` — described structurally, so this entry loads neither `pg` nor its types.
+ * `PostgresContextStore` and `PostgresConversationManager` implement these interfaces (checked where
+ * they are declared).
+ */
+import type { MessageData, StoredMessageData } from '../../messages/types.js'
+import type { MessageLimits } from '../../messages/schema.js'
+import type {
+  ReduceOptions,
+  SummarizeExcessOptions,
+  SummarizeOptions,
+} from '../../manager/manager-options.js'
+import type { MessageRef, PinAttribution } from '../../store/check-args.js'
+import type {
+  LedgerEntry,
+  PinResult,
+  SessionSummary,
+  WindowReadOptions,
+  WindowResult,
+} from '../../store/store-types.js'
+import type { FoldPlan } from '../../store/summaries.js'
+import type { SummarizeResult, Summarizer } from '../../summaries/summarize.js'
+import type { FoldRequest, NothingEvictedReason } from '../../window/plan-types.js'
+import type { TokenCounter } from '../../messages/tokens.js'
+import type { WindowLimits } from '../../window/window-options.js'
+
+/**
+ * The mark of a store whose calls return Promises (a registry-wide symbol, so two copies of the package
+ * agree on it).
+ */
+export const ASYNC_STORE: unique symbol = Symbol.for('context-ledger.async-store') as never
+
+/** The options of a manager of an asynchronous store: the core manager's, without the store. */
+export interface AsyncManagerOptions {
+  /** The session. */
+  readonly sessionId: string
+  /** Counts a message's tokens. */
+  readonly tokenCounter?: TokenCounter | undefined
+  /** Window size in messages. */
+  readonly windowSize?: unknown
+  /** Token budget. */
+  readonly tokenBudget?: unknown
+  /** Protected first/last messages. */
+  readonly protectedMessages?: unknown
+  /** Protected range. */
+  readonly protectedMessageRange?: unknown
+  /** Low-water mark. */
+  readonly lowWaterMark?: unknown
+}
+
+/** A store whose calls return Promises: the PostgreSQL store. */
+export interface AsyncContextStore {
+  /** Its mark. */
+  readonly [ASYNC_STORE]: true
+  /** The validation limits every incoming message must meet. */
+  readonly limits: Readonly<MessageLimits>
+  /**
+   * @param sessionId - the session
+   * @returns its summary, or undefined when it does not exist
+   */
+  session(sessionId: string): Promise<SessionSummary | undefined>
+  /**
+   * @param options - the manager's options
+   * @returns a manager of one session
+   */
+  manager(options: AsyncManagerOptions): AsyncLedgerManager
+}
+
+/** The core manager's calls on an asynchronous store, each returning a Promise. */
+export interface AsyncLedgerManager {
+  /** The session. */
+  readonly sessionId: string
+  /** Resolved window limits. */
+  readonly limits: WindowLimits
+  /** Appends messages; see the core manager's `append`. */
+  append(messages: readonly MessageData[]): Promise<LedgerEntry[]>
+  /** Applies the limits; see the core manager's `applyWindow`. */
+  applyWindow(): Promise<WindowResult>
+  /** Makes room; see the core manager's `reduce`. */
+  reduce(options?: ReduceOptions): Promise<WindowResult>
+  /** The window; see the core manager's `window`. */
+  window(options?: WindowReadOptions): Promise<StoredMessageData[]>
+  /** Records an edit; see the core manager's `edit`. */
+  edit(ref: MessageRef, message: MessageData): Promise<LedgerEntry>
+  /** Pins a message; see the core manager's `pin`. */
+  pin(ref: MessageRef, attribution?: PinAttribution): Promise<PinResult>
+  /** Unpins a message; see the core manager's `unpin`. */
+  unpin(ref: MessageRef, attribution?: PinAttribution): Promise<PinResult>
+  /** Folds by ratio; see the core manager's `summarize`. */
+  summarize(summarizer: Summarizer, options?: SummarizeOptions): Promise<SummarizeResult>
+  /** Folds the excess; see the core manager's `summarizeExcess`. */
+  summarizeExcess(summarizer: Summarizer, options?: SummarizeExcessOptions): Promise<SummarizeResult>
+  /** One message; see the core manager's `message`. */
+  message(ref: MessageRef): Promise<LedgerEntry>
+  /** The archive; see the core manager's `history`. */
+  history(options?: { fromSeq?: number; limit?: number }): Promise<LedgerEntry[]>
+  /**
+   * Plans a fold without writing it (the adapter asks whether an overflow fold would take only the
+   * summary).
+   */
+  planFold(
+    request: FoldRequest,
+  ): Promise<{ readonly plan: FoldPlan } | { readonly nothing: NothingEvictedReason }>
+}
+
+/**
+ * Whether a value is a store whose calls return Promises.
+ *
+ * @param value - anything
+ * @returns true for the PostgreSQL store
+ */
+export function isAsyncStore(value: unknown): value is AsyncContextStore {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Partial<Record<typeof ASYNC_STORE, unknown>>)[ASYNC_STORE] === true
+  )
+}

@@ -1,0 +1,221 @@
+/**
+ * Writing back what operations changed in a {@link Slice}: one statement, so one round trip and one
+ * transaction, that first updates the session row — only if its `revision` is still the one the slice
+ * was read at (or creates it, only if no one else did) — and then, only if that succeeded, inserts and
+ * updates every row the operations changed, from parameter arrays (`unnest`), never one statement per
+ * row. Every other part reads the session's key from the guard, so nothing is written when it fails: the
+ * caller reads a new slice and runs the operation again.
+ *
+ * Updating the session row first also serializes writers of one session: a second writer's guard waits
+ * for the first's row lock, then finds the revision moved and writes nothing. Readers never wait (MVCC).
+ */
+import type { Slice } from './slice.js'
+
+/** The write-back statement; see {@link flushValues} for its parameters. */
+export const FLUSH_SQL = `WITH guard AS (
+  UPDATE context_ledger.sessions SET revision = revision + 1, updated_at = $3::bigint, boundary = $4::int,
+    version = $5::int, kept_count = $6::int, kept_tokens = $7::int, kept_first = $8::int, summary = $9::int,
+    limits = $10::text
+  WHERE pk = $1::int AND revision = $2::bigint AND NOT $11::boolean
+  RETURNING pk
+),
+created AS (
+  INSERT INTO context_ledger.sessions (pk, id, created_at, updated_at, metadata, boundary, version, kept_count,
+    kept_tokens, kept_first, summary, limits, revision)
+  SELECT $1::int, $12::text, $13::bigint, $3::bigint, $14::text, $4::int, $5::int, $6::int, $7::int, $8::int,
+    $9::int, $10::text, 1 WHERE $11::boolean
+  ON CONFLICT DO NOTHING
+  RETURNING pk
+),
+ok AS (SELECT pk FROM guard UNION ALL SELECT pk FROM created),
+new_messages AS (
+  INSERT INTO context_ledger.messages (session, seq, uid, role, body, tokens, cum_tokens, pinned, kept, recheck,
+    plain_user, trim_point, pair_start, has_tool_use, has_tool_result, created_at, window_body, window_tokens,
+    repeat_of, late)
+  SELECT ok.pk, u.seq, u.uid, u.role, u.body, u.tokens, u.cum_tokens, u.pinned, u.kept, u.recheck, u.plain_user,
+    u.trim_point, u.pair_start, u.has_tool_use, u.has_tool_result, u.created_at, u.window_body, u.window_tokens,
+    u.repeat_of, u.late
+  FROM ok CROSS JOIN unnest($15::int[], $16::text[], $17::text[], $18::text[], $19::int[], $20::bigint[],
+    $21::boolean[], $22::boolean[], $23::boolean[], $24::boolean[], $25::boolean[], $26::boolean[],
+    $27::boolean[], $28::boolean[], $29::bigint[], $30::text[], $31::int[], $32::int[], $33::boolean[])
+    AS u(seq, uid, role, body, tokens, cum_tokens, pinned, kept, recheck, plain_user, trim_point, pair_start,
+      has_tool_use, has_tool_result, created_at, window_body, window_tokens, repeat_of, late)
+),
+changed_messages AS (
+  UPDATE context_ledger.messages m SET pinned = u.pinned, kept = u.kept, recheck = u.recheck,
+    trim_point = u.trim_point, pair_start = u.pair_start,
+    body = CASE WHEN u.set_body THEN u.body ELSE m.body END,
+    window_body = CASE WHEN u.set_window THEN u.window_body ELSE m.window_body END,
+    window_tokens = CASE WHEN u.set_window THEN u.window_tokens ELSE m.window_tokens END
+  FROM ok CROSS JOIN unnest($34::int[], $35::boolean[], $36::boolean[], $37::boolean[], $38::boolean[],
+    $39::boolean[], $40::boolean[], $41::text[], $42::boolean[], $43::text[], $44::int[])
+    AS u(seq, pinned, kept, recheck, trim_point, pair_start, set_body, body, set_window, window_body,
+      window_tokens)
+  WHERE m.session = ok.pk AND m.seq = u.seq
+),
+new_calls AS (
+  INSERT INTO context_ledger.tool_calls (session, tool_use_id, name, use_seq, result_seq, status)
+  SELECT ok.pk, u.tool_use_id, u.name, u.use_seq, u.result_seq, u.status
+  FROM ok CROSS JOIN unnest($45::text[], $46::text[], $47::int[], $48::int[], $49::text[])
+    WITH ORDINALITY AS u(tool_use_id, name, use_seq, result_seq, status, ord)
+  ORDER BY u.ord
+),
+answered_calls AS (
+  UPDATE context_ledger.tool_calls c SET result_seq = u.result_seq, status = u.status
+  FROM ok CROSS JOIN unnest($50::bigint[], $51::int[], $52::text[]) AS u(id, result_seq, status)
+  WHERE c.session = ok.pk AND c.id = u.id
+),
+new_pins AS (
+  INSERT INTO context_ledger.pin_events (session, seq, action, actor, reason, at)
+  SELECT ok.pk, u.seq, u.action, u.actor, u.reason, u.at
+  FROM ok CROSS JOIN unnest($53::int[], $54::text[], $55::text[], $56::text[], $57::bigint[])
+    WITH ORDINALITY AS u(seq, action, actor, reason, at, ord)
+  ORDER BY u.ord
+),
+erased_edits AS (
+  UPDATE context_ledger.message_edits e SET body = NULL FROM ok
+  WHERE e.session = ok.pk AND e.seq = ANY($58::int[]) AND e.body IS NOT NULL
+),
+new_edits AS (
+  INSERT INTO context_ledger.message_edits (session, seq, kind, actor, reason, at, body)
+  SELECT ok.pk, u.seq, u.kind, u.actor, u.reason, u.at, u.body
+  FROM ok CROSS JOIN unnest($59::int[], $60::text[], $61::text[], $62::text[], $63::bigint[], $64::text[])
+    WITH ORDINALITY AS u(seq, kind, actor, reason, at, body, ord)
+  ORDER BY u.ord
+),
+new_summaries AS (
+  INSERT INTO context_ledger.summaries (id, session, uid, replaces, regenerates, from_boundary, to_boundary, seqs,
+    message_count, body, tokens, model, prompt_hash, created_at, ended_at, end_reason)
+  SELECT u.id, ok.pk, u.uid, u.replaces, u.regenerates, u.from_boundary, u.to_boundary, u.seqs, u.message_count,
+    u.body, u.tokens, u.model, u.prompt_hash, u.created_at, u.ended_at, u.end_reason
+  FROM ok CROSS JOIN unnest($65::int[], $66::text[], $67::int[], $68::int[], $69::int[], $70::int[], $71::text[],
+    $72::int[], $73::text[], $74::int[], $75::text[], $76::text[], $77::bigint[], $78::bigint[], $79::text[])
+    AS u(id, uid, replaces, regenerates, from_boundary, to_boundary, seqs, message_count, body, tokens, model,
+      prompt_hash, created_at, ended_at, end_reason)
+),
+ended_summaries AS (
+  UPDATE context_ledger.summaries x SET ended_at = u.ended_at, end_reason = u.end_reason
+  FROM ok CROSS JOIN unnest($80::int[], $81::bigint[], $82::text[]) AS u(id, ended_at, end_reason)
+  WHERE x.session = ok.pk AND x.id = u.id
+)
+SELECT count(*)::int AS written FROM ok`
+
+/**
+ * The values of {@link FLUSH_SQL} for what a slice changed.
+ *
+ * @param slice - the slice, after the operations ran
+ * @returns the bound values, in order
+ */
+export function flushValues(slice: Slice): unknown[] {
+  const s = slice.session
+  if (s === undefined) throw new Error('slice: nothing to write without a session')
+  const create = slice.original === undefined
+  const col = <T>(n: number): T[][] => Array.from({ length: n }, () => [])
+  const v: unknown[] = [
+    s.pk,
+    slice.original?.revision ?? 0,
+    s.updated_at,
+    s.boundary,
+    s.version,
+    s.kept_count,
+    s.kept_tokens,
+    s.kept_first,
+    s.summary,
+    s.limits,
+    create,
+    s.id,
+    s.created_at,
+    s.metadata,
+  ]
+  const m = col<unknown>(19)
+  for (const seq of [...slice.inserted].sort((a, c) => a - c)) {
+    const r = slice.fullRow(seq, 'write')
+    const values = [
+      r.seq,
+      r.uid,
+      r.role,
+      r.body,
+      r.tokens,
+      r.cum_tokens,
+      r.pinned === 1,
+      r.kept === 1,
+      r.recheck === 1,
+      r.plain_user === 1,
+      r.trim_point === 1,
+      r.pair_start === 1,
+      r.has_tool_use === 1,
+      r.has_tool_result === 1,
+      r.created_at,
+      r.window_body,
+      r.window_tokens,
+      r.repeat_of,
+      r.late === 1,
+    ]
+    values.forEach((x, i) => m[i]?.push(x))
+  }
+  v.push(...m)
+  const u = col<unknown>(11)
+  for (const [seq, cols] of [...slice.changed].sort((a, c) => a[0] - c[0])) {
+    const r = slice.row(seq, 'write')
+    const setBody = cols.has('body')
+    const setWindow = cols.has('window_body') || cols.has('window_tokens')
+    const values = [
+      seq,
+      r.pinned === 1,
+      r.kept === 1,
+      r.recheck === 1,
+      r.trim_point === 1,
+      r.pair_start === 1,
+      setBody,
+      setBody ? r.body : null,
+      setWindow,
+      setWindow ? r.window_body : null,
+      setWindow ? r.window_tokens : null,
+    ]
+    values.forEach((x, i) => u[i]?.push(x))
+  }
+  v.push(...u)
+  const nc = col<unknown>(5)
+  const ac = col<unknown>(3)
+  for (const c of slice.calls) {
+    if (c.id < 0) [c.tool_use_id, c.name, c.use_seq, c.result_seq, c.status].forEach((x, i) => nc[i]?.push(x))
+    else if (slice.changedCalls.has(c.id)) [c.id, c.result_seq, c.status].forEach((x, i) => ac[i]?.push(x))
+  }
+  // New calls in the order they were made (their ids are assigned in that order).
+  v.push(...nc, ...ac)
+  const pe = col<unknown>(5)
+  for (const e of slice.pinEvents)
+    [e.seq, e.action, e.actor, e.reason, e.at].forEach((x, i) => pe[i]?.push(x))
+  v.push(...pe)
+  v.push([...slice.erasedEdits])
+  const ed = col<unknown>(6)
+  for (const e of slice.edits)
+    [e.seq, e.kind, e.actor, e.reason, e.at, e.body].forEach((x, i) => ed[i]?.push(x))
+  v.push(...ed)
+  const ns = col<unknown>(15)
+  const es = col<unknown>(3)
+  for (const [id, x] of slice.summaries) {
+    if (slice.insertedSummaries.has(id))
+      [
+        x.id,
+        x.uid,
+        x.replaces,
+        x.regenerates,
+        x.from_boundary,
+        x.to_boundary,
+        x.seqs,
+        x.message_count,
+        x.body,
+        x.tokens,
+        x.model,
+        x.prompt_hash,
+        x.created_at,
+        x.ended_at,
+        x.end_reason,
+      ].forEach((y, i) => ns[i]?.push(y))
+    else if (slice.changedSummaries.has(id))
+      [x.id, x.ended_at, x.end_reason].forEach((y, i) => es[i]?.push(y))
+  }
+  v.push(...ns, ...es)
+  return v
+}

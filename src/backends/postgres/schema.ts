@@ -1,0 +1,196 @@
+/**
+ * The PostgreSQL ledger's tables — the only file drizzle-kit reads for `migrations-pg/` (run
+ * `npm run db:generate:pg` after changing it; released migrations are never edited). They mirror the
+ * SQLite schema (`src/db/schema.ts`, whose comments say what each column means) in the schema
+ * `context_ledger`, with PostgreSQL's types: booleans for flags, `bigint` milliseconds for times, text for
+ * bodies (stored byte for byte as appended, never normalized as `jsonb` would). Three differences:
+ *
+ * - a message is keyed by `(session, seq)` itself (no surrogate id: PostgreSQL has no rowid to reuse);
+ * - `sessions.revision` counts every write of the session: each write is one statement that commits only
+ *   if the revision is still the one its plan was read at (see `src/backends/postgres/flush.ts`);
+ * - `identity` marks the schema as a ledger's (PostgreSQL has no `application_id` / `user_version`).
+ */
+import { sql } from 'drizzle-orm'
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  pgSchema,
+  primaryKey,
+  smallint,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core'
+
+/** The PostgreSQL schema (namespace) every table lives in. */
+export const ledgerSchema = pgSchema('context_ledger')
+
+/** One row: what marks the schema as a context-ledger and how many migrations it has had. */
+export const identity = ledgerSchema.table('identity', {
+  /** Always 1: the table holds one row. */
+  id: smallint('id').primaryKey(),
+  /** `0x434c4447` (`'CLDG'`), as SQLite ledgers' `application_id`. */
+  applicationId: integer('application_id').notNull(),
+  /** Migrations applied (as SQLite ledgers' `user_version`). */
+  schemaVersion: integer('schema_version').notNull(),
+})
+
+/** One row per conversation. */
+export const sessions = ledgerSchema.table('sessions', {
+  pk: integer('pk').primaryKey().generatedByDefaultAsIdentity(),
+  id: text('id').notNull().unique(),
+  createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+  updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+  metadata: text('metadata'),
+  boundary: integer('boundary').notNull().default(0),
+  version: integer('version').notNull().default(0),
+  keptCount: integer('kept_count'),
+  keptTokens: integer('kept_tokens'),
+  keptFirst: integer('kept_first'),
+  summary: integer('summary'),
+  limits: text('limits'),
+  /** Incremented by every write of the session (appends too): what a write checks before it commits. */
+  revision: bigint('revision', { mode: 'number' }).notNull().default(0),
+})
+
+/** The archive: one row per message, never deleted by eviction. */
+export const messages = ledgerSchema.table(
+  'messages',
+  {
+    session: integer('session')
+      .notNull()
+      .references(() => sessions.pk),
+    seq: integer('seq').notNull(),
+    uid: text('uid').notNull(),
+    role: text('role', { enum: ['user', 'assistant'] }).notNull(),
+    body: text('body').notNull(),
+    tokens: integer('tokens').notNull(),
+    cumTokens: bigint('cum_tokens', { mode: 'number' }).notNull(),
+    pinned: boolean('pinned').notNull().default(false),
+    kept: boolean('kept').notNull().default(false),
+    recheck: boolean('recheck').notNull().default(false),
+    plainUser: boolean('plain_user').notNull(),
+    trimPoint: boolean('trim_point').notNull(),
+    pairStart: boolean('pair_start').notNull(),
+    hasToolUse: boolean('has_tool_use').notNull(),
+    hasToolResult: boolean('has_tool_result').notNull(),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    windowBody: text('window_body'),
+    repeatOf: integer('repeat_of'),
+    late: boolean('late').notNull().default(false),
+    windowTokens: integer('window_tokens'),
+  },
+  (t) => [
+    primaryKey({ name: 'messages_pkey', columns: [t.session, t.seq] }),
+    uniqueIndex('messages_session_uid').on(t.session, t.uid),
+    index('messages_pinned')
+      .on(t.session, t.seq)
+      .where(sql`${t.pinned}`),
+    index('messages_kept')
+      .on(t.session, t.seq)
+      .where(sql`${t.kept}`),
+    index('messages_recheck')
+      .on(t.session, t.seq)
+      .where(sql`${t.recheck}`),
+    index('messages_window_tokens')
+      .on(t.session, t.seq, t.tokens, t.windowTokens)
+      .where(sql`${t.windowTokens} IS NOT NULL`),
+    index('messages_cut_points')
+      .on(t.session, t.seq, t.trimPoint, t.pairStart, t.plainUser)
+      .where(sql`${t.trimPoint} OR ${t.pairStart}`),
+    // Occurrences of a message sent again: a redaction erases them all (SQLite walks the session instead).
+    index('messages_repeats')
+      .on(t.session, t.repeatOf)
+      .where(sql`${t.repeatOf} IS NOT NULL`),
+  ],
+)
+
+/** Tool-pair links: which message asked for a tool call and which answered it. */
+export const toolCalls = ledgerSchema.table(
+  'tool_calls',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    session: integer('session')
+      .notNull()
+      .references(() => sessions.pk),
+    toolUseId: text('tool_use_id').notNull(),
+    name: text('name').notNull(),
+    useSeq: integer('use_seq').notNull(),
+    resultSeq: integer('result_seq'),
+    status: text('status', { enum: ['success', 'error'] }),
+  },
+  (t) => [
+    index('tool_calls_use').on(t.session, t.useSeq),
+    index('tool_calls_answered')
+      .on(t.session, t.resultSeq)
+      .where(sql`${t.resultSeq} IS NOT NULL`),
+    // Every call by id (the open ones are a prefix of nothing: a result looks its call up by id whether
+    // it waits or not, so one index serves both).
+    index('tool_calls_by_id').on(t.session, t.toolUseId, t.useSeq),
+  ],
+)
+
+/** Every pin and unpin: who, when, why. */
+export const pinEvents = ledgerSchema.table(
+  'pin_events',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    session: integer('session')
+      .notNull()
+      .references(() => sessions.pk),
+    seq: integer('seq').notNull(),
+    action: text('action', { enum: ['pin', 'unpin'] }).notNull(),
+    actor: text('actor').notNull(),
+    reason: text('reason'),
+    at: bigint('at', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('pin_events_message').on(t.session, t.seq, t.id)],
+)
+
+/** Edits and redactions (see the SQLite schema). */
+export const messageEdits = ledgerSchema.table(
+  'message_edits',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    session: integer('session')
+      .notNull()
+      .references(() => sessions.pk),
+    seq: integer('seq').notNull(),
+    kind: text('kind', { enum: ['edit', 'redact'] }).notNull(),
+    actor: text('actor').notNull(),
+    reason: text('reason'),
+    at: bigint('at', { mode: 'number' }).notNull(),
+    body: text('body'),
+  },
+  (t) => [index('message_edits_message').on(t.session, t.seq, t.id)],
+)
+
+/** Summaries (see the SQLite schema). */
+export const summaries = ledgerSchema.table(
+  'summaries',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    session: integer('session')
+      .notNull()
+      .references(() => sessions.pk),
+    uid: text('uid').notNull(),
+    replaces: integer('replaces'),
+    regenerates: integer('regenerates'),
+    fromBoundary: integer('from_boundary').notNull(),
+    toBoundary: integer('to_boundary').notNull(),
+    seqs: text('seqs').notNull(),
+    messageCount: integer('message_count').notNull(),
+    body: text('body').notNull(),
+    tokens: integer('tokens').notNull(),
+    model: text('model'),
+    promptHash: text('prompt_hash').notNull(),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    endedAt: bigint('ended_at', { mode: 'number' }),
+    endReason: text('end_reason', { enum: ['replaced', 'regenerated', 'dropped', 'evicted'] }),
+  },
+  (t) => [
+    uniqueIndex('summaries_session_uid').on(t.session, t.uid),
+    index('summaries_session').on(t.session, t.id),
+  ],
+)

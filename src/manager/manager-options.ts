@@ -1,0 +1,80 @@
+/**
+ * The options the core manager's calls take besides its constructor's — `reduce`, `summarize`,
+ * `summarizeExcess`, `resummarize` — with their checks: shared by the SQLite manager and the PostgreSQL
+ * one (`src/backends/postgres/manager.ts`), which must not load the SQLite store to check them.
+ */
+import { z } from 'zod'
+import { describeValue } from '../messages/limits.js'
+import { invalidOption } from '../store/check-args.js'
+import type { Summarizer } from '../summaries/summarize.js'
+
+/** Options of `PersistentConversationManager.reduce`. */
+export interface ReduceOptions {
+  /** True when the model refused the input as too long. Reduction always evicts something if it can. */
+  overflow?: boolean | undefined
+}
+
+const text = z.string().min(1).max(1_000_000)
+const modelName = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((v) => v.isWellFormed(), 'contains a lone UTF-16 surrogate')
+/** The options of `summarize` (also the PostgreSQL manager's). */
+export const summarizeOptions = z.strictObject({
+  summaryRatio: z.number().optional(),
+  preserveRecentMessages: z.number().int().min(0).optional(),
+  systemPrompt: text.optional(),
+  model: modelName.optional(),
+})
+/** The options of `summarizeExcess`. */
+export const excessOptions = z.strictObject({
+  systemPrompt: text.optional(),
+  model: modelName.optional(),
+})
+/** The options of `resummarize`. */
+export const resummarizeOptions = z.strictObject({
+  systemPrompt: text.optional(),
+  model: modelName.optional(),
+  from: z.enum(['raw', 'previous']).optional(),
+})
+
+/** Options of `PersistentConversationManager.summarize`: Strands' `SummarizingConversationManager`'s. */
+export interface SummarizeOptions {
+  /** Share of the window to fold, clamped to [0.1, 0.8] as in Strands. Default 0.3. */
+  summaryRatio?: number | undefined
+  /** Never fold the newest N messages of the window. Default 10. */
+  preserveRecentMessages?: number | undefined
+  /** The summarizer's system prompt. Default `DEFAULT_SUMMARIZATION_PROMPT`. */
+  systemPrompt?: string | undefined
+  /** Who writes the summary (a model id), recorded with it unless the summarizer's output names one. */
+  model?: string | undefined
+}
+
+/** Options of `PersistentConversationManager.summarizeExcess`. */
+export interface SummarizeExcessOptions {
+  /** The summarizer's system prompt. Default `DEFAULT_SUMMARIZATION_PROMPT`. */
+  systemPrompt?: string | undefined
+  /** Who writes the summary, recorded with it unless the summarizer's output names one. */
+  model?: string | undefined
+}
+
+/** Options of `PersistentConversationManager.resummarize`. */
+export interface ResummarizeOptions extends SummarizeExcessOptions {
+  /**
+   * What the new summary is made from: `'raw'` (default), every message of the archive the summary stands
+   * for, down its chain; `'previous'`, the summary it replaced and the messages it folded itself — the
+   * input it was first made from, with the archived originals.
+   */
+  from?: 'raw' | 'previous' | undefined
+}
+
+/**
+ * Refuses a summarizer that is not a function.
+ *
+ * @param summarizer - what the caller passed
+ */
+export function checkSummarizer(summarizer: unknown): asserts summarizer is Summarizer {
+  if (typeof summarizer !== 'function')
+    throw invalidOption('summarizer', `expected a function, got ${describeValue(summarizer)}`)
+}

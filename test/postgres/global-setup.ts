@@ -1,0 +1,29 @@
+/**
+ * vitest `globalSetup` of the `postgres` project: starts one embedded PostgreSQL server for the run and
+ * stops it (removing its data directory) at teardown. Tests reach it through `inject('pgUrl')`; worker
+ * processes they spawn, through the environment variable {@link PG_URL_ENV}.
+ */
+import type { TestProject } from 'vitest/node'
+import { PG_URL_ENV, startServer } from './server.js'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The test server's admin connection string. */
+    pgUrl: string
+  }
+}
+
+/**
+ * Starts the server.
+ *
+ * @param project - the vitest project
+ * @returns the teardown
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const server = await startServer()
+  project.provide('pgUrl', server.url)
+  process.env[PG_URL_ENV] = server.url
+  return async () => {
+    await server.stop()
+  }
+}
