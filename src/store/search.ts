@@ -200,7 +200,10 @@ function run(ledger: Ledger, fts: FtsQuery, o: Checked): SearchHit[] {
   if (state !== undefined && state.last_id > state.indexed_to) {
     pst.clearPending.run()
     pst.fillPending.run(state.indexed_to)
-    const hits = pst.searchPending.all(params)
+    // Every pending match, not the best `want` of them: the temporary table's own bm25 (its statistics
+    // are the pending rows' alone) does not rank them as the index's statistics do, so cutting before
+    // re-scoring would drop rows that rank high once re-scored, and a page would depend on its size.
+    const hits = pst.searchPending.all({ ...params, limit: -1 })
     found.push(...scorePending(ledger, pst, fts, hits))
   }
   found.sort((a, b) => a.score - b.score || a.doc - b.doc)

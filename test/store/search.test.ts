@@ -272,6 +272,67 @@ describe('store.search', () => {
   })
 })
 
+describe('search paging', () => {
+  const VOCAB = ['alpha', 'bravo', 'charlie', 'delta', 'echo']
+  // A page is a slice of the one ranked list, whatever its size: the pending rows are re-scored with the
+  // index's statistics before the list is cut (cutting by the temporary table's own bm25 first dropped
+  // rows that rank high once re-scored, so `limit: 1` could miss the best hit).
+  it('pages of any size concatenated equal one big call, and limit k is its first k', () => {
+    fc.assert(
+      fc.property(
+        // The words common in the indexed messages are rare among the pending ones, and the other way
+        // round, so the two statistics rank differently.
+        fc.array(fc.array(fc.constantFrom('alpha', 'alpha', 'bravo', 'x'), { minLength: 1, maxLength: 6 }), {
+          minLength: SEARCH_BATCH_ROWS,
+          maxLength: 2 * SEARCH_BATCH_ROWS,
+        }),
+        fc.array(
+          fc.array(fc.constantFrom(...VOCAB, 'charlie', 'delta', 'echo'), { minLength: 1, maxLength: 6 }),
+          {
+            minLength: 1,
+            maxLength: SEARCH_BATCH_ROWS - 1,
+          },
+        ),
+        fc.subarray(VOCAB, { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 9 }),
+        (old, recent, query, any, size) => {
+          const store = dir.open(`p${Math.random().toString(36).slice(2)}.db`)
+          try {
+            const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 10 })
+            const texts = [...old, ...recent]
+            texts.forEach((words, i) => m.append((i % 2 === 0 ? user : assistant)(words.join(' '))))
+            const q = query.join(' ')
+            const match = any ? ('any' as const) : ('all' as const)
+            const key = (h: { seq: number; score: number }): string => `${h.seq}:${h.score}`
+            const all = store.search(q, { limit: 1000, match }).map(key)
+            const pages: string[] = []
+            for (let offset = 0; offset <= all.length; offset += size)
+              pages.push(...store.search(q, { limit: size, offset, match }).map(key))
+            expect(pages).toStrictEqual(all)
+            for (const k of [1, 2, size])
+              expect(store.search(q, { limit: k, match }).map(key)).toStrictEqual(all.slice(0, k))
+          } finally {
+            store.close()
+          }
+        },
+      ),
+      { numRuns: 60 },
+    )
+  })
+
+  it("keeps the best pending hit under limit 1 (the tester's case)", () => {
+    const store = dir.open('rank4.db')
+    const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 10 })
+    for (let i = 0; i < 32; i++) m.append((i % 2 ? assistant : user)(`beta filler ${i}`))
+    for (let i = 0; i < 20; i++)
+      m.append((i % 2 ? assistant : user)(i === 0 ? 'beta' : i === 19 ? 'alpha' : `alpha pending ${i}`))
+    const all = store.search('alpha beta', { match: 'any', limit: 1000 })
+    expect(store.search('alpha beta', { match: 'any', limit: 1 })).toStrictEqual(all.slice(0, 1))
+    expect(all[0]?.seq).toBe(51)
+  })
+})
+
 describe('search from another connection', () => {
   it('works read-only, and inside a write batch sees the batch own rows', () => {
     const writer = dir.open('shared.db')
