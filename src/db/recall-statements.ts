@@ -38,6 +38,8 @@ export interface SearchParams {
   tool: string | null
   /** A JSON array of tool names: messages that call or answer one of them are left out. */
   skip: string | null
+  /** 0: summaries that left the window (replaced, regenerated, dropped, evicted) are left out. */
+  ended: number | null
   /** At most this many. */
   limit: number
 }
@@ -144,6 +146,7 @@ export const RECALL_STATEMENTS = {
       AND (@since IS NULL OR x.created_at >= @since)
       AND (@until IS NULL OR x.created_at < @until)
       AND @tool IS NULL
+      AND (@ended IS NULL OR x.end_reason IS NULL)
     ORDER BY score, doc LIMIT @limit`,
     HIT_COLUMNS,
   ),
@@ -166,7 +169,7 @@ export const RECALL_STATEMENTS = {
   }),
   hitSummary: rows<[id: number], HitSummaryRow>(
     `SELECT s.id AS session_id, s.pk AS session_pk, x.id, x.uid, x.seqs, x.to_boundary,
-      (s.summary IS x.id) AS in_window, x.created_at
+      (s.summary IS x.id) AS in_window, x.created_at, x.end_reason
     FROM summaries x JOIN sessions s ON s.pk = x.session WHERE x.id = ?`,
     {
       session_id: true,
@@ -177,6 +180,7 @@ export const RECALL_STATEMENTS = {
       to_boundary: true,
       in_window: true,
       created_at: true,
+      end_reason: true,
     },
   ),
   // One link of a session's chain of summaries, by key (the walk that finds which one stands for a seq).

@@ -22,6 +22,7 @@ import type { Ledger } from './ledger.js'
 import { indexAverages, pendingScores, termsByDoc } from './pending-scores.js'
 import { invalidQuery, toFtsQuery, type FtsQuery } from './search-query.js'
 import type { SearchHit } from './search-types.js'
+import type { SummaryEndReason } from './summaries.js'
 import { describeValue } from '../messages/limits.js'
 
 /** The tools whose calls and results a search leaves out by default: the recall tools themselves. */
@@ -44,6 +45,7 @@ const OPTION_KEYS = [
   'syntax',
   'match',
   'summaries',
+  'endedSummaries',
 ] as const
 
 type Pending = PreparedAll<typeof PENDING_SEARCH_STATEMENTS>
@@ -131,6 +133,8 @@ export function checkSearchOptions(options: unknown): Checked {
       until: instant(o.until, 'options.until'),
       tool: o.toolName ?? null,
       skip: skip.length === 0 ? null : JSON.stringify(skip),
+      ended:
+        o.endedSummaries === undefined || flag(o.endedSummaries, 'options.endedSummaries') === 1 ? null : 0,
     },
     limit: count(o.limit, 'options.limit', 20, 1, MAX_SEARCH_LIMIT),
     offset: count(o.offset, 'options.offset', 0, 0, Number.MAX_SAFE_INTEGER),
@@ -287,6 +291,7 @@ function toHit(ledger: Ledger, f: Found, snippet: string): SearchHit | undefined
       inWindow: x.in_window === 1,
       pinned: false,
       summaryId: x.id,
+      ...(x.end_reason === null ? {} : { ended: x.end_reason as SummaryEndReason }),
       createdAt: new Date(x.created_at),
     }
   }

@@ -85,7 +85,7 @@ function oneLine(text: string): string {
 
 function describeHit(h: SearchHit): string {
   if (h.kind === 'summary')
-    return `- summary #${h.summaryId ?? '?'} (stands for earlier messages from seq ${h.seq}${h.inWindow ? ', in your context' : ''}): ${oneLine(h.snippet)}`
+    return `- summary #${h.summaryId ?? '?'} (stands for earlier messages from seq ${h.seq}${h.inWindow ? ', in your context' : ''}${h.ended === undefined ? '' : `; ${h.ended}, no longer current`}): ${oneLine(h.snippet)}`
   const where = h.inWindow
     ? 'in your context'
     : h.summaryId === undefined
@@ -119,7 +119,11 @@ export function handleSearchHistory(
   const { query, limit } = parsed.data
   let hits: SearchHit[]
   try {
-    hits = manager.search(query, { limit: limit ?? options.defaultLimit ?? 8, match: 'any' })
+    hits = manager.search(query, {
+      limit: limit ?? options.defaultLimit ?? 8,
+      match: 'any',
+      endedSummaries: false,
+    })
   } catch (error) {
     if (isContextLedgerError(error, 'INVALID_QUERY'))
       return { status: 'error', text: `${error.message}. Use plain keywords.` }

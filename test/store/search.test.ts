@@ -117,6 +117,32 @@ describe('store.search', () => {
     expect(paged).toStrictEqual(all)
   })
 
+  it('marks summaries that left the window with why, and leaves them out when asked', async () => {
+    const store = dir.open('ended.db')
+    const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 6 })
+    for (let i = 0; i < 12; i++) m.append((i % 2 ? assistant : user)(`turn ${i}`))
+    const first = await m.summarize(() => 'SUMMARY platypusword', { preserveRecentMessages: 2 })
+    const id = first.summary?.id ?? -1
+    expect(store.search('platypusword').map((h) => [h.kind, h.summaryId, h.ended])).toStrictEqual([
+      ['summary', id, undefined],
+    ])
+    m.dropSummary(id)
+    expect(store.search('platypusword').map((h) => [h.kind, h.summaryId, h.ended])).toStrictEqual([
+      ['summary', id, 'dropped'],
+    ])
+    expect(store.search('platypusword', { endedSummaries: false })).toStrictEqual([])
+    const second = await m.summarize(() => 'SUMMARY2 wombatword', { preserveRecentMessages: 2 })
+    const regen = await m.resummarize(second.summary?.id ?? -1, () => 'REGEN wombatword koalaword')
+    const hits = store.search('wombatword').map((h) => [h.summaryId, h.ended])
+    expect(hits).toHaveLength(2)
+    expect(hits).toContainEqual([second.summary?.id, 'regenerated'])
+    expect(hits).toContainEqual([regen.id, undefined])
+    expect(store.search('wombatword', { endedSummaries: false }).map((h) => h.summaryId)).toStrictEqual([
+      regen.id,
+    ])
+    expect(() => store.search('x', { endedSummaries: 'no' as unknown as boolean })).toThrow(/endedSummaries/)
+  })
+
   it('leaves the recall tools own calls and results out unless asked', () => {
     const store = dir.open()
     const m = new PersistentConversationManager({ store, sessionId: 's' })

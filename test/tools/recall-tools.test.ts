@@ -72,6 +72,18 @@ describe('search_history', () => {
     )
   })
 
+  it('leaves out summaries that left the window (a dropped one was taken back)', async () => {
+    const store = dir.open('dropped.db')
+    const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 6 })
+    for (let i = 0; i < 12; i++) m.append((i % 2 ? assistant : user)(`turn ${i}`))
+    const r = await m.summarize(() => 'SUMMARY platypusword', { preserveRecentMessages: 2 })
+    expect(handleSearchHistory(m, { query: 'platypusword' }).hits).toHaveLength(1)
+    m.dropSummary(r.summary?.id ?? -1)
+    const after = handleSearchHistory(m, { query: 'platypusword' })
+    expect(after.hits).toStrictEqual([])
+    expect(after.text).toMatch(/^No message of this conversation matches/)
+  })
+
   it('answers bad input with an error result the model can read', () => {
     const m = conversation()
     for (const input of [
