@@ -84,6 +84,32 @@ describe('search_history', () => {
     expect(after.text).toMatch(/^No message of this conversation matches/)
   })
 
+  it('leaves copies in its own stored results after a redaction: found with excludeTools: [] (documented)', () => {
+    const store = dir.open('privacy.db')
+    const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 4 })
+    m.append(user('my card number is 4111 Kzzsecretmaria'))
+    for (let i = 0; i < 10; i++) m.append((i % 2 ? user : assistant)('filler'))
+    m.applyWindow()
+    const r = handleSearchHistory(m, { query: 'card number' })
+    m.append([
+      {
+        role: 'assistant',
+        content: [{ toolUse: { toolUseId: 'a', name: 'search_history', input: { query: 'card number' } } }],
+      },
+      {
+        role: 'user',
+        content: [{ toolResult: { toolUseId: 'a', status: 'success', content: [{ text: r.text }] } }],
+      },
+    ])
+    store.redactMessage('s', { seq: 0 })
+    // The default search hides the tool's own results; the copy is still there, and can be redacted.
+    expect(store.search('Kzzsecretmaria')).toStrictEqual([])
+    const copies = store.search('Kzzsecretmaria', { excludeTools: [] }).map((h) => h.seq)
+    expect(copies).toStrictEqual([12])
+    store.redactMessage('s', { seq: 12 })
+    expect(store.search('Kzzsecretmaria', { excludeTools: [] })).toStrictEqual([])
+  })
+
   it('answers bad input with an error result the model can read', () => {
     const m = conversation()
     for (const input of [
