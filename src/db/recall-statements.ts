@@ -150,12 +150,6 @@ export const RECALL_STATEMENTS = {
     ORDER BY score, doc LIMIT @limit`,
     HIT_COLUMNS,
   ),
-  // The text around the matches in one document of the index (the rowid as a range: see pendingSnippet).
-  searchSnippet: value<[q: string, from: number, to: number], string>(
-    `SELECT snippet(search_index, 0, '**', '**', '…', 16) AS snippet FROM search_index
-    WHERE search_index MATCH ? AND rowid >= ? AND rowid <= ?`,
-    'snippet',
-  ),
   hitMessage: rows<[id: number], HitMessageRow>(HIT_MESSAGE_SELECT, {
     session_id: true,
     session_pk: true,
@@ -257,7 +251,9 @@ export const CREATE_PENDING_INDEX = `CREATE VIRTUAL TABLE IF NOT EXISTS temp.sea
   CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_words USING fts5(
     text, tokenize = 'porter unicode61 remove_diacritics 2', detail = full);
   CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_words_terms USING fts5vocab(temp, search_words, instance);
-  CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_index_rows USING fts5vocab(main, search_index, row);`
+  CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_index_rows USING fts5vocab(main, search_index, row);
+  CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_snippets USING fts5(
+    text, tokenize = 'porter unicode61 remove_diacritics 2', detail = full);`
 
 /** The terms of one document of a temporary index, in order. */
 export interface TermRow {
@@ -283,12 +279,20 @@ export const PENDING_SEARCH_STATEMENTS = {
     ORDER BY score, doc LIMIT @limit`,
     HIT_COLUMNS,
   ),
-  // The text around the matches in one pending document. The rowid is matched as a range: better-sqlite3
-  // binds a JS number as a REAL, and FTS5 ignores a `rowid = ?` constraint whose value is not an integer
-  // (every match would come back, the first one's snippet with it).
-  pendingSnippet: value<[q: string, from: number, to: number], string>(
-    `SELECT snippet(search_pending, 0, '**', '**', '…', 16) AS snippet FROM temp.search_pending
-    WHERE search_pending MATCH ? AND rowid >= ? AND rowid <= ?`,
+  // The hits' text for their snippets, each NUL a space: FTS5's snippet() copies the text between
+  // matches as C strings, so a NUL inside a message cut what followed it up to the next match.
+  clearSnippets: write<[]>('DELETE FROM temp.search_snippets'),
+  // (SQL's replace() cannot: it takes char(0) for an empty pattern, so the NULs are replaced in JS.)
+  hitText: value<[doc: number], string>('SELECT text FROM main.search_text WHERE doc = ?', 'text'),
+  fillSnippet: write<[doc: number, text: string]>(
+    'INSERT INTO temp.search_snippets (rowid, text) VALUES (?, ?)',
+  ),
+  // The text around the matches in one hit. The rowid is matched as a range: better-sqlite3 binds a JS
+  // number as a REAL, and FTS5 ignores a `rowid = ?` constraint whose value is not an integer (every
+  // match would come back, the first one's snippet with it).
+  hitSnippet: value<[q: string, from: number, to: number], string>(
+    `SELECT snippet(search_snippets, 0, '**', '**', '…', 16) AS snippet FROM temp.search_snippets
+    WHERE search_snippets MATCH ? AND rowid >= ? AND rowid <= ?`,
     'snippet',
   ),
   // Every term of every pending row, in order: term frequencies and document lengths for bm25.

@@ -212,8 +212,9 @@ function run(ledger: Ledger, fts: FtsQuery, o: Checked): SearchHit[] {
   }
   found.sort((a, b) => a.score - b.score || a.doc - b.doc)
   const page = found.slice(o.offset, want)
-  const snippet = (f: Found): string =>
-    (f.pending ? pst.pendingSnippet : st.searchSnippet).get(fts.text, f.doc, f.doc) ?? ''
+  pst.clearSnippets.run()
+  for (const f of page) pst.fillSnippet.run(f.doc, (pst.hitText.get(f.doc) ?? '').replaceAll('\u0000', ' '))
+  const snippet = (f: Found): string => pst.hitSnippet.get(fts.text, f.doc, f.doc) ?? ''
   return page.map((f) => toHit(ledger, f, snippet(f))).filter((h): h is SearchHit => h !== undefined)
 }
 

@@ -143,6 +143,15 @@ describe('store.search', () => {
     expect(() => store.search('x', { endedSummaries: 'no' as unknown as boolean })).toThrow(/endedSummaries/)
   })
 
+  it('keeps the text around a NUL in its snippet, indexed or pending', () => {
+    const store = dir.open('nul.db')
+    store.append('s', user('x\u0000y nulword'))
+    // Pending (above the watermark), then indexed.
+    expect(store.search('nulword').map((h) => h.snippet)).toStrictEqual(['x y **nulword**'])
+    expect(store.indexPending()).toBe(true)
+    expect(store.search('nulword').map((h) => h.snippet)).toStrictEqual(['x y **nulword**'])
+  })
+
   it('leaves the recall tools own calls and results out unless asked', () => {
     const store = dir.open()
     const m = new PersistentConversationManager({ store, sessionId: 's' })
