@@ -13,7 +13,7 @@ import {
   PersistentConversationManager,
   type MessageData,
 } from '../../src/index.js'
-import { SEARCH_BATCH_ROWS } from '../../src/store/search-index.js'
+import { SEARCH_BATCH_ROWS, SEARCH_INDEX_AT_ONCE_CHARS } from '../../src/store/search-index.js'
 import { watermark } from '../helpers/search-index.js'
 import { useTempDir } from '../helpers/temp-store.js'
 
@@ -365,6 +365,25 @@ describe('search paging', () => {
     const all = store.search('alpha beta', { match: 'any', limit: 1000 })
     expect(store.search('alpha beta', { match: 'any', limit: 1 })).toStrictEqual(all.slice(0, 1))
     expect(all[0]?.seq).toBe(51)
+  })
+})
+
+describe('a large message', () => {
+  it('is indexed in its own append, so no search reads it from the table', () => {
+    const store = dir.open('large.db')
+    const db = store.connection()
+    store.append('s', [user('small one'), assistant('small two')])
+    expect(watermark(db)).toBe(0)
+    const big = `${Array.from({ length: 20_000 }, (_, i) => `w${i % 500}`).join(' ')} needleword`
+    expect(big.length).toBeGreaterThan(SEARCH_INDEX_AT_ONCE_CHARS)
+    store.append('s', user(big))
+    // The append indexed what waited, itself included: nothing is left above the watermark.
+    expect(watermark(db)).toBe(3)
+    expect(store.search('needleword').map((h) => h.seq)).toStrictEqual([2])
+    expect(store.search('small').map((h) => h.seq)).toStrictEqual([0, 1])
+    // Small appends wait for their batch again.
+    store.append('s', user('small three'))
+    expect(watermark(db)).toBe(3)
   })
 })
 
