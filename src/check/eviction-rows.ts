@@ -5,7 +5,8 @@
  * seqs that summary folded itself; below the session's boundary (every cut, release and opening moves
  * seqs below it, and dropping a summary deletes the rows from its old boundary on as it moves the
  * boundary back: a row at or above the boundary names seqs that never left); no earlier than the
- * latest append of its messages (`at`); and the runs one cut wrote do not overlap. A file from before
+ * latest append of its messages (`at`); the runs one cut wrote do not overlap; and a summary's fold rows
+ * share one version, newer than the fold of every summary before it. A file from before
  * the log has no rows to check. Not checked: that every evicted message has a row (cuts made before a
  * file was migrated have none), nor kept rows covered by a run (a message pinned back into the window
  * keeps the row of the cut that took it out).
@@ -50,6 +51,7 @@ export function checkEvictionRows(
   for (const x of prepareSpec(db, CHECK_READS.summarySeqs).iterate(pk)) summaries.set(x.id, ranges(x.seqs))
   const createdAt = prepareSpec(db, CHECK_READS.runCreatedAt)
   const byVersion = new Map<number, [number, number][]>()
+  const foldVersions = new Map<number, number[]>()
   let shown = 0
   const report = (rule: string, detail: string): void => {
     if (shown++ < 5) fail(rule, detail)
@@ -75,6 +77,24 @@ export function checkEvictionRows(
     if (appended != null && r.at < appended)
       report('eviction log time', `${run} left at ${r.at}, before its messages were appended (${appended})`)
     byVersion.set(r.version, [...(byVersion.get(r.version) ?? []), [r.from_seq, r.to_seq]])
+    if (r.summary !== null) foldVersions.set(r.summary, [...(foldVersions.get(r.summary) ?? []), r.version])
+  }
+  // A fold writes its rows in its summary's transaction: one version each, later summaries later ones (a
+  // regenerated summary takes over its predecessor's rows, and is newer than every summary before it).
+  let previous: [number, number] | undefined
+  for (const [id, versions] of [...foldVersions].sort((a, b) => a[0] - b[0])) {
+    const v = versions[0] ?? 0
+    if (versions.some((x) => x !== v))
+      report(
+        'eviction log fold version',
+        `the fold rows of summary ${id} have versions ${versions.join(', ')}`,
+      )
+    else if (previous !== undefined && v <= previous[1])
+      report(
+        'eviction log fold version',
+        `the fold of summary ${id} (version ${v}) is no newer than that of summary ${previous[0]} (version ${previous[1]})`,
+      )
+    previous = [id, v]
   }
   for (const [v, runs] of byVersion) {
     runs.sort((a, b) => a[0] - b[0])

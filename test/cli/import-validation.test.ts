@@ -175,6 +175,22 @@ describe('import refuses an inconsistent export, naming the line, with nothing w
       () => [1],
       /eviction log summary/,
     ],
+    [
+      'a fold row whose version was lowered',
+      (ls) => {
+        eviction(ls, 22, 'fold').version = 12
+      },
+      () => [1],
+      /eviction log fold version/,
+    ],
+    [
+      'a later fold made older than an earlier one',
+      (ls) => {
+        eviction(ls, 25, 'fold').version = 7
+      },
+      () => [1],
+      /eviction log fold version/,
+    ],
   ]
 
   it.each(cases)('%s', async (_what, change, lines, problem) => {
