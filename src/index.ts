@@ -132,6 +132,7 @@ export {
   READ_HISTORY_TOOL_NAME,
   READ_HISTORY_TOOL_DESCRIPTION,
   READ_HISTORY_MAX_TOKENS,
+  READ_PAGE_ROWS,
   searchHistoryInputSchema,
   readHistoryInputSchema,
   searchHistoryToolDefinition,

@@ -123,13 +123,15 @@ export function checkSession(
         options.onProgress?.(from + page.length)
       }
       const result = rules.finish()
+      const log = problemList(sessionId)
       if (row !== undefined) {
         checkLedgerRows(db, row, result.shapes, fail)
-        checkEvictionRows(db, row.pk, session?.messageCount ?? 0, fail)
+        checkEvictionRows(db, row.pk, session?.messageCount ?? 0, row.boundary, log.fail)
       }
       // The bookkeeping first: a column changed behind the store's back (a kept total, a pinned flag) is
-      // the cause of the window rules it then breaks.
-      return { ...result, problems: [...problems, ...result.problems] }
+      // the cause of the window rules it then breaks. The eviction log last: it is checked against the
+      // session's rows and summaries, so a problem there is often the echo of one in them.
+      return { ...result, problems: [...problems, ...result.problems, ...log.problems] }
     })
     .deferred()
 }

@@ -76,6 +76,16 @@ export const CHECK_READS = {
   ),
   sessionVersion: value<[pk: number], number>('SELECT version FROM sessions WHERE pk = ?', 'version'),
   summaryIds: value<[session: number], number>('SELECT id FROM summaries WHERE session = ?', 'id'),
+  // Each summary's own folded seqs (JSON half-open ranges), for the fold rows of the eviction log.
+  summarySeqs: rows<[session: number], { id: number; seqs: string }>(
+    'SELECT id, seqs FROM summaries WHERE session = ?',
+    { id: true, seqs: true },
+  ),
+  // The latest append time among a run's messages (null when none is left: pruned).
+  runCreatedAt: value<[session: number, from: number, to: number], number | null>(
+    'SELECT max(created_at) AS at FROM messages WHERE session = ? AND seq >= ? AND seq <= ?',
+    'at',
+  ),
   evictions: rows<[session: number], EvictionRow>(
     'SELECT from_seq, to_seq, version, at, cut, reason, summary FROM eviction_log WHERE session = ? ORDER BY to_seq, version DESC',
     { from_seq: true, to_seq: true, version: true, at: true, cut: true, reason: true, summary: true },

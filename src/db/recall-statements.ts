@@ -38,6 +38,8 @@ export interface SearchParams {
   tool: string | null
   /** A JSON array of tool names: messages that call or answer one of them are left out. */
   skip: string | null
+  /** 0: summaries that left the window (replaced, regenerated, dropped, evicted) are left out. */
+  ended: number | null
   /** At most this many. */
   limit: number
 }
@@ -144,14 +146,9 @@ export const RECALL_STATEMENTS = {
       AND (@since IS NULL OR x.created_at >= @since)
       AND (@until IS NULL OR x.created_at < @until)
       AND @tool IS NULL
+      AND (@ended IS NULL OR x.end_reason IS NULL)
     ORDER BY score, doc LIMIT @limit`,
     HIT_COLUMNS,
-  ),
-  // The text around the matches in one document of the index (the rowid as a range: see pendingSnippet).
-  searchSnippet: value<[q: string, from: number, to: number], string>(
-    `SELECT snippet(search_index, 0, '**', '**', '…', 16) AS snippet FROM search_index
-    WHERE search_index MATCH ? AND rowid >= ? AND rowid <= ?`,
-    'snippet',
   ),
   hitMessage: rows<[id: number], HitMessageRow>(HIT_MESSAGE_SELECT, {
     session_id: true,
@@ -166,7 +163,7 @@ export const RECALL_STATEMENTS = {
   }),
   hitSummary: rows<[id: number], HitSummaryRow>(
     `SELECT s.id AS session_id, s.pk AS session_pk, x.id, x.uid, x.seqs, x.to_boundary,
-      (s.summary IS x.id) AS in_window, x.created_at
+      (s.summary IS x.id) AS in_window, x.created_at, x.end_reason
     FROM summaries x JOIN sessions s ON s.pk = x.session WHERE x.id = ?`,
     {
       session_id: true,
@@ -177,6 +174,7 @@ export const RECALL_STATEMENTS = {
       to_boundary: true,
       in_window: true,
       created_at: true,
+      end_reason: true,
     },
   ),
   // One link of a session's chain of summaries, by key (the walk that finds which one stands for a seq).
@@ -253,7 +251,9 @@ export const CREATE_PENDING_INDEX = `CREATE VIRTUAL TABLE IF NOT EXISTS temp.sea
   CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_words USING fts5(
     text, tokenize = 'porter unicode61 remove_diacritics 2', detail = full);
   CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_words_terms USING fts5vocab(temp, search_words, instance);
-  CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_index_rows USING fts5vocab(main, search_index, row);`
+  CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_index_rows USING fts5vocab(main, search_index, row);
+  CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_snippets USING fts5(
+    text, tokenize = 'porter unicode61 remove_diacritics 2', detail = full);`
 
 /** The terms of one document of a temporary index, in order. */
 export interface TermRow {
@@ -279,12 +279,20 @@ export const PENDING_SEARCH_STATEMENTS = {
     ORDER BY score, doc LIMIT @limit`,
     HIT_COLUMNS,
   ),
-  // The text around the matches in one pending document. The rowid is matched as a range: better-sqlite3
-  // binds a JS number as a REAL, and FTS5 ignores a `rowid = ?` constraint whose value is not an integer
-  // (every match would come back, the first one's snippet with it).
-  pendingSnippet: value<[q: string, from: number, to: number], string>(
-    `SELECT snippet(search_pending, 0, '**', '**', '…', 16) AS snippet FROM temp.search_pending
-    WHERE search_pending MATCH ? AND rowid >= ? AND rowid <= ?`,
+  // The hits' text for their snippets, each NUL a space: FTS5's snippet() copies the text between
+  // matches as C strings, so a NUL inside a message cut what followed it up to the next match.
+  clearSnippets: write<[]>('DELETE FROM temp.search_snippets'),
+  // (SQL's replace() cannot: it takes char(0) for an empty pattern, so the NULs are replaced in JS.)
+  hitText: value<[doc: number], string>('SELECT text FROM main.search_text WHERE doc = ?', 'text'),
+  fillSnippet: write<[doc: number, text: string]>(
+    'INSERT INTO temp.search_snippets (rowid, text) VALUES (?, ?)',
+  ),
+  // The text around the matches in one hit. The rowid is matched as a range: better-sqlite3 binds a JS
+  // number as a REAL, and FTS5 ignores a `rowid = ?` constraint whose value is not an integer (every
+  // match would come back, the first one's snippet with it).
+  hitSnippet: value<[q: string, from: number, to: number], string>(
+    `SELECT snippet(search_snippets, 0, '**', '**', '…', 16) AS snippet FROM temp.search_snippets
+    WHERE search_snippets MATCH ? AND rowid >= ? AND rowid <= ?`,
     'snippet',
   ),
   // Every term of every pending row, in order: term frequencies and document lengths for bm25.

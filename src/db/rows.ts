@@ -196,6 +196,7 @@ export interface HitSummaryRow {
   to_boundary: number
   in_window: number
   created_at: number
+  end_reason: string | null
 }
 
 /** A summary of a session's current chain, as the walk that finds which one stands for a seq reads it. */

@@ -97,6 +97,7 @@ export function appendRows(
     total += m.tokens
     const trim = isTrimPoint(c, next)
     const pair = isToolPairStart(c, next)
+    ledger.search.messageAppended(m.body.length)
     st.insertMessage.run(
       pk,
       seq,

@@ -284,7 +284,10 @@ export class ContextStore extends ContextStoreReader {
    * write-ahead log is checkpointed and truncated so no old page image keeps the original. A checkpoint
    * cannot finish while another connection reads an older snapshot: then `erased` is false, and the store
    * finishes it at its next write, at {@link completeErasure} or at {@link close}. The token count
-   * recorded on append is kept.
+   * recorded on append is kept. Copies of the text in other messages are not erased: summaries, and the
+   * results of the recall tools (`search_history` snippets, `read_history` text) the model received —
+   * which `search()` leaves out by default, so search them with `excludeTools: []` and redact those too
+   * (docs/api.md, "Summaries, recall results and erasure").
    *
    * @param sessionId - the session
    * @param ref - which message

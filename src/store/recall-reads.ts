@@ -4,6 +4,7 @@
  */
 import type { EvictionRow } from '../db/rows.js'
 import { checkKeys, checkSessionId, invalidOption } from './check-args.js'
+import { describeValue } from '../messages/limits.js'
 import type { EvictionCut, EvictionReason } from './eviction-log.js'
 import type { Ledger } from './ledger.js'
 import type { EvictionRecord } from './search-types.js'
@@ -23,7 +24,7 @@ function toRecord(sessionId: string, r: EvictionRow): EvictionRecord {
 
 function checkSeq(value: unknown, field: string): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
-    throw invalidOption(field, `expected an integer ≥ 0, got ${String(value)}`)
+    throw invalidOption(field, `expected an integer ≥ 0, got ${describeValue(value)}`)
   return value
 }
 
@@ -42,7 +43,8 @@ export function readEvictions(ledger: Ledger, sessionId: string, options: unknow
   const o = options === undefined ? {} : checkKeys(options, 'options', ['fromSeq', 'limit'])
   const fromSeq = o.fromSeq === undefined ? 0 : checkSeq(o.fromSeq, 'options.fromSeq')
   const limit = o.limit === undefined ? 100 : checkSeq(o.limit, 'options.limit')
-  if (limit < 1 || limit > 10_000) throw invalidOption('options.limit', `expected 1 to 10000, got ${limit}`)
+  if (limit < 1 || limit > 10_000)
+    throw invalidOption('options.limit', `expected 1 to 10000, got ${describeValue(limit)}`)
   return ledger.read(
     () => {
       const pk = ledger.keys.sessionRow(sessionId)?.pk

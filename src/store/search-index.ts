@@ -28,12 +28,20 @@ export const SEARCH_BATCH_ROWS = 32
 /** What the store's operations call of the full-text index inside their writes. */
 export type SearchHooks = Pick<
   SearchIndexWriter,
-  'replaceBody' | 'summaryInserted' | 'removeSession' | 'sessionDeleted'
+  'replaceBody' | 'messageAppended' | 'summaryInserted' | 'removeSession' | 'sessionDeleted'
 >
+
+/**
+ * A write transaction that appends message bodies of at least this many characters (64 Ki) indexes
+ * what waits at once, without waiting for a full batch: a search reads the waiting messages itself, so
+ * one large waiting message (a 10 MB tool result) would slow every search until its batch landed.
+ */
+export const SEARCH_INDEX_AT_ONCE_CHARS = 64 * 1024
 
 /** The index's part of one connection's write transactions. */
 export class SearchIndexWriter {
   private summariesFrom: number | undefined
+  private appendedChars = 0
 
   /**
    * @param st - the connection's statements
@@ -47,6 +55,16 @@ export class SearchIndexWriter {
   /** A write transaction starts: no summary is pending. */
   begin(): void {
     this.summariesFrom = undefined
+    this.appendedChars = 0
+  }
+
+  /**
+   * A message row was inserted in the current write transaction.
+   *
+   * @param bodyChars - the length of its stored body
+   */
+  messageAppended(bodyChars: number): void {
+    this.appendedChars += bodyChars
   }
 
   /**
@@ -61,14 +79,19 @@ export class SearchIndexWriter {
 
   /**
    * The last thing before a write transaction commits: indexes its new summaries, then — when at least
-   * the batch size of messages wait above the watermark — every waiting message, in one statement, and
-   * moves the watermark. (Summaries first: their documents are negative, and FTS5 writes one segment
+   * the batch size of messages wait above the watermark, or the transaction appended bodies of
+   * {@link SEARCH_INDEX_AT_ONCE_CHARS} or more — every waiting message, in one statement, and moves the
+   * watermark. (Summaries first: their documents are negative, and FTS5 writes one segment
    * for a transaction's documents in ascending order.)
    */
   beforeCommit(): void {
     this.flushSummaries()
     const state = this.st.searchState.get()
-    if (state !== undefined && state.last_id - state.indexed_to >= this.batchRows)
+    if (state === undefined || state.last_id <= state.indexed_to) return
+    if (
+      state.last_id - state.indexed_to >= this.batchRows ||
+      this.appendedChars >= SEARCH_INDEX_AT_ONCE_CHARS
+    )
       this.indexAbove(state.indexed_to, state.last_id)
   }
 

@@ -3,6 +3,7 @@
  * and the options of `evictions()`.
  */
 import type { EvictionCut, EvictionReason } from './eviction-log.js'
+import type { SummaryEndReason } from './summaries.js'
 
 export type { EvictionCut, EvictionReason } from './eviction-log.js'
 
@@ -40,6 +41,12 @@ export interface SearchOptions {
   match?: 'all' | 'any' | undefined
   /** Whether summaries are searched too (their text). Default true. */
   summaries?: boolean | undefined
+  /**
+   * Whether summaries that left the window — replaced by a newer one, regenerated, dropped, evicted —
+   * are searched too. Default true (each such hit says why, in `ended`); the `search_history` tool
+   * passes false, so a model is not handed a summary that was taken back.
+   */
+  endedSummaries?: boolean | undefined
 }
 
 /** One thing a search found: a message of the archive, or a summary. Best first (lowest `score`). */
@@ -67,6 +74,11 @@ export interface SearchHit {
    * the one that stands for it now). For a summary hit: the summary's id.
    */
   readonly summaryId?: number
+  /**
+   * For a summary hit: why it left the window, when it did — `'replaced'` (folded into a newer one),
+   * `'regenerated'`, `'dropped'` (taken back: its text no longer stands for anything), `'evicted'`.
+   */
+  readonly ended?: SummaryEndReason
   /** When it was appended (or the summary made). */
   readonly createdAt: Date
 }

@@ -22,6 +22,7 @@ import type { Ledger, SqliteLedger } from './ledger.js'
 import { indexAverages, pendingScores, termsByDoc } from './pending-scores.js'
 import { invalidQuery, toFtsQuery, type FtsQuery } from './search-query.js'
 import type { SearchHit } from './search-types.js'
+import type { SummaryEndReason } from './summaries.js'
 import { describeValue } from '../messages/limits.js'
 
 /** The tools whose calls and results a search leaves out by default: the recall tools themselves. */
@@ -44,6 +45,7 @@ const OPTION_KEYS = [
   'syntax',
   'match',
   'summaries',
+  'endedSummaries',
 ] as const
 
 type Pending = PreparedAll<typeof PENDING_SEARCH_STATEMENTS>
@@ -131,6 +133,8 @@ export function checkSearchOptions(options: unknown): Checked {
       until: instant(o.until, 'options.until'),
       tool: o.toolName ?? null,
       skip: skip.length === 0 ? null : JSON.stringify(skip),
+      ended:
+        o.endedSummaries === undefined || flag(o.endedSummaries, 'options.endedSummaries') === 1 ? null : 0,
     },
     limit: count(o.limit, 'options.limit', 20, 1, MAX_SEARCH_LIMIT),
     offset: count(o.offset, 'options.offset', 0, 0, Number.MAX_SAFE_INTEGER),
@@ -200,13 +204,17 @@ function run(ledger: SqliteLedger, fts: FtsQuery, o: Checked): SearchHit[] {
   if (state !== undefined && state.last_id > state.indexed_to) {
     pst.clearPending.run()
     pst.fillPending.run(state.indexed_to)
-    const hits = pst.searchPending.all(params)
+    // Every pending match, not the best `want` of them: the temporary table's own bm25 (its statistics
+    // are the pending rows' alone) does not rank them as the index's statistics do, so cutting before
+    // re-scoring would drop rows that rank high once re-scored, and a page would depend on its size.
+    const hits = pst.searchPending.all({ ...params, limit: -1 })
     found.push(...scorePending(ledger, pst, fts, hits))
   }
   found.sort((a, b) => a.score - b.score || a.doc - b.doc)
   const page = found.slice(o.offset, want)
-  const snippet = (f: Found): string =>
-    (f.pending ? pst.pendingSnippet : st.searchSnippet).get(fts.text, f.doc, f.doc) ?? ''
+  pst.clearSnippets.run()
+  for (const f of page) pst.fillSnippet.run(f.doc, (pst.hitText.get(f.doc) ?? '').replaceAll('\u0000', ' '))
+  const snippet = (f: Found): string => pst.hitSnippet.get(fts.text, f.doc, f.doc) ?? ''
   return page.map((f) => toHit(ledger, f, snippet(f))).filter((h): h is SearchHit => h !== undefined)
 }
 
@@ -284,6 +292,7 @@ function toHit(ledger: Ledger, f: Found, snippet: string): SearchHit | undefined
       inWindow: x.in_window === 1,
       pinned: false,
       summaryId: x.id,
+      ...(x.end_reason === null ? {} : { ended: x.end_reason as SummaryEndReason }),
       createdAt: new Date(x.created_at),
     }
   }

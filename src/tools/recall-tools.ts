@@ -85,7 +85,7 @@ function oneLine(text: string): string {
 
 function describeHit(h: SearchHit): string {
   if (h.kind === 'summary')
-    return `- summary #${h.summaryId ?? '?'} (stands for earlier messages from seq ${h.seq}${h.inWindow ? ', in your context' : ''}): ${oneLine(h.snippet)}`
+    return `- summary #${h.summaryId ?? '?'} (stands for earlier messages from seq ${h.seq}${h.inWindow ? ', in your context' : ''}${h.ended === undefined ? '' : `; ${h.ended}, no longer current`}): ${oneLine(h.snippet)}`
   const where = h.inWindow
     ? 'in your context'
     : h.summaryId === undefined
@@ -119,7 +119,11 @@ export function handleSearchHistory(
   const { query, limit } = parsed.data
   let hits: SearchHit[]
   try {
-    hits = manager.search(query, { limit: limit ?? options.defaultLimit ?? 8, match: 'any' })
+    hits = manager.search(query, {
+      limit: limit ?? options.defaultLimit ?? 8,
+      match: 'any',
+      endedSummaries: false,
+    })
   } catch (error) {
     if (isContextLedgerError(error, 'INVALID_QUERY'))
       return { status: 'error', text: `${error.message}. Use plain keywords.` }
@@ -141,23 +145,62 @@ function json(value: unknown): string {
   }
 }
 
-function blockText(b: ContentBlockData): string[] {
+/** The strings under `text` keys of a document's source, as the view `search_text` reads them. */
+function sourceTexts(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) for (const v of value) sourceTexts(v, out)
+  else if (typeof value === 'object' && value !== null)
+    for (const [k, v] of Object.entries(value as Record<string, unknown>))
+      if (k === 'text' && typeof v === 'string') out.push(v)
+      else sourceTexts(v, out)
+  return out
+}
+
+/** A document's name and text (the view `search_text` indexes the same). */
+function documentText(doc: unknown): string {
+  const d = (doc ?? {}) as { name?: unknown; source?: unknown }
+  const name = typeof d.name === 'string' ? d.name : 'unnamed'
+  return `[document ${name}] ${sourceTexts(d.source).join(' ')}`
+}
+
+/** Cuts one field to `limit` characters, saying how many were left out. */
+function field(text: string, limit: number): string {
+  if (text.length <= limit) return text
+  return `${text.slice(0, limit)}[… ${text.length - limit} characters left out]`
+}
+
+/**
+ * The text of one block, each field cut to `limit` characters: the text the view `search_text` indexes
+ * (text, reasoning, a tool call's name and input, a tool result's text, JSON and documents, a document's
+ * name and text, a guard block's text, a citation block's text), labelled.
+ */
+function blockText(b: ContentBlockData, limit: number): string[] {
   const x = b as Record<string, unknown>
-  if (typeof x.text === 'string') return [x.text]
+  if (typeof x.text === 'string') return [field(x.text, limit)]
   const use = x.toolUse as { name?: string; input?: unknown } | undefined
-  if (use !== undefined) return [`[calls tool ${use.name ?? '?'} with ${json(use.input)}]`]
+  if (use !== undefined) return [`[calls tool ${use.name ?? '?'} with ${field(json(use.input), limit)}]`]
   const result = x.toolResult as { status?: string; content?: unknown[] } | undefined
   if (result !== undefined) {
     const parts = (result.content ?? []).map((c) => {
       const r = c as Record<string, unknown>
-      if (typeof r.text === 'string') return r.text
-      if (r.json !== undefined) return json(r.json)
+      if (typeof r.text === 'string') return field(r.text, limit)
+      if (r.json !== undefined) return field(json(r.json), limit)
+      if (r.document !== undefined) return field(documentText(r.document), limit)
       return '[non-text content]'
     })
     return [`[tool result (${result.status ?? 'success'})] ${parts.join('\n')}`]
   }
   const reasoning = x.reasoning as { text?: string } | undefined
-  if (reasoning?.text !== undefined) return [`[reasoning] ${reasoning.text}`]
+  if (reasoning?.text !== undefined) return [`[reasoning] ${field(reasoning.text, limit)}`]
+  if (x.document !== undefined) return [field(documentText(x.document), limit)]
+  const guard = x.guardContent as { text?: { text?: unknown } } | undefined
+  if (typeof guard?.text?.text === 'string') return [`[guarded] ${field(guard.text.text, limit)}`]
+  const citations = x.citations as { content?: unknown } | undefined
+  if (citations !== undefined) {
+    const texts = (Array.isArray(citations.content) ? citations.content : [])
+      .map((c) => (c as { text?: unknown }).text)
+      .filter((t): t is string => typeof t === 'string')
+    return [`[cited] ${field(texts.join('\n'), limit)}`]
+  }
   return ['[non-text content]']
 }
 
@@ -166,12 +209,17 @@ function hasBlock(m: MessageData | undefined, key: 'toolUse' | 'toolResult'): bo
 }
 
 /** The text of one entry, and the names of the tools it calls (for the result that follows). */
-function render(e: LedgerEntry, note: string | undefined, toolNames: Map<string, string>): string {
+function render(
+  e: LedgerEntry,
+  note: string | undefined,
+  toolNames: Map<string, string>,
+  limit: number,
+): string {
   const content = e.message.content.map((b) => {
     const use = (b as { toolUse?: { toolUseId?: string; name?: string } }).toolUse
     if (use?.toolUseId !== undefined && use.name !== undefined) toolNames.set(use.toolUseId, use.name)
     const result = (b as { toolResult?: { toolUseId?: string } }).toolResult
-    const lines = blockText(b)
+    const lines = blockText(b, limit)
     if (result?.toolUseId !== undefined) {
       const name = toolNames.get(result.toolUseId)
       if (name !== undefined) return lines.map((l) => l.replace('[tool result', `[result of ${name}`))
@@ -182,23 +230,41 @@ function render(e: LedgerEntry, note: string | undefined, toolNames: Map<string,
   return `[seq ${e.seq}] ${e.message.role}${where}:\n${content.flat().join('\n')}`
 }
 
-/** Entries grouped so no group splits a tool call from its result. */
-function units(entries: readonly LedgerEntry[]): LedgerEntry[][] {
-  const out: LedgerEntry[][] = []
-  for (const e of entries) {
-    const last = out.at(-1)
-    const prev = last?.at(-1)
-    if (
-      last !== undefined &&
-      prev !== undefined &&
-      hasBlock(e.message, 'toolResult') &&
-      hasBlock(prev.message, 'toolUse')
-    )
-      last.push(e)
-    else out.push([e])
+/** Entries read a page at a time from `fromSeq` to `toSeq`, at most `page` rows per read. */
+function* entriesOf(
+  manager: PersistentConversationManager,
+  fromSeq: number,
+  toSeq: number,
+): Generator<LedgerEntry> {
+  let next = fromSeq
+  while (next <= toSeq) {
+    const page = manager.history({ fromSeq: next, limit: Math.min(READ_PAGE_ROWS, toSeq - next + 1) })
+    if (page.length === 0) return
+    for (const e of page) {
+      if (e.seq > toSeq) return
+      yield e
+      next = e.seq + 1
+    }
   }
-  return out
 }
+
+/** Entries grouped so no group splits a tool call from its result, read lazily. */
+function* units(entries: Iterable<LedgerEntry>): Generator<LedgerEntry[]> {
+  let unit: LedgerEntry[] = []
+  for (const e of entries) {
+    const prev = unit.at(-1)
+    if (prev !== undefined && hasBlock(e.message, 'toolResult') && hasBlock(prev.message, 'toolUse'))
+      unit.push(e)
+    else {
+      if (unit.length > 0) yield unit
+      unit = [e]
+    }
+  }
+  if (unit.length > 0) yield unit
+}
+
+/** How many messages `read_history` reads at a time: it stops reading once its cap is reached. */
+export const READ_PAGE_ROWS = 32
 
 /**
  * Runs `read_history` against a core manager: the messages `fromSeq`…`toSeq` (widened so a tool call and
@@ -244,26 +310,33 @@ export function handleReadHistory(
   const look = (seq: number): LedgerEntry | undefined => manager.history({ fromSeq: seq, limit: 1 })[0]
   while (fromSeq > 0 && hasBlock(look(fromSeq)?.message, 'toolResult')) fromSeq--
   while (toSeq + 1 < count && hasBlock(look(toSeq)?.message, 'toolUse')) toSeq++
-  const entries = manager.history({ fromSeq, limit: toSeq - fromSeq + 1 })
   const toolNames = new Map<string, string>()
   const parts: string[] = []
   let used = 0
   let last: number | undefined
-  for (const unit of units(entries)) {
-    const texts = unit.map((e) => {
-      const folded = e.inWindow ? undefined : manager.store.evictionOf(manager.sessionId, e.seq)?.summaryId
-      return render(e, folded === undefined ? undefined : `summarized in summary #${folded}`, toolNames)
-    })
-    const tokens = estimateTokens({ role: 'user', content: [{ text: texts.join('\n\n') }] })
+  const renderUnit = (unit: readonly LedgerEntry[], limit: number): string =>
+    unit
+      .map((e) => {
+        const folded = e.inWindow ? undefined : manager.store.evictionOf(manager.sessionId, e.seq)?.summaryId
+        const note = folded === undefined ? undefined : `summarized in summary #${folded}`
+        return render(e, note, toolNames, limit)
+      })
+      .join('\n\n')
+  const tokensOf = (text: string): number => estimateTokens({ role: 'user', content: [{ text }] })
+  for (const unit of units(entriesOf(manager, fromSeq, toSeq))) {
+    let text = renderUnit(unit, Infinity)
+    let tokens = tokensOf(text)
     if (parts.length > 0 && used + tokens > cap) break
-    let text = texts.join('\n\n')
     if (tokens > cap) {
-      // One unit alone over the cap: its text is cut, and says so.
-      const keep = Math.max(200, Math.floor((text.length * cap) / tokens))
-      text = `${text.slice(0, keep)}\n[… cut: this message is longer than one read allows (${tokens} tokens); its first part is shown]`
+      // One unit alone over the cap: each of its long fields is cut (saying how much was left out), so
+      // every message of the unit — the result a model asked for too — is still shown, in part.
+      const fields = unit.reduce((n, e) => n + Math.max(1, e.message.content.length), 0)
+      const limit = Math.max(200, Math.floor((text.length * cap) / tokens / fields))
+      text = `${renderUnit(unit, limit)}\n[… cut: ${unit.length === 1 ? 'this message is' : 'these messages are'} longer than one read allows (${tokens} tokens); the first part of each long field is shown]`
+      tokens = Math.min(tokensOf(text), cap)
     }
     parts.push(text)
-    used += Math.min(tokens, cap)
+    used += tokens
     last = unit.at(-1)?.seq
   }
   if (last === undefined) return { status: 'success', text: 'Nothing to show.' }

@@ -50,6 +50,11 @@ const summary = (ls: Line[], id: number): Line => {
   if (l === undefined) throw new Error(`no summary ${id}`)
   return l
 }
+const eviction = (ls: Line[], fromSeq: number, cut: string): Line => {
+  const l = ls.find((x) => x.type === 'eviction' && x.fromSeq === fromSeq && x.cut === cut)
+  if (l === undefined) throw new Error(`no eviction ${fromSeq} ${cut}`)
+  return l
+}
 const header = (ls: Line[]): Record<string, unknown> => ls[0]?.session as Record<string, unknown>
 /** The line number of a message (the header is line 1). */
 const lineOfSeq = (seq: number): number => seq + 2
@@ -142,6 +147,49 @@ describe('import refuses an inconsistent export, naming the line, with nothing w
       },
       () => [1],
       /session limits/,
+    ],
+    // The eviction log (its problems name the header: a log row is no message's or summary's).
+    [
+      'an eviction run extended into the window (seqs at or above the boundary)',
+      (ls) => {
+        eviction(ls, 25, 'fold').toSeq = 30
+      },
+      () => [1],
+      /eviction log boundary/,
+    ],
+    [
+      'an eviction logged before its messages were appended',
+      (ls) => {
+        eviction(ls, 2, 'trim-point').at = 0
+      },
+      () => [1],
+      /eviction log time/,
+    ],
+    [
+      'a fold row at seqs its summary did not fold',
+      (ls) => {
+        const e = eviction(ls, 10, 'fold')
+        e.fromSeq = 12
+        e.toSeq = 12
+      },
+      () => [1],
+      /eviction log summary/,
+    ],
+    [
+      'a fold row whose version was lowered',
+      (ls) => {
+        eviction(ls, 22, 'fold').version = 12
+      },
+      () => [1],
+      /eviction log fold version/,
+    ],
+    [
+      'a later fold made older than an earlier one',
+      (ls) => {
+        eviction(ls, 25, 'fold').version = 7
+      },
+      () => [1],
+      /eviction log fold version/,
     ],
   ]
 

@@ -185,6 +185,8 @@ describe('the eviction log', () => {
     expect(store.evictions('b').at(-1)?.reason).toBe('overflow')
     expect(() => store.evictions('b', { limit: 0 })).toThrow(/options.limit/)
     expect(() => store.evictionOf('b', -1)).toThrow(/seq/)
+    // A seq of the wrong type says so (the message said "got 3" for the string "3").
+    expect(() => store.evictionOf('b', '3' as unknown as number)).toThrow(/got "3" \(a string\)/)
     expect(store.evictions('nobody')).toStrictEqual([])
   })
 

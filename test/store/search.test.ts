@@ -13,7 +13,7 @@ import {
   PersistentConversationManager,
   type MessageData,
 } from '../../src/index.js'
-import { SEARCH_BATCH_ROWS } from '../../src/store/search-index.js'
+import { SEARCH_BATCH_ROWS, SEARCH_INDEX_AT_ONCE_CHARS } from '../../src/store/search-index.js'
 import { watermark } from '../helpers/search-index.js'
 import { useTempDir } from '../helpers/temp-store.js'
 
@@ -115,6 +115,41 @@ describe('store.search', () => {
     const all = seqs({ limit: 100 })
     const paged = [0, 2, 4, 6].flatMap((offset) => seqs({ limit: 2, offset }))
     expect(paged).toStrictEqual(all)
+  })
+
+  it('marks summaries that left the window with why, and leaves them out when asked', async () => {
+    const store = dir.open('ended.db')
+    const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 6 })
+    for (let i = 0; i < 12; i++) m.append((i % 2 ? assistant : user)(`turn ${i}`))
+    const first = await m.summarize(() => 'SUMMARY platypusword', { preserveRecentMessages: 2 })
+    const id = first.summary?.id ?? -1
+    expect(store.search('platypusword').map((h) => [h.kind, h.summaryId, h.ended])).toStrictEqual([
+      ['summary', id, undefined],
+    ])
+    m.dropSummary(id)
+    expect(store.search('platypusword').map((h) => [h.kind, h.summaryId, h.ended])).toStrictEqual([
+      ['summary', id, 'dropped'],
+    ])
+    expect(store.search('platypusword', { endedSummaries: false })).toStrictEqual([])
+    const second = await m.summarize(() => 'SUMMARY2 wombatword', { preserveRecentMessages: 2 })
+    const regen = await m.resummarize(second.summary?.id ?? -1, () => 'REGEN wombatword koalaword')
+    const hits = store.search('wombatword').map((h) => [h.summaryId, h.ended])
+    expect(hits).toHaveLength(2)
+    expect(hits).toContainEqual([second.summary?.id, 'regenerated'])
+    expect(hits).toContainEqual([regen.id, undefined])
+    expect(store.search('wombatword', { endedSummaries: false }).map((h) => h.summaryId)).toStrictEqual([
+      regen.id,
+    ])
+    expect(() => store.search('x', { endedSummaries: 'no' as unknown as boolean })).toThrow(/endedSummaries/)
+  })
+
+  it('keeps the text around a NUL in its snippet, indexed or pending', () => {
+    const store = dir.open('nul.db')
+    store.append('s', user('x\u0000y nulword'))
+    // Pending (above the watermark), then indexed.
+    expect(store.search('nulword').map((h) => h.snippet)).toStrictEqual(['x y **nulword**'])
+    expect(store.indexPending()).toBe(true)
+    expect(store.search('nulword').map((h) => h.snippet)).toStrictEqual(['x y **nulword**'])
   })
 
   it('leaves the recall tools own calls and results out unless asked', () => {
@@ -269,6 +304,86 @@ describe('store.search', () => {
         if (h.seq >= SEARCH_BATCH_ROWS)
           expect(h.score, `${q} seq ${h.seq}`).toBeCloseTo(after.get(h.seq) ?? 0, 9)
     }
+  })
+})
+
+describe('search paging', () => {
+  const VOCAB = ['alpha', 'bravo', 'charlie', 'delta', 'echo']
+  // A page is a slice of the one ranked list, whatever its size: the pending rows are re-scored with the
+  // index's statistics before the list is cut (cutting by the temporary table's own bm25 first dropped
+  // rows that rank high once re-scored, so `limit: 1` could miss the best hit).
+  it('pages of any size concatenated equal one big call, and limit k is its first k', () => {
+    fc.assert(
+      fc.property(
+        // The words common in the indexed messages are rare among the pending ones, and the other way
+        // round, so the two statistics rank differently.
+        fc.array(fc.array(fc.constantFrom('alpha', 'alpha', 'bravo', 'x'), { minLength: 1, maxLength: 6 }), {
+          minLength: SEARCH_BATCH_ROWS,
+          maxLength: 2 * SEARCH_BATCH_ROWS,
+        }),
+        fc.array(
+          fc.array(fc.constantFrom(...VOCAB, 'charlie', 'delta', 'echo'), { minLength: 1, maxLength: 6 }),
+          {
+            minLength: 1,
+            maxLength: SEARCH_BATCH_ROWS - 1,
+          },
+        ),
+        fc.subarray(VOCAB, { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 9 }),
+        (old, recent, query, any, size) => {
+          const store = dir.open(`p${Math.random().toString(36).slice(2)}.db`)
+          try {
+            const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 10 })
+            const texts = [...old, ...recent]
+            texts.forEach((words, i) => m.append((i % 2 === 0 ? user : assistant)(words.join(' '))))
+            const q = query.join(' ')
+            const match = any ? ('any' as const) : ('all' as const)
+            const key = (h: { seq: number; score: number }): string => `${h.seq}:${h.score}`
+            const all = store.search(q, { limit: 1000, match }).map(key)
+            const pages: string[] = []
+            for (let offset = 0; offset <= all.length; offset += size)
+              pages.push(...store.search(q, { limit: size, offset, match }).map(key))
+            expect(pages).toStrictEqual(all)
+            for (const k of [1, 2, size])
+              expect(store.search(q, { limit: k, match }).map(key)).toStrictEqual(all.slice(0, k))
+          } finally {
+            store.close()
+          }
+        },
+      ),
+      { numRuns: 60 },
+    )
+  })
+
+  it("keeps the best pending hit under limit 1 (the tester's case)", () => {
+    const store = dir.open('rank4.db')
+    const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 10 })
+    for (let i = 0; i < 32; i++) m.append((i % 2 ? assistant : user)(`beta filler ${i}`))
+    for (let i = 0; i < 20; i++)
+      m.append((i % 2 ? assistant : user)(i === 0 ? 'beta' : i === 19 ? 'alpha' : `alpha pending ${i}`))
+    const all = store.search('alpha beta', { match: 'any', limit: 1000 })
+    expect(store.search('alpha beta', { match: 'any', limit: 1 })).toStrictEqual(all.slice(0, 1))
+    expect(all[0]?.seq).toBe(51)
+  })
+})
+
+describe('a large message', () => {
+  it('is indexed in its own append, so no search reads it from the table', () => {
+    const store = dir.open('large.db')
+    const db = store.connection()
+    store.append('s', [user('small one'), assistant('small two')])
+    expect(watermark(db)).toBe(0)
+    const big = `${Array.from({ length: 20_000 }, (_, i) => `w${i % 500}`).join(' ')} needleword`
+    expect(big.length).toBeGreaterThan(SEARCH_INDEX_AT_ONCE_CHARS)
+    store.append('s', user(big))
+    // The append indexed what waited, itself included: nothing is left above the watermark.
+    expect(watermark(db)).toBe(3)
+    expect(store.search('needleword').map((h) => h.seq)).toStrictEqual([2])
+    expect(store.search('small').map((h) => h.seq)).toStrictEqual([0, 1])
+    // Small appends wait for their batch again.
+    store.append('s', user('small three'))
+    expect(watermark(db)).toBe(3)
   })
 })
 

@@ -9,11 +9,13 @@ import {
   handleReadHistory,
   handleSearchHistory,
   PersistentConversationManager,
+  READ_PAGE_ROWS,
   readHistoryToolDefinition,
   searchHistoryToolDefinition,
   type MessageData,
 } from '../../src/index.js'
 import { readHistoryTool, searchHistoryTool } from '../../src/adapters/strands/index.js'
+import { countStatements } from '../helpers/statement-counter.js'
 import { useTempDir } from '../helpers/temp-store.js'
 
 const dir = useTempDir('context-ledger-recall-tools-')
@@ -68,6 +70,44 @@ describe('search_history', () => {
     expect(handleSearchHistory(m, { query: 'zeppelin' }).text).toBe(
       'No message of this conversation matches "zeppelin".',
     )
+  })
+
+  it('leaves out summaries that left the window (a dropped one was taken back)', async () => {
+    const store = dir.open('dropped.db')
+    const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 6 })
+    for (let i = 0; i < 12; i++) m.append((i % 2 ? assistant : user)(`turn ${i}`))
+    const r = await m.summarize(() => 'SUMMARY platypusword', { preserveRecentMessages: 2 })
+    expect(handleSearchHistory(m, { query: 'platypusword' }).hits).toHaveLength(1)
+    m.dropSummary(r.summary?.id ?? -1)
+    const after = handleSearchHistory(m, { query: 'platypusword' })
+    expect(after.hits).toStrictEqual([])
+    expect(after.text).toMatch(/^No message of this conversation matches/)
+  })
+
+  it('leaves copies in its own stored results after a redaction: found with excludeTools: [] (documented)', () => {
+    const store = dir.open('privacy.db')
+    const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 4 })
+    m.append(user('my card number is 4111 Kzzsecretmaria'))
+    for (let i = 0; i < 10; i++) m.append((i % 2 ? user : assistant)('filler'))
+    m.applyWindow()
+    const r = handleSearchHistory(m, { query: 'card number' })
+    m.append([
+      {
+        role: 'assistant',
+        content: [{ toolUse: { toolUseId: 'a', name: 'search_history', input: { query: 'card number' } } }],
+      },
+      {
+        role: 'user',
+        content: [{ toolResult: { toolUseId: 'a', status: 'success', content: [{ text: r.text }] } }],
+      },
+    ])
+    store.redactMessage('s', { seq: 0 })
+    // The default search hides the tool's own results; the copy is still there, and can be redacted.
+    expect(store.search('Kzzsecretmaria')).toStrictEqual([])
+    const copies = store.search('Kzzsecretmaria', { excludeTools: [] }).map((h) => h.seq)
+    expect(copies).toStrictEqual([12])
+    store.redactMessage('s', { seq: 12 })
+    expect(store.search('Kzzsecretmaria', { excludeTools: [] })).toStrictEqual([])
   })
 
   it('answers bad input with an error result the model can read', () => {
@@ -140,6 +180,100 @@ describe('read_history', () => {
     const long = handleReadHistory(m, { fromSeq: seq, toSeq: seq }, { maxTokens: 100 })
     expect(long.text).toMatch(/\[… cut: this message is longer than one read allows/)
     expect(long.text.length).toBeLessThan(2000)
+  })
+
+  it('reads a page at a time and stops at the cap: a huge range costs what a small one does', () => {
+    const store = dir.open('paged.db')
+    const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 10 })
+    for (let i = 0; i < 2000; i += 100)
+      m.append(Array.from({ length: 100 }, (_, k) => user(`message number ${i + k} of the long session`)))
+    const counter = countStatements(store)
+    const small = counter.measure(() => handleReadHistory(m, { fromSeq: 0, toSeq: 10 }, { maxTokens: 100 }))
+    let r: ReturnType<typeof handleReadHistory> | undefined
+    const huge = counter.measure(() => {
+      r = handleReadHistory(m, { fromSeq: 0, toSeq: Number.MAX_SAFE_INTEGER }, { maxTokens: 100 })
+    })
+    expect(r?.shown?.fromSeq).toBe(0)
+    expect(r?.text).toContain(`Call read_history with fromSeq ${(r?.shown?.toSeq ?? 0) + 1}`)
+    // The whole range was 2000 rows; a read of it costs a page or so, as a small one does.
+    expect(huge.rows).toBeLessThanOrEqual(small.rows + 2 * READ_PAGE_ROWS)
+    expect(huge.rows).toBeLessThan(100)
+  })
+
+  it('shows the result a model asked for when its call is too long, and names only seqs it shows', () => {
+    const store = dir.open('longcall.db')
+    const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 100 })
+    for (let i = 0; i < 21; i++) m.append((i % 2 === 0 ? user : assistant)(`filler ${i}`))
+    m.append([
+      {
+        role: 'assistant',
+        content: [{ toolUse: { toolUseId: 'w', name: 'write_file', input: { body: 'z'.repeat(40_000) } } }],
+      },
+      {
+        role: 'user',
+        content: [{ toolResult: { toolUseId: 'w', status: 'success', content: [{ text: 'written OKAY' }] } }],
+      },
+    ])
+    const r = handleReadHistory(m, { fromSeq: 22, toSeq: 22 })
+    expect(r.shown).toStrictEqual({ fromSeq: 21, toSeq: 22 })
+    expect(r.text).toContain('[seq 21] assistant')
+    expect(r.text).toContain('[seq 22] user')
+    expect(r.text).toContain('[result of write_file (success)] written OKAY')
+    expect(r.text).toMatch(/\[… \d+ characters left out\]/)
+    expect(r.text.length).toBeLessThan(20_000)
+    // Whatever the cap, every seq `shown` names has its header in the text, and the asked seq is there.
+    for (const cap of [1, 10, 50, 100, 400, 4000]) {
+      const part = handleReadHistory(m, { fromSeq: 20, toSeq: 22 }, { maxTokens: cap })
+      const to = part.shown?.toSeq ?? -1
+      for (let seq = part.shown?.fromSeq ?? 0; seq <= to; seq++)
+        expect(part.text, `cap ${cap}`).toContain(`[seq ${seq}]`)
+      expect(part.text).not.toContain(`[seq ${to + 1}]`)
+    }
+  })
+
+  it('renders documents, guarded text and citations (the text search finds)', () => {
+    const store = dir.open('docs.db')
+    const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 2 })
+    m.append([
+      {
+        role: 'user',
+        content: [
+          { text: 'see attached' },
+          { document: { name: 'contract', format: 'txt', source: { text: 'the penalty is quokkaword' } } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { guardContent: { text: { text: 'guarded wombatword', qualifiers: ['query'] } } },
+          { citations: { citations: [], content: [{ text: 'cited numbatword' }] } },
+        ] as MessageData['content'],
+      },
+      {
+        role: 'assistant',
+        content: [{ toolUse: { toolUseId: 'f', name: 'fetch', input: {} } }],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            toolResult: {
+              toolUseId: 'f',
+              status: 'success',
+              content: [{ document: { name: 'page', format: 'txt', source: { text: 'dingoword inside' } } }],
+            },
+          },
+        ],
+      },
+    ])
+    const r = handleReadHistory(m, { fromSeq: 0, toSeq: 3 })
+    for (const word of ['quokkaword', 'wombatword', 'numbatword', 'dingoword']) {
+      expect(r.text).toContain(word)
+      expect(handleSearchHistory(m, { query: word }).hits?.length, word).toBe(1)
+    }
+    expect(r.text).toContain('[document contract] the penalty is quokkaword')
+    expect(r.text).toContain('[result of fetch (success)] [document page] dingoword inside')
+    expect(r.text).not.toContain('[non-text content]')
   })
 
   it('names the summary a folded message went into', async () => {

@@ -39,6 +39,7 @@ export class SliceLedger implements Ledger {
     replaceBody: (_session, _seq, replace) => {
       replace()
     },
+    messageAppended: () => undefined,
     summaryInserted: () => undefined,
     removeSession: () => undefined,
     sessionDeleted: () => undefined,

@@ -715,7 +715,6 @@ export function sliceStatements(slice: Slice): Statements {
     messagePasses: emulate('messagePasses', {}),
     searchMessages: emulate('searchMessages', {}),
     searchSummaries: emulate('searchSummaries', {}),
-    searchSnippet: emulate('searchSnippet', {}),
     hitMessage: emulate('hitMessage', {}),
     hitSummary: emulate('hitSummary', {}),
     chainLink: emulate('chainLink', {}),
