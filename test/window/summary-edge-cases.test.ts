@@ -99,4 +99,22 @@ describe(`planCut with a summary [${BACKEND}]`, () => {
     expect(await ids(m)).toStrictEqual(['m0', 'm2'])
     await assertWindowRulesOf(ctx.store, sid, { first: 1, last: 0 })
   })
+
+  it('drops a summary that replaced another when the first message is protected (PostgreSQL read its tool calls too late)', async () => {
+    // From the summaries property test on PostgreSQL: the drop re-plans the first-N range, whose rows the
+    // snapshot did not read when the kept marks were made for the same range.
+    const m = managerWith({ windowSize: 1, first: 1, last: 0 })
+    await m.append([
+      { ...assistant('Hi! How can I help?'), trackingId: 'greeting' },
+      { ...user('q0 x'), trackingId: 'm0' },
+    ])
+    const first = await m.summarize(summarizer, { summaryRatio: 0, preserveRecentMessages: 0 })
+    const second = await m.summarize(summarizer, { summaryRatio: 0, preserveRecentMessages: 0 })
+    const current = second.summary ?? first.summary
+    expect(current).toBeDefined()
+    await m.dropSummary(current?.id ?? 0)
+    await m.summarize(summarizer, { summaryRatio: 0, preserveRecentMessages: 0 })
+    expect(await ids(m)).toContain('S')
+    await assertWindowRulesOf(ctx.store, sid, { first: 1, last: 0 })
+  })
 })

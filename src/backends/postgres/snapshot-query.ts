@@ -321,7 +321,8 @@ seed_rows AS (
   UNION SELECT seq FROM kept_all
   UNION SELECT seq FROM rechecked
   UNION SELECT seq FROM settled WHERE seq IS NOT NULL
-  UNION SELECT unnest(ARRAY(SELECT generate_series(0, least(p.first, p.b) - 1) FROM p WHERE p.plan AND p.scope_all))
+  UNION SELECT unnest(ARRAY(SELECT generate_series(0, least(p.first, p.b) - 1) FROM p
+    WHERE p.plan AND (p.scope_all OR $15::int IS NOT NULL)))
   UNION SELECT e FROM p, unnest($5::int[]) AS e WHERE e >= 0 AND e < p.n
   UNION SELECT use_seq FROM id_calls
   UNION SELECT seq FROM dropped_rows
