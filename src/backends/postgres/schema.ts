@@ -14,6 +14,7 @@ import { sql } from 'drizzle-orm'
 import {
   bigint,
   boolean,
+  customType,
   index,
   integer,
   pgSchema,
@@ -22,6 +23,23 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core'
+
+/** The characters of a body's text that search indexes on PostgreSQL (at most 4 bytes each: < 1 MB). */
+export const SEARCH_TEXT_CHARS = 200_000
+
+/** PostgreSQL's `tsvector` (drizzle has no built-in type for it): read by SQL only, never selected. */
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' })
+
+/**
+ * The indexed words of a body: `context_ledger.search_text(body)` (migration 0001, the same text as
+ * SQLite's view `search_text`) parsed with the `english` configuration — Snowball's English stemmer, as
+ * SQLite's index uses the Porter stemmer, so `replicate` finds `replication` on both; `simple` would not
+ * stem. English also drops stop words (`the`, `is` …), which FTS5 indexes: see docs/postgres.md. Only the
+ * first {@link SEARCH_TEXT_CHARS} characters are parsed: a tsvector holds at most 1 MB of lexemes, and a
+ * longer message (strings may be 16 MB) must not make its append fail.
+ */
+const searchVector = (body: { name: string }) =>
+  sql`to_tsvector('english'::regconfig, left("context_ledger"."search_text"(${sql.identifier(body.name)}), ${sql.raw(String(SEARCH_TEXT_CHARS))}))`
 
 /** The PostgreSQL schema (namespace) every table lives in. */
 export const ledgerSchema = pgSchema('context_ledger')
@@ -80,6 +98,8 @@ export const messages = ledgerSchema.table(
     repeatOf: integer('repeat_of'),
     late: boolean('late').notNull().default(false),
     windowTokens: integer('window_tokens'),
+    /** The body's indexed words, kept by PostgreSQL itself (stored generated column). */
+    searchVector: tsvector('search_vector').generatedAlwaysAs(() => searchVector({ name: 'body' })),
   },
   (t) => [
     primaryKey({ name: 'messages_pkey', columns: [t.session, t.seq] }),
@@ -103,6 +123,7 @@ export const messages = ledgerSchema.table(
     index('messages_repeats')
       .on(t.session, t.repeatOf)
       .where(sql`${t.repeatOf} IS NOT NULL`),
+    index('messages_search').using('gin', t.searchVector),
   ],
 )
 
@@ -188,8 +209,11 @@ export const summaries = ledgerSchema.table(
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
     endedAt: bigint('ended_at', { mode: 'number' }),
     endReason: text('end_reason', { enum: ['replaced', 'regenerated', 'dropped', 'evicted'] }),
+    /** The summary's indexed words, as messages'. */
+    searchVector: tsvector('search_vector').generatedAlwaysAs(() => searchVector({ name: 'body' })),
   },
   (t) => [
+    index('summaries_search').using('gin', t.searchVector),
     uniqueIndex('summaries_session_uid').on(t.session, t.uid),
     index('summaries_session').on(t.session, t.id),
   ],
