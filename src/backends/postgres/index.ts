@@ -17,3 +17,4 @@
 export { openPostgresContextStore, type PostgresContextStoreOptions } from './open.js'
 export { PostgresContextStore, type WriteStats } from './store.js'
 export { PostgresConversationManager, type PostgresConversationManagerOptions } from './manager.js'
+export type { PgSearchOptions } from './search.js'

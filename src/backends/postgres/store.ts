@@ -74,6 +74,8 @@ import { ArrayLedgerView } from '../../window/array-view.js'
 import type { WindowLimits } from '../../window/window-options.js'
 import { type Database, isConnectionLoss, isRetryable, sqlState, toPgLedgerError } from './database.js'
 import { FLUSH_SQL, flushValues } from './flush.js'
+import { searchError, searchStatement, toSearchHits, type PgHitRow, type PgSearchOptions } from './search.js'
+import type { SearchHit } from '../../store/search-types.js'
 import {
   DELETE_SESSION_SQL,
   EDITS_SQL,
@@ -1005,6 +1007,28 @@ export class PostgresContextStore implements AsyncContextStore {
       sessionId,
     )
     return rows.map((r) => toPinnedMessage({ ...r, kept: r.kept ? 1 : 0 }))
+  }
+
+  /**
+   * Full-text search over the whole archive — evicted messages, the window, summaries — with
+   * PostgreSQL's text search: the same options and hits as the SQLite store's `search()`, in one round
+   * trip. Raw queries use `syntax: 'tsquery'` (PostgreSQL's `to_tsquery`); scores are `-ts_rank`, lower
+   * is better (see src/backends/postgres/search.ts for how ranking differs from FTS5's bm25).
+   *
+   * @param query - words and `"quoted phrases"` (or a tsquery)
+   * @param options - filters, paging, syntax
+   * @returns the hits, best first
+   * @throws ContextLedgerError `INVALID_QUERY` for a query PostgreSQL refuses (or too long), `INVALID_OPTIONS`
+   */
+  async search(query: string, options?: PgSearchOptions): Promise<SearchHit[]> {
+    this.ensureOpen()
+    const st = searchStatement(query, options)
+    if (st === undefined) return []
+    try {
+      return toSearchHits(await this.query<PgHitRow>(st.text, st.values, 'search the archive', st.sessionId))
+    } catch (error) {
+      throw searchError(error, st.query)
+    }
   }
 
   /**

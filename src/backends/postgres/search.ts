@@ -1,0 +1,238 @@
+/**
+ * `search()` on PostgreSQL (docs/design.md, "Recall"): full-text search over the whole archive with
+ * PostgreSQL's own text search — the stored `search_vector` of messages and summaries (migrations 0001
+ * and 0002: `to_tsvector('english', search_text(body))`, GIN-indexed), `ts_rank` for the order and
+ * `ts_headline` for the snippets. The same options, checks and hit shape as SQLite's `store.search()`
+ * (src/store/search.ts), in one statement (one round trip): the matching messages and summaries pass the
+ * filters in SQL, the page is cut in SQL, and only the page's rows are read again for their snippet.
+ *
+ * Differences from SQLite (FTS5), to document for users:
+ * - `score` is `-ts_rank(vector, query, 1)`: negative, lower is better, as FTS5's bm25 — but a different
+ *   function (term frequency over log document length; no inverse document frequency), so scores are not
+ *   comparable across backends and equal-looking hits may order differently.
+ * - raw syntax is `syntax: 'tsquery'` (PostgreSQL's `to_tsquery`: `&`, `|`, `!`, `<->`, `prefix:*`);
+ *   `'fts5'` is refused on PostgreSQL, and `'tsquery'` on SQLite.
+ * - stop words (`the`, `is`, …) are not indexed by the `english` configuration: a query of stop words
+ *   alone finds nothing; accents are not folded (`cafe` does not find `café`).
+ * - a message's `summaryId` (the summary a fold put it in) needs the eviction log, which PostgreSQL does
+ *   not keep yet: message hits carry none.
+ */
+import { ContextLedgerError } from '../../errors.js'
+import { invalidOption } from '../../store/check-args.js'
+import { checkSearchOptions } from '../../store/search.js'
+import { invalidQuery, toFtsQuery } from '../../store/search-query.js'
+import type { SearchHit, SearchOptions } from '../../store/search-types.js'
+import type { SummaryEndReason } from '../../store/summaries.js'
+import { sqlState } from './database.js'
+import { SEARCH_TEXT_CHARS } from './schema.js'
+
+/** `SearchOptions` on PostgreSQL: raw query syntax is PostgreSQL's `to_tsquery`, not FTS5's. */
+export interface PgSearchOptions extends Omit<SearchOptions, 'syntax'> {
+  /**
+   * `'plain'` (default): words and `"quoted phrases"`, taken literally (each a `phraseto_tsquery`).
+   * `'tsquery'`: PostgreSQL's `to_tsquery` syntax; a syntax error is `INVALID_QUERY`.
+   */
+  syntax?: 'plain' | 'tsquery' | undefined
+}
+
+/** The text search configuration of `search_vector` (migration 0002): queries must be parsed with it. */
+const CONFIG = "'english'::regconfig"
+
+/**
+ * `ts_headline`'s options: the matched words in `**bold**` as SQLite's snippets; one passage of 12 to 24
+ * words around the best cover of the query (a short text whole). Unlike FTS5's snippets, PostgreSQL marks
+ * no `…` where it left text out (its fragment mode does, but cuts even a short text to its matches).
+ */
+const HEADLINE = 'StartSel=**, StopSel=**, MaxWords=24, MinWords=12'
+
+/** A row of the search statement. */
+interface PgHitRow {
+  kind: 'message' | 'summary'
+  score: number
+  session_id: string
+  seq: number
+  uid: string
+  role: 'user' | 'assistant'
+  pinned: boolean
+  in_window: boolean
+  summary_id: number | null
+  seqs: string | null
+  end_reason: string | null
+  created_at: number
+  snippet: string | null
+}
+
+/** A statement and its values. */
+export interface PgSearchStatement {
+  readonly text: string
+  readonly values: readonly unknown[]
+  readonly sessionId: string | undefined
+  /** The query as the user gave it, for messages. */
+  readonly query: string
+}
+
+/**
+ * Checks a search and builds its statement.
+ *
+ * @param query - what to find
+ * @param options - filters, paging, syntax (unchecked)
+ * @returns the statement, or undefined when nothing can match (plain input without a word)
+ * @throws ContextLedgerError `INVALID_QUERY`, `INVALID_OPTIONS`
+ */
+export function searchStatement(query: unknown, options: unknown): PgSearchStatement | undefined {
+  // The syntax is PostgreSQL's own; every other option is checked as SQLite checks it.
+  let syntax: 'plain' | 'tsquery' = 'plain'
+  let rest = options
+  if (typeof options === 'object' && options !== null && !Array.isArray(options)) {
+    const given = (options as { syntax?: unknown }).syntax
+    if (given !== undefined && given !== 'plain' && given !== 'tsquery')
+      throw invalidOption(
+        'options.syntax',
+        given === 'fts5'
+          ? "FTS5 syntax is SQLite's; on PostgreSQL raw queries use syntax: 'tsquery' (to_tsquery)"
+          : "expected one of 'plain', 'tsquery'",
+      )
+    if (given === 'tsquery') syntax = 'tsquery'
+    rest = { ...options, syntax: undefined }
+  }
+  const o = checkSearchOptions(rest)
+  const parsed = toFtsQuery(query, syntax === 'plain' ? 'plain' : 'fts5', o.match)
+  if (parsed === undefined) return undefined
+  const p = o.params
+  const values: unknown[] = [
+    o.sessionId ?? null,
+    p.role,
+    p.pinned === null ? null : p.pinned === 1,
+    p.in_window === null ? null : p.in_window === 1,
+    p.since,
+    p.until,
+    p.tool,
+    p.skip === null ? null : (JSON.parse(p.skip) as string[]),
+    p.ended === 0,
+    o.summaries,
+    o.limit,
+    o.offset,
+  ]
+  let tsquery: string
+  if (parsed.phrases === undefined) {
+    values.push(parsed.text)
+    tsquery = `to_tsquery(${CONFIG}, $${values.length}::text)`
+  } else {
+    const terms = parsed.phrases.map((phrase) => {
+      values.push(phrase)
+      return `phraseto_tsquery(${CONFIG}, $${values.length}::text)`
+    })
+    tsquery = terms.join(o.match === 'all' ? ' && ' : ' || ')
+  }
+  return { text: searchSql(tsquery), values, sessionId: o.sessionId, query: parsed.text }
+}
+
+/**
+ * The search statement. `$1` session id, `$2` role, `$3` pinned, `$4` in the window, `$5` since, `$6`
+ * until (ms), `$7` tool name, `$8` tools left out (text[]), `$9` leave out ended summaries, `$10` search
+ * summaries, `$11` limit, `$12` offset; the query's own values after them.
+ */
+function searchSql(tsquery: string): string {
+  const text = `left("context_ledger"."search_text"(b.body), ${SEARCH_TEXT_CHARS})`
+  return `WITH q AS (SELECT ${tsquery} AS q),
+  s1 AS (SELECT pk FROM "context_ledger"."sessions" WHERE id = $1::text),
+  hits AS (
+    SELECT 'message' AS kind, m.session, m.seq AS key, -ts_rank(m.search_vector, q.q, 1) AS score
+    FROM q, "context_ledger"."messages" m JOIN "context_ledger"."sessions" s ON s.pk = m.session
+    WHERE m.search_vector @@ q.q
+      AND ($1::text IS NULL OR m.session = (SELECT pk FROM s1))
+      AND ($2::text IS NULL OR m.role = $2::text)
+      AND ($3::boolean IS NULL OR m.pinned = $3::boolean)
+      AND ($4::boolean IS NULL OR (m.seq >= s.boundary OR m.kept) = $4::boolean)
+      AND ($5::bigint IS NULL OR m.created_at >= $5::bigint)
+      AND ($6::bigint IS NULL OR m.created_at < $6::bigint)
+      AND ($7::text IS NULL OR EXISTS (SELECT 1 FROM "context_ledger"."tool_calls" c
+        WHERE c.session = m.session AND c.name = $7::text AND (c.use_seq = m.seq OR c.result_seq = m.seq)))
+      AND ($8::text[] IS NULL OR NOT EXISTS (SELECT 1 FROM "context_ledger"."tool_calls" c
+        WHERE c.session = m.session AND (c.use_seq = m.seq OR c.result_seq = m.seq)
+          AND c.name = ANY($8::text[])))
+    UNION ALL
+    SELECT 'summary', x.session, x.id, -ts_rank(x.search_vector, q.q, 1)
+    FROM q, "context_ledger"."summaries" x JOIN "context_ledger"."sessions" s ON s.pk = x.session
+    WHERE $10::boolean AND x.search_vector @@ q.q
+      AND ($1::text IS NULL OR x.session = (SELECT pk FROM s1))
+      AND ($2::text IS NULL OR $2::text = 'user')
+      AND ($3::boolean IS NULL OR NOT $3::boolean)
+      AND ($4::boolean IS NULL OR (s.summary IS NOT DISTINCT FROM x.id) = $4::boolean)
+      AND ($5::bigint IS NULL OR x.created_at >= $5::bigint)
+      AND ($6::bigint IS NULL OR x.created_at < $6::bigint)
+      AND $7::text IS NULL
+      AND (NOT $9::boolean OR x.end_reason IS NULL)
+    ORDER BY score, session, kind, key
+    LIMIT $11::int OFFSET $12::bigint
+  )
+  SELECT h.kind, h.score, s.id AS session_id, coalesce(m.seq, x.to_boundary) AS seq,
+    coalesce(m.uid, x.uid) AS uid, coalesce(m.role, 'user') AS role, coalesce(m.pinned, false) AS pinned,
+    CASE WHEN h.kind = 'message' THEN m.seq >= s.boundary OR m.kept
+      ELSE s.summary IS NOT DISTINCT FROM x.id END AS in_window,
+    x.id AS summary_id, x.seqs, x.end_reason, coalesce(m.created_at, x.created_at) AS created_at,
+    ts_headline(${CONFIG}, ${text}, q.q, '${HEADLINE}') AS snippet
+  FROM hits h CROSS JOIN q JOIN "context_ledger"."sessions" s ON s.pk = h.session
+  LEFT JOIN "context_ledger"."messages" m ON h.kind = 'message' AND m.session = h.session AND m.seq = h.key
+  LEFT JOIN "context_ledger"."summaries" x ON h.kind = 'summary' AND x.id = h.key
+  CROSS JOIN LATERAL (SELECT coalesce(m.body, x.body) AS body) b
+  ORDER BY h.score, h.session, h.kind, h.key`
+}
+
+/**
+ * Turns a failed search into the error to throw: a query PostgreSQL refuses (`to_tsquery`'s syntax
+ * error) is `INVALID_QUERY`; anything else as it was.
+ *
+ * @param error - what the statement threw (a `ContextLedgerError` wrapping PostgreSQL's error)
+ * @param query - the query, for the message
+ * @returns the error
+ */
+export function searchError(error: unknown, query: string): unknown {
+  const cause = error instanceof ContextLedgerError ? (error as { cause?: unknown }).cause : error
+  if (sqlState(cause) === '42601' && cause instanceof Error)
+    return invalidQuery(`${cause.message} (in ${JSON.stringify(query.slice(0, 200))})`, cause)
+  return error
+}
+
+/**
+ * The hits of a search's rows.
+ *
+ * @param rows - what the statement returned
+ * @returns the hits, best first
+ */
+export function toSearchHits(rows: readonly PgHitRow[]): SearchHit[] {
+  return rows.map((r) => {
+    const snippet = (r.snippet ?? '').replaceAll('\u0000', ' ')
+    if (r.kind === 'summary') {
+      const seqs = JSON.parse(r.seqs ?? '[]') as [number, number][]
+      return {
+        sessionId: r.session_id,
+        kind: 'summary',
+        seq: seqs[0]?.[0] ?? r.seq,
+        trackingId: r.uid,
+        role: 'user',
+        score: r.score,
+        snippet,
+        inWindow: r.in_window,
+        pinned: false,
+        ...(r.summary_id === null ? {} : { summaryId: r.summary_id }),
+        ...(r.end_reason === null ? {} : { ended: r.end_reason as SummaryEndReason }),
+        createdAt: new Date(r.created_at),
+      }
+    }
+    return {
+      sessionId: r.session_id,
+      kind: 'message',
+      seq: r.seq,
+      trackingId: r.uid,
+      role: r.role,
+      score: r.score,
+      snippet,
+      inWindow: r.in_window,
+      pinned: r.pinned,
+      createdAt: new Date(r.created_at),
+    }
+  })
+}
+
+export type { PgHitRow }
