@@ -32,6 +32,7 @@ export const CONFORMANCE = [
   'test/reliability/crash-safety.test.ts',
   'test/adapters/strands/summary-only-overflow.test.ts',
   'test/store/pinned-filters.test.ts',
+  'test/store/search-conformance.test.ts',
 ]
 
 export default defineConfig({

@@ -43,6 +43,7 @@ export type LedgerStore = Pick<
   | 'edits'
   | 'summaries'
   | 'summary'
+  | 'search'
   | 'close'
 > & {
   /** Runs several reads on one committed state. */
