@@ -134,12 +134,15 @@ export function searchStatement(query: unknown, options: unknown): PgSearchState
  */
 function searchSql(tsquery: string): string {
   const text = `left("context_ledger"."search_text"(b.body), ${SEARCH_TEXT_CHARS})`
-  return `WITH q AS (SELECT ${tsquery} AS q),
-  s1 AS (SELECT pk FROM "context_ledger"."sessions" WHERE id = $1::text),
+  // The query is written out where it is used, not read from a CTE: the planner folds `to_tsquery(...)` of
+  // bound values into a constant and drives the GIN index with it; from a CTE it is a join column, and
+  // the plan reads every message of the session (or the archive) to test each one.
+  const q = `(${tsquery})`
+  return `WITH s1 AS (SELECT pk FROM "context_ledger"."sessions" WHERE id = $1::text),
   hits AS (
-    SELECT 'message' AS kind, m.session, m.seq AS key, -ts_rank(m.search_vector, q.q, 1) AS score
-    FROM q, "context_ledger"."messages" m JOIN "context_ledger"."sessions" s ON s.pk = m.session
-    WHERE m.search_vector @@ q.q
+    SELECT 'message' AS kind, m.session, m.seq AS key, -ts_rank(m.search_vector, ${q}, 1) AS score
+    FROM "context_ledger"."messages" m JOIN "context_ledger"."sessions" s ON s.pk = m.session
+    WHERE m.search_vector @@ ${q}
       AND ($1::text IS NULL OR m.session = (SELECT pk FROM s1))
       AND ($2::text IS NULL OR m.role = $2::text)
       AND ($3::boolean IS NULL OR m.pinned = $3::boolean)
@@ -152,9 +155,9 @@ function searchSql(tsquery: string): string {
         WHERE c.session = m.session AND (c.use_seq = m.seq OR c.result_seq = m.seq)
           AND c.name = ANY($8::text[])))
     UNION ALL
-    SELECT 'summary', x.session, x.id, -ts_rank(x.search_vector, q.q, 1)
-    FROM q, "context_ledger"."summaries" x JOIN "context_ledger"."sessions" s ON s.pk = x.session
-    WHERE $10::boolean AND x.search_vector @@ q.q
+    SELECT 'summary', x.session, x.id, -ts_rank(x.search_vector, ${q}, 1)
+    FROM "context_ledger"."summaries" x JOIN "context_ledger"."sessions" s ON s.pk = x.session
+    WHERE $10::boolean AND x.search_vector @@ ${q}
       AND ($1::text IS NULL OR x.session = (SELECT pk FROM s1))
       AND ($2::text IS NULL OR $2::text = 'user')
       AND ($3::boolean IS NULL OR NOT $3::boolean)
@@ -171,8 +174,8 @@ function searchSql(tsquery: string): string {
     CASE WHEN h.kind = 'message' THEN m.seq >= s.boundary OR m.kept
       ELSE s.summary IS NOT DISTINCT FROM x.id END AS in_window,
     x.id AS summary_id, x.seqs, x.end_reason, coalesce(m.created_at, x.created_at) AS created_at,
-    ts_headline(${CONFIG}, ${text}, q.q, '${HEADLINE}') AS snippet
-  FROM hits h CROSS JOIN q JOIN "context_ledger"."sessions" s ON s.pk = h.session
+    ts_headline(${CONFIG}, ${text}, ${q}, '${HEADLINE}') AS snippet
+  FROM hits h JOIN "context_ledger"."sessions" s ON s.pk = h.session
   LEFT JOIN "context_ledger"."messages" m ON h.kind = 'message' AND m.session = h.session AND m.seq = h.key
   LEFT JOIN "context_ledger"."summaries" x ON h.kind = 'summary' AND x.id = h.key
   CROSS JOIN LATERAL (SELECT coalesce(m.body, x.body) AS body) b
