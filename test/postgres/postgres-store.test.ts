@@ -177,6 +177,30 @@ describe('opening', () => {
     await client.end()
   })
 
+  it('brings a ledger of schema 1 (before search) up to date on open: its archive becomes searchable', async () => {
+    const url = await database()
+    const store = await open(url)
+    await store.append('s', [
+      { role: 'user', content: [{ text: 'the replication lag \u0000 on eu-west' }] },
+      { role: 'assistant', content: [{ text: 'forty ms' }] },
+    ])
+    await store.close()
+    // Back to schema 1 by hand: what migrations 0001 and 0002 added is gone, the rows stay.
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    await client.query(`ALTER TABLE context_ledger.messages DROP COLUMN search_vector;
+      ALTER TABLE context_ledger.summaries DROP COLUMN search_vector;
+      DROP FUNCTION context_ledger.search_text(text);
+      UPDATE context_ledger.identity SET schema_version = 1`)
+    const reopened = await open(url)
+    expect((await reopened.search('replication lag')).map((h) => [h.seq, h.snippet])).toStrictEqual([
+      [0, 'the **replication** **lag**   on eu-west'],
+    ])
+    const identity = await client.query('SELECT schema_version FROM context_ledger.identity')
+    expect(identity.rows).toStrictEqual([{ schema_version: readPgMigrations().length }])
+    await client.end()
+  })
+
   it('refuses a ledger of a newer schema, untouched', async () => {
     const url = await database()
     const store = await open(url)
