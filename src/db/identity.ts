@@ -94,10 +94,14 @@ export type IdentityState = 'fresh' | 'current' | 'behind'
  * @returns its identity
  */
 export function readIdentity(db: Database.Database): Identity {
-  const applicationId = readIntegerPragma(db, 'application_id')
-  const userVersion = readIntegerPragma(db, 'user_version')
-  const objects = db.prepare<[], number>('SELECT count(*) AS objects FROM sqlite_schema').pluck().get() ?? 0
-  return { applicationId, userVersion, objects }
+  // One read transaction: read one by one, the header could be read before another process's migration
+  // committed and the schema after it (application_id 0 with 32 objects: NOT_A_LEDGER for a new ledger).
+  return db.transaction((): Identity => {
+    const applicationId = readIntegerPragma(db, 'application_id')
+    const userVersion = readIntegerPragma(db, 'user_version')
+    const objects = db.prepare<[], number>('SELECT count(*) AS objects FROM sqlite_schema').pluck().get() ?? 0
+    return { applicationId, userVersion, objects }
+  })()
 }
 
 /**

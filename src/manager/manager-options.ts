@@ -7,6 +7,7 @@ import { z } from 'zod'
 import { describeValue } from '../messages/limits.js'
 import { invalidOption } from '../store/check-args.js'
 import type { Summarizer } from '../summaries/summarize.js'
+import type { FoldRequest } from '../window/plan-types.js'
 
 /** Options of `PersistentConversationManager.reduce`. */
 export interface ReduceOptions {
@@ -27,6 +28,26 @@ export const summarizeOptions = z.strictObject({
   systemPrompt: text.optional(),
   model: modelName.optional(),
 })
+/**
+ * The fold Strands' ratio rule asks for: `summaryRatio` clamped to 0.1–0.8 (0.3 when absent), as Strands
+ * does, and the newest `preserveRecentMessages` (10 when absent) kept. One rule for both managers and the
+ * Strands adapter.
+ *
+ * @param summaryRatio - the share of the window to fold
+ * @param preserveRecentMessages - how many of the newest messages never fold
+ * @returns the fold request
+ */
+export function ratioFoldRequest(
+  summaryRatio: number | undefined,
+  preserveRecentMessages: number | undefined,
+): FoldRequest {
+  return {
+    kind: 'ratio',
+    ratio: Math.max(0.1, Math.min(0.8, summaryRatio ?? 0.3)),
+    preserve: preserveRecentMessages ?? 10,
+  }
+}
+
 /** The options of `summarizeExcess`. */
 export const excessOptions = z.strictObject({
   systemPrompt: text.optional(),

@@ -39,6 +39,7 @@ import {
   checkSummarizer,
   excessOptions,
   resummarizeOptions,
+  ratioFoldRequest,
   summarizeOptions,
   type ReduceOptions,
   type ResummarizeOptions,
@@ -348,11 +349,10 @@ export class PersistentConversationManager {
     const parsed = summarizeOptions.safeParse(options)
     if (!parsed.success) throw optionsError(parsed.error, 'summarize')
     const o = parsed.data
-    const ratio = Math.max(0.1, Math.min(0.8, o.summaryRatio ?? 0.3))
     return foldIntoSummary(
       this.summaryContext(),
       summarizer,
-      { kind: 'ratio', ratio, preserve: o.preserveRecentMessages ?? 10 },
+      ratioFoldRequest(o.summaryRatio, o.preserveRecentMessages),
       { systemPrompt: o.systemPrompt, model: o.model },
     )
   }

@@ -11,6 +11,7 @@
  */
 import type { LocalAgent, Logger, Model } from '@strands-agents/sdk'
 import { isContextLedgerError } from '../../errors.js'
+import { ratioFoldRequest } from '../../manager/manager-options.js'
 import type { PersistentConversationManager as LedgerManager } from '../../manager/persistent-conversation-manager.js'
 import type { FoldPlan } from '../../store/summaries.js'
 import type { SummarizeResult, Summarizer } from '../../summaries/summarize.js'
@@ -165,11 +166,7 @@ export async function reduceBySummary(
  * @returns the fold request
  */
 export function ratioFold(settings: ResolvedSummarize): FoldRequest {
-  return {
-    kind: 'ratio',
-    ratio: Math.max(0.1, Math.min(0.8, settings.summaryRatio ?? 0.3)),
-    preserve: settings.preserveRecentMessages ?? 10,
-  }
+  return ratioFoldRequest(settings.summaryRatio, settings.preserveRecentMessages)
 }
 
 function planRatioFold(ledger: LedgerManager, settings: ResolvedSummarize): PlannedFold {

@@ -13,6 +13,7 @@ import {
   checkSummarizer,
   excessOptions,
   resummarizeOptions,
+  ratioFoldRequest,
   summarizeOptions,
   type ReduceOptions,
   type ResummarizeOptions,
@@ -289,11 +290,10 @@ export class PostgresConversationManager implements AsyncLedgerManager {
     const parsed = summarizeOptions.safeParse(options)
     if (!parsed.success) throw optionsError(parsed.error, 'summarize')
     const o = parsed.data
-    const ratio = Math.max(0.1, Math.min(0.8, o.summaryRatio ?? 0.3))
     return foldIntoSummary(
       this.summaryContext(),
       summarizer,
-      { kind: 'ratio', ratio, preserve: o.preserveRecentMessages ?? 10 },
+      ratioFoldRequest(o.summaryRatio, o.preserveRecentMessages),
       { systemPrompt: o.systemPrompt, model: o.model },
     )
   }

@@ -8,7 +8,7 @@
  * answered by a guess. Writes change the slice and are remembered, to be written back in one statement
  * (`flush.ts`) that commits only if the session is still at the revision the slice was read at.
  */
-import type { SnapshotResult, SnapshotSummary } from './snapshot-query.js'
+import type { SnapshotResult, SnapshotSession, SnapshotSummary } from './snapshot-query.js'
 
 /** A question the slice cannot answer: it was not read. */
 export class SliceMiss extends Error {
@@ -58,22 +58,8 @@ export interface SliceCall {
   status: 'success' | 'error' | null
 }
 
-/** The session row as stored. */
-export interface SliceSession {
-  pk: number
-  id: string
-  created_at: number
-  updated_at: number
-  metadata: string | null
-  boundary: number
-  version: number
-  kept_count: number | null
-  kept_tokens: number | null
-  kept_first: number | null
-  summary: number | null
-  limits: string | null
-  revision: number
-}
+/** The session row as stored (as the snapshot reads it). */
+export type SliceSession = SnapshotSession
 
 /** A summary row. */
 export type SliceSummary = SnapshotSummary
