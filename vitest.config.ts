@@ -33,6 +33,7 @@ export const CONFORMANCE = [
   'test/adapters/strands/summary-only-overflow.test.ts',
   'test/store/pinned-filters.test.ts',
   'test/store/search-conformance.test.ts',
+  'test/store/eviction-log.test.ts',
 ]
 
 export default defineConfig({

@@ -9,7 +9,14 @@ import type { EvictionCut, EvictionReason } from './eviction-log.js'
 import type { Ledger } from './ledger.js'
 import type { EvictionRecord } from './search-types.js'
 
-function toRecord(sessionId: string, r: EvictionRow): EvictionRecord {
+/**
+ * An eviction-log row as the API returns it.
+ *
+ * @param sessionId - the session it is of
+ * @param r - the stored row
+ * @returns the record
+ */
+export function toEvictionRecord(sessionId: string, r: EvictionRow): EvictionRecord {
   return {
     sessionId,
     fromSeq: r.from_seq,
@@ -22,10 +29,39 @@ function toRecord(sessionId: string, r: EvictionRow): EvictionRecord {
   }
 }
 
-function checkSeq(value: unknown, field: string): number {
+/**
+ * Checks a seq argument of the eviction log's reads.
+ *
+ * @param value - what the caller passed
+ * @param field - its name, for the error
+ * @returns the seq
+ * @throws ContextLedgerError `INVALID_OPTIONS` unless an integer ≥ 0
+ */
+export function checkSeq(value: unknown, field: string): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
     throw invalidOption(field, `expected an integer ≥ 0, got ${describeValue(value)}`)
   return value
+}
+
+/**
+ * Checks the arguments of `evictions()` on either backend.
+ *
+ * @param sessionId - the session
+ * @param options - `fromSeq` (default 0), `limit` (default 100, 1 to 10,000)
+ * @returns the options with their defaults
+ * @throws ContextLedgerError `INVALID_OPTIONS` naming a bad option
+ */
+export function checkEvictionsOptions(
+  sessionId: unknown,
+  options: unknown,
+): { fromSeq: number; limit: number } {
+  checkSessionId(sessionId)
+  const o = options === undefined ? {} : checkKeys(options, 'options', ['fromSeq', 'limit'])
+  const fromSeq = o.fromSeq === undefined ? 0 : checkSeq(o.fromSeq, 'options.fromSeq')
+  const limit = o.limit === undefined ? 100 : checkSeq(o.limit, 'options.limit')
+  if (limit < 1 || limit > 10_000)
+    throw invalidOption('options.limit', `expected 1 to 10000, got ${describeValue(limit)}`)
+  return { fromSeq, limit }
 }
 
 /**
@@ -39,17 +75,12 @@ function checkSeq(value: unknown, field: string): number {
  */
 export function readEvictions(ledger: Ledger, sessionId: string, options: unknown): EvictionRecord[] {
   ledger.ensureOpen()
-  checkSessionId(sessionId)
-  const o = options === undefined ? {} : checkKeys(options, 'options', ['fromSeq', 'limit'])
-  const fromSeq = o.fromSeq === undefined ? 0 : checkSeq(o.fromSeq, 'options.fromSeq')
-  const limit = o.limit === undefined ? 100 : checkSeq(o.limit, 'options.limit')
-  if (limit < 1 || limit > 10_000)
-    throw invalidOption('options.limit', `expected 1 to 10000, got ${describeValue(limit)}`)
+  const { fromSeq, limit } = checkEvictionsOptions(sessionId, options)
   return ledger.read(
     () => {
       const pk = ledger.keys.sessionRow(sessionId)?.pk
       if (pk === undefined) return []
-      return ledger.st.evictionsFrom.all(pk, fromSeq, limit).map((r) => toRecord(sessionId, r))
+      return ledger.st.evictionsFrom.all(pk, fromSeq, limit).map((r) => toEvictionRecord(sessionId, r))
     },
     `read the eviction log of session "${sessionId}"`,
     sessionId,
@@ -74,7 +105,7 @@ export function readEvictionOf(ledger: Ledger, sessionId: string, seq: unknown):
       const pk = ledger.keys.sessionRow(sessionId)?.pk
       if (pk === undefined) return undefined
       const row = ledger.st.evictionOf.get({ session: pk, n })
-      return row === undefined ? undefined : toRecord(sessionId, row)
+      return row === undefined ? undefined : toEvictionRecord(sessionId, row)
     },
     `read the eviction log of session "${sessionId}"`,
     sessionId,

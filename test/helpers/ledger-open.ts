@@ -44,6 +44,8 @@ export type LedgerStore = Pick<
   | 'summaries'
   | 'summary'
   | 'search'
+  | 'evictions'
+  | 'evictionOf'
   | 'close'
 > & {
   /** Runs several reads on one committed state. */
@@ -76,6 +78,8 @@ export type LedgerManager = Pick<
   | 'summary'
   | 'history'
   | 'message'
+  | 'search'
+  | 'evictions'
 > & { readonly store: LedgerStore }
 
 /** Options of a manager, without the store. */

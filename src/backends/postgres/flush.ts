@@ -97,6 +97,35 @@ ended_summaries AS (
   UPDATE context_ledger.summaries x SET ended_at = u.ended_at, end_reason = u.end_reason
   FROM ok CROSS JOIN unnest($80::int[], $81::bigint[], $82::text[]) AS u(id, ended_at, end_reason)
   WHERE x.session = ok.pk AND x.id = u.id
+),
+-- The eviction log: a dropped summary deletes stored rows (from a seq on, and its fold's ranges), a
+-- regenerated one renames them. Each is gated on its parameters (a one-time filter), so a write-back
+-- that touches no stored row of the log (every append, every cut) never reads the session's log.
+evictions_from AS (
+  DELETE FROM context_ledger.eviction_log x USING ok
+  WHERE $90::int IS NOT NULL AND x.session = ok.pk AND x.to_seq >= $90::int
+),
+fold_evictions AS (
+  DELETE FROM context_ledger.eviction_log x
+  USING ok CROSS JOIN unnest($91::int[], $92::int[], $93::int[]) AS u(lo, hi, summary)
+  WHERE cardinality($91::int[]) > 0 AND x.session = ok.pk AND x.to_seq >= u.lo AND x.to_seq < u.hi
+    AND x.summary = u.summary
+),
+renamed_evictions AS (
+  UPDATE context_ledger.eviction_log x SET summary = u.now
+  FROM ok CROSS JOIN unnest($94::int[], $95::int[]) AS u(stored, now)
+  WHERE cardinality($94::int[]) > 0 AND x.session = ok.pk AND x.summary = u.stored
+    AND ($90::int IS NULL OR x.to_seq < $90::int)
+    AND NOT EXISTS (SELECT 1 FROM unnest($91::int[], $92::int[], $93::int[]) AS d(lo, hi, summary)
+      WHERE x.to_seq >= d.lo AND x.to_seq < d.hi AND x.summary = d.summary)
+),
+-- New rows carry versions past every stored row's (each cut moves the session's version first): they
+-- never meet a row deleted above.
+new_evictions AS (
+  INSERT INTO context_ledger.eviction_log (session, to_seq, version, from_seq, at, cut, reason, summary)
+  SELECT ok.pk, u.to_seq, u.version, u.from_seq, u.at, u.cut, u.reason, u.summary
+  FROM ok CROSS JOIN unnest($83::int[], $84::int[], $85::int[], $86::bigint[], $87::text[], $88::text[],
+    $89::int[]) AS u(to_seq, version, from_seq, at, cut, reason, summary)
 )
 SELECT count(*)::int AS written FROM ok`
 
@@ -217,5 +246,15 @@ export function flushValues(slice: Slice): unknown[] {
       [x.id, x.ended_at, x.end_reason].forEach((y, i) => es[i]?.push(y))
   }
   v.push(...ns, ...es)
+  const ev = col<unknown>(7)
+  for (const e of slice.evictions)
+    [e.to_seq, e.version, e.from_seq, e.at, e.cut, e.reason, e.summary].forEach((x, i) => ev[i]?.push(x))
+  v.push(...ev)
+  v.push(slice.evictionsDeletedFrom ?? null)
+  const fd = col<unknown>(3)
+  for (const d of slice.foldEvictionDeletes)
+    for (const summary of d.summaries) [d.lo, d.hi, summary].forEach((x, i) => fd[i]?.push(x))
+  v.push(...fd)
+  v.push([...slice.evictionRenames.keys()], [...slice.evictionRenames.values()])
   return v
 }

@@ -56,6 +56,8 @@ import {
   type WindowLimits,
 } from '../../window/window-options.js'
 import { PostgresContextStore } from './store.js'
+import type { PgSearchOptions } from './search.js'
+import type { EvictionRecord, EvictionsOptions, SearchHit } from '../../store/search-types.js'
 
 /** Options of {@link PostgresConversationManager}: those of the core manager, on a PostgreSQL store. */
 export interface PostgresConversationManagerOptions extends WindowLimitOptions {
@@ -385,6 +387,36 @@ export class PostgresConversationManager implements AsyncLedgerManager {
   async history(options: { fromSeq?: number; limit?: number } = {}): Promise<LedgerEntry[]> {
     await this.before()
     return this.store.history(this.sessionId, options)
+  }
+
+  /**
+   * Full-text search of this session's archive (see {@link PostgresContextStore.search}): evicted
+   * messages, the window and summaries, best first.
+   *
+   * @param query - plain words and `"phrases"`, or a tsquery with `syntax: 'tsquery'`
+   * @param options - the store's search options but `sessionId`
+   * @returns the hits
+   * @throws ContextLedgerError `INVALID_QUERY`, `INVALID_OPTIONS`
+   */
+  async search(query: string, options: Omit<PgSearchOptions, 'sessionId'> = {}): Promise<SearchHit[]> {
+    await this.before()
+    if (Object.hasOwn(Object(options) as object, 'sessionId'))
+      throw invalidOption(
+        'options.sessionId',
+        'a manager searches its own session; use store.search() for others',
+      )
+    return this.store.search(query, { ...options, sessionId: this.sessionId })
+  }
+
+  /**
+   * This session's eviction log (see {@link PostgresContextStore.evictions}).
+   *
+   * @param options - `fromSeq`, `limit`
+   * @returns the rows
+   */
+  async evictions(options?: EvictionsOptions): Promise<EvictionRecord[]> {
+    await this.before()
+    return this.store.evictions(this.sessionId, options)
   }
 
   /**

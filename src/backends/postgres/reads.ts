@@ -207,10 +207,25 @@ p AS (DELETE FROM context_ledger.pin_events x USING s WHERE x.session = s.pk RET
 c AS (DELETE FROM context_ledger.tool_calls x USING s WHERE x.session = s.pk RETURNING 1),
 m AS (DELETE FROM context_ledger.messages x USING s WHERE x.session = s.pk RETURNING 1),
 y AS (DELETE FROM context_ledger.summaries x USING s WHERE x.session = s.pk RETURNING 1),
+v AS (DELETE FROM context_ledger.eviction_log x USING s WHERE x.session = s.pk RETURNING 1),
 d AS (DELETE FROM context_ledger.sessions x USING s WHERE x.pk = s.pk RETURNING 1)
 SELECT (SELECT count(*) FROM d)::int AS deleted, (SELECT count(*) FROM m)::int AS messages,
   (SELECT count(*) FROM c)::int AS tool_calls, (SELECT count(*) FROM p)::int AS pin_events,
-  (SELECT count(*) FROM e)::int AS edits, (SELECT count(*) FROM y)::int AS summaries`
+  (SELECT count(*) FROM e)::int AS edits, (SELECT count(*) FROM y)::int AS summaries,
+  (SELECT count(*) FROM v)::int AS evictions`
+
+/** The eviction log's columns, as SQLite's statements return them. */
+const EVICTION_COLUMNS = 'x.from_seq, x.to_seq, x.version, x.at, x.cut, x.reason, x.summary'
+
+/** A session's eviction log from a seq on (`$2`), at most `$3` rows: one range scan of the log's key. */
+export const EVICTIONS_SQL = `SELECT ${EVICTION_COLUMNS} FROM context_ledger.sessions s
+  JOIN context_ledger.eviction_log x ON x.session = s.pk AND x.to_seq >= $2::int
+  WHERE s.id = $1::text ORDER BY x.to_seq, x.version DESC LIMIT $3::int`
+
+/** Why and when seq `$2` last left the window: the first row past it that covers it (see the migration). */
+export const EVICTION_OF_SQL = `SELECT ${EVICTION_COLUMNS} FROM context_ledger.sessions s
+  JOIN context_ledger.eviction_log x ON x.session = s.pk AND x.to_seq >= $2::int AND x.from_seq <= $2::int
+  WHERE s.id = $1::text ORDER BY x.to_seq, x.version DESC LIMIT 1`
 
 /** Every session id (what a prune of all sessions walks). */
 export const SESSION_IDS_SQL = 'SELECT id FROM context_ledger.sessions ORDER BY pk'

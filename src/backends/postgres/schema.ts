@@ -218,3 +218,28 @@ export const summaries = ledgerSchema.table(
     index('summaries_session').on(t.session, t.id),
   ],
 )
+
+/**
+ * The eviction log (see the SQLite schema, migration 0008): one row per run of consecutive seqs that one
+ * cut took out of the window, and one per kept row a cut released, written in the cut's write-back.
+ * Keyed so that "why and when did seq N last leave" is one index descent: the first row with
+ * `to_seq >= N` (newest `version` first among equal `to_seq`) that starts at or before N.
+ */
+export const evictionLog = ledgerSchema.table(
+  'eviction_log',
+  {
+    session: integer('session')
+      .notNull()
+      .references(() => sessions.pk),
+    toSeq: integer('to_seq').notNull(),
+    /** The session's version after the cut: orders a session's cuts. */
+    version: integer('version').notNull(),
+    fromSeq: integer('from_seq').notNull(),
+    at: bigint('at', { mode: 'number' }).notNull(),
+    cut: text('cut').notNull(),
+    reason: text('reason').notNull(),
+    /** The summary the messages were folded into, for a fold. */
+    summary: integer('summary'),
+  },
+  (t) => [primaryKey({ columns: [t.session, t.toSeq, t.version] })],
+)

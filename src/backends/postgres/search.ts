@@ -14,8 +14,6 @@
  *   `'fts5'` is refused on PostgreSQL, and `'tsquery'` on SQLite.
  * - stop words (`the`, `is`, …) are not indexed by the `english` configuration: a query of stop words
  *   alone finds nothing; accents are not folded (`cafe` does not find `café`).
- * - a message's `summaryId` (the summary a fold put it in) needs the eviction log, which PostgreSQL does
- *   not keep yet: message hits carry none.
  */
 import { ContextLedgerError } from '../../errors.js'
 import { invalidOption } from '../../store/check-args.js'
@@ -60,6 +58,8 @@ interface PgHitRow {
   end_reason: string | null
   created_at: number
   snippet: string | null
+  /** For a message out of the window: the summary its last departure folded it into, if any. */
+  folded: number | null
 }
 
 /** A statement and its values. */
@@ -174,11 +174,17 @@ function searchSql(tsquery: string): string {
     CASE WHEN h.kind = 'message' THEN m.seq >= s.boundary OR m.kept
       ELSE s.summary IS NOT DISTINCT FROM x.id END AS in_window,
     x.id AS summary_id, x.seqs, x.end_reason, coalesce(m.created_at, x.created_at) AS created_at,
-    ts_headline(${CONFIG}, ${text}, ${q}, '${HEADLINE}') AS snippet
+    ts_headline(${CONFIG}, ${text}, ${q}, '${HEADLINE}') AS snippet, ev.summary AS folded
   FROM hits h JOIN "context_ledger"."sessions" s ON s.pk = h.session
   LEFT JOIN "context_ledger"."messages" m ON h.kind = 'message' AND m.session = h.session AND m.seq = h.key
   LEFT JOIN "context_ledger"."summaries" x ON h.kind = 'summary' AND x.id = h.key
   CROSS JOIN LATERAL (SELECT coalesce(m.body, x.body) AS body) b
+  -- A message out of the window names the summary its last departure folded it into, if a fold took it:
+  -- the eviction log's row covering it (one descent of the log's key per hit of the page).
+  LEFT JOIN LATERAL (SELECT e.summary FROM "context_ledger"."eviction_log" e
+    WHERE m.seq < s.boundary AND NOT m.kept AND e.session = m.session AND e.to_seq >= m.seq
+      AND e.from_seq <= m.seq
+    ORDER BY e.to_seq, e.version DESC LIMIT 1) ev ON true
   ORDER BY h.score, h.session, h.kind, h.key`
 }
 
@@ -233,6 +239,7 @@ export function toSearchHits(rows: readonly PgHitRow[]): SearchHit[] {
       snippet,
       inWindow: r.in_window,
       pinned: r.pinned,
+      ...(r.folded === null ? {} : { summaryId: r.folded }),
       createdAt: new Date(r.created_at),
     }
   })

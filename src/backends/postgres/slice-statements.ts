@@ -695,13 +695,42 @@ export function sliceStatements(slice: Slice): Statements {
     pinnedMessages: emulate('pinnedMessages', {}),
     allPinnedMessages: emulate('allPinnedMessages', {}),
     pinEvents: emulate('pinEvents', {}),
-    // ---- SQLite's full-text index and eviction log (recall, issue 10): PostgreSQL keeps neither yet
-    // (docs/postgres.md). The eviction log's writes inside a cut are dropped here, so cuts work as before;
-    // every read and index write throws if an operation ever reaches it on a snapshot.
-    insertEviction: emulate('insertEviction', { run: () => 1 }),
-    deleteFoldEvictions: emulate('deleteFoldEvictions', { run: () => 0 }),
-    deleteEvictionsFrom: emulate('deleteEvictionsFrom', { run: () => 0 }),
-    renameFoldSummary: emulate('renameFoldSummary', { run: () => 0 }),
+    // ---- the eviction log: written back with the slice (flush.ts); its reads are the store's own queries
+    insertEviction: emulate('insertEviction', {
+      run: (toSeq, fromSeq, at, cut, reason, summary, pk) => {
+        const session = slice.sessionFor(pk, 'insertEviction')
+        slice.insertEviction({
+          to_seq: toSeq,
+          version: session.version,
+          from_seq: fromSeq,
+          at,
+          cut,
+          reason,
+          summary,
+        })
+        return 1
+      },
+    }),
+    deleteFoldEvictions: emulate('deleteFoldEvictions', {
+      run: (_pk, from, to, summary) => {
+        slice.deleteFoldEvictions(from, to, summary)
+        return 1
+      },
+    }),
+    deleteEvictionsFrom: emulate('deleteEvictionsFrom', {
+      run: (_pk, from) => {
+        slice.deleteEvictionsFrom(from)
+        return 1
+      },
+    }),
+    renameFoldSummary: emulate('renameFoldSummary', {
+      run: (to, _pk, from) => {
+        slice.renameFoldSummary(to, from)
+        return 1
+      },
+    }),
+    // ---- SQLite's full-text index (PostgreSQL's is a generated column: nothing to write); every read and
+    // index write throws if an operation ever reaches it on a snapshot.
     searchState: emulate('searchState', {}),
     indexMessagesAbove: emulate('indexMessagesAbove', {}),
     setWatermark: emulate('setWatermark', {}),

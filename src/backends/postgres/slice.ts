@@ -83,6 +83,26 @@ export interface NewEdit {
   body: string | null
 }
 
+/** An eviction-log row to insert (see `src/store/eviction-log.ts`). */
+export interface NewEviction {
+  to_seq: number
+  /** The session's version when the cut wrote it (after the cut moved it). */
+  version: number
+  from_seq: number
+  at: number
+  cut: string
+  reason: string
+  summary: number | null
+}
+
+/** A dropped fold's rows of the eviction log to delete: `to_seq` in `[lo, hi)`, of these summaries as stored. */
+export interface FoldEvictionDelete {
+  lo: number
+  hi: number
+  /** The summary ids the rows carry as stored (renames made in the slice are followed back). */
+  summaries: number[]
+}
+
 /** Message columns a write may change on an existing row. */
 export type RowColumn =
   'pinned' | 'kept' | 'recheck' | 'trim_point' | 'pair_start' | 'body' | 'window_body' | 'window_tokens'
@@ -153,6 +173,17 @@ export class Slice {
   readonly insertedSummaries = new Set<number>()
   /** Summaries whose end was changed. */
   readonly changedSummaries = new Set<number>()
+  /** Eviction-log rows to insert, in the order the cuts wrote them. */
+  evictions: NewEviction[] = []
+  /** The stored eviction-log rows from this `to_seq` on are deleted (a dropped summary); undefined: none. */
+  evictionsDeletedFrom: number | undefined
+  /** Stored eviction-log rows of dropped folds to delete. */
+  readonly foldEvictionDeletes: FoldEvictionDelete[] = []
+  /**
+   * Stored eviction-log rows renamed to another summary (a regeneration), by the summary id they carry as
+   * stored: the id they carry now.
+   */
+  readonly evictionRenames = new Map<number, number>()
   /** Whether the session row changed. */
   sessionChanged = false
   private nextCallId = -1
@@ -423,6 +454,56 @@ export class Slice {
     return this.session
   }
 
+  /**
+   * A cut's row of the eviction log.
+   *
+   * @param row - the row; its version is the session's as the cut left it
+   */
+  insertEviction(row: NewEviction): void {
+    this.evictions.push(row)
+  }
+
+  /**
+   * Deletes the eviction log from a seq on: the rows written in this slice now, the stored ones at the
+   * write-back.
+   *
+   * @param from - the first `to_seq` deleted
+   */
+  deleteEvictionsFrom(from: number): void {
+    this.evictions = this.evictions.filter((e) => e.to_seq < from)
+    this.evictionsDeletedFrom = Math.min(from, this.evictionsDeletedFrom ?? from)
+  }
+
+  /**
+   * Deletes a dropped fold's rows of the eviction log with `to_seq` in `[lo, hi)`.
+   *
+   * @param lo - the first `to_seq`
+   * @param hi - past the last
+   * @param summary - the summary the rows name (now)
+   */
+  deleteFoldEvictions(lo: number, hi: number, summary: number): void {
+    this.evictions = this.evictions.filter((e) => !(e.to_seq >= lo && e.to_seq < hi && e.summary === summary))
+    this.foldEvictionDeletes.push({ lo, hi, summaries: this.storedSummaryIds(summary) })
+  }
+
+  /**
+   * Renames the summary a fold's rows of the eviction log name (a regeneration).
+   *
+   * @param to - the new summary
+   * @param from - the summary the rows name now
+   */
+  renameFoldSummary(to: number, from: number): void {
+    for (const e of this.evictions) if (e.summary === from) e.summary = to
+    for (const stored of this.storedSummaryIds(from)) this.evictionRenames.set(stored, to)
+  }
+
+  /** The summary ids stored rows carry that name `summary` now, after the renames made in this slice. */
+  private storedSummaryIds(summary: number): number[] {
+    const ids = [...this.evictionRenames].filter(([, now]) => now === summary).map(([stored]) => stored)
+    if (!this.evictionRenames.has(summary)) ids.push(summary)
+    return ids
+  }
+
   /** Whether anything was changed (a write is due). */
   get dirty(): boolean {
     return (
@@ -435,7 +516,11 @@ export class Slice {
       this.edits.length > 0 ||
       this.erasedEdits.size > 0 ||
       this.insertedSummaries.size > 0 ||
-      this.changedSummaries.size > 0
+      this.changedSummaries.size > 0 ||
+      this.evictions.length > 0 ||
+      this.evictionsDeletedFrom !== undefined ||
+      this.foldEvictionDeletes.length > 0 ||
+      this.evictionRenames.size > 0
     )
   }
 }

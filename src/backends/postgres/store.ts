@@ -75,9 +75,13 @@ import type { WindowLimits } from '../../window/window-options.js'
 import { type Database, isConnectionLoss, isRetryable, sqlState, toPgLedgerError } from './database.js'
 import { FLUSH_SQL, flushValues } from './flush.js'
 import { searchError, searchStatement, toSearchHits, type PgHitRow, type PgSearchOptions } from './search.js'
-import type { SearchHit } from '../../store/search-types.js'
+import type { EvictionRecord, EvictionsOptions, SearchHit } from '../../store/search-types.js'
+import { checkEvictionsOptions, checkSeq, toEvictionRecord } from '../../store/recall-reads.js'
+import type { EvictionRow } from '../../db/rows.js'
 import {
   DELETE_SESSION_SQL,
+  EVICTION_OF_SQL,
+  EVICTIONS_SQL,
   EDITS_SQL,
   entryRows,
   HISTORY_SQL,
@@ -623,6 +627,7 @@ export class PostgresContextStore implements AsyncContextStore {
       pin_events: number
       edits: number
       summaries: number
+      evictions: number
     }>(DELETE_SESSION_SQL, [sessionId], `delete session "${sessionId}"`, sessionId)
     const deleted = (row?.deleted ?? 0) > 0
     return {
@@ -630,8 +635,7 @@ export class PostgresContextStore implements AsyncContextStore {
       deleted,
       messages: row?.messages ?? 0,
       toolCalls: row?.tool_calls ?? 0,
-      // PostgreSQL keeps no eviction log yet (docs/postgres.md).
-      evictions: 0,
+      evictions: row?.evictions ?? 0,
       pinEvents: row?.pin_events ?? 0,
       edits: row?.edits ?? 0,
       summaries: row?.summaries ?? 0,
@@ -1029,6 +1033,48 @@ export class PostgresContextStore implements AsyncContextStore {
     } catch (error) {
       throw searchError(error, st.query)
     }
+  }
+
+  /**
+   * A session's eviction log from a seq on: one row per run of messages a cut took out of the window,
+   * ordered by the run's last seq (newest cut first among equal); see `ContextStore.evictions`.
+   *
+   * @param sessionId - the session
+   * @param options - `fromSeq` (default 0), `limit` (default 100, at most 10,000)
+   * @returns the rows (none for an unknown session)
+   * @throws ContextLedgerError `INVALID_OPTIONS` naming a bad option
+   */
+  async evictions(sessionId: string, options?: EvictionsOptions): Promise<EvictionRecord[]> {
+    this.ensureOpen()
+    const { fromSeq, limit } = checkEvictionsOptions(sessionId, options)
+    const rows = await this.query<EvictionRow>(
+      EVICTIONS_SQL,
+      [sessionId, fromSeq, limit],
+      `read the eviction log of session "${sessionId}"`,
+      sessionId,
+    )
+    return rows.map((r) => toEvictionRecord(sessionId, r))
+  }
+
+  /**
+   * Why and when a message last left the window (one index descent); see `ContextStore.evictionOf`.
+   *
+   * @param sessionId - the session
+   * @param seq - the message
+   * @returns the log row covering it, or undefined when it never left (or left before the log existed)
+   * @throws ContextLedgerError `INVALID_OPTIONS` for a bad seq
+   */
+  async evictionOf(sessionId: string, seq: number): Promise<EvictionRecord | undefined> {
+    this.ensureOpen()
+    checkSessionId(sessionId)
+    const n = checkSeq(seq, 'seq')
+    const [row] = await this.query<EvictionRow>(
+      EVICTION_OF_SQL,
+      [sessionId, n],
+      `read the eviction log of session "${sessionId}"`,
+      sessionId,
+    )
+    return row === undefined ? undefined : toEvictionRecord(sessionId, row)
   }
 
   /**
