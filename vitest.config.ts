@@ -34,6 +34,8 @@ export const CONFORMANCE = [
   'test/store/pinned-filters.test.ts',
   'test/store/search-conformance.test.ts',
   'test/store/eviction-log.test.ts',
+  'test/tools/recall-tools.test.ts',
+  'test/adapters/strands/recall-agent.test.ts',
 ]
 
 export default defineConfig({

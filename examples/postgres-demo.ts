@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util'
 import { openPostgresContextStore, type PostgresContextStore } from '../src/backends/postgres/index.js'
 import type { MessageData, StoredMessageData } from '../src/index.js'
 import { createDatabase, startServer, type TestServer } from '../test/postgres/server.js'
+import { printRecallDemo } from './recall-demo.js'
 
 const SESSION = 'support-42'
 const LIMITS = { windowSize: 40, tokenBudget: 4_000, protectedMessages: { first: 1, last: 2 } }
@@ -162,6 +163,20 @@ async function main(): Promise<void> {
     console.log(
       `window() takes ${(workers[1]?.roundTrips ?? 0) - t0} round trip; append and applyWindow() take 2 each`,
     )
+    // Recall: the whole archive is searchable (evicted turns too), and the eviction log says why one left.
+    const hits = await store.search('batch 7 rows lag', { sessionId: SESSION, limit: 3 })
+    console.log(`\nsearch("batch 7 rows lag") in "${SESSION}", best first:`)
+    for (const h of hits)
+      console.log(
+        `  seq ${h.seq} (${h.inWindow ? 'in the window' : 'evicted'}): ${h.snippet.replace(/\s+/g, ' ').slice(0, 90)}`,
+      )
+    const left = hits.find((h) => !h.inWindow)
+    const why = left === undefined ? undefined : await store.evictionOf(SESSION, left.seq)
+    if (why !== undefined)
+      console.log(
+        `  seq ${left?.seq} left the window at ${why.at.toISOString()} by a ${why.cut} cut (${why.reason}), with seqs ${why.fromSeq}–${why.toSeq}`,
+      )
+    if (!(await printRecallDemo(store))) process.exitCode = 1
     for (const w of workers) await w.close()
     const child = spawnSync(
       process.execPath,

@@ -2,7 +2,9 @@
  * Recall, with a real Strands `Agent`: early in a conversation the user gives a few facts; dozens of turns
  * later they have left the window (the eviction log says when and why). Asked about them, the scripted
  * model — which sees only its window — calls `search_history`, then `read_history` on the best hit, and
- * answers from what the tool returned. `npm run demo` runs it after the main demo; alone:
+ * answers from what the tool returned. `npm run demo` runs it after the main demo, and
+ * `npm run demo -- --postgres` on PostgreSQL (the same agent, tools and script; the store's calls awaited).
+ * Alone, on SQLite:
  *
  *   npx tsx examples/recall-demo.ts [file.db]
  */
@@ -13,7 +15,9 @@ import { fileURLToPath } from 'node:url'
 import { Agent } from '@strands-agents/sdk'
 import type { Message } from '@strands-agents/sdk'
 // In your project: import { openContextStore } from 'context-ledger'
-import { openContextStore } from '../src/index.js'
+import { openContextStore, type ContextStore } from '../src/index.js'
+// In your project: import type { PostgresContextStore } from 'context-ledger/postgres'
+import type { PostgresContextStore } from '../src/backends/postgres/index.js'
 // In your project: import { … } from 'context-ledger/strands'
 import {
   PersistentConversationManager,
@@ -84,14 +88,18 @@ function script(call: ScriptedCall): ScriptedReply {
 }
 
 /**
- * Runs the scenario against a ledger file.
+ * Runs the scenario against a ledger.
  *
- * @param file - the ledger (created)
+ * @param where - a SQLite file (created, and closed at the end), or an open store of either backend
+ *   (left open)
  * @param fillerTurns - turns between the fact and the question
  * @returns what happened
  */
-export async function runRecallDemo(file: string, fillerTurns = 30): Promise<RecallDemoResult> {
-  const store = openContextStore(file)
+export async function runRecallDemo(
+  where: string | ContextStore | PostgresContextStore,
+  fillerTurns = 30,
+): Promise<RecallDemoResult> {
+  const store = typeof where === 'string' ? openContextStore(where) : where
   try {
     const calls: ScriptedCall[] = []
     const model = new ScriptedModel({
@@ -112,9 +120,10 @@ export async function runRecallDemo(file: string, fillerTurns = 30): Promise<Rec
     const askedAt = calls.length
     await agent.invoke(QUESTION)
     const factSeq = 0
-    const evicted = store.evictionOf('recall', factSeq)
+    // Awaited: a value on SQLite, a Promise on PostgreSQL.
+    const evicted = await store.evictionOf('recall', factSeq)
     const asked = calls[askedAt]
-    const history = manager.ledger.history({ fromSeq: 0, limit: 10_000 })
+    const history = await manager.ledger.history({ fromSeq: 0, limit: 10_000 })
     const toolCalls = history.flatMap((e) =>
       e.message.content.flatMap((b) =>
         'toolUse' in b ? [{ name: b.toolUse.name, input: b.toolUse.input }] : [],
@@ -135,19 +144,19 @@ export async function runRecallDemo(file: string, fillerTurns = 30): Promise<Rec
       answer: textOf(agent.messages.at(-1)),
     }
   } finally {
-    store.close()
+    if (typeof where === 'string') await store.close()
   }
 }
 
 /**
  * Prints the scenario.
  *
- * @param file - the ledger
+ * @param where - a SQLite file, or an open store of either backend
  * @returns whether the model answered from what it recalled
  */
-export async function printRecallDemo(file: string): Promise<boolean> {
+export async function printRecallDemo(where: string | ContextStore | PostgresContextStore): Promise<boolean> {
   console.log('\nRecall: the model pulls back what left its window')
-  const r = await runRecallDemo(file)
+  const r = await runRecallDemo(where)
   console.log(`  seq ${r.factSeq}: "${FACT}"`)
   console.log(
     r.evicted === undefined

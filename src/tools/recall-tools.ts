@@ -2,8 +2,12 @@
  * The recall tools, framework-neutral (docs/design.md, "Recall"): `search_history` finds messages of the
  * whole conversation — evicted ones are first-class — and `read_history` gives a range of them back as
  * text a model can use. Each is a name, a description, a zod input schema and a handler working through
- * a core {@link PersistentConversationManager}; the Strands adapter wraps the same handlers
- * (`context-ledger/strands` exports `searchHistoryTool` and `readHistoryTool`).
+ * a core manager — the SQLite {@link PersistentConversationManager} (the handler answers at once) or the
+ * PostgreSQL manager of `context-ledger/postgres` (the handler answers with a Promise). The Strands adapter
+ * wraps the same handlers (`context-ledger/strands` exports `searchHistoryTool` and `readHistoryTool`).
+ *
+ * Each handler is written once, as a generator that yields every read it needs ({@link Flow}): driven
+ * synchronously over SQLite's calls, and with `await` over PostgreSQL's — one text, one behaviour.
  *
  * The handlers never throw for what a model can get wrong (an inverted range, a seq the conversation does
  * not have, a negative limit, a query FTS5 refuses, malformed input): they answer with an error result the
@@ -11,11 +15,109 @@
  */
 import { z } from 'zod'
 import { isContextLedgerError } from '../errors.js'
-import type { PersistentConversationManager } from '../manager/persistent-conversation-manager.js'
+import { PersistentConversationManager } from '../manager/persistent-conversation-manager.js'
 import { estimateTokens } from '../messages/tokens.js'
 import type { ContentBlockData, MessageData } from '../messages/types.js'
 import type { LedgerEntry } from '../store/store-types.js'
-import type { SearchHit } from '../store/search-types.js'
+import type { EvictionRecord, SearchHit } from '../store/search-types.js'
+
+/**
+ * A manager whose calls return Promises, as the recall tools use it: the PostgreSQL manager of
+ * `context-ledger/postgres` (described by shape, so this entry loads nothing of PostgreSQL).
+ */
+export interface AsyncRecallManager {
+  /** The session. */
+  readonly sessionId: string
+  /** Full-text search of the session (see the PostgreSQL manager's `search`). */
+  search(
+    query: string,
+    options: { limit: number; match: 'any'; endedSummaries: boolean },
+  ): Promise<SearchHit[]>
+  /** The session's archive (see the PostgreSQL manager's `history`). */
+  history(options: { fromSeq: number; limit: number }): Promise<LedgerEntry[]>
+  /** The store the manager writes. */
+  readonly store: {
+    /** The session's summary, or undefined when it does not exist. */
+    session(sessionId: string): Promise<{ readonly messageCount: number } | undefined>
+    /** Why and when a message last left the window. */
+    evictionOf(sessionId: string, seq: number): Promise<EvictionRecord | undefined>
+  }
+}
+
+/** What the handlers read of a session: one backend's calls, each answering at once or with a Promise. */
+interface RecallSource {
+  search(query: string, limit: number): SearchHit[] | Promise<SearchHit[]>
+  history(fromSeq: number, limit: number): LedgerEntry[] | Promise<LedgerEntry[]>
+  messageCount(): number | Promise<number>
+  evictionOf(seq: number): EvictionRecord | undefined | Promise<EvictionRecord | undefined>
+}
+
+/** A handler's work: a generator that yields each read (a value, or a Promise of it) and gets its answer back. */
+type Flow<T> = Generator<unknown, T, unknown>
+
+/**
+ * One read inside a {@link Flow}: yields what the source returned and gets back its value (awaited on
+ * PostgreSQL, as it is on SQLite).
+ *
+ * @param value - what a source call returned
+ * @returns its value
+ */
+function* ask<T>(value: T | Promise<T>): Flow<T> {
+  return (yield value) as T
+}
+
+/** Runs a flow over synchronous reads: every yielded value is already the answer. */
+function runSync<T>(flow: Flow<T>): T {
+  let step = flow.next()
+  while (step.done !== true) step = flow.next(step.value)
+  return step.value
+}
+
+/** Runs a flow over asynchronous reads: each yielded Promise is awaited, a rejection thrown into the flow. */
+async function runAsync<T>(flow: Flow<T>): Promise<T> {
+  let step = flow.next()
+  while (step.done !== true) {
+    let value: unknown
+    try {
+      value = await step.value
+    } catch (error) {
+      step = flow.throw(error)
+      continue
+    }
+    step = flow.next(value)
+  }
+  return step.value
+}
+
+const SEARCH_OPTIONS = { match: 'any', endedSummaries: false } as const
+
+function sqliteSource(m: PersistentConversationManager): RecallSource {
+  return {
+    search: (query, limit) => m.search(query, { ...SEARCH_OPTIONS, limit }),
+    history: (fromSeq, limit) => m.history({ fromSeq, limit }),
+    messageCount: () => m.store.session(m.sessionId)?.messageCount ?? 0,
+    evictionOf: (seq) => m.store.evictionOf(m.sessionId, seq),
+  }
+}
+
+function asyncSource(m: AsyncRecallManager): RecallSource {
+  return {
+    search: (query, limit) => m.search(query, { ...SEARCH_OPTIONS, limit }),
+    history: (fromSeq, limit) => m.history({ fromSeq, limit }),
+    messageCount: async () => (await m.store.session(m.sessionId))?.messageCount ?? 0,
+    evictionOf: (seq) => m.store.evictionOf(m.sessionId, seq),
+  }
+}
+
+/** Runs a handler's flow on either kind of manager. */
+function run<T>(
+  manager: PersistentConversationManager | AsyncRecallManager,
+  flow: (source: RecallSource) => Flow<T>,
+): T | Promise<T> {
+  return manager instanceof PersistentConversationManager
+    ? runSync(flow(sqliteSource(manager)))
+    : runAsync(flow(asyncSource(manager)))
+}
 
 /** `search_history`, as the model calls it. */
 export const SEARCH_HISTORY_TOOL_NAME = 'search_history'
@@ -95,20 +197,43 @@ function describeHit(h: SearchHit): string {
 }
 
 /**
- * Runs `search_history` against a core manager: the session's archive, ranked by bm25, the recall
- * tools' own calls and results left out; words are matched with OR and ranked (a model's query is often
- * a sentence).
+ * Runs `search_history` against a core manager: the session's archive, ranked (bm25 on SQLite, `ts_rank`
+ * on PostgreSQL), the recall tools' own calls and results left out; words are matched with OR and ranked
+ * (a model's query is often a sentence).
  *
- * @param manager - the core manager of the session
+ * @param manager - the core manager of the session: SQLite's (the result at once) or PostgreSQL's (a Promise)
  * @param input - the tool input as the model sent it (validated here)
  * @param options - the default limit
- * @returns the hits as text; an error result for bad input or a query FTS5 refuses
+ * @returns the hits as text; an error result for bad input or a query the index refuses
  */
 export function handleSearchHistory(
   manager: PersistentConversationManager,
   input: unknown,
+  options?: RecallToolOptions,
+): RecallToolResult
+export function handleSearchHistory(
+  manager: AsyncRecallManager,
+  input: unknown,
+  options?: RecallToolOptions,
+): Promise<RecallToolResult>
+export function handleSearchHistory(
+  manager: PersistentConversationManager | AsyncRecallManager,
+  input: unknown,
+  options?: RecallToolOptions,
+): RecallToolResult | Promise<RecallToolResult>
+export function handleSearchHistory(
+  manager: PersistentConversationManager | AsyncRecallManager,
+  input: unknown,
   options: RecallToolOptions = {},
-): RecallToolResult {
+): RecallToolResult | Promise<RecallToolResult> {
+  return run(manager, (source) => searchFlow(source, input, options))
+}
+
+function* searchFlow(
+  source: RecallSource,
+  input: unknown,
+  options: RecallToolOptions,
+): Flow<RecallToolResult> {
   const parsed = searchHistoryInputSchema.safeParse(input)
   if (!parsed.success)
     return inputError(
@@ -119,11 +244,7 @@ export function handleSearchHistory(
   const { query, limit } = parsed.data
   let hits: SearchHit[]
   try {
-    hits = manager.search(query, {
-      limit: limit ?? options.defaultLimit ?? 8,
-      match: 'any',
-      endedSummaries: false,
-    })
+    hits = yield* ask(source.search(query, limit ?? options.defaultLimit ?? 8))
   } catch (error) {
     if (isContextLedgerError(error, 'INVALID_QUERY'))
       return { status: 'error', text: `${error.message}. Use plain keywords.` }
@@ -230,39 +351,6 @@ function render(
   return `[seq ${e.seq}] ${e.message.role}${where}:\n${content.flat().join('\n')}`
 }
 
-/** Entries read a page at a time from `fromSeq` to `toSeq`, at most `page` rows per read. */
-function* entriesOf(
-  manager: PersistentConversationManager,
-  fromSeq: number,
-  toSeq: number,
-): Generator<LedgerEntry> {
-  let next = fromSeq
-  while (next <= toSeq) {
-    const page = manager.history({ fromSeq: next, limit: Math.min(READ_PAGE_ROWS, toSeq - next + 1) })
-    if (page.length === 0) return
-    for (const e of page) {
-      if (e.seq > toSeq) return
-      yield e
-      next = e.seq + 1
-    }
-  }
-}
-
-/** Entries grouped so no group splits a tool call from its result, read lazily. */
-function* units(entries: Iterable<LedgerEntry>): Generator<LedgerEntry[]> {
-  let unit: LedgerEntry[] = []
-  for (const e of entries) {
-    const prev = unit.at(-1)
-    if (prev !== undefined && hasBlock(e.message, 'toolResult') && hasBlock(prev.message, 'toolUse'))
-      unit.push(e)
-    else {
-      if (unit.length > 0) yield unit
-      unit = [e]
-    }
-  }
-  if (unit.length > 0) yield unit
-}
-
 /** How many messages `read_history` reads at a time: it stops reading once its cap is reached. */
 export const READ_PAGE_ROWS = 32
 
@@ -272,7 +360,7 @@ export const READ_PAGE_ROWS = 32
  * token cap, after which the answer says which seq to read from next. A message folded into a summary
  * names it.
  *
- * @param manager - the core manager of the session
+ * @param manager - the core manager of the session: SQLite's (the result at once) or PostgreSQL's (a Promise)
  * @param input - the tool input as the model sent it (validated here)
  * @param options - the token cap
  * @returns the text; an error result for bad input, an inverted range or a seq the session does not have
@@ -280,8 +368,81 @@ export const READ_PAGE_ROWS = 32
 export function handleReadHistory(
   manager: PersistentConversationManager,
   input: unknown,
+  options?: RecallToolOptions,
+): RecallToolResult
+export function handleReadHistory(
+  manager: AsyncRecallManager,
+  input: unknown,
+  options?: RecallToolOptions,
+): Promise<RecallToolResult>
+export function handleReadHistory(
+  manager: PersistentConversationManager | AsyncRecallManager,
+  input: unknown,
+  options?: RecallToolOptions,
+): RecallToolResult | Promise<RecallToolResult>
+export function handleReadHistory(
+  manager: PersistentConversationManager | AsyncRecallManager,
+  input: unknown,
   options: RecallToolOptions = {},
-): RecallToolResult {
+): RecallToolResult | Promise<RecallToolResult> {
+  return run(manager, (source) => readFlow(source, input, options))
+}
+
+/** The entries of `fromSeq`…`toSeq`, read a page at a time, handed out in units no tool pair is split across. */
+class UnitReader {
+  private readonly buffer: LedgerEntry[] = []
+  private next: number
+  private exhausted = false
+
+  constructor(
+    private readonly source: RecallSource,
+    fromSeq: number,
+    private readonly toSeq: number,
+  ) {
+    this.next = fromSeq
+  }
+
+  /** Reads a page when the buffer is empty; it stays empty at the end of the range. */
+  private *fill(): Flow<void> {
+    while (this.buffer.length === 0 && !this.exhausted) {
+      if (this.next > this.toSeq) {
+        this.exhausted = true
+        return
+      }
+      const page = yield* ask(
+        this.source.history(this.next, Math.min(READ_PAGE_ROWS, this.toSeq - this.next + 1)),
+      )
+      if (page.length === 0) this.exhausted = true
+      for (const e of page) {
+        if (e.seq > this.toSeq) {
+          this.exhausted = true
+          break
+        }
+        this.buffer.push(e)
+        this.next = e.seq + 1
+      }
+    }
+  }
+
+  /** The next unit: an entry, and the tool results that answer the calls before them; undefined at the end. */
+  *unit(): Flow<LedgerEntry[] | undefined> {
+    yield* this.fill()
+    const first = this.buffer.shift()
+    if (first === undefined) return undefined
+    const unit = [first]
+    for (;;) {
+      yield* this.fill()
+      const e = this.buffer[0]
+      const prev = unit[unit.length - 1]
+      if (e === undefined || !hasBlock(e.message, 'toolResult') || !hasBlock(prev?.message, 'toolUse')) break
+      unit.push(e)
+      this.buffer.shift()
+    }
+    return unit
+  }
+}
+
+function* readFlow(source: RecallSource, input: unknown, options: RecallToolOptions): Flow<RecallToolResult> {
   const parsed = readHistoryInputSchema.safeParse(input)
   if (!parsed.success)
     return inputError(
@@ -295,7 +456,7 @@ export function handleReadHistory(
       status: 'error',
       text: `Invalid range: toSeq ${toSeq} is before fromSeq ${fromSeq}. Give fromSeq <= toSeq.`,
     }
-  const count = manager.store.session(manager.sessionId)?.messageCount ?? 0
+  const count = yield* ask(source.messageCount())
   if (fromSeq >= count)
     return {
       status: 'error',
@@ -307,24 +468,30 @@ export function handleReadHistory(
   toSeq = Math.min(toSeq, count - 1)
   const cap = options.maxTokens ?? READ_HISTORY_MAX_TOKENS
   // Widen to whole tool pairs: a result's call before it, a call's result after it.
-  const look = (seq: number): LedgerEntry | undefined => manager.history({ fromSeq: seq, limit: 1 })[0]
-  while (fromSeq > 0 && hasBlock(look(fromSeq)?.message, 'toolResult')) fromSeq--
-  while (toSeq + 1 < count && hasBlock(look(toSeq)?.message, 'toolUse')) toSeq++
+  function* look(seq: number): Flow<LedgerEntry | undefined> {
+    return (yield* ask(source.history(seq, 1)))[0]
+  }
+  while (fromSeq > 0 && hasBlock((yield* look(fromSeq))?.message, 'toolResult')) fromSeq--
+  while (toSeq + 1 < count && hasBlock((yield* look(toSeq))?.message, 'toolUse')) toSeq++
   const toolNames = new Map<string, string>()
   const parts: string[] = []
   let used = 0
   let last: number | undefined
-  const renderUnit = (unit: readonly LedgerEntry[], limit: number): string =>
-    unit
-      .map((e) => {
-        const folded = e.inWindow ? undefined : manager.store.evictionOf(manager.sessionId, e.seq)?.summaryId
-        const note = folded === undefined ? undefined : `summarized in summary #${folded}`
-        return render(e, note, toolNames, limit)
-      })
-      .join('\n\n')
+  const reader = new UnitReader(source, fromSeq, toSeq)
   const tokensOf = (text: string): number => estimateTokens({ role: 'user', content: [{ text }] })
-  for (const unit of units(entriesOf(manager, fromSeq, toSeq))) {
-    let text = renderUnit(unit, Infinity)
+  for (;;) {
+    const unit = yield* reader.unit()
+    if (unit === undefined) break
+    // A message out of the window that a fold took names its summary (from the eviction log).
+    const notes = new Map<number, string>()
+    for (const e of unit)
+      if (!e.inWindow) {
+        const folded = (yield* ask(source.evictionOf(e.seq)))?.summaryId
+        if (folded !== undefined) notes.set(e.seq, `summarized in summary #${folded}`)
+      }
+    const renderUnit = (limit: number): string =>
+      unit.map((e) => render(e, notes.get(e.seq), toolNames, limit)).join('\n\n')
+    let text = renderUnit(Infinity)
     let tokens = tokensOf(text)
     if (parts.length > 0 && used + tokens > cap) break
     if (tokens > cap) {
@@ -332,7 +499,7 @@ export function handleReadHistory(
       // every message of the unit — the result a model asked for too — is still shown, in part.
       const fields = unit.reduce((n, e) => n + Math.max(1, e.message.content.length), 0)
       const limit = Math.max(200, Math.floor((text.length * cap) / tokens / fields))
-      text = `${renderUnit(unit, limit)}\n[… cut: ${unit.length === 1 ? 'this message is' : 'these messages are'} longer than one read allows (${tokens} tokens); the first part of each long field is shown]`
+      text = `${renderUnit(limit)}\n[… cut: ${unit.length === 1 ? 'this message is' : 'these messages are'} longer than one read allows (${tokens} tokens); the first part of each long field is shown]`
       tokens = Math.min(tokensOf(text), cap)
     }
     parts.push(text)

@@ -25,6 +25,7 @@ import {
 import { tempDir, type TempDir } from './temp-store.js'
 
 export type { LedgerManager, LedgerStore, ManagerOptions } from './ledger-open.js'
+export { coreManagerOf, coreStoreOf } from './ledger-open.js'
 
 /** Which backend the running project tests. */
 export type BackendName = 'sqlite' | 'postgres'

@@ -142,7 +142,38 @@ export function asyncSqliteManager(
   manager: PersistentConversationManager,
   store: LedgerStore,
 ): LedgerManager {
-  return asyncOf(manager, { store, sessionId: manager.sessionId, limits: manager.limits }) as LedgerManager
+  const adapter = asyncOf(manager, {
+    store,
+    sessionId: manager.sessionId,
+    limits: manager.limits,
+  }) as LedgerManager
+  sqliteManagers.set(adapter, manager)
+  return adapter
+}
+
+const sqliteManagers = new WeakMap<object, PersistentConversationManager>()
+
+/**
+ * The manager itself behind a suite manager: the SQLite manager behind an adapter (its calls answer at
+ * once), or the PostgreSQL manager as it is — what code taking either backend's manager gets in real use.
+ *
+ * @param manager - a manager of the suite
+ * @returns the manager behind it
+ */
+export function coreManagerOf(
+  manager: LedgerManager,
+): PersistentConversationManager | PostgresConversationManager {
+  return sqliteManagers.get(manager) ?? (manager as PostgresConversationManager)
+}
+
+/**
+ * The store itself behind a suite store: the SQLite store behind an adapter, or the PostgreSQL store.
+ *
+ * @param store - a store of the suite
+ * @returns the store behind it
+ */
+export function coreStoreOf(store: LedgerStore): ContextStore | PostgresContextStore {
+  return sqliteStores.get(store)?.store ?? (store as PostgresContextStore)
 }
 
 /**

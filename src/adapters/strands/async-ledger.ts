@@ -24,6 +24,7 @@ import type { SummarizeResult, Summarizer } from '../../summaries/summarize.js'
 import type { FoldRequest, NothingEvictedReason } from '../../window/plan-types.js'
 import type { TokenCounter } from '../../messages/tokens.js'
 import type { WindowLimits } from '../../window/window-options.js'
+import type { AsyncRecallManager } from '../../tools/recall-tools.js'
 
 /**
  * The mark of a store whose calls return Promises (a registry-wide symbol, so two copies of the package
@@ -67,8 +68,11 @@ export interface AsyncContextStore {
   manager(options: AsyncManagerOptions): AsyncLedgerManager
 }
 
-/** The core manager's calls on an asynchronous store, each returning a Promise. */
-export interface AsyncLedgerManager {
+/**
+ * The core manager's calls on an asynchronous store, each returning a Promise (the recall tools' too:
+ * `search`, and the store's `session` and `evictionOf`).
+ */
+export interface AsyncLedgerManager extends AsyncRecallManager {
   /** The session. */
   readonly sessionId: string
   /** Resolved window limits. */

@@ -1,7 +1,8 @@
 /**
  * `searchHistoryTool` and `readHistoryTool`: the recall tools (`src/tools/recall-tools.ts`) as Strands
- * tools. They work through the agent's ledger conversation manager — its core manager, which first
- * writes the messages held for the invocation, so the model can read back even what it saw a moment ago.
+ * tools. They work through the agent's ledger conversation manager — its core manager: on SQLite it first
+ * writes the messages held for the invocation, so the model can read back even what it saw a moment ago;
+ * on PostgreSQL every message is written as it is added, and the tools await the store.
  * On an agent without the ledger's manager they answer with an error result; bad input is an error
  * result too: the tools never throw into the agent loop.
  */
@@ -47,14 +48,14 @@ function specOf(name: string, description: string, schema: z.ZodType): ToolSpec 
  * @param name - the tool's name, for the error without a ledger manager
  * @param handler - the framework-neutral handler
  * @param input - the tool input as the model sent it
- * @returns the status and the text for the model
+ * @returns the status and the text for the model (a Promise of them on PostgreSQL)
  */
 export function runRecallTool(
   agent: LocalAgent,
   name: string,
   handler: Handler,
   input: unknown,
-): RecallToolResult {
+): RecallToolResult | Promise<RecallToolResult> {
   const manager = ledgerManagerOf(agent)
   if (manager === undefined)
     return {
@@ -62,12 +63,7 @@ export function runRecallTool(
       text: `${name} needs the context-ledger conversation manager on this agent; no history can be searched.`,
     }
   const ledger = manager.ledger
-  if (!(ledger instanceof PersistentConversationManager))
-    return {
-      status: 'error',
-      text: `${name} needs a SQLite ledger: the PostgreSQL store has no search yet; no history can be searched.`,
-    }
-  return handler(ledger, input)
+  return ledger instanceof PersistentConversationManager ? handler(ledger, input) : handler(ledger, input)
 }
 
 /** A recall tool as a Strands tool. */
@@ -103,10 +99,10 @@ export class RecallTool extends Tool implements InvokableTool<unknown, string> {
    * @param context - the tool use and the agent
    * @returns a generator that yields nothing and returns the tool result (status `error` for bad input)
    */
-  // Strands' Tool contract is an async generator; this tool streams nothing and its work is synchronous.
-  // eslint-disable-next-line require-yield, @typescript-eslint/require-await -- see above
+  // Strands' Tool contract is an async generator; this tool streams nothing.
+  // eslint-disable-next-line require-yield -- see above
   async *stream(context: ToolContext): ToolStreamGenerator {
-    const result = runRecallTool(context.agent, this.name, this.handler, context.toolUse.input)
+    const result = await runRecallTool(context.agent, this.name, this.handler, context.toolUse.input)
     return new ToolResultBlock({
       toolUseId: context.toolUse.toolUseId,
       status: result.status,
@@ -121,11 +117,10 @@ export class RecallTool extends Tool implements InvokableTool<unknown, string> {
    * @param context - must carry the agent; without it the call returns an error text
    * @returns the text a model would read
    */
-  // eslint-disable-next-line @typescript-eslint/require-await -- Strands' contract is async: a throw must reject
   async invoke(input: unknown, context?: ToolContext): Promise<string> {
     if (context === undefined)
       return `${this.name} needs the agent; call it through agent.tool or a model turn.`
-    return runRecallTool(context.agent, this.name, this.handler, input).text
+    return (await runRecallTool(context.agent, this.name, this.handler, input)).text
   }
 }
 
