@@ -1,8 +1,7 @@
 /**
  * A two-word `store.search()` over an archive of 1,000,000 messages (100,000 with `--quick`): p50 and
  * p99 of the call, against the 20 ms limit (docs/benchmarks.md, "Recall"). The archive is 1,000 sessions
- * of English-like text drawn from a 5,000-word vocabulary with a Zipf distribution (a few words in most
- * messages, most words rare), appended through the store (the index built batch by batch, as an agent's
+ * of English-like text drawn from a 5,000-word vocabulary with a Zipf distribution (bench/recall-corpus.ts), appended through the store (the index built batch by batch, as an agent's
  * appends build it), plus the pending rows above the watermark. Queries are pairs of words drawn from the
  * vocabulary at the same distribution — common pairs match tens of thousands of messages — with the
  * default `limit` of 20: over the whole archive, in one session, and over evicted messages only (each
@@ -13,6 +12,7 @@
 import { openContextStore, type MessageData } from '../src/index.js'
 import { parseOptions } from './args.js'
 import { median, Scratch } from './harness.js'
+import { corpus, percentile, stopPairs, twoWordQueries } from './recall-corpus.js'
 
 const options = parseOptions(
   process.argv.slice(2).filter((a, i, all) => a !== '--file' && all[i - 1] !== '--file'),
@@ -27,47 +27,8 @@ const FILE = fileAt < 0 ? undefined : process.argv[fileAt + 1]
 const MESSAGES = options.quick ? 100_000 : 1_000_000
 const SESSIONS = 1_000
 const QUERIES = options.queries ?? 200
-const VOCABULARY = 5_000
-
-function prng(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-const random = prng(7)
-const SYLLABLES = ['ka', 'lo', 'mi', 're', 'tu', 'sa', 'ne', 'vo', 'pi', 'da', 'ro', 'li', 'ge', 'fu', 'te']
-const words = Array.from({ length: VOCABULARY }, (_, i) => {
-  let w = ''
-  for (let n = i + 1; n > 0; n = Math.floor(n / SYLLABLES.length)) w += SYLLABLES[n % SYLLABLES.length] ?? ''
-  return `${w}x`
-})
-// Zipf (s = 1): the cumulative weights, searched by bisection.
-const cumulative: number[] = []
-for (let i = 0, total = 0; i < VOCABULARY; i++) cumulative.push((total += 1 / (i + 1)))
-const totalWeight = cumulative.at(-1) ?? 1
-function word(): string {
-  const x = random() * totalWeight
-  let lo = 0
-  let hi = VOCABULARY - 1
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if ((cumulative[mid] ?? 0) < x) lo = mid + 1
-    else hi = mid
-  }
-  return words[lo] ?? 'x'
-}
-const sentence = (n: number): string => Array.from({ length: n }, word).join(' ')
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
-}
+const c = corpus(7)
+const sentence = c.sentence
 
 const scratch = new Scratch()
 const KEEP = process.env.RECALL_BENCH_KEEP
@@ -92,24 +53,14 @@ try {
   }
   const messages = store.connection().prepare<[], number>('SELECT count(*) FROM messages').pluck().get() ?? 0
   const appendSeconds = (performance.now() - started) / 1000
-  // The queries: two words said together in a message of the archive (what one searches for), both
-  // outside the 100 most frequent words (the stopwords of this vocabulary); and, apart, pairs of the 20
-  // most frequent words — words in most messages, which bm25 must score in each.
+  // The queries: two words said together in a message of the archive, both outside the 100 most frequent
+  // words; and, apart, pairs of the 20 most frequent words — words in most messages, which bm25 must score
+  // in each (bench/recall-corpus.ts).
   const db = store.connection()
-  const stop = new Set(words.slice(0, 100))
   const textOf = db
     .prepare<[number], string>("SELECT body ->> '$.content[0].text' FROM messages WHERE id = ?")
     .pluck()
-  const queries: string[] = []
-  while (queries.length < QUERIES) {
-    const text = textOf.get(1 + Math.floor(random() * messages)) ?? ''
-    const content = text.split(' ').filter((w) => w !== '' && !stop.has(w))
-    if (content.length < 2) continue
-    const a = content[Math.floor(random() * content.length)] as string
-    const b = content[Math.floor(random() * content.length)] as string
-    if (a !== b) queries.push(`${a} ${b}`)
-  }
-  const stopPairs = Array.from({ length: 10 }, (_, i) => `${words[i] ?? ''} ${words[i + 10] ?? ''}`)
+  const queries = await twoWordQueries(c, QUERIES, (x) => textOf.get(1 + Math.floor(x * messages)) ?? '')
   const time = (q: string, opts: Parameters<typeof store.search>[1]): number => {
     const t = performance.now()
     store.search(q, opts)

@@ -19,7 +19,8 @@
  * Usage: `npm run bench [-- --quick] [-- --runs N]`. `--quick` uses 100,000 messages instead of 1,000,000
  * for (c) and (g). Prints medians over runs and same-run ratios; always exits 0 (measured, not asserted).
  * `npm run bench -- --contention [--duration S] [--repeat N] …` runs (e) alone; `--scale` the scale bench;
- * `--postgres [--quick] [--url postgres://…]` the PostgreSQL backend's bench (bench/postgres.ts).
+ * `--postgres [--quick] [--url postgres://…]` the PostgreSQL backend's bench (bench/postgres.ts);
+ * `--postgres --search [--quick]` a two-word search over 1,000,000 messages on it (bench/postgres-search.ts).
  * `--recall [--quick]` the full-text index's write cost (rows a and f with and without it) and a two-word
  * search over 1,000,000 messages (bench/recall-cost.ts, bench/recall-search.ts).
  */
@@ -255,6 +256,12 @@ async function benchCache(cfg: Config): Promise<Row[]> {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2)
   // `--scale` and `--contention` pick another bench, which parses the remaining options itself.
+  if (argv.includes('--postgres') && argv.includes('--search')) {
+    // A two-word search over 1,000,000 messages on PostgreSQL (see bench/postgres-search.ts).
+    const { runPostgresSearchBench } = await import('./postgres-search.js')
+    await runPostgresSearchBench(argv.filter((a) => a !== '--postgres' && a !== '--search'))
+    return
+  }
   if (argv.includes('--postgres')) {
     // The PostgreSQL backend on a local server (see bench/postgres.ts).
     const { runPostgresBench } = await import('./postgres.js')

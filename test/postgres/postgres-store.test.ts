@@ -185,17 +185,23 @@ describe('opening', () => {
       { role: 'assistant', content: [{ text: 'forty ms' }] },
     ])
     await store.close()
-    // Back to schema 1 by hand: what migrations 0001 and 0002 added is gone, the rows stay.
+    // Back to schema 1 by hand: what migrations 0001 to 0003 added is gone, the rows stay.
     const client = new pg.Client({ connectionString: url })
     await client.connect()
     await client.query(`ALTER TABLE context_ledger.messages DROP COLUMN search_vector;
       ALTER TABLE context_ledger.summaries DROP COLUMN search_vector;
       DROP FUNCTION context_ledger.search_text(text);
+      DROP TABLE context_ledger.eviction_log;
       UPDATE context_ledger.identity SET schema_version = 1`)
     const reopened = await open(url)
     expect((await reopened.search('replication lag')).map((h) => [h.seq, h.snippet])).toStrictEqual([
       [0, 'the **replication** **lag**   on eu-west'],
     ])
+    // The eviction log starts empty, and the next cut writes it.
+    expect(await reopened.evictions('s')).toStrictEqual([])
+    await reopened.append('s', { role: 'user', content: [{ text: 'and now?' }] })
+    await reopened.applyWindow('s', { windowSize: 1, tokenBudget: undefined, first: 0, last: 0 })
+    expect((await reopened.evictions('s')).map((r) => [r.fromSeq, r.toSeq])).toStrictEqual([[0, 1]])
     const identity = await client.query('SELECT schema_version FROM context_ledger.identity')
     expect(identity.rows).toStrictEqual([{ schema_version: readPgMigrations().length }])
     await client.end()

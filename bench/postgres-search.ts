@@ -1,0 +1,120 @@
+/**
+ * `npm run bench -- --postgres --search [--quick] [--queries N] [--url postgres://…]`: a two-word
+ * `store.search()` on PostgreSQL over an archive of 1,000,000 messages (100,000 with `--quick`) — p50 and
+ * p99 of the call against the 20 ms limit, the same archive and queries as SQLite's bench
+ * (bench/recall-search.ts, bench/recall-corpus.ts): 1,000 sessions of Zipf-distributed English-like text,
+ * appended through the store (1,000 messages per call, each session's window cut to its last 40), then
+ * ANALYZE as autovacuum would. Queries: two words said together in a message, over the whole archive, in
+ * one session and over evicted messages only; apart, pairs of the 20 most frequent words. Measured, not
+ * asserted: always exits 0.
+ */
+import pg from 'pg'
+import { openPostgresContextStore } from '../src/backends/postgres/index.js'
+import type { MessageData } from '../src/index.js'
+import { createDatabase, startServer, type TestServer } from '../test/postgres/server.js'
+import { parseOptions } from './args.js'
+import { median } from './harness.js'
+import { corpus, percentile, stopPairs, twoWordQueries } from './recall-corpus.js'
+
+const SESSIONS = 1_000
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`)
+}
+
+/**
+ * Runs the search bench.
+ *
+ * @param argv - `--quick`, `--queries N`, `--url`
+ */
+export async function runPostgresSearchBench(argv: readonly string[]): Promise<void> {
+  const urlAt = argv.indexOf('--url')
+  const url = urlAt >= 0 ? argv[urlAt + 1] : undefined
+  const o = parseOptions(
+    argv.filter((a, i) => a !== '--url' && (urlAt < 0 || i !== urlAt + 1)),
+    { quick: { type: 'flag' }, queries: { type: 'integer', min: 1 } },
+  )
+  const messagesWanted = o.quick ? 100_000 : 1_000_000
+  const queryCount = o.queries ?? 200
+  let server: TestServer | undefined
+  try {
+    let admin = url
+    if (admin === undefined) {
+      log('starting an embedded PostgreSQL server...')
+      server = await startServer()
+      admin = server.url
+    }
+    const db = await createDatabase(admin)
+    const store = await openPostgresContextStore({ connectionString: db.url, maxConnections: 4 })
+    const raw = new pg.Client({ connectionString: db.url })
+    await raw.connect()
+    try {
+      const c = corpus(7)
+      const perSession = messagesWanted / SESSIONS
+      const started = performance.now()
+      for (let s = 0; s < SESSIONS; s++) {
+        const batch: MessageData[] = []
+        for (let i = 0; i < perSession; i++)
+          batch.push({
+            role: i % 2 === 0 ? 'user' : 'assistant',
+            content: [{ text: c.sentence(20 + (i % 30)) }],
+          })
+        await store.append(`session-${s}`, batch)
+        await store.applyWindow(`session-${s}`, { windowSize: 40, tokenBudget: undefined, first: 0, last: 0 })
+        if ((s + 1) % 100 === 0) log(`  ${((s + 1) * perSession).toLocaleString('en-US')} messages appended`)
+      }
+      await raw.query('ANALYZE')
+      const appendSeconds = (performance.now() - started) / 1000
+      const count = Number(
+        (await raw.query<{ n: string }>('SELECT count(*) AS n FROM context_ledger.messages')).rows[0]?.n ?? 0,
+      )
+      const queries = await twoWordQueries(c, queryCount, async (x) => {
+        const n = Math.floor(x * count)
+        const r = await raw.query<{ t: string | null }>(
+          `SELECT m.body::json -> 'content' -> 0 ->> 'text' AS t FROM context_ledger.messages m
+          JOIN context_ledger.sessions s ON s.pk = m.session WHERE s.id = $1 AND m.seq = $2`,
+          [`session-${Math.floor(n / perSession)}`, n % perSession],
+        )
+        return r.rows[0]?.t ?? ''
+      })
+      const time = async (q: string, opts: Parameters<typeof store.search>[1]): Promise<number> => {
+        const t = performance.now()
+        await store.search(q, opts)
+        return performance.now() - t
+      }
+      // Warm the caches as a long-running server has them.
+      for (const q of queries.slice(0, 50)) await store.search(q)
+      const all: number[] = []
+      const one: number[] = []
+      const evicted: number[] = []
+      for (const [i, q] of queries.entries()) {
+        all.push(await time(q, {}))
+        one.push(await time(q, { sessionId: `session-${i % SESSIONS}` }))
+        evicted.push(await time(q, { inWindow: false }))
+      }
+      const stopwords: number[] = []
+      for (const q of stopPairs) stopwords.push(await time(q, {}))
+      const version =
+        (await raw.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? '?'
+      console.log(
+        `PostgreSQL ${version}: two-word search over ${count.toLocaleString('en-US')} messages (${SESSIONS} sessions, appended in ${appendSeconds.toFixed(0)} s), ${queryCount} queries, limit 20:\n`,
+      )
+      console.log('| query | p50 | p99 | max | ≤ 20 ms p50 |')
+      console.log('|---|---:|---:|---:|---|')
+      for (const [name, t] of [
+        ['two words said together, whole archive', all],
+        ['the same, one session', one],
+        ['the same, evicted only (inWindow: false)', evicted],
+        ['two of the 20 most frequent words (10 queries)', stopwords],
+      ] as const)
+        console.log(
+          `| ${name} | ${median(t).toFixed(2)} ms | ${percentile(t, 99).toFixed(2)} ms | ${Math.max(...t).toFixed(2)} ms | ${median(t) <= 20 ? 'PASS' : 'MISS'} |`,
+        )
+    } finally {
+      await raw.end()
+      await store.close()
+    }
+  } finally {
+    await server?.stop()
+  }
+}
