@@ -28,7 +28,7 @@ const MESSAGES = options.quick ? 100_000 : 1_000_000
 const SESSIONS = 1_000
 const QUERIES = options.queries ?? 200
 const c = corpus(7)
-const sentence = c.sentence
+const sentence = (n: number): string => c.sentence(n)
 
 const scratch = new Scratch()
 const KEEP = process.env.RECALL_BENCH_KEEP
