@@ -292,12 +292,20 @@ describe('store.search', () => {
       const db = store.connection()
       for (let i = 0; i < SEARCH_BATCH_ROWS + 10; i += 2)
         store.append('s', [user(text(i)), assistant(text(i + 1))])
-      // The first batch is indexed; the last 10 messages wait above the watermark.
+      // A message without text is a row of the index too (FTS5 counts it in its averages). (Not with the
+      // phrase: its document count in the index is an upper bound, which the one more row tips over.)
+      const extra = k === 0 ? 1 : 0
+      if (extra === 1)
+        store.append('s', {
+          role: 'user',
+          content: [{ image: { format: 'png', source: { bytes: 'aGVsbG8=' } } }],
+        })
+      // The first batch is indexed; the last 10 or 11 messages wait above the watermark.
       expect(watermark(db)).toBe(SEARCH_BATCH_ROWS)
       const before = store.search(q, { limit: 1000 })
       expect(before.some((h) => h.seq >= SEARCH_BATCH_ROWS)).toBe(true)
       expect(store.indexPending()).toBe(true)
-      expect(watermark(db)).toBe(SEARCH_BATCH_ROWS + 10)
+      expect(watermark(db)).toBe(SEARCH_BATCH_ROWS + 10 + extra)
       const after = new Map(store.search(q, { limit: 1000 }).map((h) => [h.seq, h.score]))
       expect(before.map((h) => h.seq).sort()).toStrictEqual([...after.keys()].sort())
       for (const h of before)
