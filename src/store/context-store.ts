@@ -301,10 +301,14 @@ export class ContextStore extends ContextStoreReader {
   }
 
   /**
-   * Indexes the messages that wait for the full-text index (appends index them in batches; `close()`
-   * indexes the rest), in one write transaction that does not wait for the lock. Searches never need
-   * it — they read the waiting messages themselves — but a copy of the file made now (or a reader of an
-   * older version of the library) then finds every message in the index.
+   * Indexes the messages that wait for the full-text index, in one write transaction that does not wait
+   * for the lock. The store does this by itself: once a batch of messages waits (32, or 64 Ki characters
+   * of bodies) it indexes them at the event loop's next turn after the write — an agent awaiting its
+   * model — or inside a write, when a caller that never yields lets 256 messages (128 Ki characters)
+   * wait; `close()` indexes the rest. Searches never need it — they read the waiting messages
+   * themselves — but a copy of the file made now (or a reader of an older version of the library) then
+   * finds every message in the index; and a pass the store ran at idle that failed (another connection
+   * held the lock; see the `onBackgroundError` option) is made up at once.
    *
    * @returns whether the index now holds every message (false when another connection held the lock)
    */

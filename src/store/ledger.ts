@@ -1,8 +1,9 @@
 /**
  * One open ledger file as the store's operations see it: the connection and its prepared statements,
- * the session-key cache, the transactions (see `transactions.ts`), and a pending erasure. Every public
- * call of `ContextStore` runs through one of these; the operations themselves live in their own modules
- * (append, pins, edits, reads, retention), each taking the ledger as its first argument.
+ * the session-key cache, the transactions (see `transactions.ts`), a pending erasure, and the full-text
+ * index's idle pass (see `search-index.ts`). Every public call of `ContextStore` runs through one of
+ * these; the operations themselves live in their own modules (append, pins, edits, reads, retention),
+ * each taking the ledger as its first argument.
  */
 import type Database from 'better-sqlite3'
 import { ContextLedgerError } from '../errors.js'
@@ -71,6 +72,9 @@ export class SqliteLedger implements Ledger {
   /** A redaction's, deletion's or prune's checkpoint could not finish yet (a reader held an older snapshot). */
   erasurePending = false
   private readonly transactions: Transactions
+  /** The full-text index's idle pass, while one is scheduled (see {@link scheduleIndexing}). */
+  private idlePass: NodeJS.Immediate | undefined
+  private readonly onBackgroundError: ((error: ContextLedgerError) => void) | undefined
 
   /**
    * Opens (creating and migrating as needed) the file.
@@ -84,6 +88,7 @@ export class SqliteLedger implements Ledger {
   ) {
     this.limits = Object.freeze({ ...settings.limits })
     this.readonly = settings.readonly
+    this.onBackgroundError = settings.onBackgroundError
     this.db = openDatabase(path, settings)
     this.st = prepareStatements(this.db)
     const search = new SearchIndexWriter(this.st)
@@ -94,6 +99,9 @@ export class SqliteLedger implements Ledger {
       },
       beforeCommit: () => {
         search.beforeCommit()
+      },
+      afterCommit: () => {
+        if (search.committed()) this.scheduleIndexing()
       },
     })
     this.lifecycle = new LifecycleStatements(this.db)
@@ -174,30 +182,87 @@ export class SqliteLedger implements Ledger {
 
   /**
    * Indexes the messages that wait above the full-text index's watermark, in one write transaction that
-   * does not wait for the lock: when another connection holds it, they stay for the next batch (a search
+   * does not wait for the lock: when another connection holds it, they stay for the next pass (a search
    * reads them meanwhile). Any failure leaves them waiting too.
    *
    * @returns whether the index now holds every message
    */
   indexPending(): boolean {
     if (this.readonly || !this.db.open || this.db.inTransaction) return false
-    try {
-      this.db.transaction(() => this.search.indexPending()).immediate()
-      return true
-    } catch {
-      // Busy, or the disk is full: nothing was written; a later batch or close() indexes them.
-      return false
-    }
+    return this.tryIndexPending() === undefined
   }
 
   /**
-   * Closes the file: indexes the messages still waiting for the full-text index (if the lock is free),
-   * and finishes a pending erasure if no reader still holds it up. Idempotent.
+   * Closes the file: cancels the idle pass, indexes the messages still waiting for the full-text index
+   * (if the lock is free), and finishes a pending erasure if no reader still holds it up. Idempotent.
    */
   close(): void {
+    if (this.idlePass !== undefined) clearImmediate(this.idlePass)
+    this.idlePass = undefined
     if (!this.db.open) return
     this.indexPending()
     if (this.erasurePending && !this.readonly) this.completeErasure()
     this.db.close()
+  }
+
+  /**
+   * After a write left a batch waiting: one pass at the event loop's next turn, at most one scheduled at
+   * a time. An agent awaits its model between appends, so the pass runs there rather than inside the
+   * append that completed the batch. Unref'd: it never keeps the process alive (`close()` indexes what
+   * is left, and a process that exits without closing leaves the messages waiting, searchable, for the
+   * next pass of whoever opens the file).
+   */
+  private scheduleIndexing(): void {
+    if (this.idlePass !== undefined || this.readonly) return
+    this.idlePass = setImmediate(() => {
+      this.idlePass = undefined
+      this.indexAtIdle()
+    })
+    this.idlePass.unref()
+  }
+
+  /**
+   * The idle pass: indexes what waits, without waiting for the lock (a busy wait here would block the
+   * whole event loop for work nobody is waiting on; another connection's lock leaves the messages to the
+   * next write's pass, or to the write that finds too many waiting). Never throws — it runs on the event
+   * loop, where a throw would end the process: a failure goes to `onBackgroundError`, if given.
+   */
+  private indexAtIdle(): void {
+    if (this.readonly || !this.db.open || this.db.inTransaction) return
+    const failure = this.tryIndexPending()
+    if (failure === undefined || isBusy(failure) || this.onBackgroundError === undefined) return
+    const what = `index the messages waiting for the full-text index of ${this.path} (they stay waiting, and searchable)`
+    const mapped = toLedgerError(failure, what)
+    const error =
+      mapped instanceof ContextLedgerError
+        ? mapped
+        : new ContextLedgerError(
+            'STORAGE_ERROR',
+            `Could not ${what}: ${failure instanceof Error ? failure.message : `threw ${typeof failure}`}`,
+            { cause: failure },
+          )
+    try {
+      this.onBackgroundError(error)
+    } catch {
+      // Documented: what the callback throws is ignored (thrown here, it would end the process).
+    }
+  }
+
+  /**
+   * One attempt at indexing every waiting message in its own write transaction (`BEGIN IMMEDIATE`; the
+   * connection's busy timeout is 0, see `transactions.ts`).
+   *
+   * @returns the error it failed with, or undefined when it committed
+   */
+  private tryIndexPending(): unknown {
+    try {
+      this.db.transaction(() => this.search.indexPending()).immediate()
+    } catch (error) {
+      // Busy, or the disk is full: nothing was written; a later pass, a write or close() indexes them.
+      this.search.rolledBack()
+      return error
+    }
+    this.search.committed()
+    return undefined
   }
 }

@@ -1,14 +1,16 @@
 /**
- * Scoring the messages above the full-text index's watermark (the pending rows, at most a batch of them)
+ * Scoring the messages above the full-text index's watermark (the pending rows)
  * as the index would score them once indexed: FTS5's bm25 (k1 = 1.2, b = 0.75) with the index's row
  * count and average length, the pending rows counted in. The pending rows are matched by a temporary
  * FTS5 table with the same tokenizer (so the set of hits is exactly FTS5's); only their scores are
- * computed here, for plain queries, whose phrases are known. A phrase's document count in the index is
+ * computed here, for plain queries, whose phrases are known, from the temporary table's own records:
+ * its row and token counts, each hit's length, and the positions of the query's terms alone (reading
+ * every term of every pending row cost ~40 µs a row). A phrase's document count in the index is
  * read from its vocabulary: exact for a one-word phrase, the rarest word's count (an upper bound) for a
  * longer one. For raw FTS5 syntax the temporary table's own bm25 is used (its statistics are those of
  * the pending rows alone; docs/design.md, "Recall", says how that ranks).
  */
-import type { TermRow } from '../db/recall-statements.js'
+import type { InstanceRow, TermRow } from '../db/recall-statements.js'
 
 const K1 = 1.2
 const B = 0.75
@@ -54,28 +56,62 @@ export function termsByDoc(rows: Iterable<TermRow>): Map<number, (string | undef
   return out
 }
 
+/** Where one term occurs: its positions in each document that holds it. */
+export type Occurrences = ReadonlyMap<number, ReadonlySet<number>>
+
 /**
- * How often a phrase occurs in a document's terms.
+ * Groups a term's instances by document.
  *
- * @param doc - the document's terms by position (holes where the tokenizer skipped nothing are absent)
- * @param phrase - the phrase's terms
- * @returns the count
+ * @param rows - the term's instances (document, position)
+ * @returns its positions by document
  */
-export function phraseCount(doc: readonly (string | undefined)[], phrase: readonly string[]): number {
-  if (phrase.length === 0) return 0
-  let n = 0
-  for (let i = 0; i + phrase.length <= doc.length; i++) if (phrase.every((t, k) => doc[i + k] === t)) n++
-  return n
+export function occurrences(rows: Iterable<InstanceRow>): Map<number, Set<number>> {
+  const out = new Map<number, Set<number>>()
+  for (const r of rows) {
+    let at = out.get(r.doc)
+    if (at === undefined) out.set(r.doc, (at = new Set()))
+    at.add(r.offset)
+  }
+  return out
+}
+
+/**
+ * How often a phrase occurs in each document: where its first term is at position p, its second at
+ * p + 1, and so on.
+ *
+ * @param phrase - the phrase's terms
+ * @param where - each term's occurrences
+ * @returns the documents that hold the phrase, with its count in each
+ */
+export function phraseCounts(
+  phrase: readonly string[],
+  where: (term: string) => Occurrences,
+): Map<number, number> {
+  const out = new Map<number, number>()
+  const [first, ...rest] = phrase.map(where)
+  if (first === undefined) return out
+  for (const [doc, starts] of first) {
+    const others = rest.map((o) => o.get(doc))
+    if (others.some((o) => o === undefined)) continue
+    let n = 0
+    for (const p of starts) if (others.every((o, k) => o?.has(p + k + 1) === true)) n++
+    if (n > 0) out.set(doc, n)
+  }
+  return out
 }
 
 /** What scoring the pending rows needs. */
 export interface PendingStats {
   /** The index's rows and tokens. */
   readonly index: { readonly rows: number; readonly tokens: number }
-  /** The pending rows' terms, by document. */
-  readonly pending: ReadonlyMap<number, readonly (string | undefined)[]>
+  /** The pending rows' rows and tokens. */
+  readonly pending: { readonly rows: number; readonly tokens: number }
   /** The query's phrases, as terms. */
   readonly phrases: readonly (readonly string[])[]
+  /** Per phrase, the pending documents that hold it and how often (see {@link phraseCounts}). */
+  readonly counts: readonly ReadonlyMap<number, number>[]
+  /** A pending document's length in tokens. */
+  readonly docLength: (doc: number) => number
   /** How many documents of the index hold a term. */
   readonly termDocs: (term: string) => number
 }
@@ -88,23 +124,20 @@ export interface PendingStats {
  * @returns each document's score (negative; lower is better)
  */
 export function pendingScores(stats: PendingStats, docs: readonly number[]): Map<number, number> {
-  const n = stats.index.rows + stats.pending.size
-  let tokens = stats.index.tokens
-  for (const terms of stats.pending.values()) tokens += terms.filter((t) => t !== undefined).length
-  const avgdl = n === 0 ? 1 : tokens / n
-  const idf = stats.phrases.map((phrase) => {
+  const n = stats.index.rows + stats.pending.rows
+  const avgdl = n === 0 ? 1 : (stats.index.tokens + stats.pending.tokens) / n
+  const idf = stats.phrases.map((phrase, i) => {
     let hits = phrase.length === 0 ? 0 : Math.min(...phrase.map((t) => stats.termDocs(t)))
-    for (const terms of stats.pending.values()) if (phraseCount(terms, phrase) > 0) hits++
+    hits += stats.counts[i]?.size ?? 0
     const v = Math.log((n - hits + 0.5) / (hits + 0.5))
     return v <= 0 ? 1e-6 : v
   })
   const out = new Map<number, number>()
   for (const doc of docs) {
-    const terms = stats.pending.get(doc) ?? []
-    const dl = terms.filter((t) => t !== undefined).length
+    const dl = stats.docLength(doc)
     let score = 0
-    stats.phrases.forEach((phrase, i) => {
-      const tf = phraseCount(terms, phrase)
+    stats.phrases.forEach((_, i) => {
+      const tf = stats.counts[i]?.get(doc) ?? 0
       score += (idf[i] ?? 0) * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * dl) / avgdl)))
     })
     out.set(doc, -score)

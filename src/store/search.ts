@@ -19,7 +19,15 @@ import type { SearchHitRow } from '../db/rows.js'
 import { ContextLedgerError } from '../errors.js'
 import { checkKeys, checkSessionId, invalidOption } from './check-args.js'
 import type { Ledger, SqliteLedger } from './ledger.js'
-import { indexAverages, pendingScores, termsByDoc } from './pending-scores.js'
+import {
+  indexAverages,
+  occurrences,
+  pendingScores,
+  phraseCounts,
+  readVarint,
+  termsByDoc,
+  type Occurrences,
+} from './pending-scores.js'
 import { invalidQuery, toFtsQuery, type FtsQuery } from './search-query.js'
 import type { SearchHit } from './search-types.js'
 import type { SummaryEndReason } from './summaries.js'
@@ -263,11 +271,22 @@ function scorePending(ledger: Ledger, pst: Pending, fts: FtsQuery, hits: SearchH
   const phrases = fts.phrases.map((_, i) =>
     (words.get(i + 1) ?? []).filter((t): t is string => t !== undefined),
   )
+  const where = new Map<string, Occurrences>()
+  const occurring = (term: string): Occurrences => {
+    let o = where.get(term)
+    if (o === undefined) where.set(term, (o = occurrences(pst.termInstances.all(term))))
+    return o
+  }
   const scores = pendingScores(
     {
       index: indexAverages(ledger.st.indexAverages.get()),
-      pending: termsByDoc(pst.pendingTerms.all()),
+      pending: indexAverages(pst.pendingAverages.get()),
       phrases,
+      counts: phrases.map((p) => phraseCounts(p, occurring)),
+      docLength: (doc) => {
+        const sz = pst.pendingDocSize.get(doc)
+        return sz === undefined ? 0 : readVarint(sz, 0).value
+      },
       termDocs: (term) => pst.termDocs.get(term) ?? 0,
     },
     hits.map((h) => h.doc),

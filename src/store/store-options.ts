@@ -23,12 +23,24 @@ export interface ContextStoreOptions extends OpenDatabaseOptions {
    * `maxStringLength` an integer in [256, 256 Mi] (default 16 Mi).
    */
   limits?: Partial<MessageLimits> | undefined
+  /**
+   * Called when work the store does in the background failed: the full-text index's idle pass (see
+   * `store.indexPending()`), which indexes waiting messages at the event loop's next turn after a write.
+   * Such a failure never throws into the event loop; the messages stay waiting — searches still find
+   * them — and a later pass, or a write once too many wait, indexes them. Given a `ContextLedgerError`
+   * (`STORAGE_FULL`, `STORAGE_ERROR`, `READ_ONLY`, `CORRUPT_DATABASE` …); another connection holding the
+   * lock is not a failure (the pass is left to the next write). What it throws is ignored. Default: none
+   * (failures are dropped).
+   */
+  onBackgroundError?: ((error: ContextLedgerError) => void) | undefined
 }
 
 /** Checked store options with their defaults filled in. */
 export interface StoreSettings extends DatabaseSettings {
   /** Validation limits. */
   readonly limits: Readonly<MessageLimits>
+  /** Where background failures go, if anywhere. */
+  readonly onBackgroundError: ((error: ContextLedgerError) => void) | undefined
 }
 
 /**
@@ -53,6 +65,9 @@ const schema = z.strictObject({
   mustExist: z.boolean().optional(),
   pageSize: z.number().refine(isPageSize, 'expected a power of two from 512 to 65536 (bytes)').optional(),
   limits: z.unknown().optional(),
+  onBackgroundError: z
+    .custom<(error: ContextLedgerError) => void>((v) => typeof v === 'function', 'expected a function')
+    .optional(),
 })
 
 function isPageSize(n: number): n is PageSize {
@@ -120,6 +135,7 @@ export function resolveStoreOptions(path: unknown, options: unknown): StoreSetti
     mustExist,
     pageSize: o.pageSize !== undefined && isPageSize(o.pageSize) ? o.pageSize : undefined,
     limits: resolveMessageLimits(o.limits, 'limits'),
+    onBackgroundError: o.onBackgroundError,
     ...(typeof uri === 'string' && readonly ? { uri } : {}),
   })
 }

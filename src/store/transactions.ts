@@ -92,9 +92,15 @@ export interface WriteHooks {
   begin(): void
   /** Last thing before the commit: writes that must be made once per transaction. */
   beforeCommit(): void
+  /** Just after the commit, outside the transaction (not after one that failed). Must not throw. */
+  afterCommit(): void
 }
 
-const NO_HOOKS: WriteHooks = Object.freeze({ begin: () => undefined, beforeCommit: () => undefined })
+const NO_HOOKS: WriteHooks = Object.freeze({
+  begin: () => undefined,
+  beforeCommit: () => undefined,
+  afterCommit: () => undefined,
+})
 
 /**
  * Runs functions in transactions on one connection, waiting for a busy lock by {@link lockPollDelayMs}
@@ -150,6 +156,7 @@ export class Transactions {
           return value
         }) as T,
     )
+    this.hooks.afterCommit()
     this.checkpointIfDue()
     return result
   }

@@ -89,3 +89,29 @@ export function segmentCount(db: Database.Database): number {
 export function watermark(db: Database.Database): number {
   return db.prepare<[], number>('SELECT indexed_to FROM search_state WHERE id = 1').pluck().get() ?? 0
 }
+
+/**
+ * Lets the event loop turn once: a full-text index pass a write scheduled (`setImmediate`) runs first.
+ *
+ * @returns a promise settled after the turn
+ */
+export function idleTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
+}
+
+/**
+ * How many messages wait above the watermark.
+ *
+ * @param db - a connection to a ledger
+ * @returns the newest message id minus the watermark
+ */
+export function waiting(db: Database.Database): number {
+  return (
+    db
+      .prepare<[], number>(
+        'SELECT (SELECT coalesce(max(id), 0) FROM messages) - indexed_to FROM search_state WHERE id = 1',
+      )
+      .pluck()
+      .get() ?? 0
+  )
+}

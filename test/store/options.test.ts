@@ -47,6 +47,7 @@ describe('openContextStore options are not validated', () => {
     ["busyTimeoutMs: '5000'", { busyTimeoutMs: '5000' }, 'busyTimeoutMs'],
     ["readonly: 'yes'", { readonly: 'yes' }, 'readonly'],
     ['mustExist: 1', { mustExist: 1 }, 'mustExist'],
+    ["onBackgroundError: 'log' (not a function)", { onBackgroundError: 'log' }, 'onBackgroundError'],
     ['null options', null, '(options)'],
   ])('refuses %s with INVALID_OPTIONS naming the field, creating no file', (_name, options, path) => {
     const error = refusal(() => openContextStore(dir.file('x.db'), options as ContextStoreOptions))

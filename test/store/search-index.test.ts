@@ -1,6 +1,7 @@
 /**
  * The full-text index (`search_index`) stays exactly what the view `search_text` says the archive holds,
- * through every write: appends (one, a batch, several in one transaction, one that fails), redactions,
+ * through every write: appends (one, a batch — indexed at the next turn of the event loop —, several in
+ * one transaction, one that fails), redactions,
  * prunes, summaries, a deleted session, an export imported again, and the migration that builds it for a
  * file from before it (the committed schema-0 fixture, and a generated big file that reports progress).
  * Real files; the comparison is token by token (`test/helpers/search-index.ts`).
@@ -13,7 +14,13 @@ import { openContextStore, PersistentConversationManager, type MessageData } fro
 import { FILL_PROGRESS_FROM } from '../../src/db/search-fill.js'
 import { SEARCH_INDEX_MIGRATION } from '../../src/db/migrate.js'
 import { buildRichLedger, cli } from '../cli/support.js'
-import { compareIndexWithView, docsMatching, segmentCount, watermark } from '../helpers/search-index.js'
+import {
+  compareIndexWithView,
+  docsMatching,
+  idleTurn,
+  segmentCount,
+  watermark,
+} from '../helpers/search-index.js'
 import { SEARCH_BATCH_ROWS } from '../../src/store/search-index.js'
 import { useTempDir } from '../helpers/temp-store.js'
 import { WORKERS } from '../reliability/support.js'
@@ -97,16 +104,17 @@ describe('the full-text index', () => {
       expect(docsMatching(db, word), word).toStrictEqual([])
   })
 
-  it('indexes appended messages in batches above a watermark; a failed append leaves no entry', () => {
+  it('indexes a batch of appended messages at the next turn of the event loop; a failed append leaves no entry', async () => {
     const store = dir.open()
     const db = store.connection()
     store.append('s', [user('alpha bravo'), assistant('charlie')])
     // Below a batch, the messages wait above the watermark, and a search reads them there.
+    await idleTurn()
     expect(watermark(db)).toBe(0)
     expect(docsMatching(db, 'alpha')).toStrictEqual([])
     expect(store.search('alpha').map((h) => h.seq)).toStrictEqual([0])
-    // The second message answers a call never made: the whole append is refused, and with it the batch
-    // its commit would have written.
+    // The second message answers a call never made: the whole append is refused — its rows, and with
+    // them any entry of the index, never committed.
     const batch = Array.from({ length: SEARCH_BATCH_ROWS }, (_, i) =>
       i % 2 === 0 ? user(`zulu ${i}`) : assistant(`ok ${i}`),
     )
@@ -119,19 +127,25 @@ describe('the full-text index', () => {
         },
       ]),
     ).toThrow(/never made a tool call/)
+    await idleTurn()
     expect(watermark(db)).toBe(0)
     expect(docsMatching(db, 'zulu')).toStrictEqual([])
     expect(store.search('zulu')).toStrictEqual([])
     expectInStep(db)
-    // A batch's worth of waiting messages: the commit indexes all of them and moves the watermark.
+    // A batch's worth of waiting messages: the append commits them only; the pass at the next turn of
+    // the event loop indexes all of them and moves the watermark.
     store.append('s', batch)
+    expect(watermark(db)).toBe(0)
+    expect(docsMatching(db, 'zulu')).toStrictEqual([])
+    expect(store.search('zulu')).toHaveLength(SEARCH_BATCH_ROWS / 2)
+    await idleTurn()
     expect(watermark(db)).toBe(SEARCH_BATCH_ROWS + 2)
     expect(docsMatching(db, 'alpha')).toHaveLength(1)
     expect(docsMatching(db, 'zulu')).toHaveLength(SEARCH_BATCH_ROWS / 2)
     expectInStep(db)
   })
 
-  it('writes one segment per batch, however many appends a transaction holds, and close() indexes the rest', () => {
+  it('writes one segment per batch, however many appends a transaction holds, and close() indexes the rest', async () => {
     const store = dir.open()
     store.append('s', [user('first turn'), assistant('ok')])
     const db = store.connection()
@@ -151,10 +165,13 @@ describe('the full-text index', () => {
       ).toThrow()
       store.append('s', user('three'))
     })
+    expect(segmentCount(db)).toBe(before)
+    await idleTurn()
     expect(segmentCount(db)).toBe(before + 1)
     for (const word of ['one', 'two', 'three']) expect(docsMatching(db, word).length, word).toBeGreaterThan(0)
     expectInStep(db)
     store.append('s', assistant('four'))
+    await idleTurn()
     expect(docsMatching(db, 'four')).toStrictEqual([])
     store.close()
     const again = dir.open()

@@ -9,8 +9,13 @@ import type Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { PersistentConversationManager, type MessageData } from '../../src/index.js'
-import { SEARCH_BATCH_ROWS, SEARCH_INDEX_AT_ONCE_CHARS } from '../../src/store/search-index.js'
-import { watermark } from '../helpers/search-index.js'
+import {
+  SEARCH_BATCH_CHARS,
+  SEARCH_BATCH_ROWS,
+  SEARCH_PENDING_MAX_CHARS,
+  SEARCH_PENDING_MAX_ROWS,
+} from '../../src/store/search-index.js'
+import { idleTurn, waiting, watermark } from '../helpers/search-index.js'
 import { useTempDir } from '../helpers/temp-store.js'
 
 const dir = useTempDir('context-ledger-search-')
@@ -72,21 +77,32 @@ describe('store.search', () => {
     expect(fileState(store)).toBe(before)
   })
 
-  it('scores pending rows as the index scores them once indexed (plain queries)', () => {
+  it('scores pending rows as the index scores them once indexed (plain queries)', async () => {
     const words = ['alpha', 'bravo', 'charlie', 'delta']
     const text = (i: number): string =>
       `${words[i % 4]} ${words[(i * 7) % 4]} ${words[(i * 3 + 1) % 4]} x${i} ${i % 3 === 0 ? 'alpha bravo' : ''}`
     for (const [k, q] of ['alpha', 'bravo charlie', '"alpha bravo"'].entries()) {
       const store = dir.open(`scores${k}.db`)
       const db = store.connection()
-      for (let i = 0; i < SEARCH_BATCH_ROWS + 10; i += 2)
+      for (let i = 0; i < SEARCH_BATCH_ROWS + 10; i += 2) {
         store.append('s', [user(text(i)), assistant(text(i + 1))])
-      // The first batch is indexed; the last 10 messages wait above the watermark.
+        // The first batch is indexed at the turn of the event loop after it is complete.
+        if (i + 2 === SEARCH_BATCH_ROWS) await idleTurn()
+      }
+      // A message without text is a row of the index too (FTS5 counts it in its averages). (Not with the
+      // phrase: its document count in the index is an upper bound, which the one more row tips over.)
+      const extra = k === 0 ? 1 : 0
+      if (extra === 1)
+        store.append('s', {
+          role: 'user',
+          content: [{ image: { format: 'png', source: { bytes: 'aGVsbG8=' } } }],
+        })
+      // The first batch is indexed; the last 10 or 11 messages wait above the watermark.
       expect(watermark(db)).toBe(SEARCH_BATCH_ROWS)
       const before = store.search(q, { limit: 1000 })
       expect(before.some((h) => h.seq >= SEARCH_BATCH_ROWS)).toBe(true)
       expect(store.indexPending()).toBe(true)
-      expect(watermark(db)).toBe(SEARCH_BATCH_ROWS + 10)
+      expect(watermark(db)).toBe(SEARCH_BATCH_ROWS + 10 + extra)
       const after = new Map(store.search(q, { limit: 1000 }).map((h) => [h.seq, h.score]))
       expect(before.map((h) => h.seq).sort()).toStrictEqual([...after.keys()].sort())
       for (const h of before)
@@ -125,7 +141,11 @@ describe('search paging', () => {
           try {
             const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 10 })
             const texts = [...old, ...recent]
-            texts.forEach((words, i) => m.append((i % 2 === 0 ? user : assistant)(words.join(' '))))
+            texts.forEach((words, i) => {
+              m.append((i % 2 === 0 ? user : assistant)(words.join(' ')))
+              // The old ones indexed, the recent ones waiting above the watermark.
+              if (i === old.length - 1) expect(store.indexPending()).toBe(true)
+            })
             const q = query.join(' ')
             const match = any ? ('any' as const) : ('all' as const)
             const key = (h: { seq: number; score: number }): string => `${h.seq}:${h.score}`
@@ -149,6 +169,7 @@ describe('search paging', () => {
     const store = dir.open('rank4.db')
     const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 10 })
     for (let i = 0; i < 32; i++) m.append((i % 2 ? assistant : user)(`beta filler ${i}`))
+    store.indexPending()
     for (let i = 0; i < 20; i++)
       m.append((i % 2 ? assistant : user)(i === 0 ? 'beta' : i === 19 ? 'alpha' : `alpha pending ${i}`))
     const all = store.search('alpha beta', { match: 'any', limit: 1000 })
@@ -158,21 +179,35 @@ describe('search paging', () => {
 })
 
 describe('a large message', () => {
-  it('is indexed in its own append, so no search reads it from the table', () => {
+  it('makes a batch by itself, and one too large to wait is indexed in its own append', async () => {
     const store = dir.open('large.db')
     const db = store.connection()
     store.append('s', [user('small one'), assistant('small two')])
+    await idleTurn()
     expect(watermark(db)).toBe(0)
-    const big = `${Array.from({ length: 20_000 }, (_, i) => `w${i % 500}`).join(' ')} needleword`
-    expect(big.length).toBeGreaterThan(SEARCH_INDEX_AT_ONCE_CHARS)
+    const text = (n: number, word: string): string =>
+      `${Array.from({ length: n }, (_, i) => `w${i % 500}`).join(' ')} ${word}`
+    // A batch of characters, under the bound on what may wait: indexed by the pass, not the append.
+    const big = text(20_000, 'needleword')
+    expect(big.length).toBeGreaterThan(SEARCH_BATCH_CHARS)
+    expect(big.length).toBeLessThan(SEARCH_PENDING_MAX_CHARS)
     store.append('s', user(big))
-    // The append indexed what waited, itself included: nothing is left above the watermark.
-    expect(watermark(db)).toBe(3)
+    expect(watermark(db)).toBe(0)
     expect(store.search('needleword').map((h) => h.seq)).toStrictEqual([2])
-    expect(store.search('small').map((h) => h.seq)).toStrictEqual([0, 1])
-    // Small appends wait for their batch again.
-    store.append('s', user('small three'))
+    await idleTurn()
     expect(watermark(db)).toBe(3)
+    // Over the bound: the append indexes what waited, itself included.
+    store.append('s', user('small three'))
+    const huge = text(40_000, 'haystackword')
+    expect(huge.length).toBeGreaterThan(SEARCH_PENDING_MAX_CHARS)
+    store.append('s', user(huge))
+    expect(waiting(db)).toBe(0)
+    expect(store.search('haystackword').map((h) => h.seq)).toStrictEqual([4])
+    expect(store.search('small').map((h) => h.seq)).toStrictEqual([0, 1, 3])
+    // Small appends wait for their batch again.
+    store.append('s', user('small four'))
+    await idleTurn()
+    expect(waiting(db)).toBe(1)
   })
 })
 
@@ -200,19 +235,25 @@ describe('search from another connection', () => {
 
 describe('search completeness', () => {
   const VOCAB = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot']
-  it('finds exactly the messages a brute-force scan finds, at every state of the watermark', () => {
-    fc.assert(
-      fc.property(
+  // The watermark's states: event-loop turns between appends at random (each lets the index's pass run),
+  // or none (a tight loop: up to the bound on what may wait, then indexed inside an append).
+  it('finds exactly the messages a brute-force scan finds, at every state of the watermark, and scores the waiting ones as once indexed', async () => {
+    let mostWaiting = 0
+    await fc.assert(
+      fc.asyncProperty(
         fc.array(fc.array(fc.constantFrom(...VOCAB), { minLength: 1, maxLength: 5 }), {
           minLength: 1,
-          maxLength: 90,
+          maxLength: 320,
+          size: 'max',
         }),
         fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 20 }),
         fc.subarray(VOCAB, { minLength: 1, maxLength: 2 }),
         fc.boolean(),
-        (texts, chunks, query, any) => {
+        fc.constantFrom(0, 3, 12),
+        async (texts, chunks, query, any, yieldEvery) => {
           const store = dir.open(`c${Math.random().toString(36).slice(2)}.db`)
           try {
+            const db = store.connection()
             const m = new PersistentConversationManager({ store, sessionId: 's', windowSize: 7 })
             let i = 0
             let c = 0
@@ -222,19 +263,35 @@ describe('search completeness', () => {
               m.append(part.map((words, k) => ((i + k) % 2 === 0 ? user : assistant)(words.join(' '))))
               i += part.length
               if (c % 3 === 0) m.applyWindow()
+              expect(waiting(db)).toBeLessThan(SEARCH_PENDING_MAX_ROWS)
+              if (yieldEvery > 0 && c % yieldEvery === 0) await idleTurn()
             }
+            mostWaiting = Math.max(mostWaiting, waiting(db))
             const expected = texts
               .map((words, seq) => ({ seq, words }))
               .filter(({ words }) =>
                 any ? query.some((q) => words.includes(q)) : query.every((q) => words.includes(q)),
               )
               .map(({ seq }) => seq)
-            const hits = store.search(query.join(' '), { limit: 1000, match: any ? 'any' : 'all' })
+            const options = { limit: 1000, match: any ? ('any' as const) : ('all' as const) }
+            const hits = store.search(query.join(' '), options)
             expect(hits.map((h) => h.seq).sort((a, b) => a - b)).toStrictEqual(expected)
             const scores = hits.map((h) => h.score)
             expect(scores).toStrictEqual([...scores].sort((a, b) => a - b))
             for (const h of hits)
               expect(h.inWindow).toBe(m.history({ fromSeq: h.seq, limit: 1 })[0]?.inWindow)
+            // The waiting messages' scores are those the index gives them once they are indexed.
+            const waitingSeqs = new Set(
+              db
+                .prepare<[number], number>('SELECT seq FROM messages WHERE id > ?')
+                .pluck()
+                .all(watermark(db)),
+            )
+            expect(store.indexPending()).toBe(true)
+            const after = new Map(store.search(query.join(' '), options).map((h) => [h.seq, h.score]))
+            for (const h of hits)
+              if (waitingSeqs.has(h.seq))
+                expect(h.score, `seq ${h.seq}`).toBeCloseTo(after.get(h.seq) ?? 0, 9)
           } finally {
             store.close()
           }
@@ -242,5 +299,7 @@ describe('search completeness', () => {
       ),
       { numRuns: 40 },
     )
+    // The runs reached large waiting sets (a tight loop of 320 messages leaves 64 or more).
+    expect(mostWaiting).toBeGreaterThan(2 * SEARCH_BATCH_ROWS)
   })
 })
