@@ -51,3 +51,32 @@ RETURN (
       WHEN 'array' THEN doc.j -> 'content' ELSE '[]' END) WITH ORDINALITY b(v, n)
   ) x
 );
+--> statement-breakpoint
+-- The indexed words of a body (the generated column `search_vector` of messages and summaries): its text,
+-- at most its first 200,000 characters, parsed with the `english` configuration. A tsvector holds at most
+-- 1 MB, and 200,000 characters can make more (a hyphenated word is indexed whole and in each part, and a
+-- character may be 4 bytes: up to ~7 bytes of tsvector a character was measured): such a text is indexed
+-- in its longest prefix that fits, found by halving, instead of failing the append. Only texts over 16 KiB
+-- take that path, in a block that catches the limit (a subtransaction); a shorter text cannot reach 1 MB
+-- (about 10 bytes of tsvector per byte of text at most). IMMUTABLE, as a generated column's expression
+-- must be.
+CREATE FUNCTION "context_ledger"."search_vector"(body text) RETURNS tsvector
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+AS $$
+DECLARE
+  t text := left("context_ledger"."search_text"(body), 200000);
+  n integer;
+BEGIN
+  IF t IS NULL OR octet_length(t) <= 16384 THEN
+    RETURN to_tsvector('english'::regconfig, t);
+  END IF;
+  n := length(t);
+  LOOP
+    BEGIN
+      RETURN to_tsvector('english'::regconfig, left(t, n));
+    EXCEPTION WHEN program_limit_exceeded THEN
+      n := n / 2;
+    END;
+  END LOOP;
+END
+$$;

@@ -24,7 +24,7 @@ import {
   type PruneOptions,
   type PruneResult,
 } from '../store/context-store.js'
-import { checkKeys, invalidOption } from '../store/check-args.js'
+import { checkKeys, checkObject, invalidOption } from '../store/check-args.js'
 import type { SummariesOptions, SummaryRecord } from '../store/context-store.js'
 import type { EvictionRecord, EvictionsOptions, SearchHit, SearchOptions } from '../store/search-types.js'
 import {
@@ -216,7 +216,7 @@ export class PersistentConversationManager {
    */
   search(query: string, options: Omit<SearchOptions, 'sessionId'> = {}): SearchHit[] {
     this.beforeUse?.()
-    if (Object.hasOwn(options, 'sessionId'))
+    if (Object.hasOwn(checkObject(options, 'options'), 'sessionId'))
       throw invalidOption(
         'options.sessionId',
         'a manager searches its own session; use store.search() for others',

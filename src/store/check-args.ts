@@ -80,6 +80,19 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
+ * Checks that an options argument is an object (what a manager spreads its session into).
+ *
+ * @param value - what the caller passed
+ * @param field - its name, for the error
+ * @returns the object
+ * @throws ContextLedgerError `INVALID_OPTIONS` for anything else (an array, null, a string …)
+ */
+export function checkObject(value: unknown, field: string): Record<string, unknown> {
+  if (!isRecord(value)) throw invalidOption(field, `expected an object, got ${describeValue(value)}`)
+  return value
+}
+
+/**
  * Refuses a value that is not a plain object, or that has a key outside `known`.
  *
  * @param value - what the caller passed
@@ -89,11 +102,11 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
  * @throws ContextLedgerError `INVALID_OPTIONS` naming the field or the unknown key
  */
 export function checkKeys(value: unknown, field: string, known: readonly string[]): Record<string, unknown> {
-  if (!isRecord(value)) throw invalidOption(field, `expected an object, got ${describeValue(value)}`)
-  for (const key in value)
-    if (Object.hasOwn(value, key) && !known.includes(key))
+  const o = checkObject(value, field)
+  for (const key in o)
+    if (Object.hasOwn(o, key) && !known.includes(key))
       throw invalidOption(`${field}.${key}`, `unknown field (known: ${known.join(', ')})`)
-  return value
+  return o
 }
 
 function isCount(value: unknown): value is number {

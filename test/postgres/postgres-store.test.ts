@@ -190,6 +190,7 @@ describe('opening', () => {
     await client.connect()
     await client.query(`ALTER TABLE context_ledger.messages DROP COLUMN search_vector;
       ALTER TABLE context_ledger.summaries DROP COLUMN search_vector;
+      DROP FUNCTION context_ledger.search_vector(text);
       DROP FUNCTION context_ledger.search_text(text);
       DROP TABLE context_ledger.eviction_log;
       UPDATE context_ledger.identity SET schema_version = 1`)
@@ -441,5 +442,42 @@ describe('a dropped connection', () => {
     expect(store.stats.reconnects).toBeGreaterThanOrEqual(2)
     await store.close()
     await proxy.close()
+  })
+})
+
+describe('search on PostgreSQL', () => {
+  it('indexes a text whose words make over 1 MB of tsvector in the part that fits, instead of refusing it', async () => {
+    const url = await database()
+    const store = await open(url)
+    // Hyphenated words of 4-byte letters: each indexed whole and in parts, ~7 bytes of tsvector a character.
+    const letter = (i: number): string =>
+      String.fromCodePoint(0x20000 + (i % 40000)) + String.fromCodePoint(0x20000 + Math.floor(i / 40000))
+    let text = 'openingword '
+    for (let i = 0; text.length < 300_000;)
+      text += `${Array.from({ length: 200 }, () => letter(i++)).join('-')} `
+    const [entry] = await store.append('s', { role: 'user', content: [{ text: `${text} closingword` }] })
+    expect(entry?.seq).toBe(0)
+    // The first part is searchable; the rest is stored whole, not searchable (documented).
+    expect((await store.search('openingword')).map((h) => h.seq)).toStrictEqual([0])
+    expect(await store.search('closingword')).toStrictEqual([])
+    expect((await store.message('s', { seq: 0 })).message.content).toStrictEqual([
+      { text: `${text} closingword` },
+    ])
+  })
+
+  it('answers a query over its limits with INVALID_QUERY, and a NUL in a name with INVALID_OPTIONS', async () => {
+    const store = await open(await database())
+    await store.append('s', { role: 'user', content: [{ text: 'alpha beta' }] })
+    for (const q of ['alpha <1000000> beta', 'alpha <-1> beta'])
+      expect((await refusalOf(() => store.search(q, { syntax: 'tsquery' }))).code, q).toBe('INVALID_QUERY')
+    expect((await refusalOf(() => store.search('alpha', { sessionId: 'a\u0000b' }))).code).toBe(
+      'INVALID_OPTIONS',
+    )
+    expect((await refusalOf(() => store.search('alpha', { toolName: 'a\u0000b' }))).code).toBe(
+      'INVALID_OPTIONS',
+    )
+    const error = await refusalOf(() => store.append('a\u0000b', { role: 'user', content: [{ text: 'x' }] }))
+    expect(error.code).toBe('INVALID_OPTIONS')
+    expect(error.message).toMatch(/NUL/)
   })
 })

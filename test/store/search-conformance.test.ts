@@ -59,6 +59,17 @@ describe(`store.search [${BACKEND}]`, () => {
     )
   })
 
+  it('takes any time filter, and refuses options that are not an object', async () => {
+    const store = await backend.open()
+    const m = backend.manager(store, { sessionId: 's', windowSize: 4 })
+    await m.append([user('alpha beta'), assistant('gamma')])
+    expect((await store.search('alpha', { since: 1e20 })).length).toBe(0)
+    expect((await store.search('alpha', { until: 1e20 })).map((h) => h.seq)).toStrictEqual([0])
+    expect((await store.search('alpha', { since: -1e20 })).map((h) => h.seq)).toStrictEqual([0])
+    for (const bad of [[], null, 'x'])
+      await expect(m.search('alpha', bad as never)).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
+  })
+
   it('combines every filter with the text match, and pages with limit and offset', async () => {
     const store = await backend.open()
     const a = backend.manager(store, { sessionId: 'a', windowSize: 3 })

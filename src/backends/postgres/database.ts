@@ -59,8 +59,22 @@ export function toPgLedgerError(error: unknown, what: string, sessionId?: string
   const state = sqlState(error)
   const detail = error instanceof Error ? error.message : String(error)
   const details = { cause: error, ...(sessionId === undefined ? {} : { sessionId }) }
-  if (state === '53100' || state === '53200' || state === '54000')
+  if (state === '53100' || state === '53200')
     return new ContextLedgerError('STORAGE_FULL', `PostgreSQL is out of space: ${what} (${detail})`, details)
+  // 22021: PostgreSQL's text cannot hold the character NUL (U+0000), which a session id, an actor, a reason
+  // or a tool name given to a call may contain (message bodies are JSON: their NULs are escaped).
+  if (state === '22021')
+    return new ContextLedgerError(
+      'INVALID_OPTIONS',
+      `PostgreSQL cannot store or look up text containing the character NUL (U+0000): ${what} (${detail})`,
+      details,
+    )
+  if (state === '54000')
+    return new ContextLedgerError(
+      'STORAGE_ERROR',
+      `PostgreSQL refused it: a limit of the server was exceeded: ${what} (${detail})`,
+      details,
+    )
   if (isRetryable(error) || state === '57014')
     return new ContextLedgerError('DATABASE_BUSY', `PostgreSQL was busy: ${what} (${detail})`, details)
   if (state === '25006')

@@ -100,21 +100,24 @@ ended_summaries AS (
 ),
 -- The eviction log: a dropped summary deletes stored rows (from a seq on, and its fold's ranges), a
 -- regenerated one renames them. Each is gated on its parameters (a one-time filter), so a write-back
--- that touches no stored row of the log (every append, every cut) never reads the session's log.
+-- that touches no stored row of the log (every append, every cut) never reads the session's log. The
+-- session is named by its key $1 (what ok holds when the write goes ahead), not by ok.pk: joined to
+-- a CTE the planner cannot use it in the index's condition, and reads the log of every session from the
+-- seq on (measured: 135 ms for a drop beside 1,000,000 rows of other sessions' log; 2.3–2.6 ms now).
 evictions_from AS (
   DELETE FROM context_ledger.eviction_log x USING ok
-  WHERE $90::int IS NOT NULL AND x.session = ok.pk AND x.to_seq >= $90::int
+  WHERE $90::int IS NOT NULL AND x.session = $1::int AND x.to_seq >= $90::int
 ),
 fold_evictions AS (
   DELETE FROM context_ledger.eviction_log x
   USING ok CROSS JOIN unnest($91::int[], $92::int[], $93::int[]) AS u(lo, hi, summary)
-  WHERE cardinality($91::int[]) > 0 AND x.session = ok.pk AND x.to_seq >= u.lo AND x.to_seq < u.hi
+  WHERE cardinality($91::int[]) > 0 AND x.session = $1::int AND x.to_seq >= u.lo AND x.to_seq < u.hi
     AND x.summary = u.summary
 ),
 renamed_evictions AS (
   UPDATE context_ledger.eviction_log x SET summary = u.now
   FROM ok CROSS JOIN unnest($94::int[], $95::int[]) AS u(stored, now)
-  WHERE cardinality($94::int[]) > 0 AND x.session = ok.pk AND x.summary = u.stored
+  WHERE cardinality($94::int[]) > 0 AND x.session = $1::int AND x.summary = u.stored
     AND ($90::int IS NULL OR x.to_seq < $90::int)
     AND NOT EXISTS (SELECT 1 FROM unnest($91::int[], $92::int[], $93::int[]) AS d(lo, hi, summary)
       WHERE x.to_seq >= d.lo AND x.to_seq < d.hi AND x.summary = d.summary)

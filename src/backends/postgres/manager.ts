@@ -22,6 +22,7 @@ import {
 } from '../../manager/manager-options.js'
 import {
   checkKeys,
+  checkObject,
   checkSessionId,
   invalidOption,
   type MessageRef,
@@ -400,7 +401,7 @@ export class PostgresConversationManager implements AsyncLedgerManager {
    */
   async search(query: string, options: Omit<PgSearchOptions, 'sessionId'> = {}): Promise<SearchHit[]> {
     await this.before()
-    if (Object.hasOwn(Object(options) as object, 'sessionId'))
+    if (Object.hasOwn(checkObject(options, 'options'), 'sessionId'))
       throw invalidOption(
         'options.sessionId',
         'a manager searches its own session; use store.search() for others',

@@ -31,15 +31,16 @@ export const SEARCH_TEXT_CHARS = 200_000
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' })
 
 /**
- * The indexed words of a body: `context_ledger.search_text(body)` (migration 0001, the same text as
- * SQLite's view `search_text`) parsed with the `english` configuration — Snowball's English stemmer, as
- * SQLite's index uses the Porter stemmer, so `replicate` finds `replication` on both; `simple` would not
- * stem. English also drops stop words (`the`, `is` …), which FTS5 indexes: see docs/postgres.md. Only the
- * first {@link SEARCH_TEXT_CHARS} characters are parsed: a tsvector holds at most 1 MB of lexemes, and a
- * longer message (strings may be 16 MB) must not make its append fail.
+ * The indexed words of a body: `context_ledger.search_vector(body)` (migration 0001) — the body's text,
+ * `context_ledger.search_text(body)` (the same text as SQLite's view `search_text`), parsed with the
+ * `english` configuration: Snowball's English stemmer, as SQLite's index uses the Porter stemmer, so
+ * `replicate` finds `replication` on both; `simple` would not stem. English also drops stop words (`the`,
+ * `is` …), which FTS5 indexes: see docs/postgres.md. Only the first {@link SEARCH_TEXT_CHARS} characters
+ * are parsed, and of those the longest prefix whose tsvector fits in 1 MB: a longer message (strings may
+ * be 16 MB) must not make its append fail.
  */
 const searchVector = (body: { name: string }) =>
-  sql`to_tsvector('english'::regconfig, left("context_ledger"."search_text"(${sql.identifier(body.name)}), ${sql.raw(String(SEARCH_TEXT_CHARS))}))`
+  sql`"context_ledger"."search_vector"(${sql.identifier(body.name)})`
 
 /** The PostgreSQL schema (namespace) every table lives in. */
 export const ledgerSchema = pgSchema('context_ledger')

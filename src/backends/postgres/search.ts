@@ -62,6 +62,11 @@ interface PgHitRow {
   folded: number | null
 }
 
+/** A time filter within what a bigint column and a Date can hold (the same matches). */
+function clampTime(ms: number | null): number | null {
+  return ms === null ? null : Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, ms))
+}
+
 /** A statement and its values. */
 export interface PgSearchStatement {
   readonly text: string
@@ -104,8 +109,9 @@ export function searchStatement(query: unknown, options: unknown): PgSearchState
     p.role,
     p.pinned === null ? null : p.pinned === 1,
     p.in_window === null ? null : p.in_window === 1,
-    p.since,
-    p.until,
+    // Beyond ±2^53 ms no time is stored (nor can a Date hold one): clamped, as bigint would refuse them.
+    clampTime(p.since),
+    clampTime(p.until),
     p.tool,
     p.skip === null ? null : (JSON.parse(p.skip) as string[]),
     p.ended === 0,
@@ -190,7 +196,7 @@ function searchSql(tsquery: string): string {
 
 /**
  * Turns a failed search into the error to throw: a query PostgreSQL refuses (`to_tsquery`'s syntax
- * error) is `INVALID_QUERY`; anything else as it was.
+ * error, a value out of range, a limit exceeded) is `INVALID_QUERY`; anything else as it was.
  *
  * @param error - what the statement threw (a `ContextLedgerError` wrapping PostgreSQL's error)
  * @param query - the query, for the message
@@ -198,7 +204,10 @@ function searchSql(tsquery: string): string {
  */
 export function searchError(error: unknown, query: string): unknown {
   const cause = error instanceof ContextLedgerError ? (error as { cause?: unknown }).cause : error
-  if (sqlState(cause) === '42601' && cause instanceof Error)
+  // 42601: a syntax error; 22023: a value out of range in the query (a phrase distance over 16,384);
+  // 54000: a query over PostgreSQL's limits (too many terms, too long a word).
+  const state = sqlState(cause)
+  if ((state === '42601' || state === '22023' || state === '54000') && cause instanceof Error)
     return invalidQuery(`${cause.message} (in ${JSON.stringify(query.slice(0, 200))})`, cause)
   return error
 }

@@ -77,6 +77,9 @@ import { FLUSH_SQL, flushValues } from './flush.js'
 import { searchError, searchStatement, toSearchHits, type PgHitRow, type PgSearchOptions } from './search.js'
 import type { EvictionRecord, EvictionsOptions, SearchHit } from '../../store/search-types.js'
 import { checkEvictionsOptions, checkSeq, toEvictionRecord } from '../../store/recall-reads.js'
+
+/** The largest seq a PostgreSQL ledger can hold (an `integer` column). */
+const INT32_MAX = 2 ** 31 - 1
 import type { EvictionRow } from '../../db/rows.js'
 import {
   DELETE_SESSION_SQL,
@@ -1047,6 +1050,8 @@ export class PostgresContextStore implements AsyncContextStore {
   async evictions(sessionId: string, options?: EvictionsOptions): Promise<EvictionRecord[]> {
     this.ensureOpen()
     const { fromSeq, limit } = checkEvictionsOptions(sessionId, options)
+    // Seqs are 32-bit on PostgreSQL: none is past that.
+    if (fromSeq > INT32_MAX) return []
     const rows = await this.query<EvictionRow>(
       EVICTIONS_SQL,
       [sessionId, fromSeq, limit],
@@ -1068,6 +1073,7 @@ export class PostgresContextStore implements AsyncContextStore {
     this.ensureOpen()
     checkSessionId(sessionId)
     const n = checkSeq(seq, 'seq')
+    if (n > INT32_MAX) return undefined
     const [row] = await this.query<EvictionRow>(
       EVICTION_OF_SQL,
       [sessionId, n],
