@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   let server: TestServer | undefined
   let url = args.url
   if (url === undefined) {
-    console.log('Starting an embedded PostgreSQL server (binaries from the npm registry)...')
+    console.log('Starting an embedded PostgreSQL server (its binaries came with npm ci)...')
     server = await startServer()
     url = (await createDatabase(server.url)).url
   }
@@ -156,12 +156,12 @@ async function main(): Promise<void> {
       `"${SESSION}": ${int(session?.messageCount ?? 0)} messages archived, ${window.length} in the window, ${int(evicted)} evicted, ${session?.pinnedCount ?? 0} pinned`,
     )
     console.log(
-      `${int(totalTrips)} round trips for ${int(messages / 2)} calls; ${conflicts} writes lost a race to another worker and ran again`,
+      `${int(totalTrips)} round trips for ${int(messages / 4)} turns (an append and an applyWindow() each); ${conflicts} writes lost a race to another worker and ran again (each session's turns come one after another here; npm run bench -- --postgres races 8 writers on one session)`,
     )
     const t0 = workers[1]?.roundTrips ?? 0
     await workers[1]?.window(SESSION)
     console.log(
-      `window() takes ${(workers[1]?.roundTrips ?? 0) - t0} round trip; append and applyWindow() take 2 each`,
+      `window() takes ${(workers[1]?.roundTrips ?? 0) - t0} round trip; append 2, applyWindow() 2 (1 when nothing moves)`,
     )
     // Recall: the whole archive is searchable (evicted turns too), and the eviction log says why one left.
     const hits = await store.search('batch 7 rows lag', { sessionId: SESSION, limit: 3 })

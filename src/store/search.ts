@@ -33,6 +33,14 @@ import type { SearchHit } from './search-types.js'
 import type { SummaryEndReason } from './summaries.js'
 import { describeValue } from '../messages/limits.js'
 
+/** `syntax: 'tsquery'` on SQLite: the PostgreSQL store's raw syntax, named as such. */
+function refuseTsquery(): never {
+  throw invalidOption(
+    'options.syntax',
+    "'tsquery' is the PostgreSQL store's raw syntax; on SQLite raw queries use syntax: 'fts5' (FTS5 query syntax)",
+  )
+}
+
 /** The tools whose calls and results a search leaves out by default: the recall tools themselves. */
 export const RECALL_TOOL_NAMES: readonly string[] = Object.freeze(['search_history', 'read_history'])
 
@@ -146,7 +154,10 @@ export function checkSearchOptions(options: unknown): Checked {
     },
     limit: count(o.limit, 'options.limit', 20, 1, MAX_SEARCH_LIMIT),
     offset: count(o.offset, 'options.offset', 0, 0, Number.MAX_SAFE_INTEGER),
-    syntax: oneOf(o.syntax, 'options.syntax', ['plain', 'fts5'], 'plain'),
+    syntax:
+      o.syntax === 'tsquery'
+        ? refuseTsquery()
+        : oneOf(o.syntax, 'options.syntax', ['plain', 'fts5'], 'plain'),
     match: oneOf(o.match, 'options.match', ['all', 'any'], 'all'),
     summaries: o.summaries ?? true,
   }

@@ -215,7 +215,11 @@ describe(`store.search [${BACKEND}]`, () => {
     await expect(store.search('a', { bogus: 1 } as never)).rejects.toThrow(/options.bogus/)
     // Each backend refuses the other's raw syntax by name.
     const other = (BACKEND === 'sqlite' ? 'tsquery' : 'fts5') as 'tsquery'
-    await expect(store.search('a', { syntax: other })).rejects.toThrow(/options.syntax/)
+    await expect(store.search('a', { syntax: other })).rejects.toThrow(
+      BACKEND === 'sqlite'
+        ? /options.syntax: 'tsquery' is the PostgreSQL store's/
+        : /options.syntax: FTS5 syntax is SQLite's/,
+    )
     expect(await backend.checksum(store)).toBe(before)
   })
 

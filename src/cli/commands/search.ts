@@ -5,7 +5,7 @@
  * How it searches is a {@link SearchMethod}; the output says which one answered (`method` in `--json`):
  * - `index` (the default): the ledger's full-text index (`store.search()`, docs/design.md, "Recall"):
  *   the words of `<text>` (and its `"quoted phrases"`) must all occur, matched by the index's tokenizer —
- *   letter case and diacritics ignored in every script (`ecole` finds `École`), English stemming
+ *   letter case ignored in every script and Latin letters' diacritics (`ecole` finds `École`), English stemming
  *   (`replicate` finds `replication`) — best first by bm25. `--fts5` takes `<text>` as FTS5 query
  *   syntax (prefixes, OR, NOT, NEAR). Its cost is that of the matching words, not of the archive.
  * - `scan` (`--scan`): every message body is read (a LIKE prefilter on the stored JSON, then the
