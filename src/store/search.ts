@@ -18,6 +18,7 @@ import { prepareAll, type PreparedAll } from '../db/typed-statement.js'
 import type { SearchHitRow } from '../db/rows.js'
 import { ContextLedgerError } from '../errors.js'
 import { checkKeys, checkSessionId, invalidOption } from './check-args.js'
+import { messageHit, summaryHit } from './search-hits.js'
 import type { Ledger, SqliteLedger } from './ledger.js'
 import {
   indexAverages,
@@ -30,7 +31,6 @@ import {
 } from './pending-scores.js'
 import { invalidQuery, toFtsQuery, type FtsQuery } from './search-query.js'
 import type { SearchHit } from './search-types.js'
-import type { SummaryEndReason } from './summaries.js'
 import { describeValue } from '../messages/limits.js'
 
 /** `syntax: 'tsquery'` on SQLite: the PostgreSQL store's raw syntax, named as such. */
@@ -310,37 +310,32 @@ function toHit(ledger: Ledger, f: Found, snippet: string): SearchHit | undefined
   if (f.doc < 0) {
     const x = st.hitSummary.get(-f.doc)
     if (x === undefined) return undefined
-    const seqs = JSON.parse(x.seqs) as [number, number][]
-    return {
+    return summaryHit({
       sessionId: x.session_id,
-      kind: 'summary',
-      seq: seqs[0]?.[0] ?? x.to_boundary,
-      trackingId: x.uid,
-      role: 'user',
+      id: x.id,
+      uid: x.uid,
+      seqs: x.seqs,
+      toBoundary: x.to_boundary,
       score: f.score,
       snippet,
       inWindow: x.in_window === 1,
-      pinned: false,
-      summaryId: x.id,
-      ...(x.end_reason === null ? {} : { ended: x.end_reason as SummaryEndReason }),
-      createdAt: new Date(x.created_at),
-    }
+      endReason: x.end_reason,
+      createdAt: x.created_at,
+    })
   }
   const m = st.hitMessage.get(f.doc)
   if (m === undefined) return undefined
   const log = m.in_window === 1 ? undefined : st.evictionOf.get({ session: m.session_pk, n: m.seq })
-  const folded = log === undefined ? null : log.summary
-  return {
+  return messageHit({
     sessionId: m.session_id,
-    kind: 'message',
     seq: m.seq,
-    trackingId: m.uid,
+    uid: m.uid,
     role: m.role,
     score: f.score,
     snippet,
     inWindow: m.in_window === 1,
     pinned: m.pinned === 1,
-    ...(folded === null ? {} : { summaryId: folded }),
-    createdAt: new Date(m.created_at),
-  }
+    folded: log?.summary ?? null,
+    createdAt: m.created_at,
+  })
 }

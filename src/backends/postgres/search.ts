@@ -20,7 +20,7 @@ import { invalidOption } from '../../store/check-args.js'
 import { checkSearchOptions } from '../../store/search.js'
 import { invalidQuery, toFtsQuery } from '../../store/search-query.js'
 import type { SearchHit, SearchOptions } from '../../store/search-types.js'
-import type { SummaryEndReason } from '../../store/summaries.js'
+import { messageHit, summaryHit } from '../../store/search-hits.js'
 import { sqlState } from './database.js'
 import { SEARCH_TEXT_CHARS } from './schema.js'
 
@@ -220,37 +220,23 @@ export function searchError(error: unknown, query: string): unknown {
  */
 export function toSearchHits(rows: readonly PgHitRow[]): SearchHit[] {
   return rows.map((r) => {
-    const snippet = (r.snippet ?? '').replaceAll('\u0000', ' ')
-    if (r.kind === 'summary') {
-      const seqs = JSON.parse(r.seqs ?? '[]') as [number, number][]
-      return {
-        sessionId: r.session_id,
-        kind: 'summary',
-        seq: seqs[0]?.[0] ?? r.seq,
-        trackingId: r.uid,
-        role: 'user',
-        score: r.score,
-        snippet,
-        inWindow: r.in_window,
-        pinned: false,
-        ...(r.summary_id === null ? {} : { summaryId: r.summary_id }),
-        ...(r.end_reason === null ? {} : { ended: r.end_reason as SummaryEndReason }),
-        createdAt: new Date(r.created_at),
-      }
-    }
-    return {
+    const common = {
       sessionId: r.session_id,
-      kind: 'message',
-      seq: r.seq,
-      trackingId: r.uid,
-      role: r.role,
+      uid: r.uid,
       score: r.score,
-      snippet,
+      snippet: (r.snippet ?? '').replaceAll('\u0000', ' '),
       inWindow: r.in_window,
-      pinned: r.pinned,
-      ...(r.folded === null ? {} : { summaryId: r.folded }),
-      createdAt: new Date(r.created_at),
+      createdAt: r.created_at,
     }
+    return r.kind === 'summary'
+      ? summaryHit({
+          ...common,
+          id: r.summary_id ?? 0,
+          seqs: r.seqs ?? '[]',
+          toBoundary: r.seq,
+          endReason: r.end_reason,
+        })
+      : messageHit({ ...common, seq: r.seq, role: r.role, pinned: r.pinned, folded: r.folded })
   })
 }
 
