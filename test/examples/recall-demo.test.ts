@@ -1,32 +1,19 @@
 /**
- * The recall demo end to end: a real Strands `Agent` with the scripted model, whose early fact left the
- * window, calls `search_history` then `read_history` and answers from what they returned — and the
- * `npm run demo` entry prints it, in a process of its own.
+ * The recall demo's edges: with the fact still in the window no tool is called, and the `npm run demo`
+ * entry prints the scenario in a process of its own (a ledger file it creates and closes). The scenario's
+ * own assertions — the agent answers from what `search_history` and `read_history` returned — are in
+ * test/adapters/strands/recall-agent.test.ts, on both backends.
  */
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { FACT, runRecallDemo } from '../../examples/recall-demo.js'
+import { runRecallDemo } from '../../examples/recall-demo.js'
 import { useTempDir } from '../helpers/temp-store.js'
 
 const dir = useTempDir('context-ledger-recall-demo-')
 const ROOT = join(import.meta.dirname, '..', '..')
 
 describe('examples/recall-demo.ts', () => {
-  it('answers from what search_history and read_history returned, the fact long out of the window', async () => {
-    const r = await runRecallDemo(dir.file('recall.db'))
-    expect(r.factInWindowWhenAsked).toBe(false)
-    expect(r.evicted).toMatchObject({ cut: 'trim-point', reason: 'window-size' })
-    expect(r.toolCalls.map((c) => c.name)).toStrictEqual(['search_history', 'read_history'])
-    expect(r.toolCalls[1]?.input).toStrictEqual({ fromSeq: r.factSeq, toSeq: r.factSeq })
-    // The search named the fact's seq as out of the window; the read gave its text back.
-    expect(r.toolResults[0]).toMatch(
-      new RegExp(`^- seq ${r.factSeq} \\(user, no longer in your context`, 'm'),
-    )
-    expect(r.toolResults[1]).toContain(FACT)
-    expect(r.answer).toBe('The on-call engineer is Priya Raman (pager 4471), as you told me at seq 0.')
-  })
-
   it('does not answer when recall is not there: the same model without the fact says so', async () => {
     const r = await runRecallDemo(dir.file('short.db'), 0)
     // With no filler turns the fact is still in the window: no tool is called, and no answer is made up.
