@@ -91,20 +91,16 @@ async function runAsync<T>(flow: Flow<T>): Promise<T> {
 
 const SEARCH_OPTIONS = { match: 'any', endedSummaries: false } as const
 
-function sqliteSource(m: PersistentConversationManager): RecallSource {
+/** The reads of either kind of manager: the same calls, answering at once (SQLite) or with a Promise. */
+function sourceOf(m: PersistentConversationManager | AsyncRecallManager): RecallSource {
+  const count = (s: { readonly messageCount: number } | undefined): number => s?.messageCount ?? 0
   return {
     search: (query, limit) => m.search(query, { ...SEARCH_OPTIONS, limit }),
     history: (fromSeq, limit) => m.history({ fromSeq, limit }),
-    messageCount: () => m.store.session(m.sessionId)?.messageCount ?? 0,
-    evictionOf: (seq) => m.store.evictionOf(m.sessionId, seq),
-  }
-}
-
-function asyncSource(m: AsyncRecallManager): RecallSource {
-  return {
-    search: (query, limit) => m.search(query, { ...SEARCH_OPTIONS, limit }),
-    history: (fromSeq, limit) => m.history({ fromSeq, limit }),
-    messageCount: async () => (await m.store.session(m.sessionId))?.messageCount ?? 0,
+    messageCount: () => {
+      const session = m.store.session(m.sessionId)
+      return session instanceof Promise ? session.then(count) : count(session)
+    },
     evictionOf: (seq) => m.store.evictionOf(m.sessionId, seq),
   }
 }
@@ -114,9 +110,8 @@ function run<T>(
   manager: PersistentConversationManager | AsyncRecallManager,
   flow: (source: RecallSource) => Flow<T>,
 ): T | Promise<T> {
-  return manager instanceof PersistentConversationManager
-    ? runSync(flow(sqliteSource(manager)))
-    : runAsync(flow(asyncSource(manager)))
+  const source = sourceOf(manager)
+  return manager instanceof PersistentConversationManager ? runSync(flow(source)) : runAsync(flow(source))
 }
 
 /** `search_history`, as the model calls it. */
