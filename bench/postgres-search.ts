@@ -11,10 +11,10 @@
 import pg from 'pg'
 import { openPostgresContextStore } from '../src/backends/postgres/index.js'
 import type { MessageData } from '../src/index.js'
-import { createDatabase, startServer, type TestServer } from '../test/postgres/server.js'
+import { createDatabase } from '../test/postgres/server.js'
+import { takeUrl, withBenchServer } from './postgres-server.js'
 import { parseOptions } from './args.js'
-import { median } from './harness.js'
-import { corpus, percentile, stopPairs, twoWordQueries } from './recall-corpus.js'
+import { corpus, searchTable, standardSearchRows, stopPairs, twoWordQueries } from './recall-corpus.js'
 
 const SESSIONS = 1_000
 
@@ -28,22 +28,11 @@ function log(line: string): void {
  * @param argv - `--quick`, `--queries N`, `--url`
  */
 export async function runPostgresSearchBench(argv: readonly string[]): Promise<void> {
-  const urlAt = argv.indexOf('--url')
-  const url = urlAt >= 0 ? argv[urlAt + 1] : undefined
-  const o = parseOptions(
-    argv.filter((a, i) => a !== '--url' && (urlAt < 0 || i !== urlAt + 1)),
-    { quick: { type: 'flag' }, queries: { type: 'integer', min: 1 } },
-  )
+  const { url, rest } = takeUrl(argv)
+  const o = parseOptions(rest, { quick: { type: 'flag' }, queries: { type: 'integer', min: 1 } })
   const messagesWanted = o.quick ? 100_000 : 1_000_000
   const queryCount = o.queries ?? 200
-  let server: TestServer | undefined
-  try {
-    let admin = url
-    if (admin === undefined) {
-      log('starting an embedded PostgreSQL server...')
-      server = await startServer()
-      admin = server.url
-    }
+  await withBenchServer(url, async (admin) => {
     const db = await createDatabase(admin)
     const store = await openPostgresContextStore({ connectionString: db.url, maxConnections: 4 })
     const raw = new pg.Client({ connectionString: db.url })
@@ -99,22 +88,10 @@ export async function runPostgresSearchBench(argv: readonly string[]): Promise<v
       console.log(
         `PostgreSQL ${version}: two-word search over ${count.toLocaleString('en-US')} messages (${SESSIONS} sessions, appended in ${appendSeconds.toFixed(0)} s), ${queryCount} queries, limit 20:\n`,
       )
-      console.log('| query | p50 | p99 | max | ≤ 20 ms p50 |')
-      console.log('|---|---:|---:|---:|---|')
-      for (const [name, t] of [
-        ['two words said together, whole archive', all],
-        ['the same, one session', one],
-        ['the same, evicted only (inWindow: false)', evicted],
-        ['two of the 20 most frequent words (10 queries)', stopwords],
-      ] as const)
-        console.log(
-          `| ${name} | ${median(t).toFixed(2)} ms | ${percentile(t, 99).toFixed(2)} ms | ${Math.max(...t).toFixed(2)} ms | ${median(t) <= 20 ? 'PASS' : 'MISS'} |`,
-        )
+      for (const line of searchTable(standardSearchRows({ all, one, evicted, stopwords }))) console.log(line)
     } finally {
       await raw.end()
       await store.close()
     }
-  } finally {
-    await server?.stop()
-  }
+  })
 }

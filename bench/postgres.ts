@@ -22,7 +22,8 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { openPostgresContextStore, type PostgresContextStore } from '../src/backends/postgres/index.js'
 import type { MessageData } from '../src/index.js'
-import { createDatabase, startServer, type TestServer } from '../test/postgres/server.js'
+import { createDatabase } from '../test/postgres/server.js'
+import { takeUrl, withBenchServer } from './postgres-server.js'
 import { parseOptions } from './args.js'
 import { TurnFactory } from './fixtures.js'
 import { median, pair, renderTable, summarize, type PairRun, type Row } from './harness.js'
@@ -267,26 +268,15 @@ async function benchWriters(url: string, writers: number, seconds: number): Prom
  * @param argv - `--quick`, `--runs N`, `--seconds N`, `--writers N`
  */
 export async function runPostgresBench(argv: readonly string[]): Promise<void> {
-  const urlAt = argv.indexOf('--url')
-  const url = urlAt >= 0 ? argv[urlAt + 1] : undefined
-  const o = parseOptions(
-    argv.filter((a, i) => a !== '--url' && (urlAt < 0 || i !== urlAt + 1)),
-    {
-      quick: { type: 'flag' },
-      runs: { type: 'integer', min: 1 },
-      seconds: { type: 'integer', min: 1 },
-      writers: { type: 'integer', min: 1 },
-    },
-  )
+  const { url, rest } = takeUrl(argv)
+  const o = parseOptions(rest, {
+    quick: { type: 'flag' },
+    runs: { type: 'integer', min: 1 },
+    seconds: { type: 'integer', min: 1 },
+    writers: { type: 'integer', min: 1 },
+  })
   const sizes = { small: 1_000, large: o.quick ? 100_000 : 1_000_000 }
-  let server: TestServer | undefined
-  try {
-    let admin = url
-    if (admin === undefined) {
-      log('starting an embedded PostgreSQL server...')
-      server = await startServer()
-      admin = server.url
-    }
+  await withBenchServer(url, async (admin) => {
     const db = await createDatabase(admin)
     log('a, b. the agent loop at two sizes, and against raw node-postgres...')
     const rows = await benchLoop(db.url, sizes, o.runs ?? 5)
@@ -303,7 +293,7 @@ export async function runPostgresBench(argv: readonly string[]): Promise<void> {
     process.stdout.write(
       [
         '',
-        `Machine: ${machine()}; PostgreSQL ${v ?? '?'} (${server === undefined ? 'given by --url' : 'embedded, fsync and synchronous_commit off'})`,
+        `Machine: ${machine()}; PostgreSQL ${v ?? '?'} (${url !== undefined ? 'given by --url' : 'embedded, fsync and synchronous_commit off'})`,
         `Medians of ${o.runs ?? 5} runs (each the median of 150 calls). ratio = ours / baseline within each run, then the median.`,
         '',
         renderTable(rows),
@@ -320,9 +310,7 @@ export async function runPostgresBench(argv: readonly string[]): Promise<void> {
     )
     await db.drop()
     await db2.drop()
-  } finally {
-    await server?.stop()
-  }
+  })
 }
 
 // Not when imported.

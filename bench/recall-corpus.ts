@@ -3,26 +3,11 @@
  * PostgreSQL): English-like text drawn from a 5,000-word vocabulary with a Zipf distribution (a few words
  * in most messages, most words rare), from a seeded generator, so both backends search the same text.
  */
+import { prng } from './fixtures.js'
+import { median } from './harness.js'
 
 /** The vocabulary's size. */
 export const VOCABULARY = 5_000
-
-/**
- * A seeded pseudo-random generator (mulberry32).
- *
- * @param seed - the seed
- * @returns numbers in [0, 1)
- */
-export function prng(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const SYLLABLES = ['ka', 'lo', 'mi', 're', 'tu', 'sa', 'ne', 'vo', 'pi', 'da', 'ro', 'li', 'ge', 'fu', 'te']
 
@@ -114,3 +99,38 @@ export const stopPairs: readonly string[] = Array.from(
   { length: 10 },
   (_, i) => `${words[i] ?? ''} ${words[i + 10] ?? ''}`,
 )
+
+/** The search benches' limit on the p50 of a query (issue 10). */
+export const SEARCH_P50_LIMIT_MS = 20
+
+/**
+ * The search benches' table: p50, p99 and max of each kind of query, against the p50 limit.
+ *
+ * @param rows - each kind of query and its times (ms)
+ * @returns the table's lines (markdown)
+ */
+export function searchTable(rows: readonly (readonly [name: string, times: readonly number[]])[]): string[] {
+  return [
+    `| query | p50 | p99 | max | ≤ ${SEARCH_P50_LIMIT_MS} ms p50 |`,
+    '|---|---:|---:|---:|---|',
+    ...rows.map(
+      ([name, t]) =>
+        `| ${name} | ${median(t).toFixed(2)} ms | ${percentile(t, 99).toFixed(2)} ms | ${Math.max(...t).toFixed(2)} ms | ${median(t) <= SEARCH_P50_LIMIT_MS ? 'PASS' : 'MISS'} |`,
+    ),
+  ]
+}
+
+/** The rows every search bench prints, from its times (ms) of the same queries. */
+export function standardSearchRows(t: {
+  all: readonly number[]
+  one: readonly number[]
+  evicted: readonly number[]
+  stopwords: readonly number[]
+}): [string, readonly number[]][] {
+  return [
+    ['two words said together, whole archive', t.all],
+    ['the same, one session', t.one],
+    ['the same, evicted only (inWindow: false)', t.evicted],
+    ['two of the 20 most frequent words (10 queries)', t.stopwords],
+  ]
+}

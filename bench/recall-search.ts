@@ -14,8 +14,8 @@
 import { openContextStore, type MessageData } from '../src/index.js'
 import { SEARCH_PENDING_MAX_ROWS } from '../src/store/search-index.js'
 import { parseOptions } from './args.js'
-import { median, Scratch } from './harness.js'
-import { corpus, percentile, stopPairs, twoWordQueries } from './recall-corpus.js'
+import { Scratch } from './harness.js'
+import { corpus, searchTable, standardSearchRows, stopPairs, twoWordQueries } from './recall-corpus.js'
 
 const options = parseOptions(
   process.argv.slice(2).filter((a, i, all) => a !== '--file' && all[i - 1] !== '--file'),
@@ -104,18 +104,11 @@ try {
   console.log(
     `Two-word search over ${messages.toLocaleString('en-US')} messages (${SESSIONS} sessions${FILE === undefined ? `, appended in ${appendSeconds.toFixed(0)} s` : ''}), ${QUERIES} queries, limit 20:\n`,
   )
-  console.log('| query | p50 | p99 | max | ≤ 20 ms p50 |')
-  console.log('|---|---:|---:|---:|---|')
-  for (const [name, t] of [
-    ['two words said together, whole archive', all],
-    ['the same, one session', one],
-    ['the same, evicted only (inWindow: false)', evicted],
-    ['two of the 20 most frequent words (10 queries)', stopwords],
+  for (const line of searchTable([
+    ...standardSearchRows({ all, one, evicted, stopwords }),
     [`two words said together, whole archive, ${manyWaiting} messages waiting (not ${fewWaiting})`, capped],
-  ] as const)
-    console.log(
-      `| ${name} | ${median(t).toFixed(2)} ms | ${percentile(t, 99).toFixed(2)} ms | ${Math.max(...t).toFixed(2)} ms | ${median(t) <= 20 ? 'PASS' : 'MISS'} |`,
-    )
+  ]))
+    console.log(line)
   store.close()
 } finally {
   scratch.dispose()

@@ -13,41 +13,17 @@
 import { openContextStore, type MessageData } from '../src/index.js'
 import { SEARCH_PENDING_MAX_ROWS } from '../src/store/search-index.js'
 import { parseOptions } from './args.js'
-import { prng, TurnFactory } from './fixtures.js'
+import { TurnFactory } from './fixtures.js'
+import { corpus, percentile, words } from './recall-corpus.js'
 import { median, Scratch } from './harness.js'
 
 const options = parseOptions(process.argv.slice(2), { queries: { type: 'integer', min: 2 } })
 const QUERIES = options.queries ?? 60
 const WAITING = [0, 32, 64, 128, SEARCH_PENDING_MAX_ROWS, 2 * SEARCH_PENDING_MAX_ROWS]
 
-const random = prng(7)
-const SYLLABLES = ['ka', 'lo', 'mi', 're', 'tu', 'sa', 'ne', 'vo', 'pi', 'da', 'ro', 'li', 'ge', 'fu', 'te']
-const VOCABULARY = 5_000
-const words = Array.from({ length: VOCABULARY }, (_, i) => {
-  let w = ''
-  for (let n = i + 1; n > 0; n = Math.floor(n / SYLLABLES.length)) w += SYLLABLES[n % SYLLABLES.length] ?? ''
-  return `${w}x`
-})
-const cumulative: number[] = []
-for (let i = 0, total = 0; i < VOCABULARY; i++) cumulative.push((total += 1 / (i + 1)))
-const totalWeight = cumulative.at(-1) ?? 1
-function word(): string {
-  const x = random() * totalWeight
-  let lo = 0
-  let hi = VOCABULARY - 1
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if ((cumulative[mid] ?? 0) < x) lo = mid + 1
-    else hi = mid
-  }
-  return words[lo] ?? 'x'
-}
+const c = corpus(7)
+const random = c.random
 const stop = new Set(words.slice(0, 100))
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
-}
 
 type Kind = 'English-like' | 'row a'
 
@@ -55,7 +31,7 @@ function messages(kind: Kind, factory: TurnFactory, n: number): MessageData[] {
   if (kind === 'row a') return factory.turns(Math.ceil(n / 4)).slice(0, n)
   return Array.from({ length: n }, (_, i) => ({
     role: i % 2 === 0 ? ('user' as const) : ('assistant' as const),
-    content: [{ text: Array.from({ length: 20 + (i % 30) }, word).join(' ') }],
+    content: [{ text: c.sentence(20 + (i % 30)) }],
   }))
 }
 
