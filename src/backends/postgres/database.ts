@@ -6,81 +6,8 @@
  * may not have committed, and the store finds out before it tries again (`store.ts`).
  */
 import pg from 'pg'
-import { ContextLedgerError } from '../../errors.js'
-
-/** A PostgreSQL error's SQLSTATE, if the error carries one. */
-export function sqlState(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined
-}
-
-/**
- * Whether an error means the connection was lost (or the server went away) rather than that the query
- * was refused: a write that failed so may have committed.
- *
- * @param error - what a query threw
- * @returns true for a lost connection
- */
-export function isConnectionLoss(error: unknown): boolean {
-  const state = sqlState(error)
-  if (state !== undefined)
-    return (
-      state.startsWith('08') || // connection exception
-      state === '57P01' || // admin_shutdown (pg_terminate_backend, a server stopping)
-      state === '57P02' || // crash_shutdown
-      state === '57P03' // cannot_connect_now (starting up, a failover)
-    )
-  const message = error instanceof Error ? error.message : ''
-  const code = (error as { code?: unknown } | null)?.code
-  return (
-    ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTCONN', 'EHOSTUNREACH'].includes(String(code)) ||
-    /Connection terminated|connection (was )?(closed|lost|ended)|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(
-      message,
-    )
-  )
-}
-
-/** Whether an error is a transient conflict another attempt resolves (deadlock, serialization). */
-export function isRetryable(error: unknown): boolean {
-  const state = sqlState(error)
-  return state === '40001' || state === '40P01' || state === '55P03'
-}
-
-/**
- * A PostgreSQL failure as a typed error.
- *
- * @param error - what a query threw
- * @param what - the operation, for the message
- * @param sessionId - the session, when there is one
- * @returns the typed error
- */
-export function toPgLedgerError(error: unknown, what: string, sessionId?: string): ContextLedgerError {
-  if (error instanceof ContextLedgerError) return error
-  const state = sqlState(error)
-  const detail = error instanceof Error ? error.message : String(error)
-  const details = { cause: error, ...(sessionId === undefined ? {} : { sessionId }) }
-  if (state === '53100' || state === '53200')
-    return new ContextLedgerError('STORAGE_FULL', `PostgreSQL is out of space: ${what} (${detail})`, details)
-  // 22021: PostgreSQL's text cannot hold the character NUL (U+0000), which a session id, an actor, a reason
-  // or a tool name given to a call may contain (message bodies are JSON: their NULs are escaped).
-  if (state === '22021')
-    return new ContextLedgerError(
-      'INVALID_OPTIONS',
-      `PostgreSQL cannot store or look up text containing the character NUL (U+0000): ${what} (${detail})`,
-      details,
-    )
-  if (state === '54000')
-    return new ContextLedgerError(
-      'STORAGE_ERROR',
-      `PostgreSQL refused it: a limit of the server was exceeded: ${what} (${detail})`,
-      details,
-    )
-  if (isRetryable(error) || state === '57014')
-    return new ContextLedgerError('DATABASE_BUSY', `PostgreSQL was busy: ${what} (${detail})`, details)
-  if (state === '25006')
-    return new ContextLedgerError('READ_ONLY', `PostgreSQL refused a write: ${what} (${detail})`, details)
-  return new ContextLedgerError('STORAGE_ERROR', `PostgreSQL failed: ${what} (${detail})`, details)
-}
+import { checkedOut, listenToPool } from './checkout.js'
+import { isConnectionLoss, toPgLedgerError } from './pg-errors.js'
 
 /** `bigint` (int8) and `numeric` columns as numbers: the store's are times in ms and counts. */
 const TYPES = {
@@ -90,47 +17,72 @@ const TYPES = {
       : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 }
 
+/** Attempts of a snapshot whose connection was lost before its reads began. */
+const SNAPSHOT_ATTEMPTS = 3
+
 /**
- * The pool, with round trips counted.
+ * The pool, with round trips counted. The store's own (the one without a client) listens on the pool's
+ * `'error'` until it is closed, so a connection lost while idle never ends the process.
  */
 export class Database {
   /** Round trips made so far (one per query). */
   roundTrips = 0
   private closed = false
+  private readonly unlisten: (() => void) | undefined
 
   /**
    * @param pool - the pool
    * @param owned - whether closing the store ends the pool
+   * @param client - the one client every query goes to (a snapshot's); without it, the pool's
    */
   constructor(
     readonly pool: pg.Pool,
     readonly owned: boolean,
     private readonly client?: pg.PoolClient,
-  ) {}
+  ) {
+    this.unlisten = client === undefined ? listenToPool(pool) : undefined
+  }
 
   /**
    * Runs `fn` with a database whose every query sees one snapshot: one client of the pool in a
-   * read-only REPEATABLE READ transaction.
+   * read-only REPEATABLE READ transaction. A connection lost before `fn` began is replaced (a few
+   * times); one lost while `fn` runs fails `fn`'s next query, and `fn`'s error is what this throws. A
+   * connection lost at the COMMIT loses nothing: the transaction only read.
    *
    * @param fn - the reads
+   * @param what - the operation, for errors
    * @returns what `fn` returned
+   * @throws what `fn` threw; ContextLedgerError `STORAGE_ERROR` (or another code {@link toPgLedgerError}
+   *   gives) when the snapshot could not begin or end
    */
-  async snapshot<T>(fn: (db: Database) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect()
-    const db = new Database(this.pool, false, client)
-    let broken: unknown
-    try {
-      await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
-      const out = await fn(db)
-      await db.query('COMMIT')
-      this.roundTrips += db.roundTrips
-      return out
-    } catch (error) {
-      broken = error
-      await db.query('ROLLBACK').catch(() => undefined)
-      throw error
-    } finally {
-      client.release(broken !== undefined && isConnectionLoss(broken) ? (broken as Error) : undefined)
+  async snapshot<T>(fn: (db: Database) => Promise<T>, what = 'read on one snapshot'): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      // An object, not a local: the callback writes it, the catch reads it.
+      const fnRan = { running: false }
+      try {
+        return await checkedOut(this.pool, async (client) => {
+          const db = new Database(this.pool, false, client)
+          try {
+            await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+            fnRan.running = true
+            const out = await fn(db)
+            fnRan.running = false
+            await db.query('COMMIT').catch((error: unknown) => {
+              if (!isConnectionLoss(error)) throw error
+            })
+            return out
+          } catch (error) {
+            await db.query('ROLLBACK').catch(() => undefined)
+            throw error
+          } finally {
+            this.roundTrips += db.roundTrips
+          }
+        })
+      } catch (error) {
+        if (fnRan.running) throw error
+        if (isConnectionLoss(error) && attempt < SNAPSHOT_ATTEMPTS) continue
+        throw toPgLedgerError(error, what)
+      }
     }
   }
 
@@ -154,7 +106,8 @@ export class Database {
 
   /**
    * Runs `fn` on one client of the pool inside a transaction (BEGIN … COMMIT; ROLLBACK on a throw).
-   * Only the rare paths use it (migrations, deleting and pruning): the hot paths are single statements.
+   * Only the rare paths use it (migrations, a write that took the session's lock): the hot paths are
+   * single statements. Its errors are the driver's: the callers tell lost connections from refusals.
    *
    * @param fn - the work
    * @returns what `fn` returned
@@ -162,35 +115,30 @@ export class Database {
   async transaction<T>(
     fn: (query: <R>(text: string, values?: readonly unknown[]) => Promise<R[]>) => Promise<T>,
   ): Promise<T> {
-    const client = await this.pool.connect()
-    const query = async <R>(text: string, values: readonly unknown[] = []): Promise<R[]> => {
-      this.roundTrips++
-      const result = await client.query<R & pg.QueryResultRow>({ text, values: [...values], types: TYPES })
-      return result.rows
-    }
-    let broken: unknown
-    try {
-      await query('BEGIN')
-      const out = await fn(query)
-      await query('COMMIT')
-      return out
-    } catch (error) {
-      broken = error
-      try {
-        await query('ROLLBACK')
-      } catch {
-        // The connection is gone; the server rolls back on its own.
+    return checkedOut(this.pool, async (client) => {
+      const query = async <R>(text: string, values: readonly unknown[] = []): Promise<R[]> => {
+        this.roundTrips++
+        const result = await client.query<R & pg.QueryResultRow>({ text, values: [...values], types: TYPES })
+        return result.rows
       }
-      throw error
-    } finally {
-      client.release(broken !== undefined && isConnectionLoss(broken) ? (broken as Error) : undefined)
-    }
+      try {
+        await query('BEGIN')
+        const out = await fn(query)
+        await query('COMMIT')
+        return out
+      } catch (error) {
+        // Where the connection is gone, the server rolls back on its own.
+        await query('ROLLBACK').catch(() => undefined)
+        throw error
+      }
+    })
   }
 
-  /** Ends the pool if the store made it. Idempotent. */
+  /** Stops listening on the pool, and ends it if the store made it. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
     if (this.owned) await this.pool.end()
+    this.unlisten?.()
   }
 }

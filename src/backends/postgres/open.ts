@@ -7,7 +7,8 @@ import { z } from 'zod'
 import { ContextLedgerError } from '../../errors.js'
 import { resolveMessageLimits, type MessageLimits } from '../../messages/limits.js'
 import { optionsError } from '../../window/window-options.js'
-import { Database, toPgLedgerError } from './database.js'
+import { Database } from './database.js'
+import { toPgLedgerError } from './pg-errors.js'
 import { migratePg, readPgMigrations, readState } from './migrate.js'
 import { PostgresContextStore } from './store.js'
 
@@ -18,7 +19,11 @@ export interface PostgresContextStoreOptions {
    * standard `PG*` environment variables are used.
    */
   connectionString?: string | undefined
-  /** A node-postgres pool to use instead (the store does not end it on close). */
+  /**
+   * A node-postgres pool to use instead. The store does not end it on close. While open, it listens on
+   * the pool's `'error'` (a connection lost while idle, which would otherwise end the process); give
+   * the pool a listener of your own for the time before and after (docs/postgres.md#pooling).
+   */
   pool?: pg.Pool | undefined
   /** Connections of the pool the store makes (default 10). */
   maxConnections?: number | undefined
@@ -88,9 +93,8 @@ export async function openPostgresContextStore(
       // Added to PGOPTIONS; an `options` parameter in the connection string replaces both.
       options: [process.env.PGOPTIONS, SESSION_OPTIONS].filter((x) => x !== undefined && x !== '').join(' '),
     })
-  // An idle client that loses its connection (a server restart, a failover) must not crash the process:
-  // the pool drops it and the next query connects anew.
-  if (o.pool === undefined) pool.on('error', () => undefined)
+  // The database listens on the pool's 'error' while the store is open (an idle client that lost its
+  // connection must not end the process: the pool drops it and the next query connects anew).
   const db = new Database(pool, o.pool === undefined)
   const where = describe(o.connectionString)
   try {

@@ -21,7 +21,7 @@ import { checkSearchOptions } from '../../store/search.js'
 import { invalidQuery, toFtsQuery } from '../../store/search-query.js'
 import type { SearchHit, SearchOptions } from '../../store/search-types.js'
 import { messageHit, summaryHit } from '../../store/search-hits.js'
-import { sqlState } from './database.js'
+import { sqlState } from './pg-errors.js'
 import { SEARCH_TEXT_CHARS } from './schema.js'
 
 /** `SearchOptions` on PostgreSQL: raw query syntax is PostgreSQL's `to_tsquery`, not FTS5's. */

@@ -72,7 +72,8 @@ import {
 } from '../../window/plan-cut.js'
 import { ArrayLedgerView } from '../../window/array-view.js'
 import type { WindowLimits } from '../../window/window-options.js'
-import { type Database, isConnectionLoss, isRetryable, sqlState, toPgLedgerError } from './database.js'
+import type { Database } from './database.js'
+import { isConnectionLoss, isRetryable, sqlState, toPgLedgerError } from './pg-errors.js'
 import { FLUSH_SQL, flushValues } from './flush.js'
 import { searchError, searchStatement, toSearchHits, type PgHitRow, type PgSearchOptions } from './search.js'
 import type { EvictionRecord, EvictionsOptions, SearchHit } from '../../store/search-types.js'
@@ -260,7 +261,7 @@ export class PostgresContextStore implements AsyncContextStore {
   /**
    * Runs several reads on one snapshot: `fn` gets a read-only store whose every call sees the same
    * committed state (one connection in a REPEATABLE READ transaction), however many writers commit
-   * meanwhile.
+   * meanwhile; that connection lost while `fn` runs, `fn`'s next call fails with `STORAGE_ERROR`.
    *
    * @param fn - the reads
    * @returns what `fn` returned
