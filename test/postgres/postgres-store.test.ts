@@ -6,35 +6,16 @@
  */
 import { createServer, connect, type Server, type Socket } from 'node:net'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { inject } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { openPostgresContextStore, type PostgresContextStore } from '../../src/backends/postgres/index.js'
 import { readPgMigrations } from '../../src/backends/postgres/migrate.js'
 import type { MessageData } from '../../src/index.js'
 import { refusalOf } from '../helpers/refusal.js'
 import { assertWindowRulesOf } from '../helpers/window-rules.js'
 import { pgLedgerChecksum } from './checksum.js'
-import { createDatabase } from './server.js'
+import { useDatabases } from './databases.js'
 
-const adminUrl = inject('pgUrl')
-const drops: (() => Promise<void>)[] = []
-const stores: PostgresContextStore[] = []
-afterAll(async () => {
-  for (const s of stores.splice(0)) await s.close()
-  for (const drop of drops.splice(0)) await drop()
-})
-
-async function database(): Promise<string> {
-  const db = await createDatabase(adminUrl)
-  drops.push(db.drop)
-  return db.url
-}
-
-async function open(url: string): Promise<PostgresContextStore> {
-  const store = await openPostgresContextStore({ connectionString: url })
-  stores.push(store)
-  return store
-}
+const { database, open, track } = useDatabases()
 
 const turn = (i: number): MessageData[] => [
   { role: 'user', content: [{ text: `question ${i}` }] },
@@ -262,7 +243,7 @@ describe('opening', () => {
     const writer = await open(url)
     await writer.append('s', { role: 'user', content: [{ text: 'hello' }] })
     const reader = await openPostgresContextStore({ connectionString: url, readonly: true })
-    stores.push(reader)
+    track(reader)
     expect(await reader.window('s')).toHaveLength(1)
     expect(
       (await refusalOf(() => reader.append('s', { role: 'user', content: [{ text: 'no' }] }))).code,
@@ -415,7 +396,7 @@ describe('a dropped connection', () => {
     const through = new URL(url)
     through.port = String(port)
     const store = await openPostgresContextStore({ connectionString: through.toString() })
-    stores.push(store)
+    track(store)
     for (const minted of [false, true]) {
       const sessionId = minted ? 'cut-minted' : 'cut'
       await store.append(sessionId, { role: 'user', content: [{ text: 'first' }] })

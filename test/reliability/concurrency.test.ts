@@ -21,7 +21,7 @@ import { assertWindowRulesOf } from '../helpers/window-rules.js'
 import { compareIndexWithView } from '../helpers/search-index.js'
 import { sqliteOf } from '../helpers/ledger-open.js'
 import { CONCURRENT_LIMITS, MessageFactory } from './workers/worker-kit.js'
-import { collect, LONG, useWorker, type WorkerExit } from './support.js'
+import { collect, LONG, readyLatch, useWorker, type WorkerExit } from './support.js'
 
 const WRITERS = LONG ? 8 : 4
 const PINNERS = 2
@@ -50,11 +50,7 @@ describe(`concurrency [${BACKEND}]`, () => {
     const acked = new Map<string, number>() // session → largest acknowledged boundary
     const errors: string[] = []
     const done: string[] = []
-    const ready = new Set<number>()
-    let onReady: () => void = () => {}
-    const allReady = new Promise<void>((resolve) => {
-      onReady = resolve
-    })
+    const ready = readyLatch(WRITERS + PINNERS + READERS)
 
     const children: ChildProcess[] = []
     const exits: Promise<WorkerExit>[] = []
@@ -64,10 +60,8 @@ describe(`concurrency [${BACKEND}]`, () => {
       exits.push(
         collect(child, (line) => {
           const [tag, a, b] = line.split(' ', 3)
-          if (tag === 'R') {
-            ready.add(w)
-            if (ready.size === WRITERS + PINNERS + READERS) onReady()
-          } else if (tag === 'A' && a !== undefined) {
+          if (tag === 'R') ready.arrive()
+          else if (tag === 'A' && a !== undefined) {
             const json = line.slice(3 + a.length)
             const m = JSON.parse(json) as StoredMessageData
             const session = appended.get(a) ?? new Map<string, string>()
@@ -95,23 +89,21 @@ describe(`concurrency [${BACKEND}]`, () => {
       ...Array.from({ length: PINNERS }, (_, i) => ['pinner', i] as const),
       ...Array.from({ length: READERS }, (_, i) => ['reader', i] as const),
     ]
-    for (const [k, [role, i]] of roles.entries()) {
+    for (const [role, i] of roles) {
       const child = launchBystander([role, path, String(i), String(WRITERS), String(SEED)])
       bystanders.push(child)
       bystanderExits.push(
         collect(child, (line) => {
-          if (line === 'R') {
-            ready.add(WRITERS + k)
-            if (ready.size === WRITERS + roles.length) onReady()
-          } else if (line.startsWith('E ')) errors.push(`${role} ${i}: ${line}`)
+          if (line === 'R') ready.arrive()
+          else if (line.startsWith('E ')) errors.push(`${role} ${i}: ${line}`)
           else if (line.startsWith('D ')) done.push(`${role} ${i}: ${line}`)
         }),
       )
     }
     const firstExit = Promise.race([...exits, ...bystanderExits])
-    await Promise.race([allReady, firstExit])
+    await Promise.race([ready.all, firstExit])
     expect(errors).toStrictEqual([])
-    expect(ready.size).toBe(WRITERS + roles.length)
+    expect(ready.arrived()).toBe(WRITERS + roles.length)
 
     const started = Date.now()
     for (const child of [...children, ...bystanders]) child.stdin?.write('go\n')

@@ -141,3 +141,34 @@ export function collect(child: ChildProcess, onLine: (line: string) => void = ()
     })
   })
 }
+
+/** Workers' "ready" lines counted: see {@link readyLatch}. */
+export interface ReadyLatch {
+  /** One more worker is ready. */
+  readonly arrive: () => void
+  /** How many are. */
+  readonly arrived: () => number
+  /** Resolves once `count` are. */
+  readonly all: Promise<void>
+}
+
+/**
+ * Counts the workers that said they are ready (opened, waiting for `go`), so a test starts them together.
+ *
+ * @param count - how many workers there are
+ * @returns the latch
+ */
+export function readyLatch(count: number): ReadyLatch {
+  let arrived = 0
+  let open: () => void = () => {}
+  const all = new Promise<void>((resolve) => {
+    open = resolve
+  })
+  return {
+    arrive: () => {
+      if (++arrived === count) open()
+    },
+    arrived: () => arrived,
+    all,
+  }
+}

@@ -7,7 +7,7 @@
  * files, real second connections; no timing.
  */
 import Database from 'better-sqlite3'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ContextLedgerError, type MessageData } from '../../src/index.js'
 import {
   SEARCH_BATCH_CHARS,
@@ -17,6 +17,7 @@ import {
 } from '../../src/store/search-index.js'
 import { collect, useWorker } from '../reliability/support.js'
 import { compareIndexWithView, docsMatching, idleTurn, waiting, watermark } from '../helpers/search-index.js'
+import { useNoUncaught } from '../helpers/no-uncaught.js'
 import { useTempDir } from '../helpers/temp-store.js'
 
 const dir = useTempDir('context-ledger-idle-')
@@ -45,18 +46,7 @@ function waitingChars(db: Database.Database): number {
 }
 
 // A throw out of a pass would reach here (and end a real process): none may.
-const uncaught: unknown[] = []
-const onUncaught = (error: unknown): void => {
-  uncaught.push(error)
-}
-beforeEach(() => {
-  uncaught.length = 0
-  process.on('uncaughtException', onUncaught)
-})
-afterEach(() => {
-  process.off('uncaughtException', onUncaught)
-  expect(uncaught).toStrictEqual([])
-})
+useNoUncaught()
 
 describe('the idle pass', () => {
   it('indexes a batch at the next turn of the event loop, not in the append that completed it', async () => {
