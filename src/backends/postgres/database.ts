@@ -1,9 +1,11 @@
 /**
  * The connection pool as the PostgreSQL store uses it: every query is one round trip (counted, so tests
  * can hold the store to its bound), takes literal SQL text with bound values only, reads `bigint`
- * columns as numbers (the store's are milliseconds and counts, far below 2^53), and fails with a
- * {@link ContextLedgerError}. Connection losses are told apart: a write that lost its connection may or
- * may not have committed, and the store finds out before it tries again (`store.ts`).
+ * columns as numbers (the store's are milliseconds and counts, far below 2^53). Its errors are the
+ * driver's, which the store classifies (`pg-errors.ts`): a write that lost its connection may or may not
+ * have committed, and the store finds out before it tries again (`store.ts`). Every client it checks out
+ * for more than one statement goes through `checkout.ts`, which keeps a dropped connection from ending
+ * the process.
  */
 import pg from 'pg'
 import { checkedOut, listenToPool } from './checkout.js'
