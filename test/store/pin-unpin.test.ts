@@ -152,6 +152,28 @@ describe(`store.pin and store.unpin [${BACKEND}]`, () => {
     await assertWindowRulesOf(store, 'g', { first: 1 })
   })
 
+  it('check reports a pinned message no window shows (a greeting an older version let a pin through on)', async () => {
+    const store = await backend.open()
+    const manager = backend.manager(store, { sessionId: 'old', windowSize: 4 })
+    await manager.append([{ role: 'assistant', content: [{ text: 'Hello!' }] }, ...conversation()])
+    await assertWindowRulesOf(store, 'old')
+    await backend.scalar(store, {
+      sqlite: 'UPDATE messages SET pinned = 1 WHERE seq = 0 RETURNING pinned',
+      postgres: 'UPDATE context_ledger.messages SET pinned = true WHERE seq = 0 RETURNING pinned',
+    })
+    const logged = "SELECT session, 0, 'pin', 'old version', 1 FROM messages WHERE seq = 0 RETURNING seq"
+    await backend.scalar(store, {
+      sqlite: `INSERT INTO pin_events (session, seq, action, actor, at) ${logged}`,
+      postgres: `INSERT INTO context_ledger.pin_events (session, seq, action, actor, at) ${logged.replace('messages', 'context_ledger.messages')}`,
+    })
+    await expect(assertWindowRulesOf(store, 'old')).rejects.toThrow(
+      /pinned in window.*pinned seqs 0 are not in the window; 0 comes before the session's first plain user message/,
+    )
+    // Unpinning it is what check advises, and it is allowed.
+    expect(await store.unpin('old', { seq: 0 })).toMatchObject({ changed: true })
+    await assertWindowRulesOf(store, 'old')
+  })
+
   it('refuse an append that carries the pin flag on a message no window can show, and write nothing', async () => {
     const store = await backend.open()
     const manager = backend.manager(store, { sessionId: 'h', windowSize: 4 })
