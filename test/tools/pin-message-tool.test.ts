@@ -87,7 +87,7 @@ describe('handlePinMessage', () => {
   })
 
   it('states the reason bound in its JSON Schema', () => {
-    const schema = z.toJSONSchema(pinMessageInputSchema, { io: 'input' }) as {
+    const schema = z.toJSONSchema(pinMessageInputSchema, { io: 'input' }) as unknown as {
       properties: { reason: { minLength?: number; maxLength?: number } }
     }
     expect(schema.properties.reason).toMatchObject({ minLength: 1, maxLength: 256 })
