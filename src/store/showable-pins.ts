@@ -5,6 +5,8 @@
  */
 import { ContextLedgerError } from '../errors.js'
 import { unshowableReason } from '../window/showable.js'
+import { hasPinFlag } from '../messages/pin-flag.js'
+import type { MessageData } from '../messages/types.js'
 import type { PreparedMessage } from './prepare-message.js'
 import type { LedgerView } from '../window/ledger-view.js'
 
@@ -57,4 +59,15 @@ export function refuseUnshowablePins(
       { path, sessionId },
     )
   })
+}
+
+/**
+ * Whether an unvalidated input carries the pin flag: the PostgreSQL store then reads where the session's
+ * first plain user message is with the append's snapshot (a plain append does not).
+ *
+ * @param input - one message as the caller passed it
+ * @returns true when it looks pinned
+ */
+export function arrivesPinned(input: unknown): boolean {
+  return typeof input === 'object' && input !== null && hasPinFlag(input as MessageData)
 }
