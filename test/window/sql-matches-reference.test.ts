@@ -16,7 +16,7 @@ import {
   type StoredMessageData,
 } from '../../src/index.js'
 import { BACKEND, makeBackend, type LedgerManager, type LedgerStore } from '../helpers/backend.js'
-import { conversation } from '../helpers/conversations.js'
+import { conversation, firstPlainUser } from '../helpers/conversations.js'
 import { assertProgress, assertStepRulesOf } from '../helpers/window-rules.js'
 import { fcRuns } from '../helpers/runs.js'
 import { refusalOf } from '../helpers/refusal.js'
@@ -91,12 +91,6 @@ interface Snapshot {
   window: number[]
 }
 
-/** The seq of the first plain user message (a user message without toolResult), or the length. */
-function opener(archive: readonly StoredMessageData[]): number {
-  const i = archive.findIndex((x) => x.role === 'user' && !x.content.some((b) => 'toolResult' in b))
-  return i < 0 ? archive.length : i
-}
-
 async function snapshot(m: LedgerManager): Promise<Snapshot> {
   const entries = await m.history({ limit: 100_000 })
   const boundary = (await m.store.session(m.sessionId))?.boundary ?? 0
@@ -167,7 +161,7 @@ describe(`PersistentConversationManager [${BACKEND}]`, () => {
                 m = manager(o.first, o.last)
               } else if (before.archive.length > 0) {
                 const seq = o.at % before.archive.length
-                if (o.kind === 'pin' && seq < opener(before.archive)) {
+                if (o.kind === 'pin' && seq < firstPlainUser(before.archive)) {
                   // No window can show it (validity before protection): the pin is refused, not ignored.
                   const error = await refusalOf(() => m.pin({ seq }, { actor: 'agent', reason: 'property' }))
                   expect([error.code, error.path]).toStrictEqual(['INVALID_OPTIONS', 'ref'])
