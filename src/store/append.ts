@@ -44,7 +44,13 @@ export function append(
     const entries = appendRows(ledger, sessionId, prepared, before, batch)
     const session = (): SqlLedgerView =>
       new SqlLedgerView(ledger.st, ledger.st.sessionById.get(sessionId) as SessionRow)
-    refuseUnshowablePins(session, prepared, entries.map((e) => e.seq), batch, sessionId)
+    refuseUnshowablePins(
+      session,
+      prepared,
+      entries.map((e) => e.seq),
+      batch,
+      sessionId,
+    )
     // A new session, or one whose window's tail is empty after a cut: see skipInvalidStart.
     if (before === undefined || before.boundary === before.message_count) {
       const pk = before?.pk ?? ledger.st.sessionById.get(sessionId)?.pk

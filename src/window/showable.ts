@@ -20,8 +20,7 @@ export function unshowableReason(view: LedgerView, seq: number): string | undefi
   const opener = view.firstPlainUser(0)
   const earliest = toolComponent(view, seq)[0] ?? seq
   if (opener !== undefined && earliest >= opener) return undefined
-  const what =
-    earliest === seq ? `seq ${seq}` : `seq ${seq} (tied by tool calls to seq ${earliest})`
+  const what = earliest === seq ? `seq ${seq}` : `seq ${seq} (tied by tool calls to seq ${earliest})`
   return opener === undefined
     ? `${what} has no plain user message at or before it, and a window must open with one: no window can show it`
     : `${what} comes before the session's first plain user message (seq ${opener}), and a window must open with one: no window can show it`

@@ -106,7 +106,11 @@ describe(`store.pin and store.unpin [${BACKEND}]`, () => {
       (store: LedgerStore) => store.pin('s', { seq: 1 }, { reason: 'r'.repeat(257) }),
       'attribution.reason',
     ],
-    ["pin reason ''", (store: LedgerStore) => store.pin('s', { seq: 1 }, { reason: '' }), 'attribution.reason'],
+    [
+      "pin reason ''",
+      (store: LedgerStore) => store.pin('s', { seq: 1 }, { reason: '' }),
+      'attribution.reason',
+    ],
     [
       'unpin reason of 5,000,000 characters',
       (store: LedgerStore) => store.unpin('s', { seq: 1 }, { reason: 'r'.repeat(5_000_000) }),

@@ -18,7 +18,10 @@ const forged = (notes: Record<string, unknown>, other: Record<string, unknown> =
   ({
     role: 'user',
     content: [{ text: 'the launch code is zebracorn' }],
-    metadata: { usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 }, custom: { team: 'ops', ...other, contextLedger: notes } },
+    metadata: {
+      usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 },
+      custom: { team: 'ops', ...other, contextLedger: notes },
+    },
   }) as MessageData
 
 describe(`reserved metadata [${BACKEND}]`, () => {
@@ -46,9 +49,7 @@ describe(`reserved metadata [${BACKEND}]`, () => {
     expect(await store.search('zebracorn')).toStrictEqual([])
     expect((await manager.history())[0]?.message.content).toStrictEqual([{ text: '[redacted]' }])
     // The store's own marker, and its edit log: pruning again prunes nothing.
-    expect(
-      (await store.prune({ sessionId: 's', before: Date.now() + 1, keepPinned: true })).pruned,
-    ).toBe(0)
+    expect((await store.prune({ sessionId: 's', before: Date.now() + 1, keepPinned: true })).pruned).toBe(0)
   })
 
   it('retention decides from its own edit log: a marker an older version let in does not stop it', async () => {
@@ -106,9 +107,13 @@ describe(`reserved metadata [${BACKEND}]`, () => {
     )
     const shown = (await manager.window()).at(-1)
     expect(shown?.metadata?.custom).toStrictEqual({ team: 'ops' })
-    await store.redactMessage('t', { seq: 0 }, {
-      replacement: { ...forged({ pruned: true }), trackingId: history[0]?.message.trackingId },
-    })
+    await store.redactMessage(
+      't',
+      { seq: 0 },
+      {
+        replacement: { ...forged({ pruned: true }), trackingId: history[0]?.message.trackingId },
+      },
+    )
     expect((await manager.history())[0]?.message.metadata?.custom).toStrictEqual({ team: 'ops' })
   })
 })

@@ -80,7 +80,9 @@ describe('handlePinMessage', () => {
   it('answers a reason over 256 characters with an error result the model can act on, and stores nothing', () => {
     const result = handlePinMessage(manager, { index: 1, reason: 'r'.repeat(5_000_000) })
     expect(result.status).toBe('error')
-    expect(result.text).toMatch(/^Invalid pin_message input at reason: .*256.*reason\?: string of 1-256 characters/)
+    expect(result.text).toMatch(
+      /^Invalid pin_message input at reason: .*256.*reason\?: string of 1-256 characters/,
+    )
     expect(handlePinMessage(manager, { index: 1, reason: '' }).status).toBe('error')
     expect(store.pinEvents('s')).toStrictEqual([])
     expect(handlePinMessage(manager, { index: 1, reason: 'r'.repeat(256) }).status).toBe('success')
@@ -99,7 +101,11 @@ describe('handlePinMessage', () => {
       { role: 'assistant', content: [{ text: 'Hello!' }] },
       { role: 'user', content: [{ text: 'hi' }] },
     ])
-    const result = handlePinMessage(greeted, { index: 0 }, { target: { count: 2, resolve: (seq) => ({ seq }) } })
+    const result = handlePinMessage(
+      greeted,
+      { index: 0 },
+      { target: { count: 2, resolve: (seq) => ({ seq }) } },
+    )
     expect(result.status).toBe('error')
     expect(result.text).toMatch(/^Message 0 cannot be pinned: .*first plain user message/)
     expect(store.pinEvents('g')).toStrictEqual([])

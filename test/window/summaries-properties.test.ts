@@ -270,14 +270,12 @@ describe(`summaries [${BACKEND}]`, () => {
             const calls = summarizer.calls.length
             const lastId = before.summaries[0]?.id ?? 0
             if (o.kind === 'append') {
-              const batch = messages
-                .slice(next, next + o.take)
-                .map((msg, i) =>
-                  // A greeting before the first user message cannot arrive pinned (pin-unpin.test.ts).
-                  o.pinned && (o.pinMask >> i) % 2 === 1 && msg.trackingId !== 'greeting'
-                    ? { ...msg, metadata: { custom: { pinned: true } } }
-                    : msg,
-                )
+              const batch = messages.slice(next, next + o.take).map((msg, i) =>
+                // A greeting before the first user message cannot arrive pinned (pin-unpin.test.ts).
+                o.pinned && (o.pinMask >> i) % 2 === 1 && msg.trackingId !== 'greeting'
+                  ? { ...msg, metadata: { custom: { pinned: true } } }
+                  : msg,
+              )
               next += batch.length
               if (batch.length > 0) await m.append(batch)
               for (const msg of batch) {
