@@ -21,7 +21,7 @@ export const PIN_MESSAGE_TOOL_DESCRIPTION =
   'Pin a message of this conversation so it always stays in your context window, or unpin it so it may ' +
   'be dropped when space runs out. `index` is the position of the message in the conversation you ' +
   'currently see, starting at 0. Pin what you must not lose: the task definition, constraints, key ' +
-  'decisions or results. Give a short `reason` (at most 256 characters).'
+  'decisions or results. Give a short `reason`.'
 
 /**
  * The tool's input: `{ index: int ≥ 0, action: 'pin' | 'unpin' (default 'pin'), reason?: string of 1–256
@@ -36,7 +36,7 @@ export const pinMessageInputSchema = z.object({
     .min(1)
     .max(ATTRIBUTION_MAX)
     .optional()
-    .describe(`Why, in a few words (1-${ATTRIBUTION_MAX} characters); recorded with the pin`),
+    .describe('Why, in a few words; recorded with the pin'),
 })
 
 /** A parsed `pin_message` input. */

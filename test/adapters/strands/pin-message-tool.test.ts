@@ -40,7 +40,7 @@ describe('pinMessageTool', () => {
             enum: ['pin', 'unpin'],
           },
           reason: {
-            description: 'Why, in a few words (1-256 characters); recorded with the pin',
+            description: 'Why, in a few words; recorded with the pin',
             type: 'string',
             minLength: 1,
             maxLength: 256,
