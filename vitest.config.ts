@@ -25,6 +25,7 @@ export const CONFORMANCE = [
   'test/window/strands-summaries-equivalence.test.ts',
   'test/window/summary-edge-cases.test.ts',
   'test/store/pin-unpin.test.ts',
+  'test/store/reserved-metadata.test.ts',
   'test/store/summaries.test.ts',
   'test/manager/summaries-hostile.test.ts',
   'test/reliability/bad-input.test.ts',

@@ -18,7 +18,7 @@
  * - it starts with a user message that carries no toolResult; every toolResult has its toolUse earlier in
  *   it; every toolUse its result later (but a call in flight, the session's newest message); the summary
  *   never splits a tool pair; the alternating form alternates roles and keeps every block;
- * - every protected message (pinned, first N, last N, their tool partners) is in it;
+ * - every protected message (pinned, first N, last N, their tool partners) is in it, and every pinned one;
  * - the newest turn's opening message is in it — or folded into the chain of the summary it shows;
  * - summaries: exactly the current one is open; each summary's ranges are ascending, half-open, within
  *   the archive and before its boundary, and count its messages; `replaces` and `regenerates` name an
@@ -31,6 +31,7 @@
 import type { StoredMessageData } from '../messages/types.js'
 import type { SummaryRecord } from '../store/summaries.js'
 import { isSummaryMessage } from '../summaries/summary-message.js'
+import { checkProtectedShown } from './protected-shown.js'
 import { linkCalls, newestTurnStart, protectedSet, shapeOf, type MessageShape } from './archive-facts.js'
 
 /** One broken rule. */
@@ -385,11 +386,7 @@ export class WindowRules {
         })
     }
     const protectedSeqs = [...prot].sort((a, b) => a - b)
-    const missing = protectedSeqs.filter((s) => !windowSet.has(s))
-    if (missing.length > 0)
-      fail('protected in window', `protected seqs ${missing.join(',')} are not in the window`, {
-        seq: missing[0],
-      })
+    checkProtectedShown(fail, shapes, protectedSeqs, this.pinned, windowSet)
 
     if (current !== undefined) {
       // A folded message is out of the window: never in the tail (only dropping the summary moves the

@@ -11,7 +11,9 @@ import { appendRows } from './append-rows.js'
 import { checkSessionId, checkTokenCounter } from './check-args.js'
 import type { Ledger } from './ledger.js'
 import { prepareMessage } from './prepare-message.js'
+import { refuseUnshowablePins } from './showable-pins.js'
 import { SqlLedgerView } from './sql-ledger-view.js'
+import type { SessionRow } from '../db/statements.js'
 import type { LedgerEntry } from './store-types.js'
 
 /**
@@ -40,6 +42,15 @@ export function append(
     const before = ledger.st.sessionById.get(sessionId)
     if (before !== undefined) ledger.keys.remember(sessionId, before.pk)
     const entries = appendRows(ledger, sessionId, prepared, before, batch)
+    const session = (): SqlLedgerView =>
+      new SqlLedgerView(ledger.st, ledger.st.sessionById.get(sessionId) as SessionRow)
+    refuseUnshowablePins(
+      session,
+      prepared,
+      entries.map((e) => e.seq),
+      batch,
+      sessionId,
+    )
     // A new session, or one whose window's tail is empty after a cut: see skipInvalidStart.
     if (before === undefined || before.boundary === before.message_count) {
       const pk = before?.pk ?? ledger.st.sessionById.get(sessionId)?.pk

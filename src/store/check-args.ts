@@ -14,8 +14,8 @@ import type { WindowLimits } from '../window/window-options.js'
 /** The longest session id, in UTF-16 code units. */
 export const SESSION_ID_MAX = 256
 
-/** The longest pin actor name. */
-const ACTOR_MAX = 256
+/** The longest actor name and reason of a pin, an unpin, an edit or a redaction (docs/api.md, "Limits"). */
+export const ATTRIBUTION_MAX = 256
 
 /** Names a message: by seq, by tracking id, or by its position in the current window. */
 export type MessageRef = { seq: number } | { trackingId: string } | { windowIndex: number }
@@ -24,7 +24,7 @@ export type MessageRef = { seq: number } | { trackingId: string } | { windowInde
 export interface PinAttribution {
   /** Who: `'user'` (default), `'agent'`, `'rule'`, or any name (1–256 characters). */
   actor?: string
-  /** Why. */
+  /** Why (1–256 characters): the pin log keeps it with every pin. */
   reason?: string
 }
 
@@ -172,7 +172,7 @@ export function checkMessageRef(ref: unknown): MessageRef {
 }
 
 /**
- * Checks a pin attribution: an object with an optional `actor` (1–256 characters) and `reason`.
+ * Checks a pin (or edit, or redaction) attribution: an optional `actor` and `reason`, each 1–256 characters.
  *
  * @param attribution - what the caller passed (undefined for none)
  * @returns the attribution
@@ -181,9 +181,8 @@ export function checkMessageRef(ref: unknown): MessageRef {
 export function checkAttribution(attribution: unknown): PinAttribution {
   if (attribution === undefined) return {}
   const a = checkKeys(attribution, 'attribution', ['actor', 'reason'])
-  if (a.actor !== undefined) checkText(a.actor, 'attribution.actor', 1, ACTOR_MAX)
-  if (a.reason !== undefined)
-    checkText(a.reason, 'attribution.reason', 0, DEFAULT_MESSAGE_LIMITS.maxStringLength)
+  if (a.actor !== undefined) checkText(a.actor, 'attribution.actor', 1, ATTRIBUTION_MAX)
+  if (a.reason !== undefined) checkText(a.reason, 'attribution.reason', 1, ATTRIBUTION_MAX)
   return a
 }
 

@@ -40,5 +40,5 @@ export function interruptedToolResults(
     trackingId: mintTrackingId(),
     metadata: { custom: { contextLedger: { repair: MISSING_TOOL_RESULT_REPAIR } } },
   }
-  return prepareMessage(message, -1, estimateTokens, limits)
+  return prepareMessage(message, -1, estimateTokens, limits, 'own')
 }

@@ -16,6 +16,7 @@ import {
 } from './check-args.js'
 import type { Ledger } from './ledger.js'
 import { findMessage } from './lookup.js'
+import { refuseUnshowablePin } from './showable-pins.js'
 import { SqlLedgerView } from './sql-ledger-view.js'
 import type { PinResult } from './store-types.js'
 
@@ -30,7 +31,8 @@ import type { PinResult } from './store-types.js'
  * @param limits - the limits whose protected ranges decide what else a pin brings back; undefined: the
  *   ranges the session's kept rows were last derived for
  * @returns what changed
- * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_OPTIONS` naming a bad argument, `READ_ONLY`
+ * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_OPTIONS` naming a bad argument (`ref` for a pin
+ *   no window can show: a message before the session's first plain user message), `READ_ONLY`
  */
 export function setPinned(
   ledger: Ledger,
@@ -50,6 +52,8 @@ export function setPinned(
     const { session, row } = findMessage(ledger, sessionId, ref)
     if ((row.pinned === 1) === pinned)
       return { seq: row.seq, trackingId: row.uid, changed: false, restored: 0 }
+    const view = new SqlLedgerView(st, session)
+    if (pinned) refuseUnshowablePin(view, row.seq, sessionId)
     const now = Date.now()
     st.setPinned.run(pinned ? 1 : 0, session.pk, row.seq)
     st.insertPinEvent.run(
@@ -61,7 +65,6 @@ export function setPinned(
       now,
     )
     let restored = 0
-    const view = new SqlLedgerView(st, session)
     if (pinned && row.seq < session.boundary) {
       // Just what this pin protects: its tool partners, and a lead if it is now the earliest.
       const protect = limits ?? { ...PINS_ONLY, first: session.kept_first ?? 0 }

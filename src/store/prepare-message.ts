@@ -3,11 +3,13 @@
  * the tracking id, the exact JSON to store, its classification and its token count. User code (the
  * token counter) therefore never runs inside a transaction. The caller's value is read once, into a
  * plain copy (`snapshotMessage`); the body, the classification and the token count all come from that
- * copy, and the body is serialized before the token counter (caller code) sees the copy.
+ * copy, and the body is serialized before the token counter (caller code) sees the copy. The notes only
+ * the library writes are stripped from a caller's message (`messages/reserved-notes.ts`).
  */
 import { mintTrackingId } from '../messages/tracking-id.js'
 import { classifyMessage, type MessageClass } from '../messages/classify.js'
 import { hasPinFlag } from '../messages/pin-flag.js'
+import { withoutReservedNotes } from '../messages/reserved-notes.js'
 import { snapshotMessage, snapshotMessageAt, type MessageLimits } from '../messages/schema.js'
 import { countTokens, type TokenCounter } from '../messages/tokens.js'
 import type { MessageData, StoredMessageData } from '../messages/types.js'
@@ -50,6 +52,8 @@ export function contentKey(message: MessageData): string {
  * @param index - its position in the batch (errors name it), or -1 for a single message
  * @param counter - the token counter
  * @param limits - validation limits
+ * @param notes - `'caller'` (default): the body is a caller's, and the notes only the library writes
+ *   (`messages/reserved-notes.ts`) are stripped from it; `'own'`: the store wrote it (a repair row)
  * @returns the prepared message
  * @throws ContextLedgerError `INVALID_MESSAGE` (path prefixed with `[index].` in a batch) or `INVALID_TOKEN_COUNT`
  */
@@ -58,9 +62,11 @@ export function prepareMessage(
   index: number,
   counter: TokenCounter,
   limits: MessageLimits,
+  notes: 'caller' | 'own' = 'caller',
 ): PreparedMessage {
-  const valid: MessageData =
+  const snapshot: MessageData =
     index >= 0 ? snapshotMessageAt(input, index, 'batch', limits) : snapshotMessage(input, limits)
+  const valid = notes === 'own' ? snapshot : withoutReservedNotes(snapshot)
   const minted = valid.trackingId === undefined
   // The copy is ours: the minted id goes last, where spreading would put it too.
   if (minted) valid.trackingId = mintTrackingId()

@@ -4,11 +4,13 @@
  * loop; the Strands adapter wraps the same handler (`context-ledger/strands` exports `pinMessageTool`).
  *
  * The handler never throws for what a model can get wrong (a bad index, unpinning a message that is not
- * pinned, malformed input): it answers with an error result the model can read and correct.
+ * pinned, a reason over 256 characters, a message no window can show, malformed input): it answers with
+ * an error result the model can read and correct.
  */
 import { z } from 'zod'
 import { isContextLedgerError } from '../errors.js'
 import type { PersistentConversationManager } from '../manager/persistent-conversation-manager.js'
+import { ATTRIBUTION_MAX } from '../store/check-args.js'
 import type { MessageRef, PinResult } from '../store/context-store.js'
 
 /** The tool's name, as the model calls it. */
@@ -21,11 +23,20 @@ export const PIN_MESSAGE_TOOL_DESCRIPTION =
   'currently see, starting at 0. Pin what you must not lose: the task definition, constraints, key ' +
   'decisions or results. Give a short `reason`.'
 
-/** The tool's input: `{ index: int ≥ 0, action: 'pin' | 'unpin' (default 'pin'), reason?: string }`. */
+/**
+ * The tool's input: `{ index: int ≥ 0, action: 'pin' | 'unpin' (default 'pin'), reason?: string of 1–256
+ * characters }`. A longer reason is answered with an error result naming the bound (not truncated: the
+ * model says what it means in fewer words, and the pin log never keeps a text the model did not write).
+ */
 export const pinMessageInputSchema = z.object({
   index: z.number().int().min(0).describe('Position of the message in the conversation you see, from 0'),
   action: z.enum(['pin', 'unpin']).default('pin').describe("'pin' (default) or 'unpin'"),
-  reason: z.string().optional().describe('Why, in a few words; recorded with the pin'),
+  reason: z
+    .string()
+    .min(1)
+    .max(ATTRIBUTION_MAX)
+    .optional()
+    .describe('Why, in a few words; recorded with the pin'),
 })
 
 /** A parsed `pin_message` input. */
@@ -82,7 +93,7 @@ export function checkPinMessageInput(
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     const where = issue === undefined || issue.path.length === 0 ? 'input' : issue.path.join('.')
-    const text = `Invalid ${PIN_MESSAGE_TOOL_NAME} input at ${where}: ${issue?.message ?? 'not an object'}. Expected { index: integer >= 0, action?: 'pin' | 'unpin', reason?: string }.`
+    const text = `Invalid ${PIN_MESSAGE_TOOL_NAME} input at ${where}: ${issue?.message ?? 'not an object'}. Expected { index: integer >= 0, action?: 'pin' | 'unpin', reason?: string of 1-${ATTRIBUTION_MAX} characters }.`
     return { ok: false, result: { status: 'error', text } }
   }
   const index = parsed.data.index
@@ -154,6 +165,9 @@ export function handlePinMessage(
         status: 'error',
         text: `Message ${index} is not in the conversation store yet; try again later.`,
       }
+    // A pin no window can show (a greeting before the first user message): the store says why.
+    if (isContextLedgerError(error, 'INVALID_OPTIONS') && error.path === 'ref')
+      return { status: 'error', text: `Message ${index} cannot be pinned: ${error.message}` }
     throw error
   }
   return { ...describePinOutcome(index, action, pin.changed), pin }

@@ -69,3 +69,16 @@ export function conversation(
       ]
     })
 }
+
+/**
+ * Where a window can start at the earliest: the first plain user message (a user message without
+ * toolResult). A pin before it is refused: no window can show it (docs/design.md, "Validity before
+ * protection").
+ *
+ * @param archive - a session's messages in seq order
+ * @returns its seq, or the archive's length when there is none
+ */
+export function firstPlainUser(archive: readonly MessageData[]): number {
+  const i = archive.findIndex((x) => x.role === 'user' && !x.content.some((b) => 'toolResult' in b))
+  return i < 0 ? archive.length : i
+}

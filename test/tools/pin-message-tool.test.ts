@@ -77,6 +77,40 @@ describe('handlePinMessage', () => {
     ])
   })
 
+  it('answers a reason over 256 characters with an error result the model can act on, and stores nothing', () => {
+    const result = handlePinMessage(manager, { index: 1, reason: 'r'.repeat(5_000_000) })
+    expect(result.status).toBe('error')
+    expect(result.text).toMatch(
+      /^Invalid pin_message input at reason: .*256.*reason\?: string of 1-256 characters/,
+    )
+    expect(handlePinMessage(manager, { index: 1, reason: '' }).status).toBe('error')
+    expect(store.pinEvents('s')).toStrictEqual([])
+    expect(handlePinMessage(manager, { index: 1, reason: 'r'.repeat(256) }).status).toBe('success')
+  })
+
+  it('states the reason bound in its JSON Schema', () => {
+    const schema = z.toJSONSchema(pinMessageInputSchema, { io: 'input' }) as unknown as {
+      properties: { reason: { minLength?: number; maxLength?: number } }
+    }
+    expect(schema.properties.reason).toMatchObject({ minLength: 1, maxLength: 256 })
+  })
+
+  it('answers a pin no window can show (a greeting before the first user message) with an error result', () => {
+    const greeted = new PersistentConversationManager({ store, sessionId: 'g', windowSize: 4 })
+    greeted.append([
+      { role: 'assistant', content: [{ text: 'Hello!' }] },
+      { role: 'user', content: [{ text: 'hi' }] },
+    ])
+    const result = handlePinMessage(
+      greeted,
+      { index: 0 },
+      { target: { count: 2, resolve: (seq) => ({ seq }) } },
+    )
+    expect(result.status).toBe('error')
+    expect(result.text).toMatch(/^Message 0 cannot be pinned: .*first plain user message/)
+    expect(store.pinEvents('g')).toStrictEqual([])
+  })
+
   it('answers an out-of-range index with an error result, without throwing', () => {
     expect(handlePinMessage(manager, { index: 6 })).toStrictEqual({
       status: 'error',

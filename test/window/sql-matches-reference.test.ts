@@ -1,5 +1,6 @@
 /**
- * Random conversations — text turns, single and parallel tool calls, pins, protected ranges, window
+ * Random conversations — text turns, single and parallel tool calls, greetings before the first user
+ * message, pins (refused on a message no window can show), protected ranges, window
  * sizes, budgets, window replacements, and managers with other protected ranges — driven through the SQL
  * store. After every step the SQL window equals what the pure `planWindow` computes from the same ledger
  * and prior state, and every window rule (docs/design.md, "Window rules") holds. The store trusts its bookkeeping (kept totals, recheck
@@ -15,9 +16,10 @@ import {
   type StoredMessageData,
 } from '../../src/index.js'
 import { BACKEND, makeBackend, type LedgerManager, type LedgerStore } from '../helpers/backend.js'
-import { conversation } from '../helpers/conversations.js'
+import { conversation, firstPlainUser } from '../helpers/conversations.js'
 import { assertProgress, assertStepRulesOf } from '../helpers/window-rules.js'
 import { fcRuns } from '../helpers/runs.js'
+import { refusalOf } from '../helpers/refusal.js'
 
 // The conformance suite: the same properties on the backend the project selects (test/helpers/backend.ts).
 const backend = makeBackend()
@@ -159,7 +161,11 @@ describe(`PersistentConversationManager [${BACKEND}]`, () => {
                 m = manager(o.first, o.last)
               } else if (before.archive.length > 0) {
                 const seq = o.at % before.archive.length
-                if (o.kind === 'pin') await m.pin({ seq }, { actor: 'agent', reason: 'property' })
+                if (o.kind === 'pin' && seq < firstPlainUser(before.archive)) {
+                  // No window can show it (validity before protection): the pin is refused, not ignored.
+                  const error = await refusalOf(() => m.pin({ seq }, { actor: 'agent', reason: 'property' }))
+                  expect([error.code, error.path]).toStrictEqual(['INVALID_OPTIONS', 'ref'])
+                } else if (o.kind === 'pin') await m.pin({ seq }, { actor: 'agent', reason: 'property' })
                 else if (o.kind === 'unpin') await m.unpin({ seq })
                 else
                   await m.setWindowContent(
@@ -180,6 +186,10 @@ describe(`PersistentConversationManager [${BACKEND}]`, () => {
                 previousBoundary: before.boundary,
               }
               const protectedSeqs = await assertStepRulesOf(check)
+              // Protection: every pinned message is in the window (the checker also says so), whatever
+              // the session opens with — greetings before its first user message included.
+              const shown = new Set(after.window)
+              expect(after.pinned.flatMap((p, s) => (p && !shown.has(s) ? [s] : []))).toStrictEqual([])
               if (o.kind === 'reduce')
                 assertProgress({
                   ...check,

@@ -35,7 +35,8 @@ import {
 } from '../../src/index.js'
 import { ArrayLedgerView } from '../../src/window/array-view.js'
 import { planCut, type CutDecision } from '../../src/window/plan-cut.js'
-import { conversation } from '../helpers/conversations.js'
+import { conversation, firstPlainUser } from '../helpers/conversations.js'
+import { refusalOf as refusalOfCall } from '../helpers/refusal.js'
 import { fcRuns } from '../helpers/runs.js'
 import { recordingSummarizer, summaryText } from '../helpers/summarizers.js'
 import { BACKEND, makeBackend, type LedgerManager, type LedgerStore } from '../helpers/backend.js'
@@ -269,13 +270,12 @@ describe(`summaries [${BACKEND}]`, () => {
             const calls = summarizer.calls.length
             const lastId = before.summaries[0]?.id ?? 0
             if (o.kind === 'append') {
-              const batch = messages
-                .slice(next, next + o.take)
-                .map((msg, i) =>
-                  o.pinned && (o.pinMask >> i) % 2 === 1
-                    ? { ...msg, metadata: { custom: { pinned: true } } }
-                    : msg,
-                )
+              const batch = messages.slice(next, next + o.take).map((msg, i) =>
+                // A greeting before the first user message cannot arrive pinned (pin-unpin.test.ts).
+                o.pinned && (o.pinMask >> i) % 2 === 1 && msg.trackingId !== 'greeting'
+                  ? { ...msg, metadata: { custom: { pinned: true } } }
+                  : msg,
+              )
               next += batch.length
               if (batch.length > 0) await m.append(batch)
               for (const msg of batch) {
@@ -497,7 +497,9 @@ describe(`summaries [${BACKEND}]`, () => {
               m = manager(o.first, o.last, o.windowSize)
             } else if (before.archive.length > 0) {
               const seq = o.at % before.archive.length
-              if (o.kind === 'pin') await m.pin({ seq }, { actor: 'agent', reason: 'property' })
+              if (o.kind === 'pin' && seq < firstPlainUser(before.archive))
+                expect((await refusalOfCall(() => m.pin({ seq }))).path).toBe('ref')
+              else if (o.kind === 'pin') await m.pin({ seq }, { actor: 'agent', reason: 'property' })
               else if (o.kind === 'unpin') await m.unpin({ seq })
               else
                 await m.setWindowContent(

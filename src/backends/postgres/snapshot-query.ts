@@ -302,7 +302,7 @@ pruned AS (
   SELECT unnest(ARRAY(SELECT m.seq FROM context_ledger.messages m, p
   WHERE $18::int IS NOT NULL AND m.session = p.pk AND m.seq >= $18::int AND m.seq < p.b AND NOT m.kept
     AND NOT m.pinned AND m.created_at < $19::bigint
-    AND (m.body::jsonb #> '{metadata,custom,contextLedger,pruned}') IS DISTINCT FROM 'true'::jsonb
+    AND NOT ((m.body::jsonb #> '{metadata,custom,contextLedger,pruned}') IS NOT DISTINCT FROM 'true'::jsonb AND EXISTS (SELECT 1 FROM context_ledger.message_edits e WHERE e.session = m.session AND e.seq = m.seq AND e.kind = 'redact'))
   ORDER BY m.seq LIMIT $20::int)) AS seq
 ),
 window_rows AS (

@@ -38,6 +38,7 @@ import { checkPruneOptions, prunedForm } from '../../store/retention-options.js'
 import type { DeleteSessionResult, PruneOptions, PruneResult } from '../../store/retention-options.js'
 import { findMessage } from '../../store/lookup.js'
 import { setPinned } from '../../store/pins.js'
+import { arrivesPinned } from '../../store/showable-pins.js'
 import {
   dropSummary,
   planFold,
@@ -166,7 +167,7 @@ function refSpec(ref: MessageRef): ReadSpec {
   return { refIndex: ref.windowIndex, keptK: ref.windowIndex + 1 }
 }
 
-/** The trackingIds and tool ids an append's messages name (read before validation: only what looks right). */
+/** The ids an append's messages name (read before validation); a pin flag needs the planner's part too. */
 function appendSpec(messages: unknown): ReadSpec {
   const list: unknown[] = Array.isArray(messages) ? messages : [messages]
   const uids: string[] = []
@@ -185,7 +186,7 @@ function appendSpec(messages: unknown): ReadSpec {
       }
     }
   }
-  return { uids, toolIds, newest: 2 * list.length + 1, plan: 1, keptK: 1 }
+  return { uids, toolIds, newest: 2 * list.length + 1, plan: list.some(arrivesPinned) ? 2 : 1, keptK: 1 }
 }
 
 /**

@@ -39,7 +39,12 @@ describe('pinMessageTool', () => {
             type: 'string',
             enum: ['pin', 'unpin'],
           },
-          reason: { description: 'Why, in a few words; recorded with the pin', type: 'string' },
+          reason: {
+            description: 'Why, in a few words; recorded with the pin',
+            type: 'string',
+            minLength: 1,
+            maxLength: 256,
+          },
         },
         required: ['index'],
       })

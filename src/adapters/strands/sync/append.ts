@@ -8,7 +8,7 @@ import type { MessageData } from '../../../messages/types.js'
 import type { LedgerEntry } from '../../../store/context-store.js'
 import { toLedgerMessage } from '../convert.js'
 import { appendOrOverlay } from './edits.js'
-import { recordPin } from './pin-sync.js'
+import { appendPinned, recordPin } from './pin-sync.js'
 import { appendRepaired } from './repair.js'
 import { contentKey, logRefusal, type SyncContext } from './sync-context.js'
 
@@ -46,8 +46,10 @@ export function storeNew(
     return { repairRow: undefined }
   }
   let entry: LedgerEntry | undefined
+  let pinKept = pinned
   try {
-    entry = appendOrOverlay(sync, data)
+    if (pinned) ({ entry, pinKept } = appendPinned(sync, data, (d) => appendOrOverlay(sync, d)))
+    else entry = appendOrOverlay(sync, data)
     // A copy of an earlier message is stored as a new occurrence under a new trackingId: the live
     // message takes it, so agent.messages and the window name the same message.
     if (entry !== undefined && entry.trackingId !== data.trackingId)
@@ -70,7 +72,7 @@ export function storeNew(
     if (repaired.refused !== undefined) return repaired
     entry = repaired.entry
   }
-  if (pinned) recordPin(sync, { trackingId: message.trackingId }, true)
+  if (pinKept) recordPin(sync, { trackingId: message.trackingId }, true)
   return { repairRow: entry?.repair, entry }
 }
 
