@@ -7,7 +7,8 @@
  * a malformed line is refused with its line number before anything is written, and the write lock is not
  * held while the input arrives. Then one transaction writes the session's rows as they were (the session
  * id `--as` names, if given); an existing session id is refused. Holds the parsed session in memory
- * meanwhile (about the size of the export).
+ * meanwhile (about the size of the export). A file that does not exist is built under a temporary name
+ * and published, never over a file that appeared meanwhile (`import-target.ts`).
  */
 import { createReadStream, existsSync, statSync } from 'node:fs'
 import { createInterface } from 'node:readline'
@@ -18,7 +19,8 @@ import { SEARCH_WRITE_STATEMENTS } from '../../db/search-statements.js'
 import { checkSessionId } from '../../store/context-store.js'
 import { openContextStore } from '../../store/context-store.js'
 import { CliError, fromLedgerError } from '../errors.js'
-import { refuseInvalidImport, removeCreatedLedger } from '../import-check.js'
+import { refuseInvalidImport } from '../import-check.js'
+import { importTarget } from '../import-target.js'
 import {
   bodyLine,
   columnText,
@@ -241,11 +243,13 @@ export async function importSession(
     if (found.kind === 'older')
       throw new CliError(importOlderSchemaMessage(file, found.schemaVersion, found.current), 'SCHEMA_TOO_OLD')
   }
-  const created = !existsSync(file)
+  // A new file is built under a temporary name and published when complete (`import-target.ts`).
+  const target = importTarget(file)
   let store
   try {
-    store = openContextStore(file)
+    store = openContextStore(target.path)
   } catch (error) {
+    target.discard()
     if (error instanceof ContextLedgerError) throw fromLedgerError(error, file)
     throw error
   }
@@ -351,6 +355,8 @@ export async function importSession(
       if (ids.size > 0) indexSummaries.run(-Math.min(...ids.values()))
     })
     written.done()
+    store.close()
+    target.publish()
     const result = {
       file,
       sessionId,
@@ -366,11 +372,8 @@ export async function importSession(
         `imported session "${visible(sessionId)}" into ${visible(file)}: ${count(result.messages)} messages, ${count(result.toolCalls)} tool calls, ${count(result.pinEvents)} pin events, ${count(result.edits)} edits, ${count(result.summaries)} summaries`,
       )
     return 0
-  } catch (error) {
-    store.close()
-    if (created) removeCreatedLedger(file)
-    throw error
   } finally {
     store.close()
+    target.discard()
   }
 }
