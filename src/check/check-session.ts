@@ -18,6 +18,7 @@ import { toSummaryRecord, type SummaryRecord } from '../store/summaries.js'
 import type { StoredMessageData } from '../messages/types.js'
 import { STATEMENTS } from '../db/statements.js'
 import { prepareSpec } from '../db/typed-statement.js'
+import { assertMessages, messageShapeProblem } from './body-shape.js'
 import { checkEvictionRows } from './eviction-rows.js'
 import { checkLedgerRows } from './ledger-rows.js'
 import { CHECK_READS, type CheckSessionRow } from './statements.js'
@@ -92,11 +93,13 @@ export function checkSession(
               windowMessages: facts.windowMessages,
               summaryId: facts.summaryId,
             }
-      const window = attempt(fail, 'window()', () => store.window(sessionId), [])
+      // A window the store cannot give is the echo of a row's problem: reported after the rows'.
+      const reads = problemList(sessionId)
+      const window = attempt(reads.fail, 'window()', () => assertMessages(store.window(sessionId)), [])
       const alternate = attempt(
-        fail,
+        reads.fail,
         'window({ alternate: true })',
-        () => store.window(sessionId, { alternate: true }),
+        () => assertMessages(store.window(sessionId, { alternate: true })),
         [],
       )
       const summaries = readSummaries(store, sessionId, row, fail)
@@ -112,6 +115,8 @@ export function checkSession(
         let entries: LedgerEntry[] | undefined
         try {
           entries = store.history(sessionId, { fromSeq: from, limit: PAGE })
+          // A body (or window form) that is JSON but not a message: the page is read row by row.
+          if (entries.some(notMessages)) throw new Error('a row holds no message')
           page = entries
         } catch (error) {
           if (row === undefined) throw error
@@ -131,7 +136,10 @@ export function checkSession(
       // The bookkeeping first: a column changed behind the store's back (a kept total, a pinned flag) is
       // the cause of the window rules it then breaks. The eviction log last: it is checked against the
       // session's rows and summaries, so a problem there is often the echo of one in them.
-      return { ...result, problems: [...problems, ...result.problems, ...log.problems] }
+      return {
+        ...result,
+        problems: [...problems, ...reads.problems, ...result.problems, ...log.problems],
+      }
     })
     .deferred()
 }
@@ -149,6 +157,7 @@ function readSummaries(
 ): SummaryRecord[] | undefined {
   try {
     const newest = store.summaries(sessionId, { limit: SUMMARIES_PAGE })
+    assertMessages(newest.map((s) => s.message))
     if (newest.length < SUMMARIES_PAGE || row === undefined) return newest
     // LIMIT -1: no limit.
     return prepareSpec(store.connection(), STATEMENTS.summariesOf)
@@ -162,7 +171,12 @@ function readSummaries(
         ['body', s.body],
       ] as const)
         try {
-          JSON.parse(text)
+          const value: unknown = JSON.parse(text)
+          const problem = column === 'body' ? messageShapeProblem(value) : undefined
+          if (problem !== undefined)
+            fail('summary body is a message', `summary ${s.id} has a body that is ${problem}`, {
+              summaryId: s.id,
+            })
         } catch {
           fail(`summary ${column}`, `summary ${s.id} has ${column} that are not JSON: ${text.slice(0, 80)}`, {
             summaryId: s.id,
@@ -173,9 +187,18 @@ function readSummaries(
   }
 }
 
+/** Whether an entry's body or window form is JSON that is not a message. */
+function notMessages(e: LedgerEntry): boolean {
+  return (
+    messageShapeProblem(e.message) !== undefined ||
+    (e.windowMessage !== undefined && messageShapeProblem(e.windowMessage) !== undefined)
+  )
+}
+
 /**
  * A page of the archive `history()` could not decode, read row by row: each row whose body or window
- * form is not JSON is named, and stands in the archive as a message of its role without content.
+ * form is not JSON, or JSON that is not a message (`body-shape.ts`), is named, and stands in the archive
+ * as a message of its role without content.
  */
 function undecoded(
   store: ContextStoreReader,
@@ -186,16 +209,29 @@ function undecoded(
 ): ArchiveEntry[] {
   const out: ArchiveEntry[] = []
   for (const r of prepareSpec(store.connection(), CHECK_READS.bodies).iterate(pk, from, from + PAGE)) {
-    let message: StoredMessageData
+    const placeholder: StoredMessageData = {
+      role: r.role === 'assistant' ? 'assistant' : 'user',
+      content: [],
+      trackingId: r.uid,
+    }
+    let message = placeholder
     try {
       message = parseBody(r.body)
+      const problem = messageShapeProblem(message)
+      if (problem !== undefined) {
+        fail('body is a message', `seq ${r.seq} holds a body that is ${problem}`, { seq: r.seq })
+        message = placeholder
+      }
     } catch {
       fail('body is JSON', `seq ${r.seq} holds a body that is not JSON`, { seq: r.seq })
-      message = { role: r.role === 'assistant' ? 'assistant' : 'user', content: [], trackingId: r.uid }
     }
     if (r.window_body !== null)
       try {
-        JSON.parse(r.window_body)
+        const problem = messageShapeProblem(JSON.parse(r.window_body))
+        if (problem !== undefined)
+          fail('window body is a message', `seq ${r.seq} holds a window form that is ${problem}`, {
+            seq: r.seq,
+          })
       } catch {
         fail('window body is JSON', `seq ${r.seq} holds a window form that is not JSON`, { seq: r.seq })
       }

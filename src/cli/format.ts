@@ -5,21 +5,28 @@
 import type { ContentBlockData, StoredMessageData, ToolResultContentData } from '../messages/types.js'
 
 /**
- * Every character a terminal acts on instead of showing, or that reorders the text around it: C0
- * controls but the line feed and tab ({@link visible} takes those too), DEL, C1 controls, the
- * bidirectional marks, embeddings, overrides and isolates, and the line and paragraph separators.
+ * Every character a terminal acts on instead of showing, or that reorders the text around it — the one
+ * list every output to a terminal escapes: C0 controls but the line feed and tab ({@link visible} takes
+ * those too), DEL, C1 controls (U+0080–U+009F, CSI U+009B among them), the bidirectional marks (U+200E,
+ * U+200F, U+061C), embeddings and overrides (U+202A–U+202E) and isolates (U+2066–U+2069), and the line
+ * and paragraph separators (U+2028, U+2029).
  */
-// eslint-disable-next-line no-control-regex
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g
-// eslint-disable-next-line no-control-regex
-const CONTROLS_AND_BREAKS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g
+const UNSAFE =
+  '\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069'
+const CONTROLS = new RegExp(`[${UNSAFE}]`, 'g')
+const CONTROLS_AND_BREAKS = new RegExp(`[\\t\\n${UNSAFE}]`, 'g')
+
+/** A character as a JSON (and JavaScript) escape: `\u009b`. */
+function escaped(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+}
 
 /** A control character as a person sees it: its Control Pictures glyph (`␛`, `␊`, `␡`), else `\uXXXX`. */
 function picture(c: string): string {
   const code = c.charCodeAt(0)
   if (code < 0x20) return String.fromCharCode(0x2400 + code)
   if (code === 0x7f) return '\u2421'
-  return `\\u${code.toString(16).padStart(4, '0')}`
+  return escaped(c)
 }
 
 /**
@@ -44,6 +51,19 @@ export function visible(text: string): string {
  */
 export function visibleLines(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(CONTROLS, picture)
+}
+
+/**
+ * JSON text made safe for a terminal and still the same JSON: every character of the list {@link visible}
+ * shows that `JSON.stringify` writes as it is (DEL, C1 controls, bidirectional controls, the line and
+ * paragraph separators — it escapes C0 controls itself) becomes its JSON escape (`\u009b`), which reads
+ * back as the same string. Line feeds, which are JSON's own layout outside strings, stay.
+ *
+ * @param json - text `JSON.stringify` wrote (indented or not)
+ * @returns the same JSON value, with no character a terminal acts on
+ */
+export function jsonVisible(json: string): string {
+  return json.replace(CONTROLS, escaped)
 }
 
 /**

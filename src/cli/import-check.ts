@@ -9,7 +9,6 @@
  *
  * Kept apart from `commands/import.ts`, which only calls {@link refuseInvalidImport}.
  */
-import { rmSync } from 'node:fs'
 import { checkSession } from '../check/check-session.js'
 import type { WindowRuleProblem } from '../check/window-rules.js'
 import type { ContextStore } from '../store/context-store.js'
@@ -70,14 +69,4 @@ function lineOf(p: WindowRuleProblem, lines: ImportedLines, exportIds: ReadonlyM
     if (line !== undefined) return line
   }
   return 1
-}
-
-/**
- * Removes a ledger `import` created for a session it then refused (with its `-wal` and `-shm`), so a
- * refused import leaves no file where there was none.
- *
- * @param file - the ledger, closed
- */
-export function removeCreatedLedger(file: string): void {
-  for (const suffix of ['-wal', '-shm', '']) rmSync(file + suffix, { force: true })
 }

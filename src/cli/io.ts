@@ -6,7 +6,7 @@
 import { once } from 'node:events'
 import type { Readable } from 'node:stream'
 import pc from 'picocolors'
-import { visible } from './format.js'
+import { jsonVisible, visible } from './format.js'
 
 /** A stream the command line writes to: a process stream, a file stream, or a test's collector. */
 export interface OutStream {
@@ -135,12 +135,13 @@ export class Output {
   }
 
   /**
-   * Writes a value as JSON (two-space indented) to stdout.
+   * Writes a value as JSON (two-space indented) to stdout ({@link jsonFor}: on a terminal, with no
+   * control character as it is).
    *
    * @param value - the value
    */
   json(value: unknown): void {
-    this.io.stdout.write(`${JSON.stringify(value, null, 2)}\n`)
+    this.io.stdout.write(jsonFor(this.io.stdout, `${JSON.stringify(value, null, 2)}\n`))
   }
 
   /**
@@ -163,4 +164,17 @@ export class Output {
 export async function writeWaiting(stream: OutStream, chunk: string): Promise<void> {
   if (stream.write(chunk) || stream.once === undefined) return
   await once(stream as unknown as NodeJS.EventEmitter, 'drain')
+}
+
+/**
+ * JSON text as it goes to `stream`: on a terminal, every character a terminal acts on written as its
+ * JSON escape ({@link jsonVisible}: the same JSON value, every string exact); elsewhere (a file, a pipe)
+ * as it is, byte for byte. `export`'s lines and every `--json` document go through it.
+ *
+ * @param stream - where it goes
+ * @param json - what `JSON.stringify` wrote
+ * @returns the text to write
+ */
+export function jsonFor(stream: OutStream, json: string): string {
+  return stream.isTTY === true ? jsonVisible(json) : json
 }

@@ -11,7 +11,7 @@ import { prepareSpec } from '../../db/typed-statement.js'
 import { CliError, unknownSession } from '../errors.js'
 import { EXPORT_FORMAT, EXPORT_VERSION, jsonField } from '../export-format.js'
 import { count, visible } from '../format.js'
-import { writeWaiting, type OutStream } from '../io.js'
+import { jsonFor, writeWaiting, type OutStream } from '../io.js'
 import { openStore } from '../open-ledger.js'
 import { Progress } from '../progress.js'
 import type { CommandContext } from '../program.js'
@@ -65,7 +65,8 @@ export async function exportSession(
   const db = store.connection()
   const fileOut = options.output === undefined ? undefined : openOutput(options.output)
   const sink: OutStream = fileOut ?? ctx.io.stdout
-  const write = (value: unknown): Promise<void> => writeWaiting(sink, `${JSON.stringify(value)}\n`)
+  const write = (value: unknown): Promise<void> =>
+    writeWaiting(sink, jsonFor(sink, `${JSON.stringify(value)}\n`))
   let ok = false
   db.exec('BEGIN')
   try {

@@ -5,7 +5,7 @@
 import type { ContextStore, LedgerEntry } from '../../store/context-store.js'
 import { unknownSession } from '../errors.js'
 import { count, iso, messageLine, messageText, shellWord, time } from '../format.js'
-import { writeWaiting } from '../io.js'
+import { jsonFor, writeWaiting } from '../io.js'
 import { openStore } from '../open-ledger.js'
 import type { CommandContext } from '../program.js'
 import { printTable } from '../table.js'
@@ -62,7 +62,7 @@ async function streamJson(
       2,
     )
     // Everything up to the entries' opening bracket.
-    await writeWaiting(sink, head.slice(0, -'[]\n}'.length))
+    await writeWaiting(sink, jsonFor(sink, head.slice(0, -'[]\n}'.length)))
     let written = 0
     for (let from = options.from; written < options.limit;) {
       const asked = Math.min(PAGE, options.limit - written)
@@ -72,7 +72,7 @@ async function streamJson(
         chunk += `${written === 0 ? '[\n' : ',\n'}${JSON.stringify(entryJson(e), null, 2).replace(/^/gm, '    ')}`
         written++
       }
-      await writeWaiting(sink, chunk)
+      await writeWaiting(sink, jsonFor(sink, chunk))
       const last = page.at(-1)
       if (last === undefined || page.length < asked) break
       from = last.seq + 1

@@ -7,18 +7,18 @@
  * a malformed line is refused with its line number before anything is written, and the write lock is not
  * held while the input arrives. Then one transaction writes the session's rows as they were (the session
  * id `--as` names, if given); an existing session id is refused. Holds the parsed session in memory
- * meanwhile (about the size of the export).
+ * meanwhile (about the size of the export). A file that does not exist is built under a temporary name
+ * and published, never over a file that appeared meanwhile (`import-target.ts`).
  */
-import { createReadStream, existsSync, statSync } from 'node:fs'
-import { createInterface } from 'node:readline'
-import type { Readable } from 'node:stream'
+import { existsSync, statSync } from 'node:fs'
 import { ContextLedgerError } from '../../errors.js'
 import { prepareSpec } from '../../db/typed-statement.js'
 import { SEARCH_WRITE_STATEMENTS } from '../../db/search-statements.js'
 import { checkSessionId } from '../../store/context-store.js'
 import { openContextStore } from '../../store/context-store.js'
 import { CliError, fromLedgerError } from '../errors.js'
-import { refuseInvalidImport, removeCreatedLedger } from '../import-check.js'
+import { refuseInvalidImport } from '../import-check.js'
+import { importTarget } from '../import-target.js'
 import {
   bodyLine,
   columnText,
@@ -34,6 +34,7 @@ import {
 import { count, visible } from '../format.js'
 import { currentSchemaVersion, importOlderSchemaMessage, inspect } from '../open-ledger.js'
 import { Progress } from '../progress.js'
+import { exportLines } from '../read-lines.js'
 import type { CommandContext } from '../program.js'
 import { CLI_READS, prepareWrites } from '../statements.js'
 
@@ -70,8 +71,7 @@ function checkRaw(line: object, n: number): void {
 }
 
 /** Reads and checks every line. */
-async function parse(input: Readable, progress: Progress): Promise<Parsed> {
-  const lines = createInterface({ input, crlfDelay: Infinity })
+async function parse(lines: AsyncIterable<string>, progress: Progress): Promise<Parsed> {
   const lineOf = new Map<object, number>()
   let n = 0
   let blank = 0
@@ -197,24 +197,17 @@ function text(value: unknown, raw: readonly string[] | undefined, field: string)
  *
  * @param ctx - output
  * @param file - the ledger to import into (created when missing)
- * @param options - `as`, `input`, `json`, `progress`
+ * @param options - `as`, `input`, `json`, `progress`; `maxLineBytes` (tests: see `read-lines.ts`)
  * @returns the exit code
  */
 export async function importSession(
   ctx: CommandContext,
   file: string,
-  options: { as?: string; input?: string; json?: boolean; progress?: boolean },
+  options: { as?: string; input?: string; json?: boolean; progress?: boolean; maxLineBytes?: number },
 ): Promise<number> {
-  if (options.input !== undefined && !existsSync(options.input))
-    throw new CliError(`${options.input}: no such file to import`, 'FILE_NOT_FOUND')
-  if (options.input === undefined && (ctx.io.stdin as { isTTY?: boolean }).isTTY === true)
-    throw new CliError(
-      'import reads an export from stdin: redirect one (context-ledger import other.db < s.jsonl) or pass --input <file>',
-      'USAGE',
-    )
-  const input = options.input === undefined ? ctx.io.stdin : createReadStream(options.input)
+  const lines = exportLines(ctx.io.stdin, options)
   const progress = new Progress(ctx.io, options.progress !== false, 'reading the export')
-  const parsed = await parse(input, progress)
+  const parsed = await parse(lines, progress)
   progress.done()
   const { header } = parsed
   const current = currentSchemaVersion()
@@ -241,11 +234,13 @@ export async function importSession(
     if (found.kind === 'older')
       throw new CliError(importOlderSchemaMessage(file, found.schemaVersion, found.current), 'SCHEMA_TOO_OLD')
   }
-  const created = !existsSync(file)
+  // A new file is built under a temporary name and published when complete (`import-target.ts`).
+  const target = importTarget(file)
   let store
   try {
-    store = openContextStore(file)
+    store = openContextStore(target.path)
   } catch (error) {
+    target.discard()
     if (error instanceof ContextLedgerError) throw fromLedgerError(error, file)
     throw error
   }
@@ -351,6 +346,8 @@ export async function importSession(
       if (ids.size > 0) indexSummaries.run(-Math.min(...ids.values()))
     })
     written.done()
+    store.close()
+    target.publish()
     const result = {
       file,
       sessionId,
@@ -366,11 +363,8 @@ export async function importSession(
         `imported session "${visible(sessionId)}" into ${visible(file)}: ${count(result.messages)} messages, ${count(result.toolCalls)} tool calls, ${count(result.pinEvents)} pin events, ${count(result.edits)} edits, ${count(result.summaries)} summaries`,
       )
     return 0
-  } catch (error) {
-    store.close()
-    if (created) removeCreatedLedger(file)
-    throw error
   } finally {
     store.close()
+    target.discard()
   }
 }
