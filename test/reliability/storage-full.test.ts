@@ -97,14 +97,25 @@ describe('a full disk', () => {
     const f = new MessageFactory('pins')
     for (let i = 0; i < 40; i++) manager.append(bigTurn(f, 2000))
     fill(store, 0)
-    const before = ledgerChecksum(store.connection())
 
-    // The pin flag fits in its page, its 20 KB reason in the pin log does not: neither is written.
-    const error = refusal(() => manager.pin({ seq: 3 }, { reason: 'x'.repeat(20_000) }))
-    expect(error.code).toBe('STORAGE_FULL')
-    expect(manager.message({ seq: 3 }).pinned).toBe(false)
-    expect(store.pinEvents('s')).toStrictEqual([])
-    expect(ledgerChecksum(store.connection())).toBe(before)
+    // Each pin flag fits in its page; pins with the longest actor and reason (256 characters each) fill
+    // what the pin log's pages have left, until one's log row does not fit: neither it nor its flag is
+    // written.
+    const attribution = { actor: 'a'.repeat(256), reason: 'x'.repeat(256) }
+    let refused: { seq: number; error: ReturnType<typeof refusal> } | undefined
+    for (let seq = 3; seq < 160 && refused === undefined; seq++) {
+      const before = ledgerChecksum(store.connection())
+      const events = store.pinEvents('s').length
+      try {
+        manager.pin({ seq }, attribution)
+      } catch {
+        refused = { seq, error: refusal(() => manager.pin({ seq }, attribution)) }
+        expect(store.pinEvents('s')).toHaveLength(events)
+        expect(ledgerChecksum(store.connection())).toBe(before)
+      }
+    }
+    expect(refused?.error.code).toBe('STORAGE_FULL')
+    expect(manager.message({ seq: refused?.seq ?? -1 }).pinned).toBe(false)
 
     // Moving the boundary rewrites existing pages only: it still works on a full disk.
     expect(manager.applyWindow().evicted).toBeGreaterThan(0)

@@ -10,7 +10,7 @@ import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { openContextStore, PersistentConversationManager, type ContextStore } from '../../src/index.js'
 import { PRUNE_BATCH } from '../../src/store/lifecycle.js'
-import { conversation } from '../helpers/conversations.js'
+import { conversation, firstPlainUser } from '../helpers/conversations.js'
 import { refusal } from '../helpers/refusal.js'
 import { tempDir, useTempStore, type TempDir } from '../helpers/temp-store.js'
 import { assertWindowRules } from '../helpers/window-rules.js'
@@ -343,7 +343,11 @@ describe('ContextStore.prune', () => {
               now += 10
               m.append(msg)
             }
-            for (const p of pins) m.pin({ seq: p % messages.length })
+            // A pin before the first plain user message is refused (no window can show it): pinned
+            // from there on.
+            const from = firstPlainUser(messages)
+            for (const p of pins)
+              if (from < messages.length) m.pin({ seq: from + (p % (messages.length - from)) })
             m.applyWindow()
             const ranges = { first: limits.first, last: limits.last }
             const report = assertWindowRules(store, sessionId, ranges)
