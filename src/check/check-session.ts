@@ -1,8 +1,10 @@
 /**
  * The one checker of a session, used by `context-ledger check`, by `context-ledger import` (on the
  * imported session, before it commits) and by every property test (`test/helpers/window-rules.ts`, which
- * throws the first problem): the window rules of every moment (`window-rules.ts`) and the ledger's own
- * bookkeeping (`ledger-rows.ts`) and eviction log (`eviction-rows.ts`), in one read snapshot.
+ * throws the first problem): the window rules of every moment (`window-rules.ts`), the bodies, summaries
+ * and edits against the validator `append` runs (`message-rules.ts`), the ledger's own bookkeeping
+ * (`ledger-rows.ts`, `tool-links.ts`, `log-rows.ts`) and its eviction log (`eviction-rows.ts`), in one
+ * read snapshot. So `check` and `import` hold a row to the same rules: what one refuses, the other reports.
  *
  * It reads through the store's read API — `session()`, `window()`, `summaries()`, and `history()` a
  * page at a time, keeping of each message only its role and tool ids — and, for the columns the API does
@@ -20,6 +22,7 @@ import { STATEMENTS } from '../db/statements.js'
 import { prepareSpec } from '../db/typed-statement.js'
 import { checkEvictionRows } from './eviction-rows.js'
 import { checkLedgerRows } from './ledger-rows.js'
+import { checkSummaryBodies, MessageRules } from './message-rules.js'
 import { CHECK_READS, type CheckSessionRow } from './statements.js'
 import {
   problemList,
@@ -107,6 +110,7 @@ export function checkSession(
         { ...options, ranges: options.ranges ?? { first: limits?.first ?? 0, last: limits?.last ?? 0 } },
       )
       const boundary = row?.boundary ?? 0
+      const bodies = new MessageRules()
       for (let from = 0; ; from += PAGE) {
         let page: readonly ArchiveEntry[]
         let entries: LedgerEntry[] | undefined
@@ -117,15 +121,20 @@ export function checkSession(
           if (row === undefined) throw error
           page = undecoded(store, row.pk, boundary, from, fail)
         }
-        if (options.onEntry !== undefined) for (const e of entries ?? []) options.onEntry(e)
+        for (const e of entries ?? []) {
+          options.onEntry?.(e)
+          bodies.entry(e)
+        }
         for (const e of page) rules.entry(e)
         if (page.length < PAGE) break
         options.onProgress?.(from + page.length)
       }
       const result = rules.finish()
       const log = problemList(sessionId)
+      const bodyFacts = bodies.report(fail)
+      checkSummaryBodies(summaries ?? [], fail)
       if (row !== undefined) {
-        checkLedgerRows(db, row, result.shapes, fail)
+        checkLedgerRows(db, row, result.shapes, bodyFacts, fail)
         checkEvictionRows(db, row.pk, session?.messageCount ?? 0, row.boundary, log.fail)
       }
       // The bookkeeping first: a column changed behind the store's back (a kept total, a pinned flag) is
