@@ -22,7 +22,7 @@ import { STATEMENTS } from '../db/statements.js'
 import { prepareSpec } from '../db/typed-statement.js'
 import { checkEvictionRows } from './eviction-rows.js'
 import { checkLedgerRows } from './ledger-rows.js'
-import { checkSummaryBodies, MessageRules } from './message-rules.js'
+import { checkSummaryBodies, MessageRules, readable } from './message-rules.js'
 import { CHECK_READS, type CheckSessionRow } from './statements.js'
 import {
   problemList,
@@ -84,8 +84,11 @@ export function checkSession(
   return db
     .transaction((): SessionCheck => {
       const { problems, fail } = problemList(sessionId)
+      // A read the API cannot make is often the echo of a row reported below (a body append would
+      // refuse): those problems come after the rows'.
+      const reads = problemList(sessionId)
       const row = prepareSpec(db, CHECK_READS.session).get(sessionId)
-      const facts = attempt(fail, 'session()', () => store.session(sessionId), undefined)
+      const facts = attempt(reads.fail, 'session()', () => store.session(sessionId), undefined)
       const session: SessionFacts | undefined =
         facts === undefined
           ? undefined
@@ -95,14 +98,18 @@ export function checkSession(
               windowMessages: facts.windowMessages,
               summaryId: facts.summaryId,
             }
-      const window = attempt(fail, 'window()', () => store.window(sessionId), [])
+      // A message append would refuse is reported from the archive and the summaries; the rules read
+      // what can be read of it.
+      const window = attempt(reads.fail, 'window()', () => store.window(sessionId), []).map(readable)
       const alternate = attempt(
-        fail,
+        reads.fail,
         'window({ alternate: true })',
         () => store.window(sessionId, { alternate: true }),
         [],
-      )
-      const summaries = readSummaries(store, sessionId, row, fail)
+      ).map(readable)
+      const stored = readSummaries(store, sessionId, row, fail)
+      if (stored !== undefined) checkSummaryBodies(stored, fail)
+      const summaries = stored?.map((s) => ({ ...s, message: readable(s.message) }))
       const limits = row === undefined ? undefined : parseLimits(row.limits)
       const rules = new WindowRules(
         sessionId,
@@ -121,10 +128,11 @@ export function checkSession(
           if (row === undefined) throw error
           page = undecoded(store, row.pk, boundary, from, fail)
         }
-        for (const e of entries ?? []) {
-          options.onEntry?.(e)
-          bodies.entry(e)
-        }
+        if (entries !== undefined)
+          page = entries.map((e) => {
+            options.onEntry?.(e)
+            return bodies.entry(e)
+          })
         for (const e of page) rules.entry(e)
         if (page.length < PAGE) break
         options.onProgress?.(from + page.length)
@@ -132,7 +140,6 @@ export function checkSession(
       const result = rules.finish()
       const log = problemList(sessionId)
       const bodyFacts = bodies.report(fail)
-      checkSummaryBodies(summaries ?? [], fail)
       if (row !== undefined) {
         checkLedgerRows(db, row, result.shapes, bodyFacts, fail)
         checkEvictionRows(db, row.pk, session?.messageCount ?? 0, row.boundary, log.fail)
@@ -140,7 +147,7 @@ export function checkSession(
       // The bookkeeping first: a column changed behind the store's back (a kept total, a pinned flag) is
       // the cause of the window rules it then breaks. The eviction log last: it is checked against the
       // session's rows and summaries, so a problem there is often the echo of one in them.
-      return { ...result, problems: [...problems, ...result.problems, ...log.problems] }
+      return { ...result, problems: [...problems, ...reads.problems, ...result.problems, ...log.problems] }
     })
     .deferred()
 }

@@ -19,6 +19,7 @@ import type { LedgerEntry } from '../store/store-types.js'
 import type { SummaryRecord } from '../store/summaries.js'
 import { isSummaryMessage } from '../summaries/summary-message.js'
 import { Offenders, type Fail } from './problems.js'
+import { standIn } from './stand-in.js'
 
 /** The widest limits a store accepts: what any store could have appended passes. */
 const WIDEST: Readonly<MessageLimits> = Object.freeze({
@@ -64,6 +65,17 @@ export function fieldOf(holder: string, p: BodyProblem): string {
   return p.path === '' ? holder : `${holder}.${p.path}`
 }
 
+/**
+ * A message the rules can walk: itself when the validator accepts it, else what can be read of it
+ * (`stand-in.ts`; the problem itself is reported where the body is checked).
+ *
+ * @param message - a message the store returned (a window's, a summary's)
+ * @returns it, or its stand-in
+ */
+export function readable(message: StoredMessageData): StoredMessageData {
+  return bodyProblem(message) === undefined ? message : standIn(message, '')
+}
+
 /** A key for one tool id of one message. */
 export const toolKey = (seq: number, id: string): string => `${seq}\u0000${id}`
 
@@ -91,17 +103,21 @@ export class MessageRules {
    * One archived message.
    *
    * @param e - its entry, as `history()` returns it
+   * @returns the entry the other rules read: `e`, or with a body the validator refuses, what can be read
+   *   of it (`stand-in.ts`)
    */
-  entry(e: LedgerEntry): void {
+  entry(e: LedgerEntry): LedgerEntry {
     const seq = e.seq
+    let read = e
     for (const [holder, body] of [
       ['message', e.message],
       ['windowMessage', e.windowMessage],
     ] as const) {
       if (body === undefined) continue
       const p = bodyProblem(body)
-      if (p !== undefined)
-        this.bodies.add({ seq, field: fieldOf(holder, p) }, `seq ${seq} ${fieldOf(holder, p)}: ${p.reason}`)
+      if (p === undefined) continue
+      this.bodies.add({ seq, field: fieldOf(holder, p) }, `seq ${seq} ${fieldOf(holder, p)}: ${p.reason}`)
+      if (holder === 'message') read = { ...e, message: standIn(body, e.trackingId) }
     }
     if (e.repeatOf !== undefined) {
       const r = e.repeatOf
@@ -114,18 +130,13 @@ export class MessageRules {
         )
       this.repeated.add(seq)
     }
-    this.keep(seq, e.message)
-  }
-
-  private keep(seq: number, message: StoredMessageData): void {
-    if (!Array.isArray(message.content)) return
-    for (const block of message.content) {
-      if (typeof block !== 'object' || block === null) continue
+    for (const block of read.message.content) {
       if ('toolUse' in block) this.toolNames.set(toolKey(seq, block.toolUse.toolUseId), block.toolUse.name)
       else if ('toolResult' in block)
         this.resultStatus.set(toolKey(seq, block.toolResult.toolUseId), block.toolResult.status)
     }
-    if (hasPinFlag(message)) this.pinFlagged.push(seq)
+    if (hasPinFlag(read.message)) this.pinFlagged.push(seq)
+    return read
   }
 
   /**

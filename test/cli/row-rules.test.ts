@@ -132,6 +132,26 @@ const cases: Record<string, Case> = {
     rule: 'message body',
     detail: /seq 6 message\.metadata\.custom\.__proto__/,
   },
+  'a content block that is null, in the window (the checker threw on it)': {
+    edit: (ls) => {
+      body(ls, 29).content = [null]
+    },
+    sql: [`UPDATE messages SET body = json_set(body, '$.content', json('[null]')) WHERE ${msg(29)}`],
+    line: () => messageLine(29),
+    field: 'message.content[0]',
+    rule: 'message body',
+    detail: /seq 29 message\.content\[0\]: expected a content block object, got null/,
+  },
+  'a body that is null (the checker threw on it)': {
+    edit: (ls) => {
+      body(ls, 31).content = null
+    },
+    sql: [`UPDATE messages SET body = 'null' WHERE ${msg(31)}`],
+    line: () => messageLine(31),
+    field: 'message.content',
+    rule: 'message body',
+    detail: /seq 31 message(\.content)?: Invalid input/,
+  },
   'a window form append would refuse': {
     edit: (ls) => {
       ;(message(ls, 5).windowMessage as { content: unknown[] }).content = [{ text: ' ' }]
@@ -154,6 +174,17 @@ const cases: Record<string, Case> = {
     field: 'message.content[0].text',
     rule: 'summary body',
     detail: /summary 1 message\.content\[0\]\.text: blank text/,
+  },
+  'the current summary without the ledger’s marker': {
+    edit: (ls) => {
+      const s = find(ls, (l) => l.type === 'summary' && l.id === 2, 'summary 2')
+      delete (s.message as { metadata?: unknown }).metadata
+    },
+    sql: [`UPDATE summaries SET body = json_remove(body, '$.metadata') WHERE id = 2`],
+    line: () => lineOf((l) => l.type === 'summary' && l.id === 2),
+    field: 'message.metadata',
+    rule: 'summary body',
+    detail: /summary 2 lacks the ledger's marker/,
   },
   'a blank edit': {
     edit: (ls) => {
