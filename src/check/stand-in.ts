@@ -36,6 +36,6 @@ export function standIn(body: unknown, trackingId: string): StoredMessageData {
     content,
     trackingId: typeof o.trackingId === 'string' ? o.trackingId : trackingId,
     // Kept for the pin flag: the window rules read only `metadata.custom.pinned`, with optional chaining.
-    ...(isObject(o.metadata) ? { metadata: o.metadata as StoredMessageData['metadata'] } : {}),
+    ...(isObject(o.metadata) ? { metadata: o.metadata } : {}),
   }
 }
