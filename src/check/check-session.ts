@@ -1,8 +1,10 @@
 /**
  * The one checker of a session, used by `context-ledger check`, by `context-ledger import` (on the
  * imported session, before it commits) and by every property test (`test/helpers/window-rules.ts`, which
- * throws the first problem): the window rules of every moment (`window-rules.ts`) and the ledger's own
- * bookkeeping (`ledger-rows.ts`) and eviction log (`eviction-rows.ts`), in one read snapshot.
+ * throws the first problem): the window rules of every moment (`window-rules.ts`), the bodies, summaries
+ * and edits against the validator `append` runs (`message-rules.ts`), the ledger's own bookkeeping
+ * (`ledger-rows.ts`, `tool-links.ts`, `log-rows.ts`) and its eviction log (`eviction-rows.ts`), in one
+ * read snapshot. So `check` and `import` hold a row to the same rules: what one refuses, the other reports.
  *
  * It reads through the store's read API — `session()`, `window()`, `summaries()`, and `history()` a
  * page at a time, keeping of each message only its role and tool ids — and, for the columns the API does
@@ -18,9 +20,9 @@ import { toSummaryRecord, type SummaryRecord } from '../store/summaries.js'
 import type { StoredMessageData } from '../messages/types.js'
 import { STATEMENTS } from '../db/statements.js'
 import { prepareSpec } from '../db/typed-statement.js'
-import { assertMessages, messageShapeProblem } from './body-shape.js'
 import { checkEvictionRows } from './eviction-rows.js'
 import { checkLedgerRows } from './ledger-rows.js'
+import { checkSummaryBodies, MessageRules, readable } from './message-rules.js'
 import { CHECK_READS, type CheckSessionRow } from './statements.js'
 import {
   problemList,
@@ -82,8 +84,11 @@ export function checkSession(
   return db
     .transaction((): SessionCheck => {
       const { problems, fail } = problemList(sessionId)
+      // A read the API cannot make is often the echo of a row reported below (a body append would
+      // refuse): those problems come after the rows'.
+      const reads = problemList(sessionId)
       const row = prepareSpec(db, CHECK_READS.session).get(sessionId)
-      const facts = attempt(fail, 'session()', () => store.session(sessionId), undefined)
+      const facts = attempt(reads.fail, 'session()', () => store.session(sessionId), undefined)
       const session: SessionFacts | undefined =
         facts === undefined
           ? undefined
@@ -93,16 +98,18 @@ export function checkSession(
               windowMessages: facts.windowMessages,
               summaryId: facts.summaryId,
             }
-      // A window the store cannot give is the echo of a row's problem: reported after the rows'.
-      const reads = problemList(sessionId)
-      const window = attempt(reads.fail, 'window()', () => assertMessages(store.window(sessionId)), [])
+      // A message append would refuse is reported from the archive and the summaries; the rules read
+      // what can be read of it.
+      const window = attempt(reads.fail, 'window()', () => store.window(sessionId), []).map(readable)
       const alternate = attempt(
         reads.fail,
         'window({ alternate: true })',
-        () => assertMessages(store.window(sessionId, { alternate: true })),
+        () => store.window(sessionId, { alternate: true }),
         [],
-      )
-      const summaries = readSummaries(store, sessionId, row, fail)
+      ).map(readable)
+      const stored = readSummaries(store, sessionId, row, fail)
+      if (stored !== undefined) checkSummaryBodies(stored, fail)
+      const summaries = stored?.map((s) => ({ ...s, message: readable(s.message) }))
       const limits = row === undefined ? undefined : parseLimits(row.limits)
       const rules = new WindowRules(
         sessionId,
@@ -110,36 +117,37 @@ export function checkSession(
         { ...options, ranges: options.ranges ?? { first: limits?.first ?? 0, last: limits?.last ?? 0 } },
       )
       const boundary = row?.boundary ?? 0
+      const bodies = new MessageRules()
       for (let from = 0; ; from += PAGE) {
         let page: readonly ArchiveEntry[]
         let entries: LedgerEntry[] | undefined
         try {
           entries = store.history(sessionId, { fromSeq: from, limit: PAGE })
-          // A body (or window form) that is JSON but not a message: the page is read row by row.
-          if (entries.some(notMessages)) throw new Error('a row holds no message')
           page = entries
         } catch (error) {
           if (row === undefined) throw error
           page = undecoded(store, row.pk, boundary, from, fail)
         }
-        if (options.onEntry !== undefined) for (const e of entries ?? []) options.onEntry(e)
+        if (entries !== undefined)
+          page = entries.map((e) => {
+            options.onEntry?.(e)
+            return bodies.entry(e)
+          })
         for (const e of page) rules.entry(e)
         if (page.length < PAGE) break
         options.onProgress?.(from + page.length)
       }
       const result = rules.finish()
       const log = problemList(sessionId)
+      const bodyFacts = bodies.report(fail)
       if (row !== undefined) {
-        checkLedgerRows(db, row, result.shapes, fail)
+        checkLedgerRows(db, row, result.shapes, bodyFacts, fail)
         checkEvictionRows(db, row.pk, session?.messageCount ?? 0, row.boundary, log.fail)
       }
       // The bookkeeping first: a column changed behind the store's back (a kept total, a pinned flag) is
       // the cause of the window rules it then breaks. The eviction log last: it is checked against the
       // session's rows and summaries, so a problem there is often the echo of one in them.
-      return {
-        ...result,
-        problems: [...problems, ...reads.problems, ...result.problems, ...log.problems],
-      }
+      return { ...result, problems: [...problems, ...reads.problems, ...result.problems, ...log.problems] }
     })
     .deferred()
 }
@@ -157,7 +165,6 @@ function readSummaries(
 ): SummaryRecord[] | undefined {
   try {
     const newest = store.summaries(sessionId, { limit: SUMMARIES_PAGE })
-    assertMessages(newest.map((s) => s.message))
     if (newest.length < SUMMARIES_PAGE || row === undefined) return newest
     // LIMIT -1: no limit.
     return prepareSpec(store.connection(), STATEMENTS.summariesOf)
@@ -171,12 +178,7 @@ function readSummaries(
         ['body', s.body],
       ] as const)
         try {
-          const value: unknown = JSON.parse(text)
-          const problem = column === 'body' ? messageShapeProblem(value) : undefined
-          if (problem !== undefined)
-            fail('summary body is a message', `summary ${s.id} has a body that is ${problem}`, {
-              summaryId: s.id,
-            })
+          JSON.parse(text)
         } catch {
           fail(`summary ${column}`, `summary ${s.id} has ${column} that are not JSON: ${text.slice(0, 80)}`, {
             summaryId: s.id,
@@ -187,18 +189,9 @@ function readSummaries(
   }
 }
 
-/** Whether an entry's body or window form is JSON that is not a message. */
-function notMessages(e: LedgerEntry): boolean {
-  return (
-    messageShapeProblem(e.message) !== undefined ||
-    (e.windowMessage !== undefined && messageShapeProblem(e.windowMessage) !== undefined)
-  )
-}
-
 /**
  * A page of the archive `history()` could not decode, read row by row: each row whose body or window
- * form is not JSON, or JSON that is not a message (`body-shape.ts`), is named, and stands in the archive
- * as a message of its role without content.
+ * form is not JSON is named, and stands in the archive as a message of its role without content.
  */
 function undecoded(
   store: ContextStoreReader,
@@ -209,29 +202,16 @@ function undecoded(
 ): ArchiveEntry[] {
   const out: ArchiveEntry[] = []
   for (const r of prepareSpec(store.connection(), CHECK_READS.bodies).iterate(pk, from, from + PAGE)) {
-    const placeholder: StoredMessageData = {
-      role: r.role === 'assistant' ? 'assistant' : 'user',
-      content: [],
-      trackingId: r.uid,
-    }
-    let message = placeholder
+    let message: StoredMessageData
     try {
       message = parseBody(r.body)
-      const problem = messageShapeProblem(message)
-      if (problem !== undefined) {
-        fail('body is a message', `seq ${r.seq} holds a body that is ${problem}`, { seq: r.seq })
-        message = placeholder
-      }
     } catch {
       fail('body is JSON', `seq ${r.seq} holds a body that is not JSON`, { seq: r.seq })
+      message = { role: r.role === 'assistant' ? 'assistant' : 'user', content: [], trackingId: r.uid }
     }
     if (r.window_body !== null)
       try {
-        const problem = messageShapeProblem(JSON.parse(r.window_body))
-        if (problem !== undefined)
-          fail('window body is a message', `seq ${r.seq} holds a window form that is ${problem}`, {
-            seq: r.seq,
-          })
+        JSON.parse(r.window_body)
       } catch {
         fail('window body is JSON', `seq ${r.seq} holds a window form that is not JSON`, { seq: r.seq })
       }

@@ -21,34 +21,10 @@ import { prepareSpec } from '../db/typed-statement.js'
 import { parseLimits } from '../store/explain.js'
 import { isPlainUser, isTrimPointAt, type MessageShape } from './archive-facts.js'
 import { CHECK_READS, type CheckSessionRow } from './statements.js'
-import type { Fail } from './window-rules.js'
-
-/** How many offending rows a problem describes before it counts the rest. */
-const SHOWN = 3
-
-/** The rows that broke one rule, reported as one problem. */
-class Offenders {
-  private readonly details: string[] = []
-  private first: number | undefined
-  private more = 0
-
-  constructor(
-    private readonly rule: string,
-    private readonly what: string,
-  ) {}
-
-  add(seq: number, detail: string): void {
-    this.first ??= seq
-    if (this.details.length < SHOWN) this.details.push(detail)
-    else this.more++
-  }
-
-  report(fail: Fail): void {
-    if (this.first === undefined) return
-    const more = this.more > 0 ? `; and ${this.more} more` : ''
-    fail(this.rule, `${this.what}: ${this.details.join('; ')}${more}`, { seq: this.first })
-  }
-}
+import { checkLogRows } from './log-rows.js'
+import type { BodyFacts } from './message-rules.js'
+import { Offenders, type Fail } from './problems.js'
+import { checkToolLinks } from './tool-links.js'
 
 function isShapeToolPairStart(m: MessageShape, next: MessageShape | undefined): boolean {
   return (
@@ -66,12 +42,14 @@ function isShapeToolPairStart(m: MessageShape, next: MessageShape | undefined): 
  * @param db - the connection the archive was read on, inside the same read transaction
  * @param session - the session's row
  * @param shapes - each message's role and tool ids, by seq, as the archive's bodies give them
+ * @param facts - the calls' names, the results' statuses and the pin flags, from the bodies
  * @param fail - records a problem
  */
 export function checkLedgerRows(
   db: Database.Database,
   session: CheckSessionRow,
   shapes: readonly MessageShape[],
+  facts: BodyFacts,
   fail: Fail,
 ): void {
   const pk = session.pk
@@ -130,7 +108,8 @@ export function checkLedgerRows(
   if (session.kept_tokens !== null && session.kept_tokens !== keptTokens)
     fail('kept totals', `the session counts ${session.kept_tokens} kept tokens, there are ${keptTokens}`)
 
-  checkToolLinks(db, pk, shapes, late, fail)
+  const redacted = checkLogRows(db, pk, facts, fail)
+  checkToolLinks(db, pk, shapes, facts, late, redacted, fail)
 
   if (session.limits !== null) {
     const what = jsonProblem(session.limits)
@@ -152,49 +131,4 @@ function jsonProblem(text: string): string | undefined {
   } catch (error) {
     return error instanceof Error ? error.message : String(error)
   }
-}
-
-/**
- * Every toolUse and toolResult of the archive against the `tool_calls` links, and every link against
- * the archive.
- */
-function checkToolLinks(
-  db: Database.Database,
-  pk: number,
-  shapes: readonly MessageShape[],
-  late: ReadonlySet<number>,
-  fail: Fail,
-): void {
-  const links = new Offenders('tool links', 'a tool_calls row disagrees with the messages')
-  const key = (seq: number, id: string): string => `${seq}\u0000${id}`
-  const uses = new Set<string>()
-  const results = new Set<string>()
-  const calledAt = new Map<string, number>()
-  for (const t of prepareSpec(db, CHECK_READS.toolCalls).iterate(pk)) {
-    const id = t.tool_use_id
-    if (shapes[t.use_seq]?.uses.includes(id) !== true)
-      links.add(t.use_seq, `tool call ${id} names seq ${t.use_seq}, which makes no call ${id}`)
-    uses.add(key(t.use_seq, id))
-    const first = calledAt.get(id)
-    if (first === undefined || t.use_seq < first) calledAt.set(id, t.use_seq)
-    if (t.result_seq === null) continue
-    if (t.result_seq <= t.use_seq || shapes[t.result_seq]?.results.includes(id) !== true)
-      links.add(
-        t.result_seq,
-        `tool call ${id} names seq ${t.result_seq} as its result, which answers no call ${id}`,
-      )
-    results.add(key(t.result_seq, id))
-  }
-  shapes.forEach((m, seq) => {
-    for (const id of m.uses)
-      if (!uses.has(key(seq, id))) links.add(seq, `seq ${seq} calls ${id}, and no tool_calls row records it`)
-    for (const id of m.results) {
-      if (results.has(key(seq, id))) continue
-      // A late result answers a call that was no longer waiting: no link, but the call was made before.
-      const made = calledAt.get(id)
-      if (late.has(seq) && made !== undefined && made < seq) continue
-      links.add(seq, `seq ${seq} answers ${id}, and no tool_calls row links it`)
-    }
-  })
-  links.report(fail)
 }

@@ -51,8 +51,27 @@ export interface CheckBodyRow {
 export interface CheckToolCallRow {
   id: number
   tool_use_id: string
+  name: string
   use_seq: number
   result_seq: number | null
+  status: string | null
+}
+
+/** A pin event. */
+export interface CheckPinEventRow {
+  id: number
+  seq: number
+  action: string
+  actor: string
+  reason: string | null
+}
+
+/** An edit log row (`body`: the edited form; null for a redaction). */
+export interface CheckEditRow {
+  id: number
+  seq: number
+  kind: string
+  body: string | null
 }
 
 /** The last pin event of a message. */
@@ -127,8 +146,29 @@ export const CHECK_READS = {
     { seq: true, uid: true, role: true, body: true, window_body: true, pinned: true, kept: true },
   ),
   toolCalls: rows<[session: number], CheckToolCallRow>(
-    'SELECT id, tool_use_id, use_seq, result_seq FROM tool_calls WHERE session = ? ORDER BY id',
-    { id: true, tool_use_id: true, use_seq: true, result_seq: true },
+    'SELECT id, tool_use_id, name, use_seq, result_seq, status FROM tool_calls WHERE session = ? ORDER BY id',
+    { id: true, tool_use_id: true, name: true, use_seq: true, result_seq: true, status: true },
+  ),
+  pinEvents: rows<[session: number], CheckPinEventRow>(
+    'SELECT id, seq, action, actor, reason FROM pin_events WHERE session = ? ORDER BY id',
+    { id: true, seq: true, action: true, actor: true, reason: true },
+  ),
+  edits: rows<[session: number], CheckEditRow>(
+    'SELECT id, seq, kind, body FROM message_edits WHERE session = ? ORDER BY id',
+    { id: true, seq: true, kind: true, body: true },
+  ),
+  // How many rows of a log come before a row: its place among the export's lines of that log.
+  toolCallsBefore: value<[session: number, id: number], number>(
+    'SELECT count(*) AS n FROM tool_calls WHERE session = ? AND id < ?',
+    'n',
+  ),
+  pinEventsBefore: value<[session: number, id: number], number>(
+    'SELECT count(*) AS n FROM pin_events WHERE session = ? AND id < ?',
+    'n',
+  ),
+  editsBefore: value<[session: number, id: number], number>(
+    'SELECT count(*) AS n FROM message_edits WHERE session = ? AND id < ?',
+    'n',
   ),
   // The newest event of each message that has one, by the pin log's index.
   lastPins: rows<[session: number], CheckPinRow>(

@@ -33,51 +33,15 @@ import type { SummaryRecord } from '../store/summaries.js'
 import { isSummaryMessage } from '../summaries/summary-message.js'
 import { checkProtectedShown } from './protected-shown.js'
 import { linkCalls, newestTurnStart, protectedSet, shapeOf, type MessageShape } from './archive-facts.js'
+import { problemList, type Fail, type WindowRuleProblem } from './problems.js'
 
-/** One broken rule. */
-export interface WindowRuleProblem {
-  /** The session. */
-  readonly sessionId: string
-  /** The rule, e.g. `'protected in window'`. */
-  readonly rule: string
-  /** What was seen: the seqs and values involved. */
-  readonly detail: string
-  /** The message involved, when the problem is one message's (so `import` can name its line). */
-  readonly seq?: number
-  /** The summary involved, when the problem is one summary's. */
-  readonly summaryId?: number
-}
-
-/** Where a problem lies, when it lies in one message or one summary. */
-export interface ProblemPlace {
-  /** The message. */
-  readonly seq?: number | undefined
-  /** The summary. */
-  readonly summaryId?: number | undefined
-}
-
-/** Records one problem. */
-export type Fail = (rule: string, detail: string, at?: ProblemPlace) => void
-
-/**
- * A problem list and the function that adds to it.
- *
- * @param sessionId - the session the problems are of
- * @returns the list, and `fail(rule, detail, at?)`
- */
-export function problemList(sessionId: string): { problems: WindowRuleProblem[]; fail: Fail } {
-  const problems: WindowRuleProblem[] = []
-  const fail: Fail = (rule, detail, at) => {
-    problems.push({
-      sessionId,
-      rule,
-      detail,
-      ...(at?.seq === undefined ? {} : { seq: at.seq }),
-      ...(at?.summaryId === undefined ? {} : { summaryId: at.summaryId }),
-    })
-  }
-  return { problems, fail }
-}
+export {
+  describeProblem,
+  problemList,
+  type Fail,
+  type ProblemPlace,
+  type WindowRuleProblem,
+} from './problems.js'
 
 /** What the store says about the session (`session()`). */
 export interface SessionFacts {
@@ -613,14 +577,4 @@ function checkChain(
     link = older
   }
   return [...seen.keys()].sort((a, b) => a - b)
-}
-
-/**
- * A problem as one line, the way the property tests report it.
- *
- * @param p - a problem
- * @returns `window rule broken in session "…": rule — detail`
- */
-export function describeProblem(p: WindowRuleProblem): string {
-  return `window rule broken in session "${p.sessionId}": ${p.rule} — ${p.detail}`
 }

@@ -86,7 +86,8 @@ describe('check reads every summary', () => {
       INSERT INTO summaries (session, uid, from_boundary, to_boundary, seqs, message_count, body, tokens,
         prompt_hash, created_at, ended_at, end_reason)
       SELECT ${RICH}, 'dropped-' || i, 0, 0, '[]', 0,
-        json_object('role', 'user', 'content', json_array(json_object('text', 's')), 'trackingId', 'dropped-' || i),
+        json_object('role', 'user', 'content', json_array(json_object('text', 's')), 'trackingId', 'dropped-' || i,
+          'metadata', json('{"custom":{"contextLedger":{"summary":true}}}')),
         1, 'h', 1, 2, 'dropped' FROM n`)
     const { code, report } = await checked(file)
     expect(report.problems).toStrictEqual([])

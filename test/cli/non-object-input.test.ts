@@ -1,7 +1,7 @@
 /**
  * Input that is not what it should be gets a typed error naming the problem, never `INTERNAL` or a stack
  * trace: `check` reports a body (or window form, or summary body) that is JSON but not a message as a
- * problem naming the seq (or summary); `import` refuses such a line naming it; `import -i` of a
+ * problem naming the seq (or summary), by the rules `append` holds a body to (`src/check/message-rules.ts`); `import` refuses such a line naming it; `import -i` of a
  * directory names the path and why; an input that never ends a line is refused once the line is longer
  * than the longest an export holds (`src/cli/read-lines.ts`), before memory runs out.
  */
@@ -84,7 +84,7 @@ describe('check: a body that is JSON but not a message is a problem, not a crash
     const r = await cli(['check', file, '--json'])
     expect(r.code, r.stderr).toBe(1)
     const report = JSON.parse(r.stdout) as { problems: { rule: string; detail: string }[] }
-    const found = report.problems.find((p) => p.rule === 'body is a message')
+    const found = report.problems.find((p) => p.rule === 'message body')
     expect(found, JSON.stringify(report.problems)).toBeDefined()
     expect(found?.detail).toContain('seq 1')
   })
@@ -102,9 +102,9 @@ describe('check: a body that is JSON but not a message is a problem, not a crash
     const r = await cli(['check', file, '--json'])
     expect(r.code, r.stderr).toBe(1)
     const report = JSON.parse(r.stdout) as { problems: { rule: string; detail: string }[] }
-    const found = report.problems.find((p) => p.rule === 'summary body is a message')
+    const found = report.problems.find((p) => p.rule === 'summary body')
     expect(found, JSON.stringify(report.problems)).toBeDefined()
-    expect(found?.detail).toMatch(/^summary \d+ has a body that is /)
+    expect(found?.detail).toMatch(/summary \d+ message: Invalid input: expected object/)
   })
 })
 

@@ -13,9 +13,12 @@
  * The conformance suite calls {@link assertWindowRulesOf} and {@link assertStepRulesOf}, which take either
  * backend's store: a SQLite store goes through `checkSession` as above; a PostgreSQL store is read in one
  * REPEATABLE READ snapshot (`store.reading`) through its API and checked by the same `WindowRules` — the
- * window rules in full; the SQLite-only bookkeeping columns `ledger-rows.ts` reads are not checked there.
+ * window rules in full — and `MessageRules` (bodies, window forms, summaries against append's validator;
+ * `repeatOf`); the SQLite-only bookkeeping columns `ledger-rows.ts` reads are not checked there.
  */
 import { shapeOf } from '../../src/check/archive-facts.js'
+import { checkSummaryBodies, MessageRules } from '../../src/check/message-rules.js'
+import { problemList } from '../../src/check/problems.js'
 import { checkSession } from '../../src/check/check-session.js'
 import { checkProgress, checkStepRules } from '../../src/check/step-rules.js'
 import { describeProblem, WindowRules, type WindowRuleProblem } from '../../src/check/window-rules.js'
@@ -227,9 +230,17 @@ export async function assertWindowRulesOf(
     }
   })
   const rules = new WindowRules(sessionId, view, { ...options, ranges })
-  for (const e of history) rules.entry(e)
+  // The bodies and summaries against append's validator, as checkSession holds a SQLite session to them.
+  const bodies = new MessageRules()
+  for (const e of history) {
+    rules.entry(e)
+    bodies.entry(e)
+  }
   const r = rules.finish()
-  throwFirst(r.problems)
+  const rows = problemList(sessionId)
+  bodies.report(rows.fail)
+  checkSummaryBodies(view.summaries, rows.fail)
+  throwFirst([...rows.problems, ...r.problems])
   return { ...r, history }
 }
 

@@ -17,6 +17,7 @@ import { SEARCH_WRITE_STATEMENTS } from '../../db/search-statements.js'
 import { checkSessionId } from '../../store/context-store.js'
 import { openContextStore } from '../../store/context-store.js'
 import { CliError, fromLedgerError } from '../errors.js'
+import { ExportTrackingIds } from '../export-tracking-ids.js'
 import { refuseInvalidImport } from '../import-check.js'
 import { importTarget } from '../import-target.js'
 import {
@@ -85,6 +86,7 @@ async function parse(lines: AsyncIterable<string>, progress: Progress): Promise<
     evictions: [],
   }
   const summaryIds = new Set<number>()
+  const trackingIds = new ExportTrackingIds()
   for await (const text of lines) {
     n++
     if (text.trim() === '') {
@@ -122,6 +124,7 @@ async function parse(lines: AsyncIterable<string>, progress: Progress): Promise<
           throw refuse(n, `message seq ${line.seq} out of order (expected ${p.messages.length})`)
         inRange(line.seq, 'seq')
         if (line.message === null) throw refuse(n, 'message: a message needs a body')
+        trackingIds.message(line.trackingId, n)
         p.messages.push(line)
         if (p.messages.length % 1000 === 0) progress.update(p.messages.length)
         break
@@ -147,6 +150,7 @@ async function parse(lines: AsyncIterable<string>, progress: Progress): Promise<
           if (ref !== null && !summaryIds.has(ref))
             throw refuse(n, `${field} ${ref} names no earlier summary of the export`)
         if (line.message === null) throw refuse(n, 'message: a summary needs a body')
+        trackingIds.summary(line.trackingId, n)
         summaryIds.add(line.id)
         p.summaries.push(line)
         break
