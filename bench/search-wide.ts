@@ -12,12 +12,11 @@ import { openPostgresContextStore } from '../src/backends/postgres/index.js'
 import { createDatabase } from '../test/postgres/server.js'
 import { parseOptions } from './args.js'
 import { median, Scratch } from './harness.js'
-import { corpus } from './recall-corpus.js'
+import { corpus, WIDE_OPTIONS, WIDE_WORDS, wideQueries } from './recall-corpus.js'
 import { takeUrl, withBenchServer } from './postgres-server.js'
 
 const SESSIONS = 50
 const PER_SESSION = 1_000
-const WORDS = 64
 
 /** What the bench needs of a store: either backend's, awaited. */
 interface Searchable {
@@ -38,23 +37,23 @@ async function run(store: Searchable, runs: number): Promise<string[]> {
     await store.append(`session-${s}`, batch)
     await store.applyWindow(`session-${s}`, { windowSize: 40, tokenBudget: undefined, first: 0, last: 0 })
   }
-  const wide = Array.from({ length: runs }, () => Array.from({ length: WORDS }, () => c.word()).join(' '))
+  const wide = wideQueries(c, runs)
   const narrow = Array.from({ length: runs }, () => `${c.word()} ${c.word()}`)
   const time = async (q: string, o: { match?: 'any'; limit?: number }): Promise<number> => {
     const t = performance.now()
     await store.search(q, o)
     return performance.now() - t
   }
-  await time(wide[0] ?? '', { match: 'any', limit: 1000 }) // warm the caches
+  await time(wide[0] ?? '', WIDE_OPTIONS) // warm the caches
   const rows: [string, number[]][] = [
     ['two words, limit 20', []],
-    [`${WORDS} words, match 'any', limit 20`, []],
-    [`${WORDS} words, match 'any', limit 1000`, []],
+    [`${WIDE_WORDS} words, match 'any', limit 20`, []],
+    [`${WIDE_WORDS} words, match 'any', limit 1000`, []],
   ]
   for (let i = 0; i < runs; i++) {
     rows[0]?.[1].push(await time(narrow[i] ?? '', {}))
     rows[1]?.[1].push(await time(wide[i] ?? '', { match: 'any', limit: 20 }))
-    rows[2]?.[1].push(await time(wide[i] ?? '', { match: 'any', limit: 1000 }))
+    rows[2]?.[1].push(await time(wide[i] ?? '', WIDE_OPTIONS))
   }
   return [
     '| query | p50 | max |',
