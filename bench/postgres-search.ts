@@ -14,7 +14,15 @@ import type { MessageData } from '../src/index.js'
 import { createDatabase } from '../test/postgres/server.js'
 import { takeUrl, withBenchServer } from './postgres-server.js'
 import { parseOptions } from './args.js'
-import { corpus, searchTable, standardSearchRows, stopPairs, twoWordQueries } from './recall-corpus.js'
+import {
+  corpus,
+  searchTable,
+  standardSearchRows,
+  stopPairs,
+  twoWordQueries,
+  WIDE_OPTIONS,
+  wideQueries,
+} from './recall-corpus.js'
 
 const SESSIONS = 1_000
 
@@ -83,12 +91,18 @@ export async function runPostgresSearchBench(argv: readonly string[]): Promise<v
       }
       const stopwords: number[] = []
       for (const q of stopPairs) stopwords.push(await time(q, {}))
+      const wide: number[] = []
+      for (const q of wideQueries(c, 10)) wide.push(await time(q, WIDE_OPTIONS))
       const version =
         (await raw.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? '?'
       console.log(
         `PostgreSQL ${version}: two-word search over ${count.toLocaleString('en-US')} messages (${SESSIONS} sessions, appended in ${appendSeconds.toFixed(0)} s), ${queryCount} queries, limit 20:\n`,
       )
-      for (const line of searchTable(standardSearchRows({ all, one, evicted, stopwords }))) console.log(line)
+      for (const line of searchTable([
+        ...standardSearchRows({ all, one, evicted, stopwords }),
+        ["64 words, match 'any', limit 1000 (10 queries)", wide],
+      ]))
+        console.log(line)
     } finally {
       await raw.end()
       await store.close()

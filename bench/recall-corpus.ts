@@ -100,6 +100,24 @@ export const stopPairs: readonly string[] = Array.from(
   (_, i) => `${words[i] ?? ''} ${words[i + 10] ?? ''}`,
 )
 
+/** How many words the widest query holds: the most a plain query may (`MAX_QUERY_PHRASES`). */
+export const WIDE_WORDS = 64
+
+/**
+ * The widest queries a caller or a model may send: {@link WIDE_WORDS} words drawn at the corpus's
+ * distribution, searched with `match: 'any'` and `limit: 1000` (bench/search-wide.ts measures them alone).
+ *
+ * @param c - the corpus
+ * @param count - how many queries
+ * @returns the queries
+ */
+export function wideQueries(c: Corpus, count: number): string[] {
+  return Array.from({ length: count }, () => Array.from({ length: WIDE_WORDS }, () => c.word()).join(' '))
+}
+
+/** The options of a wide query. */
+export const WIDE_OPTIONS = { match: 'any', limit: 1000 } as const
+
 /** The search benches' limit on the p50 of a query (issue 10). */
 export const SEARCH_P50_LIMIT_MS = 20
 

@@ -15,7 +15,15 @@ import { openContextStore, type MessageData } from '../src/index.js'
 import { SEARCH_PENDING_MAX_ROWS } from '../src/store/search-index.js'
 import { parseOptions } from './args.js'
 import { Scratch } from './harness.js'
-import { corpus, searchTable, standardSearchRows, stopPairs, twoWordQueries } from './recall-corpus.js'
+import {
+  corpus,
+  searchTable,
+  standardSearchRows,
+  stopPairs,
+  twoWordQueries,
+  WIDE_OPTIONS,
+  wideQueries,
+} from './recall-corpus.js'
 
 const options = parseOptions(
   process.argv.slice(2).filter((a, i, all) => a !== '--file' && all[i - 1] !== '--file'),
@@ -80,6 +88,7 @@ try {
     evicted.push(time(q, { inWindow: false }))
   })
   const stopwords = stopPairs.map((q) => time(q, {}))
+  const wide = wideQueries(c, 10).map((q) => time(q, WIDE_OPTIONS))
   // The most a search reads above the watermark itself: a writer that never yields to the event loop
   // leaves up to SEARCH_PENDING_MAX_ROWS − 1 messages waiting (src/store/search-index.ts).
   const waitingNow = (): number =>
@@ -106,6 +115,7 @@ try {
   )
   for (const line of searchTable([
     ...standardSearchRows({ all, one, evicted, stopwords }),
+    ["64 words, match 'any', limit 1000 (10 queries)", wide],
     [`two words said together, whole archive, ${manyWaiting} messages waiting (not ${fewWaiting})`, capped],
   ]))
     console.log(line)

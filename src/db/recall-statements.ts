@@ -298,13 +298,13 @@ export const PENDING_SEARCH_STATEMENTS = {
   fillSnippet: write<[doc: number, text: string]>(
     'INSERT INTO temp.search_snippets (rowid, text) VALUES (?, ?)',
   ),
-  // The text around the matches in one hit. The rowid is matched as a range: better-sqlite3 binds a JS
-  // number as a REAL, and FTS5 ignores a `rowid = ?` constraint whose value is not an integer (every
-  // match would come back, the first one's snippet with it).
-  hitSnippet: value<[q: string, from: number, to: number], string>(
-    `SELECT snippet(search_snippets, 0, '**', '**', '…', 16) AS snippet FROM temp.search_snippets
-    WHERE search_snippets MATCH ? AND rowid >= ? AND rowid <= ?`,
-    'snippet',
+  // The text around the matches in every hit of the page, in one MATCH: the query's doclists are read once
+  // for the page (one MATCH a hit read them once a hit — with a long OR query over a 1,000-hit page,
+  // most of a search's time).
+  pageSnippets: rows<[q: string], { doc: number; snippet: string }>(
+    `SELECT rowid AS doc, snippet(search_snippets, 0, '**', '**', '…', 16) AS snippet
+    FROM temp.search_snippets WHERE search_snippets MATCH ?`,
+    { doc: true, snippet: true },
   ),
   // Where one term occurs in the pending rows: the query's terms only (fts5vocab seeks a term), from
   // which a phrase's count per document is found by position — reading every term of every pending row

@@ -81,10 +81,13 @@ export function toFtsQuery(
     if (input.includes('\u0000')) throw invalidQuery('it contains a NUL character')
     return input.trim() === '' ? undefined : { text: input, phrases: undefined }
   }
-  const phrases = plainPhrases(input)
-  if (phrases.length === 0) return undefined
-  if (phrases.length > MAX_QUERY_PHRASES)
-    throw invalidQuery(`it has ${phrases.length} words or phrases; at most ${MAX_QUERY_PHRASES} are accepted`)
+  const given = plainPhrases(input)
+  if (given.length === 0) return undefined
+  if (given.length > MAX_QUERY_PHRASES)
+    throw invalidQuery(`it has ${given.length} words or phrases; at most ${MAX_QUERY_PHRASES} are accepted`)
+  // A phrase said twice (in any case) matches what it matches once: each is looked up and scored once.
+  const seen = new Set<string>()
+  const phrases = given.filter((p) => !seen.has(p.toLowerCase()) && seen.add(p.toLowerCase()))
   const quoted = phrases.map((p) => `"${p.replaceAll('"', '""')}"`)
   return { text: quoted.join(match === 'all' ? ' AND ' : ' OR '), phrases }
 }

@@ -233,8 +233,12 @@ function run(ledger: SqliteLedger, fts: FtsQuery, o: Checked): SearchHit[] {
   const page = found.slice(o.offset, want)
   pst.clearSnippets.run()
   for (const f of page) pst.fillSnippet.run(f.doc, (pst.hitText.get(f.doc) ?? '').replaceAll('\u0000', ' '))
-  const snippet = (f: Found): string => pst.hitSnippet.get(fts.text, f.doc, f.doc) ?? ''
-  return page.map((f) => toHit(ledger, f, snippet(f))).filter((h): h is SearchHit => h !== undefined)
+  const snippets = new Map(
+    page.length === 0 ? [] : pst.pageSnippets.all(fts.text).map((r) => [r.doc, r.snippet]),
+  )
+  return page
+    .map((f) => toHit(ledger, f, snippets.get(f.doc) ?? ''))
+    .filter((h): h is SearchHit => h !== undefined)
 }
 
 /** Candidates examined by filtering FTS5's best before the search joins every match instead. */

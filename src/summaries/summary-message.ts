@@ -82,6 +82,31 @@ function textsOf(content: readonly unknown[]): string[] {
 }
 
 /**
+ * Reads a summarizer's output once, into plain values: every property access on the caller's object
+ * (which may be a getter or a Proxy that throws) happens here, so the caller of this function can guard
+ * them all at once.
+ *
+ * @param output - what the summarizer returned
+ * @param sessionId - the session, for the error
+ * @returns the texts found, and the `model` it names (unchecked)
+ * @throws ContextLedgerError `SUMMARIZER_FAILED` for output of no known shape; whatever a getter throws
+ */
+function readOutput(output: unknown, sessionId: string): { texts: string[]; model: unknown } {
+  if (typeof output === 'string') return { texts: [output], model: undefined }
+  if (typeof output === 'object' && output !== null) {
+    const text: unknown = 'text' in output ? output.text : undefined
+    const content: unknown = typeof text === 'string' || !('content' in output) ? undefined : output.content
+    const model: unknown = 'model' in output ? output.model : undefined
+    if (typeof text === 'string') return { texts: [text], model }
+    if (Array.isArray(content)) return { texts: textsOf(content as unknown[]), model }
+  }
+  throw failed(
+    sessionId,
+    `returned ${describeValue(output)}, not a string, { text } or a message with text content`,
+  )
+}
+
+/**
  * Builds the summary message from a summarizer's output.
  *
  * @param output - what the summarizer returned
@@ -102,34 +127,20 @@ export function summaryFromOutput(
   },
 ): MadeSummary {
   const { sessionId } = context
-  let texts: string[]
-  let model = context.model
-  if (typeof output === 'string') texts = [output]
-  else if (
-    typeof output === 'object' &&
-    output !== null &&
-    'text' in output &&
-    typeof output.text === 'string'
-  )
-    texts = [output.text]
-  else if (
-    typeof output === 'object' &&
-    output !== null &&
-    'content' in output &&
-    Array.isArray(output.content)
-  )
-    texts = textsOf(output.content as unknown[])
-  else
-    throw failed(
-      sessionId,
-      `returned ${describeValue(output)}, not a string, { text } or a message with text content`,
-    )
-  if (typeof output === 'object' && 'model' in output) {
-    const named: unknown = output.model
-    // A name as the `model` option takes it (1–256 characters, well-formed); anything else keeps the option's.
-    if (typeof named === 'string' && named.length > 0 && named.length <= 256 && named.isWellFormed())
-      model = named
+  let read: { texts: string[]; model: unknown }
+  try {
+    read = readOutput(output, sessionId)
+  } catch (error) {
+    // A getter, a Proxy trap or an array's elements can throw: reading the caller's object is its failure.
+    if (error instanceof ContextLedgerError) throw error
+    throw failed(sessionId, `returned a value that threw when read (${describeThrown(error)})`, error)
   }
+  const { texts } = read
+  let model = context.model
+  const named = read.model
+  // A name as the `model` option takes it (1–256 characters, well-formed); anything else keeps the option's.
+  if (typeof named === 'string' && named.length > 0 && named.length <= 256 && named.isWellFormed())
+    model = named
   // A lone surrogate (half of a character a model cut off) becomes U+FFFD, as repair does for messages.
   const kept = texts.map((t) => t.toWellFormed()).filter((t) => t.trim().length > 0)
   if (kept.length === 0) throw failed(sessionId, 'returned no text')

@@ -5,9 +5,7 @@
  * a core manager — the SQLite {@link PersistentConversationManager} (the handler answers at once) or the
  * PostgreSQL manager of `context-ledger/postgres` (the handler answers with a Promise). The Strands adapter
  * wraps the same handlers (`context-ledger/strands` exports `searchHistoryTool` and `readHistoryTool`).
- *
- * Each handler is written once, as a generator that yields every read it needs ({@link Flow}): driven
- * synchronously over SQLite's calls, and with `await` over PostgreSQL's — one text, one behaviour.
+ * Each handler is written once, as a generator over either backend's reads (src/tools/recall-flow.ts).
  *
  * The handlers never throw for what a model can get wrong (an inverted range, a seq the conversation does
  * not have, a negative limit, a query FTS5 refuses, malformed input): they answer with an error result the
@@ -15,104 +13,20 @@
  */
 import { z } from 'zod'
 import { isContextLedgerError } from '../errors.js'
-import { PersistentConversationManager } from '../manager/persistent-conversation-manager.js'
+import type { PersistentConversationManager } from '../manager/persistent-conversation-manager.js'
 import { estimateTokens } from '../messages/tokens.js'
-import type { ContentBlockData, MessageData } from '../messages/types.js'
 import type { LedgerEntry } from '../store/store-types.js'
-import type { EvictionRecord, SearchHit } from '../store/search-types.js'
+import type { SearchHit } from '../store/search-types.js'
+import { ask, run, type AsyncRecallManager, type Flow, type RecallSource } from './recall-flow.js'
+import { checkRecallToolOptions, SEARCH_HISTORY_MAX_LIMIT, type RecallToolOptions } from './recall-options.js'
+import { hasBlock, render } from './recall-render.js'
 
-/**
- * A manager whose calls return Promises, as the recall tools use it: the PostgreSQL manager of
- * `context-ledger/postgres` (described by shape, so this entry loads nothing of PostgreSQL).
- */
-export interface AsyncRecallManager {
-  /** The session. */
-  readonly sessionId: string
-  /** Full-text search of the session (see the PostgreSQL manager's `search`). */
-  search(
-    query: string,
-    options: { limit: number; match: 'any'; endedSummaries: boolean },
-  ): Promise<SearchHit[]>
-  /** The session's archive (see the PostgreSQL manager's `history`). */
-  history(options: { fromSeq: number; limit: number }): Promise<LedgerEntry[]>
-  /** The store the manager writes. */
-  readonly store: {
-    /** The session's summary, or undefined when it does not exist. */
-    session(sessionId: string): Promise<{ readonly messageCount: number } | undefined>
-    /** Why and when a message last left the window. */
-    evictionOf(sessionId: string, seq: number): Promise<EvictionRecord | undefined>
-  }
-}
-
-/** What the handlers read of a session: one backend's calls, each answering at once or with a Promise. */
-interface RecallSource {
-  search(query: string, limit: number): SearchHit[] | Promise<SearchHit[]>
-  history(fromSeq: number, limit: number): LedgerEntry[] | Promise<LedgerEntry[]>
-  messageCount(): number | Promise<number>
-  evictionOf(seq: number): EvictionRecord | undefined | Promise<EvictionRecord | undefined>
-}
-
-/** A handler's work: a generator that yields each read (a value, or a Promise of it) and gets its answer back. */
-type Flow<T> = Generator<unknown, T, unknown>
-
-/**
- * One read inside a {@link Flow}: yields what the source returned and gets back its value (awaited on
- * PostgreSQL, as it is on SQLite).
- *
- * @param value - what a source call returned
- * @returns its value
- */
-function* ask<T>(value: T | Promise<T>): Flow<T> {
-  return (yield value) as T
-}
-
-/** Runs a flow over synchronous reads: every yielded value is already the answer. */
-function runSync<T>(flow: Flow<T>): T {
-  let step = flow.next()
-  while (step.done !== true) step = flow.next(step.value)
-  return step.value
-}
-
-/** Runs a flow over asynchronous reads: each yielded Promise is awaited, a rejection thrown into the flow. */
-async function runAsync<T>(flow: Flow<T>): Promise<T> {
-  let step = flow.next()
-  while (step.done !== true) {
-    let value: unknown
-    try {
-      value = await step.value
-    } catch (error) {
-      step = flow.throw(error)
-      continue
-    }
-    step = flow.next(value)
-  }
-  return step.value
-}
-
-const SEARCH_OPTIONS = { match: 'any', endedSummaries: false } as const
-
-/** The reads of either kind of manager: the same calls, answering at once (SQLite) or with a Promise. */
-function sourceOf(m: PersistentConversationManager | AsyncRecallManager): RecallSource {
-  const count = (s: { readonly messageCount: number } | undefined): number => s?.messageCount ?? 0
-  return {
-    search: (query, limit) => m.search(query, { ...SEARCH_OPTIONS, limit }),
-    history: (fromSeq, limit) => m.history({ fromSeq, limit }),
-    messageCount: () => {
-      const session = m.store.session(m.sessionId)
-      return session instanceof Promise ? session.then(count) : count(session)
-    },
-    evictionOf: (seq) => m.store.evictionOf(m.sessionId, seq),
-  }
-}
-
-/** Runs a handler's flow on either kind of manager. */
-function run<T>(
-  manager: PersistentConversationManager | AsyncRecallManager,
-  flow: (source: RecallSource) => Flow<T>,
-): T | Promise<T> {
-  const source = sourceOf(manager)
-  return manager instanceof PersistentConversationManager ? runSync(flow(source)) : runAsync(flow(source))
-}
+export type { AsyncRecallManager } from './recall-flow.js'
+export {
+  READ_HISTORY_MAX_TOKENS,
+  READ_HISTORY_MAX_TOKENS_LIMIT,
+  type RecallToolOptions,
+} from './recall-options.js'
 
 /** `search_history`, as the model calls it. */
 export const SEARCH_HISTORY_TOOL_NAME = 'search_history'
@@ -123,8 +37,9 @@ export const READ_HISTORY_TOOL_NAME = 'read_history'
 /** What the model reads about `search_history`. */
 export const SEARCH_HISTORY_TOOL_DESCRIPTION =
   'Search the whole conversation so far, including messages that no longer fit in your context window. ' +
-  'Give a few keywords (or a "quoted phrase"); results are ranked best first, each with its `seq` and a ' +
-  'snippet. Then call read_history with a seq range to read those messages in full.'
+  'Give a few keywords (or a "quoted phrase"). Results list first the messages that are no longer in your ' +
+  'context (best match first), then matches you can still see; each has its `seq` and a snippet. Then ' +
+  'call read_history with a seq range to read those messages in full.'
 
 /** What the model reads about `read_history`. */
 export const READ_HISTORY_TOOL_DESCRIPTION =
@@ -135,7 +50,13 @@ export const READ_HISTORY_TOOL_DESCRIPTION =
 /** `search_history`'s input: `{ query: string, limit?: 1–50 (default 8) }`. */
 export const searchHistoryInputSchema = z.object({
   query: z.string().min(1).max(4096).describe('Keywords or a "quoted phrase"'),
-  limit: z.number().int().min(1).max(50).optional().describe('Most results (default 8)'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(SEARCH_HISTORY_MAX_LIMIT)
+    .optional()
+    .describe('Most results (default 8)'),
 })
 
 /** `read_history`'s input: `{ fromSeq: int ≥ 0, toSeq: int ≥ 0 }` (inclusive). */
@@ -155,17 +76,6 @@ export interface RecallToolResult {
   /** For `read_history`: the seqs shown, inclusive, or undefined when none were. */
   readonly shown?: { readonly fromSeq: number; readonly toSeq: number }
 }
-
-/** Options of the recall handlers. */
-export interface RecallToolOptions {
-  /** `read_history`: the most tokens of text one answer holds (default 4000). */
-  readonly maxTokens?: number | undefined
-  /** `search_history`: the default number of results (default 8). */
-  readonly defaultLimit?: number | undefined
-}
-
-/** The default token cap of one `read_history` answer. */
-export const READ_HISTORY_MAX_TOKENS = 4000
 
 function inputError(tool: string, error: z.ZodError, expected: string): RecallToolResult {
   const issue = error.issues[0]
@@ -219,16 +129,14 @@ export function handleSearchHistory(
 export function handleSearchHistory(
   manager: PersistentConversationManager | AsyncRecallManager,
   input: unknown,
-  options: RecallToolOptions = {},
+  options?: RecallToolOptions,
 ): RecallToolResult | Promise<RecallToolResult> {
   return run(manager, (source) => searchFlow(source, input, options))
 }
 
-function* searchFlow(
-  source: RecallSource,
-  input: unknown,
-  options: RecallToolOptions,
-): Flow<RecallToolResult> {
+function* searchFlow(source: RecallSource, input: unknown, options: unknown): Flow<RecallToolResult> {
+  // Checked inside the flow: a bad option throws from the call on SQLite and rejects on PostgreSQL.
+  const { defaultLimit } = checkRecallToolOptions(options)
   const parsed = searchHistoryInputSchema.safeParse(input)
   if (!parsed.success)
     return inputError(
@@ -237,9 +145,12 @@ function* searchFlow(
       '{ query: non-empty string, limit?: integer 1-50 }',
     )
   const { query, limit } = parsed.data
+  const want = limit ?? defaultLimit
   let hits: SearchHit[]
   try {
-    hits = yield* ask(source.search(query, limit ?? options.defaultLimit ?? 8))
+    // What left the window first: the model sees the rest already (its own question among them).
+    hits = yield* ask(source.search(query, want, false))
+    if (hits.length < want) hits = [...hits, ...(yield* ask(source.search(query, want - hits.length, true)))]
   } catch (error) {
     if (isContextLedgerError(error, 'INVALID_QUERY'))
       return { status: 'error', text: `${error.message}. Use plain keywords.` }
@@ -247,103 +158,8 @@ function* searchFlow(
   }
   if (hits.length === 0)
     return { status: 'success', text: `No message of this conversation matches "${oneLine(query)}".`, hits }
-  const head = `${hits.length} result${hits.length === 1 ? '' : 's'} for "${oneLine(query)}", best first (read one with read_history { fromSeq, toSeq }):`
+  const head = `${hits.length} result${hits.length === 1 ? '' : 's'} for "${oneLine(query)}", best first, those no longer in your context before those still in it (read one with read_history { fromSeq, toSeq }):`
   return { status: 'success', text: [head, ...hits.map(describeHit)].join('\n'), hits }
-}
-
-function json(value: unknown): string {
-  try {
-    // JSON.stringify gives undefined for undefined input, though typed string.
-    const text = JSON.stringify(value) as string | undefined
-    return text ?? ''
-  } catch {
-    return '[unserializable]'
-  }
-}
-
-/** The strings under `text` keys of a document's source, as the view `search_text` reads them. */
-function sourceTexts(value: unknown, out: string[] = []): string[] {
-  if (Array.isArray(value)) for (const v of value) sourceTexts(v, out)
-  else if (typeof value === 'object' && value !== null)
-    for (const [k, v] of Object.entries(value as Record<string, unknown>))
-      if (k === 'text' && typeof v === 'string') out.push(v)
-      else sourceTexts(v, out)
-  return out
-}
-
-/** A document's name and text (the view `search_text` indexes the same). */
-function documentText(doc: unknown): string {
-  const d = (doc ?? {}) as { name?: unknown; source?: unknown }
-  const name = typeof d.name === 'string' ? d.name : 'unnamed'
-  return `[document ${name}] ${sourceTexts(d.source).join(' ')}`
-}
-
-/** Cuts one field to `limit` characters, saying how many were left out. */
-function field(text: string, limit: number): string {
-  if (text.length <= limit) return text
-  return `${text.slice(0, limit)}[… ${text.length - limit} characters left out]`
-}
-
-/**
- * The text of one block, each field cut to `limit` characters: the text the view `search_text` indexes
- * (text, reasoning, a tool call's name and input, a tool result's text, JSON and documents, a document's
- * name and text, a guard block's text, a citation block's text), labelled.
- */
-function blockText(b: ContentBlockData, limit: number): string[] {
-  const x = b as Record<string, unknown>
-  if (typeof x.text === 'string') return [field(x.text, limit)]
-  const use = x.toolUse as { name?: string; input?: unknown } | undefined
-  if (use !== undefined) return [`[calls tool ${use.name ?? '?'} with ${field(json(use.input), limit)}]`]
-  const result = x.toolResult as { status?: string; content?: unknown[] } | undefined
-  if (result !== undefined) {
-    const parts = (result.content ?? []).map((c) => {
-      const r = c as Record<string, unknown>
-      if (typeof r.text === 'string') return field(r.text, limit)
-      if (r.json !== undefined) return field(json(r.json), limit)
-      if (r.document !== undefined) return field(documentText(r.document), limit)
-      return '[non-text content]'
-    })
-    return [`[tool result (${result.status ?? 'success'})] ${parts.join('\n')}`]
-  }
-  const reasoning = x.reasoning as { text?: string } | undefined
-  if (reasoning?.text !== undefined) return [`[reasoning] ${field(reasoning.text, limit)}`]
-  if (x.document !== undefined) return [field(documentText(x.document), limit)]
-  const guard = x.guardContent as { text?: { text?: unknown } } | undefined
-  if (typeof guard?.text?.text === 'string') return [`[guarded] ${field(guard.text.text, limit)}`]
-  const citations = x.citations as { content?: unknown } | undefined
-  if (citations !== undefined) {
-    const texts = (Array.isArray(citations.content) ? citations.content : [])
-      .map((c) => (c as { text?: unknown }).text)
-      .filter((t): t is string => typeof t === 'string')
-    return [`[cited] ${field(texts.join('\n'), limit)}`]
-  }
-  return ['[non-text content]']
-}
-
-function hasBlock(m: MessageData | undefined, key: 'toolUse' | 'toolResult'): boolean {
-  return (m?.content ?? []).some((b) => (b as Record<string, unknown>)[key] !== undefined)
-}
-
-/** The text of one entry, and the names of the tools it calls (for the result that follows). */
-function render(
-  e: LedgerEntry,
-  note: string | undefined,
-  toolNames: Map<string, string>,
-  limit: number,
-): string {
-  const content = e.message.content.map((b) => {
-    const use = (b as { toolUse?: { toolUseId?: string; name?: string } }).toolUse
-    if (use?.toolUseId !== undefined && use.name !== undefined) toolNames.set(use.toolUseId, use.name)
-    const result = (b as { toolResult?: { toolUseId?: string } }).toolResult
-    const lines = blockText(b, limit)
-    if (result?.toolUseId !== undefined) {
-      const name = toolNames.get(result.toolUseId)
-      if (name !== undefined) return lines.map((l) => l.replace('[tool result', `[result of ${name}`))
-    }
-    return lines
-  })
-  const where = e.inWindow ? '' : ` (no longer in your context${note === undefined ? '' : `; ${note}`})`
-  return `[seq ${e.seq}] ${e.message.role}${where}:\n${content.flat().join('\n')}`
 }
 
 /** How many messages `read_history` reads at a time: it stops reading once its cap is reached. */
@@ -378,7 +194,7 @@ export function handleReadHistory(
 export function handleReadHistory(
   manager: PersistentConversationManager | AsyncRecallManager,
   input: unknown,
-  options: RecallToolOptions = {},
+  options?: RecallToolOptions,
 ): RecallToolResult | Promise<RecallToolResult> {
   return run(manager, (source) => readFlow(source, input, options))
 }
@@ -437,7 +253,8 @@ class UnitReader {
   }
 }
 
-function* readFlow(source: RecallSource, input: unknown, options: RecallToolOptions): Flow<RecallToolResult> {
+function* readFlow(source: RecallSource, input: unknown, options: unknown): Flow<RecallToolResult> {
+  const cap = checkRecallToolOptions(options).maxTokens
   const parsed = readHistoryInputSchema.safeParse(input)
   if (!parsed.success)
     return inputError(
@@ -461,7 +278,6 @@ function* readFlow(source: RecallSource, input: unknown, options: RecallToolOpti
           : `Unknown seq ${fromSeq}: this conversation has seqs 0 to ${count - 1}.`,
     }
   toSeq = Math.min(toSeq, count - 1)
-  const cap = options.maxTokens ?? READ_HISTORY_MAX_TOKENS
   // Widen to whole tool pairs: a result's call before it, a call's result after it.
   function* look(seq: number): Flow<LedgerEntry | undefined> {
     return (yield* ask(source.history(seq, 1)))[0]

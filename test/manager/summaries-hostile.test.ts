@@ -145,6 +145,52 @@ describe(`summaries against hostile timing and input [${BACKEND}]`, () => {
     expect(await ledgerState()).toBe(before)
   })
 
+  const throwing = (key: string): object =>
+    Object.defineProperty({}, key, {
+      enumerable: true,
+      get() {
+        throw new Error(`${key} getter`)
+      },
+    })
+  it.each([
+    ['whose text getter throws', () => throwing('text')],
+    ['whose content getter throws', () => throwing('content')],
+    ['whose model getter throws', () => Object.assign(throwing('model'), { text: 'S' })],
+    ['whose content holds a block whose text getter throws', () => ({ content: [throwing('text')] })],
+    [
+      'a Proxy whose traps throw',
+      () =>
+        new Proxy(
+          {},
+          {
+            has() {
+              throw new Error('has trap')
+            },
+            get() {
+              throw new Error('get trap')
+            },
+          },
+        ),
+    ],
+    [
+      'a revoked Proxy',
+      () => {
+        const r = Proxy.revocable([], {})
+        r.revoke()
+        return r.proxy
+      },
+    ],
+  ])('reports a summarizer result %s as SUMMARIZER_FAILED, nothing written', async (_what, make) => {
+    const m = manager({ windowSize: 100 })
+    await m.append(turns(5))
+    const before = await ledgerState()
+    const error = await m
+      .summarize(() => make() as string, { summaryRatio: 0.5, preserveRecentMessages: 0 })
+      .catch((e: unknown) => e)
+    expect(error).toMatchObject({ code: 'SUMMARIZER_FAILED' })
+    expect(await ledgerState()).toBe(before)
+  })
+
   it('mends a lone surrogate in the summary as repair mends one in a message', async () => {
     const m = manager({ windowSize: 100 })
     await m.append(turns(5))

@@ -8,7 +8,13 @@
  */
 import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
-import { ContextLedgerError, MAX_QUERY_LENGTH, type MessageData } from '../../src/index.js'
+import {
+  ContextLedgerError,
+  MAX_QUERY_LENGTH,
+  MAX_QUERY_PHRASES,
+  MAX_SEARCH_LIMIT,
+  type MessageData,
+} from '../../src/index.js'
 import { BACKEND, makeBackend, type LedgerStore } from '../helpers/backend.js'
 
 const backend = makeBackend()
@@ -221,6 +227,26 @@ describe(`store.search [${BACKEND}]`, () => {
         : /options.syntax: FTS5 syntax is SQLite's/,
     )
     expect(await backend.checksum(store)).toBe(before)
+  })
+
+  it('bounds a wide search: 64 words and 1,000 hits at most, a repeated word looked up once', async () => {
+    const store = await backend.open()
+    await store.append('s', [user('alpha beta gamma'), assistant('beta delta'), user('alpha alpha epsilon')])
+    const wide = Array.from({ length: MAX_QUERY_PHRASES }, (_, i) => `w${i}`).join(' ')
+    expect(
+      await store.search(`${wide.split(' ').slice(1).join(' ')} alpha`, { match: 'any', limit: 1000 }),
+    ).toHaveLength(2)
+    await expect(store.search(`${wide} alpha`, { match: 'any' })).rejects.toMatchObject({
+      code: 'INVALID_QUERY',
+      message: expect.stringMatching(/at most 64/) as string,
+    })
+    await expect(store.search('alpha', { limit: MAX_SEARCH_LIMIT + 1 })).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      path: 'options.limit',
+    })
+    // The same word said again (in any case) neither changes the hits nor weighs twice in their scores.
+    const once = await store.search('alpha beta', { match: 'any' })
+    expect(await store.search('alpha ALPHA beta alpha', { match: 'any' })).toStrictEqual(once)
   })
 
   it('never crashes on any string, plain or raw, and never writes the ledger', async () => {

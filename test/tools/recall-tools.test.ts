@@ -15,6 +15,7 @@ import {
   type MessageData,
   type RecallToolOptions,
   type RecallToolResult,
+  READ_HISTORY_MAX_TOKENS_LIMIT,
 } from '../../src/index.js'
 import { BACKEND, coreManagerOf, makeBackend, type LedgerManager } from '../helpers/backend.js'
 
@@ -87,6 +88,67 @@ describe('search_history', () => {
     expect((await search(m, { query: 'zeppelin' })).text).toBe(
       'No message of this conversation matches "zeppelin".',
     )
+  })
+
+  it('lists what left the window before what the model still sees, each part best first', async () => {
+    const store = await backend.open()
+    const m = backend.manager(store, { sessionId: 's', windowSize: 4 })
+    await m.append([
+      user('Remember this: the code word is zebrafinch, and the vault word is lark.'),
+      assistant('ok'),
+    ])
+    for (let i = 0; i < 4; i++) await m.append([user(`filler ${i}`), assistant(`ok ${i}`)])
+    await m.applyWindow()
+    // In the window: the model's own question, which ranks above the old answer (short, every word).
+    await m.append([user('What was the code word?'), assistant('Let me look up the code word.')])
+    const r = await search(m, { query: 'what was the code word?' })
+    expect(r.hits?.map((h) => [h.seq, h.inWindow])).toStrictEqual([
+      [0, false],
+      [10, true],
+      [11, true],
+    ])
+    expect(r.text.split('\n')[1]).toMatch(
+      /^- seq 0 \(user, no longer in your context\): .*\*\*code\*\* \*\*word\*\*/,
+    )
+    // Within each part the order is the ranking's: the same hits as a search of that part alone.
+    const inside = await coreManagerOf(m).search('what was the code word?', { match: 'any', inWindow: true })
+    expect(r.hits?.slice(1).map((h) => h.seq)).toStrictEqual(inside.map((h) => h.seq))
+    // A limit keeps the first part first: what the model cannot see.
+    expect((await search(m, { query: 'code word', limit: 1 })).hits?.map((h) => h.seq)).toStrictEqual([0])
+    expect((await search(m, { query: 'code word', limit: 2 })).hits?.map((h) => h.inWindow)).toStrictEqual([
+      false,
+      true,
+    ])
+  })
+
+  it('refuses options that are not an object or out of range with INVALID_OPTIONS naming them', async () => {
+    const m = await conversation()
+    for (const handler of [search, read])
+      for (const [options, path] of [
+        [null, 'options'],
+        ['x', 'options'],
+        [[], 'options'],
+        [{ maxTokens: Number.NaN }, 'options.maxTokens'],
+        [{ maxTokens: -1 }, 'options.maxTokens'],
+        [{ maxTokens: 0 }, 'options.maxTokens'],
+        [{ maxTokens: 1.5 }, 'options.maxTokens'],
+        [{ maxTokens: Infinity }, 'options.maxTokens'],
+        [{ maxTokens: READ_HISTORY_MAX_TOKENS_LIMIT + 1 }, 'options.maxTokens'],
+        [{ maxTokens: '4000' }, 'options.maxTokens'],
+        [{ defaultLimit: 0 }, 'options.defaultLimit'],
+        [{ defaultLimit: 51 }, 'options.defaultLimit'],
+        [{ maxToken: 10 }, 'options.maxToken'],
+      ] as const)
+        await expect(
+          handler(m, { query: 'budget', fromSeq: 0, toSeq: 1 }, options as never),
+          JSON.stringify(options),
+        ).rejects.toMatchObject({ code: 'INVALID_OPTIONS', path })
+    // The bounds themselves are accepted.
+    expect((await read(m, { fromSeq: 0, toSeq: 1 }, { maxTokens: 1 })).status).toBe('success')
+    expect(
+      (await read(m, { fromSeq: 0, toSeq: 1 }, { maxTokens: READ_HISTORY_MAX_TOKENS_LIMIT })).status,
+    ).toBe('success')
+    expect((await search(m, { query: 'budget' }, { defaultLimit: 50 })).status).toBe('success')
   })
 
   it('leaves out summaries that left the window (a dropped one was taken back)', async () => {

@@ -140,11 +140,15 @@ export function searchStatement(query: unknown, options: unknown): PgSearchState
  */
 function searchSql(tsquery: string): string {
   const text = `left("context_ledger"."search_text"(b.body), ${SEARCH_TEXT_CHARS})`
-  // The query is written out where it is used, not read from a CTE: the planner folds `to_tsquery(...)` of
-  // bound values into a constant and drives the GIN index with it; from a CTE it is a join column, and
-  // the plan reads every message of the session (or the archive) to test each one.
-  const q = `(${tsquery})`
-  return `WITH s1 AS (SELECT pk FROM "context_ledger"."sessions" WHERE id = $1::text),
+  // The query is parsed once, in `tq`, and read where it is used as a scalar subquery: an InitPlan, whose
+  // value is a parameter of the plan — it drives the GIN index and is what every row's `@@`, `ts_rank`
+  // and `ts_headline` read. Written out in place instead, its `phraseto_tsquery(...)` calls are a
+  // constant only in a custom plan: the store's connections plan generically (docs/postgres.md#pooling),
+  // where they ran again for every row — 64 words' parses for each of 50,000 matches' `ts_rank`, 8 s.
+  // (Joined to the rows instead, `tq`'s column would be a join column, and no index scan is driven by it.)
+  const q = '(SELECT tq.q FROM tq)'
+  return `WITH tq AS (SELECT ${tsquery} AS q),
+  s1 AS (SELECT pk FROM "context_ledger"."sessions" WHERE id = $1::text),
   hits AS (
     SELECT 'message' AS kind, m.session, m.seq AS key, -ts_rank(m.search_vector, ${q}, 1) AS score
     FROM "context_ledger"."messages" m JOIN "context_ledger"."sessions" s ON s.pk = m.session
