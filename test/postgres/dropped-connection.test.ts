@@ -109,6 +109,54 @@ describe('a connection the server ends while the store holds it', () => {
   })
 })
 
+/**
+ * A client whose connection dies in the same read as its first ReadyForQuery: the server's goodbye can
+ * arrive in the one packet that completes the connection, and node-postgres parses both before any
+ * Promise continuation runs. The pool takes its own listener off as it hands the client out, so a listener
+ * attached after `await pool.connect()` comes too late; this client emits its `'error'` at that moment.
+ */
+class DiesOnConnect extends pg.Client {
+  /** Whether new connections die as they are made. */
+  static armed = false
+
+  override connect(): Promise<pg.Client>
+  override connect(callback: (err: Error) => void): void
+  override connect(callback?: (err: Error) => void): Promise<pg.Client> | undefined {
+    if (callback === undefined) return super.connect()
+    super.connect((err: Error | null) => {
+      // The pool's callback: it takes its listener off and hands the client over.
+      callback(err as Error)
+      if (err !== null || !DiesOnConnect.armed) return
+      this.emit('error', new Error('terminating connection due to administrator command'))
+      // And the server closes the socket, as it does after its goodbye.
+      ;(this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy()
+    })
+    return undefined
+  }
+}
+
+describe('a connection the server ends as it is made', () => {
+  it('in the packet that completes it: the call fails typed, the process lives', async () => {
+    const url = await database()
+    const pool = new pg.Pool({ connectionString: url, max: 2, idleTimeoutMillis: 20, Client: DiesOnConnect })
+    const store = await openPostgresContextStore({ pool })
+    await store.append('s', { role: 'user', content: [{ text: 'hello' }] })
+    // The connections made so far time out of the pool: the next call makes a new one.
+    while (pool.totalCount > 0) await sleep(5)
+    DiesOnConnect.armed = true
+    try {
+      const error = await refusalOf(() => store.reading((snapshot) => snapshot.history('s')))
+      expect(error.code).toBe('STORAGE_ERROR')
+      expect(uncaught).toStrictEqual([])
+    } finally {
+      DiesOnConnect.armed = false
+    }
+    expect(await store.reading((snapshot) => snapshot.history('s'))).toHaveLength(1)
+    await store.close()
+    await pool.end()
+  })
+})
+
 describe('a connection the server ends while idle in the pool', () => {
   for (const own of [false, true])
     it(`${own ? 'a pool the caller gave (no listener of its own)' : 'the pool the store made'}: the pool drops it, the process lives, the next call connects anew`, async () => {

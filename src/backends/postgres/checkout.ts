@@ -22,12 +22,11 @@ import { isConnectionLoss } from './pg-errors.js'
  * @throws what `pool.connect()` or `fn` threw
  */
 export async function checkedOut<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect()
   let broken: Error | undefined
   const onError = (error: Error): void => {
     broken ??= error
   }
-  client.on('error', onError)
+  const client = await connect(pool, onError)
   try {
     return await fn(client)
   } catch (error) {
@@ -39,6 +38,29 @@ export async function checkedOut<T>(pool: pg.Pool, fn: (client: pg.PoolClient) =
     client.off('error', onError)
     client.release(broken)
   }
+}
+
+/**
+ * Checks a client out with `onError` listening on it from the moment the pool hands it over. The pool takes
+ * its own listener off as it does, and calls back at once; a `'error'` in the same read as the connection's
+ * first ReadyForQuery (a server that ends the connection as it is made) is emitted before any Promise
+ * continuation runs, so a listener added after `await pool.connect()` would come too late.
+ *
+ * @param pool - the pool
+ * @param onError - the listener
+ * @returns the client
+ */
+function connect(pool: pg.Pool, onError: (error: Error) => void): Promise<pg.PoolClient> {
+  return new Promise((resolve, reject) => {
+    pool.connect((error, client) => {
+      if (error !== undefined || client === undefined) {
+        reject(error ?? new Error('the pool gave no client'))
+        return
+      }
+      client.on('error', onError)
+      resolve(client)
+    })
+  })
 }
 
 /**
