@@ -184,9 +184,13 @@ export class WindowRules {
     const fail = this.fail
     if (e.seq !== n) fail('archive dense', `entry ${n} has seq ${e.seq}`, { seq: n })
     if (e.message.trackingId !== e.trackingId)
-      fail('archive identity', `seq ${e.seq} stores trackingId ${e.message.trackingId} for ${e.trackingId}`, {
-        seq: e.seq,
-      })
+      fail(
+        'archive identity',
+        `seq ${e.seq}: its row's trackingId is ${e.trackingId}, its body's is ${e.message.trackingId} (they must be the same)`,
+        {
+          seq: e.seq,
+        },
+      )
     this.shapes.push(shapeOf(e.message))
     if (e.pinned) this.pinned.add(n)
     const wanted = this.appended?.get(e.trackingId)

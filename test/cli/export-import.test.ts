@@ -230,7 +230,7 @@ describe('import', () => {
         'the export ends at line 20 with 19 messages, where its header says 32',
       ],
       [lines.slice(1).join('\n'), 'line 1: not the header of a context-ledger export'],
-      ['', 'no header'],
+      ['', 'the input is empty'],
     ]
     for (const [input, message] of cases) {
       const target = dir.file('bad.db')

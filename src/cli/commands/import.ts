@@ -163,7 +163,11 @@ async function parse(lines: AsyncIterable<string>, progress: Progress): Promise<
         break
     }
   }
-  if (header === undefined) throw refuse(n, 'no header: the input is empty')
+  if (header === undefined)
+    throw new CliError(
+      'the input is empty: an export starts with its header line; nothing was imported',
+      'INVALID_EXPORT',
+    )
   const end = (what: string): CliError =>
     new CliError(
       `the export ends at line ${n} ${what} (a truncated file?); nothing was imported`,
