@@ -50,7 +50,11 @@ describe('the search statement', () => {
   it.each<[string, string, PgSearchOptions]>([
     ['64 words, any', WORDS, { match: 'any', limit: 1000 }],
     ['three words, all', 'red green blue', {}],
-    ['a phrase and a word, any, in a session, out of the window', '"green apple" pear', { match: 'any', sessionId: 's', inWindow: false }],
+    [
+      'a phrase and a word, any, in a session, out of the window',
+      '"green apple" pear',
+      { match: 'any', sessionId: 's', inWindow: false },
+    ],
     ['raw tsquery', 'red & !blue', { syntax: 'tsquery', summaries: true }],
   ])(
     '%s: parses the query once (in `tq`), not for each row, and finds messages through the GIN index',
