@@ -5,7 +5,8 @@
  * parsed again for every match's `@@`, `ts_rank` and `ts_headline` when the statement wrote
  * `phraseto_tsquery(...)` out in place: a custom plan folds those calls into a constant, a generic plan
  * cannot — a 64-word `match: 'any'` search over 50,000 messages took 8 s to 30 s (docs/benchmarks.md,
- * "The widest search").
+ * "The widest search"). And a match costs little besides its rank: the tool filters look a message up
+ * on `tool_calls`' indexes of calls and of results.
  */
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { openPostgresContextStore, type PostgresContextStore } from '../../src/backends/postgres/index.js'
@@ -50,10 +51,14 @@ describe('the search statement', () => {
   it.each<[string, string, PgSearchOptions]>([
     ['64 words, any', WORDS, { match: 'any', limit: 1000 }],
     ['three words, all', 'red green blue', {}],
-    ['a phrase and a word, any, in a session, out of the window', '"green apple" pear', { match: 'any', sessionId: 's', inWindow: false }],
+    [
+      'a phrase and a word, any, in a session, out of the window',
+      '"green apple" pear',
+      { match: 'any', sessionId: 's', inWindow: false },
+    ],
     ['raw tsquery', 'red & !blue', { syntax: 'tsquery', summaries: true }],
   ])(
-    '%s: parses the query once (in `tq`), not for each row, and finds messages through the GIN index',
+    '%s: parses the query once (in `tq`), not for each row; finds messages through the GIN index, tool calls through their own',
     async (_name, query, options) => {
       const db = await createDatabase(adminUrl)
       drops.push(db.drop)
@@ -79,6 +84,10 @@ describe('the search statement', () => {
       expect(parses.length).toBeGreaterThan(0)
       expect(parses.filter(([within]) => within !== 'CTE tq')).toStrictEqual([])
       expect(indexes(plan)).toContain('messages_search')
+      // The recall tools' own messages are left out by two lookups a match (as a call, as a result), not
+      // by a scan of its session's every tool call.
+      expect(indexes(plan)).toEqual(expect.arrayContaining(['tool_calls_use', 'tool_calls_answered']))
+      expect(indexes(plan)).not.toContain('tool_calls_by_id')
     },
   )
 })

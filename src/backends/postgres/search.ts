@@ -146,32 +146,40 @@ function searchSql(tsquery: string): string {
   // constant only in a custom plan: the store's connections plan generically (docs/postgres.md#pooling),
   // where they ran again for every row — 64 words' parses for each of 50,000 matches' `ts_rank`, 8 s.
   // (Joined to the rows instead, `tq`'s column would be a join column, and no index scan is driven by it.)
+  // Every match is ranked, so what each one costs besides `ts_rank` counts: its session's window bound is
+  // read only when `inWindow` is given, and a tool filter looks a message up as a call and as a result
+  // on the two indexes of `tool_calls` (one probe of `session` alone scanned the session's every call).
   const q = '(SELECT tq.q FROM tq)'
   return `WITH tq AS (SELECT ${tsquery} AS q),
   s1 AS (SELECT pk FROM "context_ledger"."sessions" WHERE id = $1::text),
   hits AS (
     SELECT 'message' AS kind, m.session, m.seq AS key, -ts_rank(m.search_vector, ${q}, 1) AS score
-    FROM "context_ledger"."messages" m JOIN "context_ledger"."sessions" s ON s.pk = m.session
+    FROM "context_ledger"."messages" m
     WHERE m.search_vector @@ ${q}
       AND ($1::text IS NULL OR m.session = (SELECT pk FROM s1))
       AND ($2::text IS NULL OR m.role = $2::text)
       AND ($3::boolean IS NULL OR m.pinned = $3::boolean)
-      AND ($4::boolean IS NULL OR (m.seq >= s.boundary OR m.kept) = $4::boolean)
+      AND ($4::boolean IS NULL OR (m.seq >= (SELECT s.boundary FROM "context_ledger"."sessions" s
+        WHERE s.pk = m.session) OR m.kept) = $4::boolean)
       AND ($5::bigint IS NULL OR m.created_at >= $5::bigint)
       AND ($6::bigint IS NULL OR m.created_at < $6::bigint)
       AND ($7::text IS NULL OR EXISTS (SELECT 1 FROM "context_ledger"."tool_calls" c
-        WHERE c.session = m.session AND c.name = $7::text AND (c.use_seq = m.seq OR c.result_seq = m.seq)))
+          WHERE c.session = m.session AND c.use_seq = m.seq AND c.name = $7::text)
+        OR EXISTS (SELECT 1 FROM "context_ledger"."tool_calls" c
+          WHERE c.session = m.session AND c.result_seq = m.seq AND c.name = $7::text))
       AND ($8::text[] IS NULL OR NOT EXISTS (SELECT 1 FROM "context_ledger"."tool_calls" c
-        WHERE c.session = m.session AND (c.use_seq = m.seq OR c.result_seq = m.seq)
-          AND c.name = ANY($8::text[])))
+          WHERE c.session = m.session AND c.use_seq = m.seq AND c.name = ANY($8::text[]))
+        AND NOT EXISTS (SELECT 1 FROM "context_ledger"."tool_calls" c
+          WHERE c.session = m.session AND c.result_seq = m.seq AND c.name = ANY($8::text[])))
     UNION ALL
     SELECT 'summary', x.session, x.id, -ts_rank(x.search_vector, ${q}, 1)
-    FROM "context_ledger"."summaries" x JOIN "context_ledger"."sessions" s ON s.pk = x.session
+    FROM "context_ledger"."summaries" x
     WHERE $10::boolean AND x.search_vector @@ ${q}
       AND ($1::text IS NULL OR x.session = (SELECT pk FROM s1))
       AND ($2::text IS NULL OR $2::text = 'user')
       AND ($3::boolean IS NULL OR NOT $3::boolean)
-      AND ($4::boolean IS NULL OR (s.summary IS NOT DISTINCT FROM x.id) = $4::boolean)
+      AND ($4::boolean IS NULL OR (SELECT s.summary IS NOT DISTINCT FROM x.id FROM "context_ledger"."sessions" s
+        WHERE s.pk = x.session) = $4::boolean)
       AND ($5::bigint IS NULL OR x.created_at >= $5::bigint)
       AND ($6::bigint IS NULL OR x.created_at < $6::bigint)
       AND $7::text IS NULL
