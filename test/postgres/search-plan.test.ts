@@ -8,18 +8,11 @@
  * "The widest search"). And a match costs little besides its rank: the tool filters look a message up
  * on `tool_calls`' indexes of calls and of results.
  */
-import { afterAll, describe, expect, inject, it } from 'vitest'
-import { openPostgresContextStore, type PostgresContextStore } from '../../src/backends/postgres/index.js'
+import { describe, expect, it } from 'vitest'
 import { searchStatement, type PgSearchOptions } from '../../src/backends/postgres/search.js'
-import { createDatabase } from './server.js'
+import { useDatabases } from './databases.js'
 
-const adminUrl = inject('pgUrl')
-const drops: (() => Promise<void>)[] = []
-const stores: PostgresContextStore[] = []
-afterAll(async () => {
-  for (const s of stores.splice(0)) await s.close()
-  for (const drop of drops.splice(0)) await drop()
-})
+const { database, open } = useDatabases()
 
 /** A plan node of `EXPLAIN (FORMAT JSON)`. */
 type PlanNode = Record<string, unknown> & { Plans?: PlanNode[] }
@@ -60,10 +53,7 @@ describe('the search statement', () => {
   ])(
     '%s: parses the query once (in `tq`), not for each row; finds messages through the GIN index, tool calls through their own',
     async (_name, query, options) => {
-      const db = await createDatabase(adminUrl)
-      drops.push(db.drop)
-      const store = await openPostgresContextStore({ connectionString: db.url })
-      stores.push(store)
+      const store = await open(await database())
       await store.append('s', [
         { role: 'user', content: [{ text: 'a red apple and a green pear' }] },
         { role: 'assistant', content: [{ text: 'word1 word2 blue' }] },
