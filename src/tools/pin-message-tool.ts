@@ -168,6 +168,13 @@ export function handlePinMessage(
     // A pin no window can show (a greeting before the first user message): the store says why.
     if (isContextLedgerError(error, 'INVALID_OPTIONS') && error.path === 'ref')
       return { status: 'error', text: `Message ${index} cannot be pinned: ${error.message}` }
+    // A reason the schema takes but the store counts otherwise (UTF-16 units: emoji count two) or refuses
+    // (a lone surrogate): the model words it again.
+    if (isContextLedgerError(error, 'INVALID_OPTIONS') && error.path?.startsWith('attribution.') === true)
+      return {
+        status: 'error',
+        text: `Message ${index} was not pinned: ${error.message}. Give a shorter plain-text reason.`,
+      }
     throw error
   }
   return { ...describePinOutcome(index, action, pin.changed), pin }

@@ -88,6 +88,15 @@ describe('handlePinMessage', () => {
     expect(handlePinMessage(manager, { index: 1, reason: 'r'.repeat(256) }).status).toBe('success')
   })
 
+  it('answers a reason the store refuses though the schema takes it (emoji over 256 code units, a lone surrogate) with an error result', () => {
+    for (const reason of ['😀'.repeat(129), '😀'.repeat(200), 'ok\ud800', '\ud800']) {
+      const result = handlePinMessage(manager, { index: 1, reason })
+      expect(result.status, reason.slice(0, 8)).toBe('error')
+      expect(result.text).toMatch(/^Message 1 was not pinned: .*reason/)
+    }
+    expect(store.pinEvents('s')).toStrictEqual([])
+  })
+
   it('states the reason bound in its JSON Schema', () => {
     const schema = z.toJSONSchema(pinMessageInputSchema, { io: 'input' }) as unknown as {
       properties: { reason: { minLength?: number; maxLength?: number } }
