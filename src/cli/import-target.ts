@@ -8,7 +8,18 @@
  * ever removed, on every way the import ends but success.
  */
 import { randomBytes } from 'node:crypto'
-import { constants, copyFileSync, existsSync, linkSync, openSync, closeSync, rmSync, statSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+} from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { CliError } from './errors.js'
 
@@ -41,6 +52,11 @@ const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK'])
  */
 export function importTarget(file: string): ImportTarget {
   if (existsSync(file)) return { path: file, building: false, publish: () => {}, discard: () => {} }
+  if (isLink(file))
+    throw new CliError(
+      `${file} is a symbolic link to ${readlinkSync(file)}, which does not exist; nothing was imported. Import into the path it names, or remove the link`,
+      'USAGE',
+    )
   const temp = join(dirname(file), `.${basename(file)}.import-${randomBytes(6).toString('hex')}`)
   try {
     // Claimed exclusively: an empty file, which opening the store makes a ledger.
@@ -94,6 +110,15 @@ function appeared(file: string): CliError {
     `${file} was created by another process while the import ran; nothing was imported and that file was left as it is. Import into it now with the same command (the session goes into the file as it is)`,
     'FILE_EXISTS',
   )
+}
+
+/** Whether `file` is a symbolic link (existsSync follows links: a dangling one does not exist). */
+function isLink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink()
+  } catch {
+    return false
+  }
 }
 
 function errorCode(error: unknown): string {

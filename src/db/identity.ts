@@ -20,6 +20,27 @@ export const SET_APPLICATION_ID: `application_id = ${typeof APPLICATION_ID}` = '
 const SQLITE_MAGIC = 'SQLite format 3\0'
 
 /**
+ * Refuses a path that is a FIFO, a device or a socket: opening a FIFO blocks until someone writes to it,
+ * and SQLite cannot keep a ledger (nor its side files) in any of them. A directory is left to the open,
+ * which names it.
+ *
+ * @param path - an existing path
+ * @throws ContextLedgerError `NOT_A_LEDGER` naming what the path is
+ */
+function refuseSpecialFile(path: string): void {
+  const stat = statSync(path)
+  if (stat.isFile() || stat.isDirectory()) return
+  const what = stat.isFIFO()
+    ? 'a named pipe (FIFO)'
+    : stat.isSocket()
+      ? 'a socket'
+      : stat.isCharacterDevice() || stat.isBlockDevice()
+        ? 'a device'
+        : 'not a regular file'
+  throw new ContextLedgerError('NOT_A_LEDGER', `${path} is ${what}, not a ledger file; it was not opened`)
+}
+
+/**
  * Refuses, before SQLite touches it, a file that is not a database or was cut short (a copy interrupted,
  * a disk that filled). SQLite itself takes some such files for an empty database — which opening would
  * then overwrite with a fresh ledger — and reads pages past the end of a truncated one as absent,
@@ -29,10 +50,11 @@ const SQLITE_MAGIC = 'SQLite format 3\0'
  *
  * @param path - the database file (nothing is checked for `':memory:'`, `''` or a missing file)
  * @returns the header's page size and application id, or undefined for no file or an empty one
- * @throws ContextLedgerError `NOT_A_LEDGER` or `CORRUPT_DATABASE`
+ * @throws ContextLedgerError `NOT_A_LEDGER` (also for a FIFO, a device or a socket) or `CORRUPT_DATABASE`
  */
 export function checkFileHeader(path: string): FileHeader | undefined {
   if (path === ':memory:' || path === '' || !existsSync(path)) return undefined
+  refuseSpecialFile(path)
   const header = Buffer.alloc(100)
   const fd = openSync(path, 'r')
   let size: number

@@ -8,7 +8,8 @@
  * The agent opens the target from inside the import's write (the import's progress line on a terminal
  * calls the test's stderr), with its own connection through `openContextStore`.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { PassThrough } from 'node:stream'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { openContextStore, type ContextStore } from '../../src/index.js'
@@ -169,6 +170,21 @@ describe('import never removes or replaces a file someone else opened', () => {
     expect(r.code).toBe(2)
     expect(r.stderr).toContain('the disk went away')
     expect(readdirSync(dir.path)).toStrictEqual([])
+  })
+
+  it('refuses a target that is a dangling symbolic link or a named pipe, naming it, and creates nothing', async () => {
+    const link = dir.file('link.db')
+    symlinkSync(`${dir.path}/nowhere/agent.db`, link)
+    const r = await cli(['import', link, '-i', good])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(`${link} is a symbolic link to`)
+    expect(r.stderr).toContain('which does not exist; nothing was imported')
+    const pipe = dir.file('pipe.db')
+    execFileSync('mkfifo', [pipe])
+    const p = await cli(['import', pipe, '-i', good])
+    expect(p.code).toBe(2)
+    expect(p.stderr).toContain('named pipe (FIFO)')
+    expect(readdirSync(dir.path).sort()).toStrictEqual(['link.db', 'pipe.db'])
   })
 
   it('a refused import into an existing ledger leaves it byte for byte', async () => {

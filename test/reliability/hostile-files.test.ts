@@ -4,6 +4,7 @@
  * or WAL journal, with or without tables), and a ledger written by a newer schema. "Never modified" is
  * checked on the bytes of the file, and no side file (-wal, -shm, -journal) may be left behind.
  */
+import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { copyFileSync, existsSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs'
 import Database from 'better-sqlite3'
@@ -67,6 +68,18 @@ describe('hostile files', () => {
       ),
       { numRuns: fcRuns(20) },
     )
+  })
+
+  it('refuses a named pipe (FIFO) as NOT_A_LEDGER at once, where opening it blocked until a writer came', () => {
+    const path = dir.file('pipe.db')
+    execFileSync('mkfifo', [path])
+    const siblings = readdirSync(dir.path).sort()
+    const error = refusal(() => {
+      openContextStore(path).close()
+    })
+    expect(error.code).toBe('NOT_A_LEDGER')
+    expect(error.message).toContain(`${path} is a named pipe (FIFO)`)
+    expect(readdirSync(dir.path).sort()).toStrictEqual(siblings)
   })
 
   it('refuses a forged SQLite header over random pages without touching the file', () => {
