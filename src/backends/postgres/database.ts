@@ -136,11 +136,16 @@ export class Database {
     })
   }
 
-  /** Stops listening on the pool, and ends it if the store made it. Idempotent. */
+  /**
+   * Ends the pool if the store made it, or stops listening on the caller's. Idempotent. The store's own pool
+   * keeps the listener: a client it dropped can still hear the server's goodbye after `end()` resolved
+   * (the pool forgets a client before its socket has closed), and without a listener that is an uncaught
+   * exception.
+   */
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
     if (this.owned) await this.pool.end()
-    this.unlisten?.()
+    else this.unlisten?.()
   }
 }
