@@ -348,6 +348,21 @@ const cases: Record<string, Case> = {
     rule: 'reserved note',
     detail: /seq 5: the window form carries other metadata than the body/,
   },
+  'a body with a key twice (JavaScript reads the last, SQLite the first)': {
+    edit: (ls) => {
+      const m = message(ls, 6)
+      const text = JSON.stringify(m.message)
+      m.message = `{"role":"user","content":[{"text":"dup"}],${text.slice(1)}`
+      m.raw = ['message']
+    },
+    sql: [
+      `UPDATE messages SET body = '{"role":"user","content":[{"text":"dup"}],' || substr(body, 2) WHERE ${msg(6)}`,
+    ],
+    line: () => messageLine(6),
+    field: 'message',
+    rule: 'body is JSON',
+    detail: /a body is not the JSON the store writes: seq 6 message/,
+  },
 }
 
 describe('import refuses, and check reports, a row the library would not write', () => {
