@@ -24,6 +24,7 @@ import { checkEvictionRows } from './eviction-rows.js'
 import { checkLedgerRows } from './ledger-rows.js'
 import { checkSummaryBodies, MessageRules, readable } from './message-rules.js'
 import { CHECK_READS, type CheckSessionRow } from './statements.js'
+import { checkStoreJson } from './store-json.js'
 import {
   problemList,
   WindowRules,
@@ -142,6 +143,7 @@ export function checkSession(
       const bodyFacts = bodies.report(fail)
       if (row !== undefined) {
         checkLedgerRows(db, row, result.shapes, bodyFacts, fail)
+        checkStoreJson(db, row.pk, fail)
         checkEvictionRows(db, row.pk, session?.messageCount ?? 0, row.boundary, log.fail)
       }
       // The bookkeeping first: a column changed behind the store's back (a kept total, a pinned flag) is

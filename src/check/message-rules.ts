@@ -19,6 +19,7 @@ import type { LedgerEntry } from '../store/store-types.js'
 import type { SummaryRecord } from '../store/summaries.js'
 import { isSummaryMessage } from '../summaries/summary-message.js'
 import { Offenders, type Fail } from './problems.js'
+import { forgedNote, windowMetadataProblem } from './reserved-note-rules.js'
 import { standIn } from './stand-in.js'
 
 /** The widest limits a store accepts: what any store could have appended passes. */
@@ -92,6 +93,10 @@ export interface BodyFacts {
 /** The archive's bodies, one at a time, in seq order; then {@link report}. */
 export class MessageRules {
   private readonly bodies = new Offenders('message body', 'a body append would refuse')
+  private readonly notes = new Offenders(
+    'reserved note',
+    'a note only the library writes, not as it writes it',
+  )
   private readonly repeats = new Offenders('repeat of', 'a repeatOf that names no earlier first occurrence')
   /** The seqs that are repeats (a repeat's repeatOf names the first occurrence, never another repeat). */
   private readonly repeated = new Set<number>()
@@ -119,6 +124,7 @@ export class MessageRules {
       this.bodies.add({ seq, field: fieldOf(holder, p) }, `seq ${seq} ${fieldOf(holder, p)}: ${p.reason}`)
       if (holder === 'message') read = { ...e, message: standIn(body, e.trackingId) }
     }
+    if (read === e) this.reservedNotes(e)
     if (e.repeatOf !== undefined) {
       const r = e.repeatOf
       if (r >= seq)
@@ -139,6 +145,17 @@ export class MessageRules {
     return read
   }
 
+  /** The reserved notes of a body the validator accepts, and its window form's metadata. */
+  private reservedNotes(e: LedgerEntry): void {
+    const forged = forgedNote(e.message)
+    if (forged !== undefined)
+      this.notes.add({ seq: e.seq, field: 'message.metadata.custom.contextLedger' }, `seq ${e.seq} ${forged}`)
+    if (e.windowMessage === undefined || bodyProblem(e.windowMessage) !== undefined) return
+    const shown = windowMetadataProblem(e.message, e.windowMessage)
+    if (shown !== undefined)
+      this.notes.add({ seq: e.seq, field: 'windowMessage.metadata' }, `seq ${e.seq}: ${shown}`)
+  }
+
   /**
    * Reports what was found.
    *
@@ -147,6 +164,7 @@ export class MessageRules {
    */
   report(fail: Fail): BodyFacts {
     this.bodies.report(fail)
+    this.notes.report(fail)
     this.repeats.report(fail)
     return { toolNames: this.toolNames, resultStatus: this.resultStatus, pinFlagged: this.pinFlagged }
   }

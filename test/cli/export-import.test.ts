@@ -77,11 +77,12 @@ beforeAll(async () => {
   source = dir.file('agent.db')
   const store = openContextStore(source)
   await buildRichLedger(store)
-  // A body stored as text that writing its JSON again would not reproduce (another tool's formatting).
+  // An edit's earlier form stored as text that writing its JSON again would not reproduce (another
+  // tool's formatting; a message body never is: the checker refuses one, see row-rules.test.ts).
   store
     .connection()
     .prepare(
-      "UPDATE messages SET body = replace(body, '\"content\":', '\"content\" : ') WHERE seq = 2 AND session = (SELECT pk FROM sessions WHERE id = 'support-42')",
+      "UPDATE message_edits SET body = replace(body, '\"content\":', '\"content\" : ') WHERE kind = 'edit' AND session = (SELECT pk FROM sessions WHERE id = 'support-42')",
     )
     .run()
   store.close()
@@ -117,7 +118,7 @@ describe('export', () => {
       'eviction',
     ])
     expect(lines.filter((l) => l.raw !== undefined).map((l) => [l.seq, l.raw])).toStrictEqual([
-      [2, ['message']],
+      [5, ['message']],
     ])
   })
 

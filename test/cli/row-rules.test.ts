@@ -286,6 +286,83 @@ const cases: Record<string, Case> = {
     rule: 'pin flag in body',
     detail: /seq 6 carries metadata\.custom\.pinned, and no pin event records it/,
   },
+  'a pruned note on a body that still holds its text (retention would never erase it)': {
+    edit: (ls) => {
+      body(ls, 6).metadata = { custom: { contextLedger: { pruned: true } } }
+    },
+    sql: [
+      `UPDATE messages SET body = json_set(body, '$.metadata', json('{"custom":{"contextLedger":{"pruned":true}}}')) WHERE ${msg(6)}`,
+    ],
+    line: () => messageLine(6),
+    field: 'message.metadata.custom.contextLedger',
+    rule: 'reserved note',
+    detail: /seq 6 carries the pruned note, and is not the pruned form retention writes/,
+  },
+  'a repair note on a body that is no repair row': {
+    edit: (ls) => {
+      body(ls, 6).metadata = { custom: { contextLedger: { repair: 'missing-tool-result' } } }
+    },
+    sql: [
+      `UPDATE messages SET body = json_set(body, '$.metadata', json('{"custom":{"contextLedger":{"repair":"missing-tool-result"}}}')) WHERE ${msg(6)}`,
+    ],
+    line: () => messageLine(6),
+    field: 'message.metadata.custom.contextLedger',
+    rule: 'reserved note',
+    detail: /seq 6 carries the repair note, and is not the repair row the store writes/,
+  },
+  'the summary marker on an archived body': {
+    edit: (ls) => {
+      body(ls, 6).metadata = { custom: { contextLedger: { summary: true } } }
+    },
+    sql: [
+      `UPDATE messages SET body = json_set(body, '$.metadata', json('{"custom":{"contextLedger":{"summary":true}}}')) WHERE ${msg(6)}`,
+    ],
+    line: () => messageLine(6),
+    field: 'message.metadata.custom.contextLedger',
+    rule: 'reserved note',
+    detail: /seq 6 carries the summary note, which no archived body holds/,
+  },
+  'a mergedFrom note on an archived body': {
+    edit: (ls) => {
+      body(ls, 6).metadata = { custom: { contextLedger: { mergedFrom: ['a', 'b'] } } }
+    },
+    sql: [
+      `UPDATE messages SET body = json_set(body, '$.metadata', json('{"custom":{"contextLedger":{"mergedFrom":["a","b"]}}}')) WHERE ${msg(6)}`,
+    ],
+    line: () => messageLine(6),
+    field: 'message.metadata.custom.contextLedger',
+    rule: 'reserved note',
+    detail: /seq 6 carries the mergedFrom note, which no archived body holds/,
+  },
+  'the pin flag or the summary marker in a window form only': {
+    edit: (ls) => {
+      ;(message(ls, 5).windowMessage as Record<string, unknown>).metadata = {
+        custom: { pinned: true, contextLedger: { summary: true } },
+      }
+    },
+    sql: [
+      `UPDATE messages SET window_body = json_set(window_body, '$.metadata', json('{"custom":{"pinned":true,"contextLedger":{"summary":true}}}')) WHERE ${msg(5)}`,
+    ],
+    line: () => messageLine(5),
+    field: 'windowMessage.metadata',
+    rule: 'reserved note',
+    detail: /seq 5: the window form carries other metadata than the body/,
+  },
+  'a body with a key twice (JavaScript reads the last, SQLite the first)': {
+    edit: (ls) => {
+      const m = message(ls, 6)
+      const text = JSON.stringify(m.message)
+      m.message = `{"role":"user","content":[{"text":"dup"}],${text.slice(1)}`
+      m.raw = ['message']
+    },
+    sql: [
+      `UPDATE messages SET body = '{"role":"user","content":[{"text":"dup"}],' || substr(body, 2) WHERE ${msg(6)}`,
+    ],
+    line: () => messageLine(6),
+    field: 'message',
+    rule: 'body is JSON',
+    detail: /a body is not the JSON the store writes: seq 6 message/,
+  },
 }
 
 describe('import refuses, and check reports, a row the library would not write', () => {
