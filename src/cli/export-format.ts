@@ -58,6 +58,8 @@ const count = int.min(0)
 const nullableCount = count.nullable()
 const text = z.string()
 const json = z.unknown()
+/** A time in milliseconds since the epoch that a JavaScript `Date` can hold (the store reads every time as one). */
+const time = count.max(8.64e15)
 const raw = <T extends string>(fields: readonly [T, ...T[]]) => z.array(z.enum(fields)).optional()
 
 /** The header line. */
@@ -69,8 +71,8 @@ export const headerLine = z.strictObject({
   exportedAt: text,
   session: z.strictObject({
     id: text.min(1),
-    createdAt: int,
-    updatedAt: int,
+    createdAt: time,
+    updatedAt: time,
     metadata: json,
     boundary: count,
     version: count,
@@ -108,7 +110,7 @@ export const messageLine = z.strictObject({
   pairStart: z.boolean(),
   hasToolUse: z.boolean(),
   hasToolResult: z.boolean(),
-  createdAt: int,
+  createdAt: time,
   windowMessage: json,
   windowTokens: nullableCount,
   repeatOf: nullableCount,
@@ -133,7 +135,7 @@ export const pinEventLine = z.strictObject({
   action: z.enum(['pin', 'unpin']),
   actor: text,
   reason: text.nullable(),
-  at: int,
+  at: time,
 })
 
 /** An edit line. */
@@ -143,31 +145,47 @@ export const editLine = z.strictObject({
   kind: z.enum(['edit', 'redact']),
   actor: text,
   reason: text.nullable(),
-  at: int,
+  at: time,
   message: json,
   raw: raw(['message']),
 })
 
 /** A summary line. */
-export const summaryLine = z.strictObject({
-  type: z.literal('summary'),
-  id: count.min(1),
-  trackingId: text,
-  replaces: count.nullable(),
-  regenerates: count.nullable(),
-  fromBoundary: count,
-  toBoundary: count,
-  seqs: json,
-  messageCount: count,
-  message: json,
-  tokens: count,
-  model: text.nullable(),
-  promptHash: text,
-  createdAt: int,
-  endedAt: int.nullable(),
-  endReason: z.enum(['replaced', 'regenerated', 'dropped', 'evicted']).nullable(),
-  raw: raw(['seqs', 'message']),
-})
+export const summaryLine = z
+  .strictObject({
+    type: z.literal('summary'),
+    id: count.min(1),
+    trackingId: text,
+    replaces: count.nullable(),
+    regenerates: count.nullable(),
+    fromBoundary: count,
+    toBoundary: count,
+    seqs: json,
+    messageCount: count,
+    message: json,
+    tokens: count,
+    model: text.nullable(),
+    promptHash: text,
+    createdAt: time,
+    endedAt: time.nullable(),
+    endReason: z.enum(['replaced', 'regenerated', 'dropped', 'evicted']).nullable(),
+    raw: raw(['seqs', 'message']),
+  })
+  .superRefine((line, ctx) => {
+    // Given as JSON (not raw), the seqs a summary stands for are a list of [from, to) ranges; whether they
+    // are in order and in the archive is the checker's to say.
+    if (line.raw?.includes('seqs') !== true && !isRangeList(line.seqs))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['seqs'],
+        message: 'expected an array of [from, to] seq ranges (whole numbers from 0)',
+      })
+  })
+
+function isRangeList(value: unknown): boolean {
+  const seq = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0
+  return Array.isArray(value) && value.every((r) => Array.isArray(r) && r.length === 2 && r.every(seq))
+}
 
 /** An eviction log line: a run of seqs `fromSeq`…`toSeq` (inclusive) one cut took out of the window. */
 export const evictionLine = z.strictObject({
@@ -175,7 +193,7 @@ export const evictionLine = z.strictObject({
   fromSeq: count,
   toSeq: count,
   version: count,
-  at: int,
+  at: time,
   cut: text,
   reason: text,
   /** The summary a fold went into: its id in the export. */

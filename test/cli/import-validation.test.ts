@@ -184,6 +184,30 @@ describe('import refuses an inconsistent export, naming the line, with nothing w
       /eviction log fold version/,
     ],
     [
+      'summary seqs that are no list (an object whose one key is __proto__)',
+      (ls) => {
+        summary(ls, 1).seqs = JSON.parse('{"__proto__": []}') as unknown as number[][]
+      },
+      () => [lineOfSummary(1)],
+      /seqs: expected an array of \[from, to\] seq ranges/,
+    ],
+    [
+      'a message time past what a Date holds',
+      (ls) => {
+        message(ls, 3).createdAt = Number.MAX_SAFE_INTEGER
+      },
+      () => [lineOfSeq(3)],
+      /createdAt/,
+    ],
+    [
+      'an eviction time before 1970',
+      (ls) => {
+        eviction(ls, 25, 'fold').at = -1
+      },
+      () => [lines.findIndex((l) => l.type === 'eviction' && l.fromSeq === 25 && l.cut === 'fold') + 1],
+      /at/,
+    ],
+    [
       'a later fold made older than an earlier one',
       (ls) => {
         eviction(ls, 25, 'fold').version = 7
