@@ -100,7 +100,7 @@ export const stopPairs: readonly string[] = Array.from(
   (_, i) => `${words[i] ?? ''} ${words[i + 10] ?? ''}`,
 )
 
-/** How many words the widest query holds: the most a plain query may (`MAX_QUERY_PHRASES`). */
+/** How many words the widest query holds: the most a query may (`MAX_QUERY_TERMS`). */
 export const WIDE_WORDS = 64
 
 /**

@@ -144,7 +144,13 @@ export {
   type RecallToolOptions,
 } from './tools/recall-tools.js'
 export { RECALL_TOOL_NAMES, MAX_SEARCH_LIMIT } from './store/search.js'
-export { MAX_QUERY_LENGTH, MAX_QUERY_PHRASES } from './store/search-query.js'
+export {
+  MAX_QUERY_LENGTH,
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the old name stays public API, as an alias
+  MAX_QUERY_PHRASES,
+  MAX_QUERY_TERMS,
+  MIN_PREFIX_LENGTH,
+} from './store/search-query.js'
 export { truncateToolResults } from './messages/truncate-tool-results.js'
 export {
   toOpenAIChatMessages,

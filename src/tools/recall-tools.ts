@@ -153,7 +153,7 @@ function* searchFlow(source: RecallSource, input: unknown, options: unknown): Fl
     if (hits.length < want) hits = [...hits, ...(yield* ask(source.search(query, want - hits.length, true)))]
   } catch (error) {
     if (isContextLedgerError(error, 'INVALID_QUERY'))
-      return { status: 'error', text: `${error.message}. Use plain keywords.` }
+      return { status: 'error', text: `${error.message}. Use a few plain keywords.` }
     throw error
   }
   if (hits.length === 0)

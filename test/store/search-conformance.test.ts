@@ -11,7 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import {
   ContextLedgerError,
   MAX_QUERY_LENGTH,
-  MAX_QUERY_PHRASES,
+  MAX_QUERY_TERMS,
+  MIN_PREFIX_LENGTH,
   MAX_SEARCH_LIMIT,
   type MessageData,
 } from '../../src/index.js'
@@ -232,7 +233,7 @@ describe(`store.search [${BACKEND}]`, () => {
   it('bounds a wide search: 64 words and 1,000 hits at most, a repeated word looked up once', async () => {
     const store = await backend.open()
     await store.append('s', [user('alpha beta gamma'), assistant('beta delta'), user('alpha alpha epsilon')])
-    const wide = Array.from({ length: MAX_QUERY_PHRASES }, (_, i) => `w${i}`).join(' ')
+    const wide = Array.from({ length: MAX_QUERY_TERMS }, (_, i) => `w${i}`).join(' ')
     expect(
       await store.search(`${wide.split(' ').slice(1).join(' ')} alpha`, { match: 'any', limit: 1000 }),
     ).toHaveLength(2)
@@ -247,6 +248,52 @@ describe(`store.search [${BACKEND}]`, () => {
     // The same word said again (in any case) neither changes the hits nor weighs twice in their scores.
     const once = await store.search('alpha beta', { match: 'any' })
     expect(await store.search('alpha ALPHA beta alpha', { match: 'any' })).toStrictEqual(once)
+  })
+
+  it('bounds the words of a query, whatever its syntax: in phrases, joined tokens and raw terms', async () => {
+    const store = await backend.open()
+    expect([MAX_QUERY_TERMS, MIN_PREFIX_LENGTH]).toStrictEqual([64, 3])
+    const ws = (n: number): string[] => Array.from({ length: n }, (_, i) => `w${i}`)
+    await store.append('s', [user(ws(64).join(' ')), user('alpha beta')])
+    const before = await backend.checksum(store)
+    const refused = async (query: string, options: { syntax?: 'tsquery' }, bound: RegExp): Promise<void> => {
+      await expect(store.search(query, options), query.slice(0, 40)).rejects.toMatchObject({
+        code: 'INVALID_QUERY',
+        path: 'query',
+        message: expect.stringMatching(bound) as string,
+      })
+    }
+    const terms = /65 words; at most 64 .*MAX_QUERY_TERMS/
+    // Plain input: every word of a phrase counts, and so does every word of a hyphenated token.
+    await refused(`"${ws(65).join(' ')}"`, {}, terms)
+    await refused(ws(65).join('-'), {}, terms)
+    await refused(`"${ws(40).join(' ')}" ${ws(65).slice(40).join('_')}`, {}, terms)
+    // Raw syntax: its terms, operators aside (and words inside a raw phrase).
+    await refused(ws(65).join(BACKEND === 'sqlite' ? ' OR ' : ' | '), { syntax: RAW }, terms)
+    await refused(
+      BACKEND === 'sqlite' ? `"${ws(65).join(' ')}"` : `'${ws(65).join(' ')}'`,
+      { syntax: RAW },
+      terms,
+    )
+    // A prefix of fewer than 3 characters would expand to a large part of the vocabulary.
+    const prefix = /prefix "k" is 1 character.*at least 3.*MIN_PREFIX_LENGTH/
+    await refused(BACKEND === 'sqlite' ? 'k*' : 'k:*', { syntax: RAW }, prefix)
+    await refused(BACKEND === 'sqlite' ? 'alpha OR "beta k" *' : 'alpha | k:*', { syntax: RAW }, /at least 3/)
+    // At the bounds: 64 words in one phrase, 64 raw terms, a 3-character prefix.
+    expect(await store.search(`"${ws(64).join(' ')}"`)).toHaveLength(1)
+    // (accepted; PostgreSQL's parser also keeps a hyphenated compound whole, so it need not match there)
+    await expect(store.search(ws(64).join('-'))).resolves.toBeInstanceOf(Array)
+    const or = BACKEND === 'sqlite' ? ws(64).join(' OR ') : ws(64).join(' | ')
+    expect(await store.search(or, { syntax: RAW })).toHaveLength(1)
+    expect(await store.search(BACKEND === 'sqlite' ? 'alp*' : 'alp:*', { syntax: RAW })).toHaveLength(1)
+    // Operators, column filters and a NEAR distance are not words.
+    if (BACKEND === 'sqlite') {
+      const near = `text:NEAR(${ws(62).join(' ')} alpha, 100000) OR NOT`
+      await expect(store.search(near.replace(/ OR NOT$/, ''), { syntax: RAW })).resolves.toBeDefined()
+    } else {
+      await expect(store.search(`(${ws(63).join(' <-> ')}) & !alpha`, { syntax: RAW })).resolves.toBeDefined()
+    }
+    expect(await backend.checksum(store)).toBe(before)
   })
 
   it('never crashes on any string, plain or raw, and never writes the ledger', async () => {

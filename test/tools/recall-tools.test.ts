@@ -205,6 +205,14 @@ describe('search_history', () => {
         text: expect.stringMatching(/^Invalid search_history input/) as string,
       })
     expect((await search(m, { query: 'x'.repeat(5000) })).status).toBe('error')
+    // A query beyond the bound on a search's work: an error naming the bound, and what to do instead.
+    const wide = `"${Array.from({ length: 65 }, (_, i) => `w${i}`).join(' ')}"`
+    expect(await search(m, { query: wide })).toMatchObject({
+      status: 'error',
+      text: expect.stringMatching(
+        /65 words; at most 64 .*MAX_QUERY_TERMS.*Use a few plain keywords/,
+      ) as string,
+    })
     // Hostile query text is searched literally: never an error, never a throw.
     await fc.assert(
       fc.asyncProperty(fc.string({ maxLength: 80 }), async (query) => {

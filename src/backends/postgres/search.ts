@@ -101,7 +101,7 @@ export function searchStatement(query: unknown, options: unknown): PgSearchState
     rest = { ...options, syntax: undefined }
   }
   const o = checkSearchOptions(rest)
-  const parsed = toFtsQuery(query, syntax === 'plain' ? 'plain' : 'fts5', o.match)
+  const parsed = toFtsQuery(query, syntax, o.match)
   if (parsed === undefined) return undefined
   const p = o.params
   const values: unknown[] = [
