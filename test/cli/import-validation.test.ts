@@ -186,7 +186,7 @@ describe('import refuses an inconsistent export, naming the line, with nothing w
     [
       'summary seqs that are no list (an object whose one key is __proto__)',
       (ls) => {
-        summary(ls, 1).seqs = JSON.parse('{"__proto__": []}') as unknown as number[][]
+        summary(ls, 1).seqs = JSON.parse('{"__proto__": []}') as unknown
       },
       () => [lineOfSummary(1)],
       /seqs: expected an array of \[from, to\] seq ranges/,

@@ -38,7 +38,7 @@ import { Progress } from '../progress.js'
 import { exportLines } from '../read-lines.js'
 import type { CommandContext } from '../program.js'
 import { CLI_READS, prepareWrites } from '../statements.js'
-import { notStoreJson } from '../../check/store-json.js'
+import { rawProblem } from '../export-raw.js'
 
 /** A checked export, ready to write. */
 interface Parsed {
@@ -65,19 +65,10 @@ function zodProblem(issues: readonly { path: readonly PropertyKey[]; message: st
 }
 
 /** The fields holding a body, by line type. */
-const BODIES = new Set(['message.message', 'message.windowMessage', 'summary.message'])
-
 /** Fields listed in `raw` must hold the stored text. */
 function checkRaw(line: object, n: number): void {
-  const fields = line as Record<string, unknown>
-  const raw = Array.isArray(fields.raw) ? (fields.raw as unknown[]) : []
-  for (const field of raw.map(String)) {
-    const value = fields[field]
-    if (typeof value !== 'string') throw refuse(n, `${field} is listed in raw but is not a string`)
-    // A body (a message's, its window form, a summary's) is always what JSON.stringify writes.
-    if (BODIES.has(`${String(fields.type)}.${field}`) && notStoreJson(value))
-      throw refuse(n, `${field}: body is not the JSON the store writes (a key twice, or other spacing)`)
-  }
+  const problem = rawProblem(line)
+  if (problem !== undefined) throw refuse(n, problem)
 }
 
 /** Reads and checks every line. */
