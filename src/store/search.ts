@@ -29,6 +29,7 @@ import {
   termsByDoc,
   type Occurrences,
 } from './pending-scores.js'
+import { checkIndexTokens } from './query-tokens.js'
 import { invalidQuery, toFtsQuery, type FtsQuery } from './search-query.js'
 import type { SearchHit } from './search-types.js'
 import { describeValue } from '../messages/limits.js'
@@ -192,6 +193,7 @@ export function searchLedger(ledger: SqliteLedger, query: unknown, options: unkn
   const o = checkSearchOptions(options)
   const fts = toFtsQuery(query, o.syntax, o.match)
   if (fts === undefined) return []
+  checkIndexTokens(query as string, o.syntax)
   try {
     return ledger.read(() => run(ledger, fts, o), 'search the archive', o.sessionId)
   } catch (error) {

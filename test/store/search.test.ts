@@ -16,6 +16,7 @@ import {
   SEARCH_PENDING_MAX_ROWS,
 } from '../../src/store/search-index.js'
 import { idleTurn, waiting, watermark } from '../helpers/search-index.js'
+import { refusal } from '../helpers/refusal.js'
 import { useTempDir } from '../helpers/temp-store.js'
 
 const dir = useTempDir('context-ledger-search-')
@@ -61,6 +62,27 @@ describe('store.search', () => {
     expect(store.search('nulword').map((h) => h.snippet)).toStrictEqual(['x y **nulword**'])
     expect(store.indexPending()).toBe(true)
     expect(store.search('nulword').map((h) => h.snippet)).toStrictEqual(['x y **nulword**'])
+  })
+
+  it("counts a query's words as its index's tokenizer does: marks FTS5 splits on make no long word", () => {
+    const store = dir.open('marks.db')
+    store.append('s', user('lox lox lox and a cafe\u0301 crème'))
+    // U+0903 (a combining mark) separates words in FTS5: 1,000 tokens in what Unicode calls one word.
+    for (const [query, syntax] of [
+      ['lox\u0903'.repeat(1000), 'plain'],
+      [`"${'lox\u0903'.repeat(1000)}"`, 'plain'],
+      ['lox\u20dd'.repeat(1000), 'fts5'],
+    ] as const) {
+      const error = refusal(() => store.search(query, { syntax }))
+      expect(error.code).toBe('INVALID_QUERY')
+      expect(error.message).toMatch(/the index splits it into 1000 words; at most (64|128) are accepted/)
+    }
+    // Within the bound, with combining accents (decomposed text), it searches as before.
+    const pairs = Array.from({ length: 32 }, () => 'lox\u0903lox').join(' ')
+    expect(store.search(pairs).map((h) => h.seq)).toStrictEqual([0])
+    expect(refusal(() => store.search(`${pairs} lox`)).code).toBe('INVALID_QUERY')
+    expect(store.search('cafe\u0301 lox').map((h) => h.seq)).toStrictEqual([0])
+    expect(store.search(Array.from({ length: 64 }, () => 'crème').join(' '))).toHaveLength(1)
   })
 
   it('never writes the file: not its index, not its watermark, whatever the query', () => {
