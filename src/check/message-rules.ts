@@ -19,7 +19,7 @@ import type { LedgerEntry } from '../store/store-types.js'
 import type { SummaryRecord } from '../store/summaries.js'
 import { isSummaryMessage } from '../summaries/summary-message.js'
 import { Offenders, type Fail } from './problems.js'
-import { forgedNote, windowMetadataProblem } from './reserved-note-rules.js'
+import { forgedNote, prunedWindowProblem, windowMetadataProblem } from './reserved-note-rules.js'
 import { standIn } from './stand-in.js'
 
 /** The widest limits a store accepts: what any store could have appended passes. */
@@ -151,7 +151,7 @@ export class MessageRules {
     if (forged !== undefined)
       this.notes.add({ seq: e.seq, field: 'message.metadata.custom.contextLedger' }, `seq ${e.seq} ${forged}`)
     if (e.windowMessage === undefined || bodyProblem(e.windowMessage) !== undefined) return
-    const shown = windowMetadataProblem(e.message, e.windowMessage)
+    const shown = windowMetadataProblem(e.message, e.windowMessage) ?? prunedWindowProblem(e)
     if (shown !== undefined)
       this.notes.add({ seq: e.seq, field: 'windowMessage.metadata' }, `seq ${e.seq}: ${shown}`)
   }

@@ -83,3 +83,23 @@ export function windowMetadataProblem(
     ? undefined
     : 'the window form carries other metadata than the body (a pin flag or a note the body lacks)'
 }
+
+/**
+ * Why a pruned message has a window form, if it may not: retention's erasure rebuilds the window form
+ * from the pruned body, which leaves none but a late result's (it quotes the result). Any other window
+ * form of a pruned message holds text retention would never erase again (it skips what it pruned).
+ *
+ * @param e - the message: its body, window form and whether it is a late result
+ * @returns the reason, or undefined when the window form may be there
+ */
+export function prunedWindowProblem(e: {
+  readonly message: StoredMessageData
+  readonly windowMessage?: StoredMessageData | undefined
+  readonly late: boolean
+}): string | undefined {
+  const notes = e.message.metadata?.custom?.contextLedger
+  const pruned = typeof notes === 'object' && notes !== null && !Array.isArray(notes) && 'pruned' in notes
+  return pruned && e.windowMessage !== undefined && !e.late
+    ? 'a pruned message has a window form (retention leaves none), which keeps text retention never erases'
+    : undefined
+}
