@@ -6,7 +6,7 @@
  */
 import Database from 'better-sqlite3'
 import { randomUUID } from 'node:crypto'
-import { existsSync, realpathSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, lstatSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { ContextLedgerError } from '../errors.js'
 import { describeValue } from '../messages/limits.js'
@@ -102,13 +102,38 @@ export function checkBackupArgs(source: string, destination: unknown, options: u
           : `expected another file than the store's own ${clash.slice(1)} file, got "${destination}"`,
       )
   }
-  const existing = [path, `${path}-wal`, `${path}-shm`].find((p) => existsSync(p))
+  const existing = [path, `${path}-wal`, `${path}-shm`].find((p) => existsSync(p) || isLink(p))
+  // Overwriting replaces a file; never a FIFO, a device or a socket (as root, /dev/null), nor a symbolic
+  // link to nothing (the link itself would be replaced).
+  if (existing !== undefined && !isRegularFile(existing))
+    throw invalidOption(
+      'destination',
+      `expected a file or a new path, got "${existing}" (a FIFO, a device, a socket, a folder or a symbolic link to nothing); it was left as it is`,
+    )
   if (existing !== undefined && !overwrite)
     throw invalidOption(
       'destination',
       `"${existing}" exists; pass { overwrite: true } to replace it (it must not be open)`,
     )
   return { path, overwrite, compact }
+}
+
+/** Whether `path` is a symbolic link (existsSync follows links: a dangling one does not exist). */
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink()
+  } catch {
+    return false
+  }
+}
+
+/** Whether `path` is a regular file, or a symbolic link to one. */
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile()
+  } catch {
+    return false
+  }
 }
 
 /**

@@ -3,7 +3,16 @@
  * erases the content of old messages out of the window without changing the window; a backup is a
  * consistent copy of a file in use, which copying the file is not.
  */
-import { copyFileSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import Database from 'better-sqlite3'
 import fc from 'fast-check'
@@ -413,6 +422,26 @@ describe('ContextStore.backup', () => {
     } finally {
       copy.close()
     }
+  })
+
+  it('never overwrites a FIFO, a device, a folder or a symbolic link to nothing, even told to', async () => {
+    fill('s', 'x', 3)
+    const pipe = dir.file('pipe.db')
+    execFileSync('mkfifo', [pipe])
+    const dangling = dir.file('dangling.db')
+    symlinkSync(dir.file('nowhere.db'), dangling)
+    const folder = dir.file('folder.db')
+    mkdirSync(folder)
+    for (const target of [pipe, dangling, folder])
+      for (const overwrite of [false, true])
+        await expect(store.backup(target, { overwrite }), target).rejects.toMatchObject({
+          code: 'INVALID_OPTIONS',
+          path: 'destination',
+          message: expect.stringMatching(/expected a file or a new path.*it was left as it is/) as unknown,
+        })
+    expect(lstatSync(pipe).isFIFO()).toBe(true)
+    expect(lstatSync(dangling).isSymbolicLink()).toBe(true)
+    expect(existsSync(dir.file('nowhere.db'))).toBe(false)
   })
 
   it('refuses an existing destination unless told to overwrite, and the store own file', async () => {
