@@ -89,7 +89,14 @@ export function checkPinMessageInput(
   input: unknown,
   count: number,
 ): { ok: true; input: PinMessageInput } | { ok: false; result: PinMessageToolResult } {
-  const parsed = pinMessageInputSchema.safeParse(input)
+  let parsed: ReturnType<typeof pinMessageInputSchema.safeParse>
+  try {
+    parsed = pinMessageInputSchema.safeParse(input)
+  } catch (error) {
+    // A getter or Proxy trap that throws while the input is read (no JSON a model sends does).
+    const text = `Invalid ${PIN_MESSAGE_TOOL_NAME} input: it could not be read (${error instanceof Error ? error.message : String(error)}).`
+    return { ok: false, result: { status: 'error', text } }
+  }
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     const where = issue === undefined || issue.path.length === 0 ? 'input' : issue.path.join('.')
@@ -173,7 +180,7 @@ export function handlePinMessage(
     if (isContextLedgerError(error, 'INVALID_OPTIONS') && error.path?.startsWith('attribution.') === true)
       return {
         status: 'error',
-        text: `Message ${index} was not pinned: ${error.message}. Give a shorter plain-text reason.`,
+        text: `Message ${index} was not ${action === 'pin' ? 'pinned' : 'unpinned'}: ${error.message}. Give a shorter plain-text reason.`,
       }
     throw error
   }

@@ -95,6 +95,30 @@ describe('handlePinMessage', () => {
       expect(result.text).toMatch(/^Message 1 was not pinned: .*reason/)
     }
     expect(store.pinEvents('s')).toStrictEqual([])
+    expect(handlePinMessage(manager, { index: 1, action: 'unpin', reason: '\ud800' }).text).toMatch(
+      /^Message 1 was not unpinned: /,
+    )
+    // An input whose getter or Proxy trap throws (no JSON does): an error result, not a throw.
+    const throwing = [
+      Object.defineProperty({ index: 1 }, 'reason', {
+        enumerable: true,
+        get: () => {
+          throw new Error('boom')
+        },
+      }),
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error('trap')
+          },
+        },
+      ),
+    ]
+    for (const input of throwing)
+      expect(handlePinMessage(manager, input).text).toMatch(
+        /^Invalid pin_message input: it could not be read/,
+      )
   })
 
   it('states the reason bound in its JSON Schema', () => {
