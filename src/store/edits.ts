@@ -48,6 +48,7 @@ export function setWindowContent(
   const replacement = message === null ? null : prepareMessage(message, -1, tokenCounter, ledger.limits)
   ledger.write(sessionId, () => {
     const { session, row } = findMessage(ledger, sessionId, ref)
+    if (replacement !== null) refuseErased(sessionId, row)
     const next = replacement === null ? parseBody(row.body) : replacement.message
     // A message holding late results may also be given in its window form, those results already as
     // text (overflow recovery truncates that text).
@@ -56,6 +57,26 @@ export function setWindowContent(
     showInWindow(ledger.st, session, row, next, replacement?.tokens)
     ledger.st.sessionTouch.run(Date.now(), session.pk)
   })
+}
+
+/**
+ * Refuses to give a message retention erased a window form of other text: retention skips what it
+ * pruned, so that text would never be erased (`check` reports such a row). Its marker is the library's
+ * own: a caller's is stripped on the way in.
+ *
+ * @param sessionId - the session, for the error
+ * @param row - the message's row
+ * @throws ContextLedgerError `INVALID_OPTIONS` with path `ref`
+ */
+function refuseErased(sessionId: string, row: MessageRow): void {
+  const notes = parseBody(row.body).metadata?.custom?.contextLedger
+  const pruned = typeof notes === 'object' && notes !== null && !Array.isArray(notes) && notes.pruned === true
+  if (!pruned) return
+  throw new ContextLedgerError(
+    'INVALID_OPTIONS',
+    `Invalid option ref: seq ${row.seq} was erased by retention (prune); what the window shows of it cannot be set or edited`,
+    { path: 'ref', sessionId },
+  )
 }
 
 /**
@@ -86,6 +107,7 @@ export function editMessage(
   const st = ledger.st
   return ledger.write(sessionId, () => {
     const { session, row } = findMessage(ledger, sessionId, ref)
+    refuseErased(sessionId, row)
     // An edit without a trackingId is an edit of the message `ref` names.
     const edit = prepared.minted ? withTrackingId(prepared, row.uid) : prepared
     checkSameShape(sessionId, row, edit.message, 'An edit')

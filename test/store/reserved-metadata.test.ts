@@ -8,6 +8,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import type { MessageData } from '../../src/index.js'
 import { BACKEND, makeBackend } from '../helpers/backend.js'
+import { refusalOf } from '../helpers/refusal.js'
 
 const backend = makeBackend()
 afterAll(async () => {
@@ -50,6 +51,18 @@ describe(`reserved metadata [${BACKEND}]`, () => {
     expect((await manager.history())[0]?.message.content).toStrictEqual([{ text: '[redacted]' }])
     // The store's own marker, and its edit log: pruning again prunes nothing.
     expect((await store.prune({ sessionId: 's', before: Date.now() + 1, keepPinned: true })).pruned).toBe(0)
+    // Nor can the window be given other text for it: retention would never erase that text.
+    const shown: MessageData = { role: 'user', content: [{ text: 'zebracorn again' }] }
+    for (const call of [
+      () => manager.setWindowContent({ seq: 0 }, shown),
+      () => store.editMessage('s', { seq: 0 }, shown),
+    ]) {
+      const error = await refusalOf(call)
+      expect(error).toMatchObject({ code: 'INVALID_OPTIONS', path: 'ref' })
+      expect(error.message).toMatch(/seq 0 was erased by retention/)
+    }
+    await manager.setWindowContent({ seq: 0 }, null)
+    expect((await manager.history())[0]?.message.content).toStrictEqual([{ text: '[redacted]' }])
   })
 
   it('retention decides from its own edit log: a marker an older version let in does not stop it', async () => {
