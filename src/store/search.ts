@@ -193,7 +193,7 @@ export function searchLedger(ledger: SqliteLedger, query: unknown, options: unkn
   const o = checkSearchOptions(options)
   const fts = toFtsQuery(query, o.syntax, o.match)
   if (fts === undefined) return []
-  checkIndexTokens(query as string, o.syntax)
+  checkIndexTokens(query as string, o.syntax, pendingStatements(ledger.db))
   try {
     return ledger.read(() => run(ledger, fts, o), 'search the archive', o.sessionId)
   } catch (error) {
