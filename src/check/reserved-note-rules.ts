@@ -20,6 +20,7 @@ import { withPinFlag, hasPinFlag } from '../messages/pin-flag.js'
 import { redactedForm } from '../messages/redact.js'
 import type { JsonValue, StoredMessageData } from '../messages/types.js'
 import { prunedForm } from '../store/retention-options.js'
+import { hasPrunedNote } from '../messages/reserved-notes.js'
 import {
   INTERRUPTED_TOOL_RESULT_TEXT,
   MISSING_TOOL_RESULT_REPAIR,
@@ -97,9 +98,7 @@ export function prunedWindowProblem(e: {
   readonly windowMessage?: StoredMessageData | undefined
   readonly late: boolean
 }): string | undefined {
-  const notes = e.message.metadata?.custom?.contextLedger
-  const pruned = typeof notes === 'object' && notes !== null && !Array.isArray(notes) && 'pruned' in notes
-  return pruned && e.windowMessage !== undefined && !e.late
+  return hasPrunedNote(e.message) && e.windowMessage !== undefined && !e.late
     ? 'a pruned message has a window form (retention leaves none), which keeps text retention never erases'
     : undefined
 }

@@ -14,13 +14,13 @@ import {
   copyFileSync,
   existsSync,
   linkSync,
-  lstatSync,
   openSync,
   readlinkSync,
   rmSync,
   statSync,
 } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
+import { isSymbolicLink } from '../db/file-kind.js'
 import { CliError } from './errors.js'
 
 /** The file an import writes to, and what to do with it when the import ends. */
@@ -52,7 +52,7 @@ const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK'])
  */
 export function importTarget(file: string): ImportTarget {
   if (existsSync(file)) return { path: file, building: false, publish: () => {}, discard: () => {} }
-  if (isLink(file))
+  if (isSymbolicLink(file))
     throw new CliError(
       `${file} is a symbolic link to ${readlinkSync(file)}, which does not exist; nothing was imported. Import into the path it names, or remove the link`,
       'USAGE',
@@ -110,15 +110,6 @@ function appeared(file: string): CliError {
     `${file} was created by another process while the import ran; nothing was imported and that file was left as it is. Import into it now with the same command (the session goes into the file as it is)`,
     'FILE_EXISTS',
   )
-}
-
-/** Whether `file` is a symbolic link (existsSync follows links: a dangling one does not exist). */
-function isLink(file: string): boolean {
-  try {
-    return lstatSync(file).isSymbolicLink()
-  } catch {
-    return false
-  }
 }
 
 function errorCode(error: unknown): string {

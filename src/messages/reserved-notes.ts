@@ -35,3 +35,15 @@ export function withoutReservedNotes<M extends MessageData>(message: M): M {
   const { metadata: _metadata, ...rest } = message
   return (Object.keys(metadata).length > 0 ? { ...rest, metadata } : rest) as unknown as M
 }
+
+/**
+ * Whether a body carries retention's `pruned` note (as a stored body only does when retention erased it:
+ * a caller's is stripped on the way in).
+ *
+ * @param message - a stored body
+ * @returns true when `metadata.custom.contextLedger.pruned` is there
+ */
+export function hasPrunedNote(message: MessageData): boolean {
+  const notes = message.metadata?.custom?.contextLedger
+  return isRecord(notes) && 'pruned' in notes
+}

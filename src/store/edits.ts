@@ -8,6 +8,7 @@ import { ContextLedgerError } from '../errors.js'
 import type { MessageRow, SessionRow, Statements } from '../db/statements.js'
 import { classifyMessage } from '../messages/classify.js'
 import { redactedForm } from '../messages/redact.js'
+import { hasPrunedNote } from '../messages/reserved-notes.js'
 import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
 import type { StoredMessageData } from '../messages/types.js'
 import {
@@ -69,9 +70,7 @@ export function setWindowContent(
  * @throws ContextLedgerError `INVALID_OPTIONS` with path `ref`
  */
 function refuseErased(sessionId: string, row: MessageRow): void {
-  const notes = parseBody(row.body).metadata?.custom?.contextLedger
-  const pruned = typeof notes === 'object' && notes !== null && !Array.isArray(notes) && notes.pruned === true
-  if (!pruned) return
+  if (!hasPrunedNote(parseBody(row.body))) return
   throw new ContextLedgerError(
     'INVALID_OPTIONS',
     `Invalid option ref: seq ${row.seq} was erased by retention (prune); what the window shows of it cannot be set or edited`,

@@ -6,7 +6,8 @@
  */
 import Database from 'better-sqlite3'
 import { randomUUID } from 'node:crypto'
-import { existsSync, lstatSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs'
+import { isSymbolicLink } from '../db/file-kind.js'
+import { existsSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { ContextLedgerError } from '../errors.js'
 import { describeValue } from '../messages/limits.js'
@@ -102,7 +103,7 @@ export function checkBackupArgs(source: string, destination: unknown, options: u
           : `expected another file than the store's own ${clash.slice(1)} file, got "${destination}"`,
       )
   }
-  const existing = [path, `${path}-wal`, `${path}-shm`].find((p) => existsSync(p) || isLink(p))
+  const existing = [path, `${path}-wal`, `${path}-shm`].find((p) => existsSync(p) || isSymbolicLink(p))
   // Overwriting replaces a file; never a FIFO, a device or a socket (as root, /dev/null), nor a symbolic
   // link to nothing (the link itself would be replaced).
   if (existing !== undefined && !isRegularFile(existing))
@@ -116,15 +117,6 @@ export function checkBackupArgs(source: string, destination: unknown, options: u
       `"${existing}" exists; pass { overwrite: true } to replace it (it must not be open)`,
     )
   return { path, overwrite, compact }
-}
-
-/** Whether `path` is a symbolic link (existsSync follows links: a dangling one does not exist). */
-function isLink(path: string): boolean {
-  try {
-    return lstatSync(path).isSymbolicLink()
-  } catch {
-    return false
-  }
 }
 
 /** Whether `path` is a regular file, or a symbolic link to one. */
