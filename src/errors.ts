@@ -28,6 +28,7 @@ export const ERROR_CODES = [
   'SUMMARY_CONFLICT',
   'SUMMARIZER_FAILED',
   'INVALID_QUERY',
+  'FORMAT_MISMATCH',
 ] as const
 
 /** A stable, machine-readable reason for a {@link ContextLedgerError}. */

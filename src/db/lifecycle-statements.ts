@@ -29,7 +29,9 @@ export const LIFECYCLE_STATEMENTS = {
   >(
     `${ENTRY_SELECT}
       WHERE session = ? AND seq >= ? AND seq < ? AND kept = 0 AND pinned = 0 AND created_at < ?
-        AND NOT (json_extract(body, '$.metadata.custom.contextLedger.pruned') IS 1 AND EXISTS (SELECT 1
+        AND NOT ((json_extract(body, '$.metadata.custom.contextLedger.pruned') IS 1
+            OR json_extract(body, '$.providerOptions.contextLedger.pruned') IS 1
+            OR json_extract(body, '$.metadata.contextLedger.pruned') IS 1) AND EXISTS (SELECT 1
           FROM message_edits e WHERE e.session = messages.session AND e.seq = messages.seq AND e.kind = 'redact'))
       ORDER BY seq LIMIT ?`,
     ENTRY_COLUMNS,

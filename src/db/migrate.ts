@@ -28,6 +28,7 @@ export const SET_USER_VERSION = [
   'user_version = 7',
   'user_version = 8',
   'user_version = 9',
+  'user_version = 10',
 ] as const
 
 /**

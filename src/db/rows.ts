@@ -23,6 +23,8 @@ export interface SessionRow {
   summary_tokens: number | null
   /** The window limits last applied, as JSON, or null. */
   limits: string | null
+  /** The session's message format (null: `'strands'`). */
+  format: string | null
   message_count: number
   total_tokens: number
   updated_at: number

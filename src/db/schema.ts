@@ -45,6 +45,11 @@ export const sessions = sqliteTable('sessions', {
    * null before the first. Written only when they change; read by tools that explain a window.
    */
   limits: text('limits'),
+  /**
+   * The message format every message of the session is in (`src/formats/`), fixed by its first append;
+   * null for `'strands'` (every session from before formats existed).
+   */
+  format: text('format'),
 })
 
 /** The archive: one row per message, never deleted by eviction. */
@@ -100,6 +105,11 @@ export const messages = sqliteTable(
     late: integer('late', { mode: 'boolean' }).notNull().default(false),
     /** Tokens of `window_body` (null without one, or when it was set before this column existed). */
     windowTokens: integer('window_tokens'),
+    /**
+     * The searchable text, derived by the session's format at append; null for a Strands body, whose text
+     * the view `search_text` derives from the body itself.
+     */
+    text: text('text'),
   },
   (t) => [
     uniqueIndex('messages_session_seq').on(t.session, t.seq),
@@ -225,8 +235,10 @@ export const summaries = sqliteTable(
     seqs: text('seqs').notNull(),
     /** How many raw messages `seqs` holds. */
     messageCount: integer('message_count').notNull(),
-    /** The summary message as the window shows it (JSON, role user). */
+    /** The summary message as the window shows it (JSON, a message of the session's format). */
     body: text('body').notNull(),
+    /** The searchable text, for a session of another format than Strands; null for a Strands body. */
+    text: text('text'),
     /** Its tokens, by the session's token counter: what the window counts for it. */
     tokens: integer('tokens').notNull(),
     /** Who wrote it, when known (a model id). */

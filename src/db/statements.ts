@@ -39,7 +39,7 @@ export type * from './rows.js'
  * the session row — one page less in every commit. The newest message's flags come along for appends.
  */
 const SESSION_SELECT = `SELECT s.pk, s.id, s.created_at, s.metadata, s.boundary, s.version,
-    s.kept_count, s.kept_tokens, s.kept_first, s.summary, x.tokens AS summary_tokens, s.limits,
+    s.kept_count, s.kept_tokens, s.kept_first, s.summary, x.tokens AS summary_tokens, s.limits, s.format,
     coalesce(t.seq + 1, 0) AS message_count, coalesce(t.cum_tokens, 0) AS total_tokens,
     max(s.updated_at, coalesce(t.created_at, 0)) AS updated_at,
     t.role AS last_role, t.has_tool_use AS last_has_tool_use, t.has_tool_result AS last_has_tool_result,
@@ -61,6 +61,7 @@ const SESSION_COLUMNS: ColumnsOf<SessionForAppendRow> = {
   summary: true,
   summary_tokens: true,
   limits: true,
+  format: true,
   message_count: true,
   total_tokens: true,
   updated_at: true,
@@ -142,9 +143,11 @@ export const STATEMENTS = {
   ...RECALL_STATEMENTS,
   sessionById: rows<[id: string], SessionForAppendRow>(`${SESSION_SELECT} WHERE s.id = ?`, SESSION_COLUMNS),
   sessionByPk: rows<[pk: number], SessionForAppendRow>(`${SESSION_SELECT} WHERE s.pk = ?`, SESSION_COLUMNS),
-  insertSession: write<[id: string, createdAt: number, updatedAt: number, metadata: string | null]>(
-    `INSERT INTO sessions (id, created_at, updated_at, metadata, kept_count, kept_tokens)
-    VALUES (?, ?, ?, ?, 0, 0)`,
+  insertSession: write<
+    [id: string, createdAt: number, updatedAt: number, metadata: string | null, format: string | null]
+  >(
+    `INSERT INTO sessions (id, created_at, updated_at, metadata, format, kept_count, kept_tokens)
+    VALUES (?, ?, ?, ?, ?, 0, 0)`,
   ),
   sessionBoundary: write<[boundary: number, updatedAt: number, pk: number]>(
     'UPDATE sessions SET boundary = ?, updated_at = ?, version = version + 1 WHERE pk = ?',
@@ -172,9 +175,10 @@ export const STATEMENTS = {
       model: string | null,
       promptHash: string,
       createdAt: number,
+      text: string | null,
     ]
   >(`INSERT INTO summaries (session, uid, replaces, regenerates, from_boundary, to_boundary, seqs, message_count,
-      body, tokens, model, prompt_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      body, tokens, model, prompt_hash, created_at, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
   endSummary: write<[at: number, reason: 'replaced' | 'regenerated' | 'dropped' | 'evicted', id: number]>(
     'UPDATE summaries SET ended_at = ?, end_reason = ? WHERE id = ?',
   ),
@@ -221,10 +225,11 @@ export const STATEMENTS = {
       windowTokens: number | null,
       repeatOf: number | null,
       late: number,
+      text: string | null,
     ]
   >(`INSERT INTO messages (session, seq, uid, role, body, tokens, cum_tokens, pinned, kept,
-      plain_user, trim_point, pair_start, has_tool_use, has_tool_result, created_at, window_body, window_tokens, repeat_of, late)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      plain_user, trim_point, pair_start, has_tool_use, has_tool_result, created_at, window_body, window_tokens, repeat_of, late, text)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
   messageByUid: rows<[session: number, uid: string], MessageRow>(
     `${ENTRY_SELECT} WHERE session = ? AND uid = ?`,
     ENTRY_COLUMNS,
@@ -333,8 +338,8 @@ export const STATEMENTS = {
     ORDER BY id`,
     'tool_use_id',
   ),
-  setBody: write<[body: string, session: number, seq: number]>(
-    'UPDATE messages SET body = ?, window_body = NULL WHERE session = ? AND seq = ?',
+  setBody: write<[body: string, text: string | null, session: number, seq: number]>(
+    'UPDATE messages SET body = ?, text = ?, window_body = NULL WHERE session = ? AND seq = ?',
   ),
   insertEdit: write<
     [

@@ -124,6 +124,8 @@ export interface MessageFormat<M = unknown> {
   prune(message: M, redactedText: string): M
   /** The summary message a window shows for folded messages (a message of this format). */
   summary(texts: readonly string[]): M
+  /** A plain user message with this text (the request that closes a summarizer's input). */
+  prompt(text: string): M
   /**
    * The message as the window and history hand it back: Strands shows the pin flag in
    * `metadata.custom.pinned`; the other formats return the body exactly.

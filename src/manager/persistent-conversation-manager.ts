@@ -4,6 +4,7 @@
  * it on every call, so two managers (or two processes) on one session never act on stale state.
  */
 import { z } from 'zod'
+import { MESSAGE_FORMATS, type MessageFormatName } from '../formats/types.js'
 import { describeValue } from '../messages/limits.js'
 import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
 import type { MessageData, StoredMessageData } from '../messages/types.js'
@@ -68,6 +69,8 @@ export interface PersistentConversationManagerOptions extends WindowLimitOptions
   sessionId: string
   /** Counts a message's tokens on append; the built-in estimator when omitted. */
   tokenCounter?: TokenCounter | undefined
+  /** The session's message format (default: the session's own, `'strands'` for a new one). */
+  format?: MessageFormatName | undefined
 }
 
 const optionKeys = z.strictObject({
@@ -79,6 +82,7 @@ const optionKeys = z.strictObject({
   protectedMessages: z.unknown().optional(),
   protectedMessageRange: z.unknown().optional(),
   lowWaterMark: z.unknown().optional(),
+  format: z.enum(MESSAGE_FORMATS).optional(),
 })
 
 /**
@@ -107,6 +111,8 @@ export class PersistentConversationManager {
   readonly limits: WindowLimits
   /** The token counter in use. */
   readonly tokenCounter: TokenCounter
+  /** The message format appends are read in, when one was named. */
+  readonly format: MessageFormatName | undefined
   /** Runs before every call (see {@link setBeforeUse}). */
   private beforeUse: (() => void) | undefined
 
@@ -118,10 +124,11 @@ export class PersistentConversationManager {
     const parsed = optionKeys.safeParse(options)
     if (!parsed.success) throw optionsError(parsed.error, 'PersistentConversationManager')
     checkSessionId(options.sessionId)
-    const { store, sessionId, tokenCounter, ...limitOptions } = options
+    const { store, sessionId, tokenCounter, format, ...limitOptions } = options
     this.store = store
     this.sessionId = sessionId
     this.tokenCounter = tokenCounter ?? estimateTokens
+    this.format = format
     this.limits = resolveWindowLimits(limitOptions)
   }
 
@@ -148,7 +155,10 @@ export class PersistentConversationManager {
   append(messages: readonly MessageData[]): LedgerEntry[]
   append(messages: MessageData | readonly MessageData[]): LedgerEntry | LedgerEntry[] {
     this.beforeUse?.()
-    const entries = this.store.append(this.sessionId, messages, this.tokenCounter)
+    const entries = this.store.append(this.sessionId, messages, {
+      tokenCounter: this.tokenCounter,
+      format: this.format,
+    })
     return Array.isArray(messages) ? entries : (entries[0] as LedgerEntry)
   }
 

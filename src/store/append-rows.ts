@@ -9,14 +9,14 @@
 import { mintTrackingId } from '../messages/tracking-id.js'
 import { ContextLedgerError } from '../errors.js'
 import type { MessageRow, SessionForAppendRow } from '../db/statements.js'
+import { storedFormatName, type BodyFormat } from '../formats/index.js'
+import type { LateToolResult } from '../formats/types.js'
 import { isToolPairStart, isTrimPoint, type MessageClass } from '../messages/classify.js'
-import { estimateTokens } from '../messages/tokens.js'
 import type { StoredMessageData } from '../messages/types.js'
-import { parseBody, toEntry, withTrackingId } from './entries.js'
+import { parseBody, toEntry } from './entries.js'
 import { interruptedToolResults } from './interrupted-tool-results.js'
-import { lateResultsWindowForm, type LateResult } from './late-tool-results.js'
 import type { Ledger } from './ledger.js'
-import type { PreparedMessage } from './prepare-message.js'
+import { withUid, type PreparedMessage } from './prepare-message.js'
 import { NOT_RETRIED, retriedPrefix } from './retry.js'
 import type { LedgerEntry } from './store-types.js'
 
@@ -28,6 +28,7 @@ import type { LedgerEntry } from './store-types.js'
  * @param prepared - the batch, validated
  * @param known - the session's row read in this transaction, or undefined for a new session
  * @param batch - whether the caller passed an array (error paths then name the index)
+ * @param format - the batch's message format (the session's, or the new session's)
  * @returns one entry per message of the batch, in order
  * @throws ContextLedgerError `INVALID_MESSAGE` for a result of a call never made or a second open call
  *   with the same id, `DUPLICATE_MESSAGE` for another message under the newest message's trackingId
@@ -38,9 +39,10 @@ export function appendRows(
   prepared: readonly PreparedMessage[],
   known: SessionForAppendRow | undefined,
   batch: boolean,
+  format: BodyFormat,
 ): LedgerEntry[] {
   const st = ledger.st
-  const session = known ?? createSession(ledger, sessionId)
+  const session = known ?? createSession(ledger, sessionId, format)
   const pk = session.pk
   const now = Date.now()
   let n = session.message_count
@@ -75,22 +77,22 @@ export function appendRows(
     // Every result answers a call. A call the session never made is refused; one that is no longer
     // waiting (a repair row or an earlier result answered it) makes this a late result: archived as
     // sent, shown in the window as text (see late-tool-results.ts).
-    const late: LateResult[] = []
+    const late: LateToolResult[] = []
     for (const r of m.toolResults) {
       if (st.answerToolCall.run(seq, r.status, pk, r.id).changes > 0) continue
       const name = st.madeCall.get(pk, r.id)
       if (name === undefined) {
-        const path = `${batch ? `[${index}].` : ''}content[${r.block}].toolResult.toolUseId`
+        const path = `${batch ? `[${index}].` : ''}${r.path}`
         throw new ContextLedgerError(
           'INVALID_MESSAGE',
           `Invalid message at ${path}: session "${sessionId}" never made a tool call "${r.id}"`,
           { path, sessionId },
         )
       }
-      late.push({ block: r.block, id: r.id, name })
+      late.push({ id: r.id, name })
     }
     // From the validated body: the caller's token counter has seen `m.message` since.
-    const shown = late.length > 0 ? lateResultsWindowForm(parseBody(m.body), late) : undefined
+    const shown = late.length > 0 ? format.lateForm(parseBody(m.body), late) : undefined
     // Classified as archived: a late result never opens a window (it is no one's prompt), so the newest
     // turn keeps its real prompt; its text form follows the message before it like any result would.
     const c = m.cls
@@ -101,7 +103,7 @@ export function appendRows(
     st.insertMessage.run(
       pk,
       seq,
-      m.message.trackingId,
+      m.uid,
       c.role,
       m.body,
       m.tokens,
@@ -114,9 +116,10 @@ export function appendRows(
       c.toolResultIds.length > 0 ? 1 : 0,
       now,
       shown === undefined ? null : JSON.stringify(shown),
-      shown === undefined ? null : estimateTokens(shown),
+      shown === undefined ? null : format.estimateTokens(shown),
       repeatOf,
       late.length > 0 ? 1 : 0,
+      m.text,
     )
     if (prev !== undefined) {
       const prevTrim = isTrimPoint(prev.cls, c)
@@ -126,7 +129,7 @@ export function appendRows(
     }
     for (const u of m.toolUses) {
       if (st.openCallById.get(pk, u.id) !== undefined) {
-        const path = `${batch ? `[${index}].` : ''}content[${u.block}].toolUse.toolUseId`
+        const path = `${batch ? `[${index}].` : ''}${u.path}`
         throw new ContextLedgerError(
           'INVALID_MESSAGE',
           `Invalid message at ${path}: a call with this toolUseId is still waiting for its result in session "${sessionId}"; every open call needs its own id`,
@@ -148,7 +151,7 @@ export function appendRows(
   ): LedgerEntry => ({
     sessionId,
     seq: at.seq,
-    trackingId: m.message.trackingId,
+    trackingId: m.uid,
     message: m.message,
     tokens: m.tokens,
     pinned: m.pinned,
@@ -161,10 +164,10 @@ export function appendRows(
   // A retry starts with a message the session holds; the common case (a new message) costs no more than
   // the trackingId lookup every caller-named message gets anyway.
   const byUid = (m: PreparedMessage): MessageRow | undefined =>
-    m.minted ? undefined : st.messageByUid.get(pk, m.message.trackingId)
+    m.minted ? undefined : st.messageByUid.get(pk, m.uid)
   const first = prepared[0]
   const firstRow = known === undefined || first === undefined ? undefined : byUid(first)
-  const retried = firstRow === undefined ? NOT_RETRIED : retriedPrefix(st, pk, prepared)
+  const retried = firstRow === undefined ? NOT_RETRIED : retriedPrefix(st, pk, prepared, format)
   for (let i = 0; i < prepared.length; i++) {
     let m = prepared[i]
     if (m === undefined) break
@@ -181,23 +184,25 @@ export function appendRows(
       if (i === retried.count && existing.seq === retried.newest)
         throw new ContextLedgerError(
           'DUPLICATE_MESSAGE',
-          `Session "${sessionId}" already holds a different message with trackingId ${m.message.trackingId} as its newest message (seq ${existing.seq})`,
+          `Session "${sessionId}" already holds a different message with trackingId ${m.uid} as its newest message (seq ${existing.seq})`,
           { sessionId },
         )
       // A copy of an earlier message sent again: a new occurrence with a new trackingId, recording
       // which message it repeats.
       repeatOf = existing.repeat_of ?? existing.seq
-      m = withTrackingId(m, mintTrackingId())
+      m = withUid(format, m, mintTrackingId())
     }
     let repair: LedgerEntry | undefined
     // Calls of the previous message that this one does not answer can never be answered in a valid
     // conversation any more: record error results for them first (see interrupted-tool-results.ts).
-    if (prev !== undefined && prev.cls.toolUseIds.length > 0) {
+    // A message that defers them (an approval response between a call and its result) leaves them open.
+    if (prev !== undefined && prev.cls.toolUseIds.length > 0 && !m.facts.defersCalls) {
       const answered = new Set(m.cls.toolResultIds)
       const open = prev.inBatch ? prev.cls.toolUseIds : st.openCallsOfUse.all(pk, prev.seq)
       const missing = open.filter((id) => !answered.has(id))
       if (missing.length > 0) {
-        const row = interruptedToolResults(missing, ledger.limits)
+        const calls = missing.map((id) => ({ id, name: st.madeCall.get(pk, id) ?? '' }))
+        const row = interruptedToolResults(calls, ledger.limits, format)
         repair = entryOf(row, insert(row, m.cls, i, null), null)
       }
     }
@@ -209,9 +214,9 @@ export function appendRows(
 }
 
 /** Creates the session row inside the caller's write transaction; the key is cached only once it commits. */
-function createSession(ledger: Ledger, sessionId: string): SessionForAppendRow {
+function createSession(ledger: Ledger, sessionId: string, format: BodyFormat): SessionForAppendRow {
   const now = Date.now()
-  ledger.st.insertSession.run(sessionId, now, now, null)
+  ledger.st.insertSession.run(sessionId, now, now, null, storedFormatName(format.name))
   const row = ledger.st.sessionById.get(sessionId)
   if (row === undefined) throw new Error(`session "${sessionId}" not found right after its insert`)
   return row

@@ -3,12 +3,12 @@
  * (`prepare-message.ts`), the rows written in one transaction (`append-rows.ts`), and the start of a
  * window that is empty or holds only kept rows kept valid for a provider.
  */
-import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
+import { appendFormat, checkAppendOptions, formatMismatch } from './append-format.js'
 import { protectedToRestore } from '../window/plan-cut.js'
 import { applyKeptChanges, PINS_ONLY } from './apply-window.js'
 import { recordEvictions, tailRuns } from './eviction-log.js'
 import { appendRows } from './append-rows.js'
-import { checkSessionId, checkTokenCounter } from './check-args.js'
+import { checkSessionId } from './check-args.js'
 import type { Ledger } from './ledger.js'
 import { prepareMessage } from './prepare-message.js'
 import { refuseUnshowablePins } from './showable-pins.js'
@@ -22,26 +22,32 @@ import type { LedgerEntry } from './store-types.js'
  * @param ledger - the open ledger
  * @param sessionId - the session
  * @param messages - one message or several, oldest first
- * @param tokenCounter - counts each message's tokens
+ * @param options - a token counter, or `{ tokenCounter?, format? }` (unchecked: checked here)
  * @returns one entry per input message, in order
  */
 export function append(
   ledger: Ledger,
   sessionId: string,
   messages: unknown,
-  tokenCounter: TokenCounter = estimateTokens,
+  options?: unknown,
 ): LedgerEntry[] {
   ledger.ensureWritable()
   checkSessionId(sessionId)
-  checkTokenCounter(tokenCounter)
+  const { tokenCounter, format: named } = checkAppendOptions(options)
+  const format = appendFormat(ledger.keys.formatOf(sessionId), sessionId, named)
   const inputs: unknown[] = Array.isArray(messages) ? messages : [messages]
   const batch = Array.isArray(messages)
-  const prepared = inputs.map((m, i) => prepareMessage(m, batch ? i : -1, tokenCounter, ledger.limits))
+  const prepared = inputs.map((m, i) =>
+    prepareMessage(m, batch ? i : -1, tokenCounter, ledger.limits, 'caller', format),
+  )
   if (prepared.length === 0) return []
   const appended = ledger.write(sessionId, () => {
     const before = ledger.st.sessionById.get(sessionId)
     if (before !== undefined) ledger.keys.remember(sessionId, before.pk)
-    const entries = appendRows(ledger, sessionId, prepared, before, batch)
+    // Another connection may have deleted the session and created it again in another format.
+    if (before !== undefined && (before.format ?? 'strands') !== format.name)
+      throw formatMismatch(sessionId, before.format, format.name)
+    const entries = appendRows(ledger, sessionId, prepared, before, batch, format)
     const session = (): SqlLedgerView =>
       new SqlLedgerView(ledger.st, ledger.st.sessionById.get(sessionId) as SessionRow)
     refuseUnshowablePins(

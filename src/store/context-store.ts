@@ -12,6 +12,7 @@ import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
 import type { ReduceMode } from '../window/plan-cut.js'
 import type { WindowLimits } from '../window/window-options.js'
 import { append } from './append.js'
+import type { AppendOptions } from './append-format.js'
 import { applyWindow } from './apply-window.js'
 import { type MessageRef, type PinAttribution } from './check-args.js'
 import { ContextStoreReader } from './context-store-reader.js'
@@ -77,14 +78,19 @@ export class ContextStore extends ContextStoreReader {
    * Appends messages to a session (created on first use), all or none. A message whose trackingId is
    * already in the session with the same role and content is skipped and its existing entry returned.
    *
+   * Messages are in the session's message format (`'strands'` unless its first append named another):
+   * pass `{ format }` to start a session of another format, e.g. `{ format: 'ai-sdk/model' }`.
+   *
    * @param sessionId - the session
    * @param messages - one message or several, oldest first
-   * @param tokenCounter - counts each message's tokens (default: the built-in estimator)
+   * @param options - counts each message's tokens (default: the format's built-in estimate), or
+   *   `{ tokenCounter?, format? }`
    * @returns one entry per input message, in order
-   * @throws ContextLedgerError `INVALID_MESSAGE`, `INVALID_TOKEN_COUNT`, `DUPLICATE_MESSAGE`, `STORAGE_FULL`
+   * @throws ContextLedgerError `INVALID_MESSAGE`, `INVALID_TOKEN_COUNT`, `DUPLICATE_MESSAGE`, `STORAGE_FULL`,
+   *   `FORMAT_MISMATCH` (messages of another format than the session's; nothing is written)
    */
-  append(sessionId: string, messages: unknown, tokenCounter: TokenCounter = estimateTokens): LedgerEntry[] {
-    return append(this.ledger, sessionId, messages, tokenCounter)
+  append(sessionId: string, messages: unknown, options?: TokenCounter | AppendOptions): LedgerEntry[] {
+    return append(this.ledger, sessionId, messages, options)
   }
 
   /**

@@ -6,10 +6,9 @@
  */
 import { ContextLedgerError } from '../errors.js'
 import type { MessageRow, SessionRow, Statements } from '../db/statements.js'
-import { classifyMessage } from '../messages/classify.js'
-import { redactedForm } from '../messages/redact.js'
-import { hasPrunedNote } from '../messages/reserved-notes.js'
-import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
+import { formatNamed, type BodyFormat } from '../formats/index.js'
+import { REDACTED_TEXT } from '../messages/redact.js'
+import type { TokenCounter } from '../messages/tokens.js'
 import type { StoredMessageData } from '../messages/types.js'
 import {
   checkAttribution,
@@ -19,11 +18,10 @@ import {
   checkTokenCounter,
   type MessageRef,
 } from './check-args.js'
-import { parseBody, toEntry, withTrackingId } from './entries.js'
-import { lateResultsWindowForm, type LateResult } from './late-tool-results.js'
+import { parseBody, toEntry } from './entries.js'
 import type { Ledger } from './ledger.js'
 import { findMessage } from './lookup.js'
-import { prepareMessage } from './prepare-message.js'
+import { prepareMessage, withUid } from './prepare-message.js'
 import type { LedgerEntry, RedactResult } from './store-types.js'
 
 /**
@@ -46,16 +44,25 @@ export function setWindowContent(
   checkSessionId(sessionId)
   checkMessageRef(ref)
   checkTokenCounter(tokenCounter)
-  const replacement = message === null ? null : prepareMessage(message, -1, tokenCounter, ledger.limits)
+  const format = sessionFormat(ledger, sessionId)
+  const replacement =
+    message === null ? null : prepareMessage(message, -1, tokenCounter, ledger.limits, 'caller', format)
   ledger.write(sessionId, () => {
     const { session, row } = findMessage(ledger, sessionId, ref)
-    if (replacement !== null) refuseErased(sessionId, row)
+    if (replacement !== null) refuseErased(sessionId, row, format)
     const next = replacement === null ? parseBody(row.body) : replacement.message
     // A message holding late results may also be given in its window form, those results already as
     // text (overflow recovery truncates that text).
     if (replacement !== null)
-      checkSameShape(sessionId, row, next, 'A window replacement', lateIds(ledger.st, session.pk, row))
-    showInWindow(ledger.st, session, row, next, replacement?.tokens)
+      checkSameShape(
+        format,
+        sessionId,
+        row,
+        next,
+        'A window replacement',
+        lateIds(ledger.st, session.pk, row, format),
+      )
+    showInWindow(ledger.st, session, row, next, replacement?.tokens, format)
     ledger.st.sessionTouch.run(Date.now(), session.pk)
   })
 }
@@ -69,8 +76,8 @@ export function setWindowContent(
  * @param row - the message's row
  * @throws ContextLedgerError `INVALID_OPTIONS` with path `ref`
  */
-function refuseErased(sessionId: string, row: MessageRow): void {
-  if (!hasPrunedNote(parseBody(row.body))) return
+function refuseErased(sessionId: string, row: MessageRow, format: BodyFormat): void {
+  if (format.notesOf(parseBody(row.body))?.pruned !== true) return
   throw new ContextLedgerError(
     'INVALID_OPTIONS',
     `Invalid option ref: seq ${row.seq} was erased by retention (prune); what the window shows of it cannot be set or edited`,
@@ -102,18 +109,19 @@ export function editMessage(
   checkMessageRef(ref)
   const by = checkAttribution(attribution)
   checkTokenCounter(tokenCounter)
-  const prepared = prepareMessage(message, -1, tokenCounter, ledger.limits)
+  const format = sessionFormat(ledger, sessionId)
+  const prepared = prepareMessage(message, -1, tokenCounter, ledger.limits, 'caller', format)
   const st = ledger.st
   return ledger.write(sessionId, () => {
     const { session, row } = findMessage(ledger, sessionId, ref)
-    refuseErased(sessionId, row)
+    refuseErased(sessionId, row, format)
     // An edit without a trackingId is an edit of the message `ref` names.
-    const edit = prepared.minted ? withTrackingId(prepared, row.uid) : prepared
-    checkSameShape(sessionId, row, edit.message, 'An edit')
-    const shown = windowBodyFor(st, session.pk, row, edit.message)
+    const edit = prepared.minted ? withUid(format, prepared, row.uid) : prepared
+    checkSameShape(format, sessionId, row, edit.message, 'An edit')
+    const shown = windowBodyFor(st, session.pk, row, edit.message, format)
     if (row.window_body === shown) return toEntry(session, row)
     const now = Date.now()
-    writeWindowBody(st, session, row, shown, edit.tokens)
+    writeWindowBody(st, session, row, shown, edit.tokens, format)
     st.insertEdit.run(session.pk, row.seq, 'edit', by.actor ?? 'user', by.reason ?? null, now, edit.body)
     st.sessionTouch.run(now, session.pk)
     return toEntry(session, st.messageBySeq.get(session.pk, row.seq) ?? row)
@@ -141,8 +149,11 @@ export function redactMessage(
   checkMessageRef(ref)
   const { replacement, ...attribution } = checkRedactOptions(options)
   const by = checkAttribution(attribution)
+  const format = sessionFormat(ledger, sessionId)
   const given =
-    replacement === undefined ? undefined : prepareMessage(replacement, -1, () => 0, ledger.limits)
+    replacement === undefined
+      ? undefined
+      : prepareMessage(replacement, -1, () => 0, ledger.limits, 'caller', format)
   const st = ledger.st
   const entry = ledger.write(sessionId, () => {
     const { session, row } = findMessage(ledger, sessionId, ref)
@@ -152,9 +163,11 @@ export function redactMessage(
       const target = seq === row.seq ? row : st.messageBySeq.get(session.pk, seq)
       if (target === undefined) continue
       const next =
-        given === undefined ? redactedForm(parseBody(target.body)) : withTrackingId(given, target.uid).message
-      checkSameShape(sessionId, target, next, 'A redaction')
-      replaceArchived(ledger, session, target, next, {
+        given === undefined
+          ? format.redact(parseBody(target.body), REDACTED_TEXT)
+          : withUid(format, given, target.uid).message
+      checkSameShape(format, sessionId, target, next, 'A redaction')
+      replaceArchived(ledger, session, target, next, format, {
         actor: by.actor ?? 'user',
         reason: by.reason ?? null,
         at: now,
@@ -175,6 +188,7 @@ export function redactMessage(
  * @param session - the session's row
  * @param row - the message's row
  * @param next - what the archive keeps instead
+ * @param format - the session's message format
  * @param by - who, why and when, for the edit log
  */
 export function replaceArchived(
@@ -182,14 +196,16 @@ export function replaceArchived(
   session: SessionRow,
   row: MessageRow,
   next: StoredMessageData,
+  format: BodyFormat,
   by: { actor: string; reason: string | null; at: number },
 ): void {
   const st = ledger.st
   const body = JSON.stringify(next)
+  const text = format.name === 'strands' ? null : format.text(next)
   // The index entry goes with the old text and comes back with the new (see search-index.ts).
-  ledger.search.replaceBody(session.pk, row.seq, () => st.setBody.run(body, session.pk, row.seq))
+  ledger.search.replaceBody(session.pk, row.seq, () => st.setBody.run(body, text, session.pk, row.seq))
   // A late result's window form quotes the result: it is rebuilt from the new body.
-  showInWindow(st, session, { ...row, body }, next, undefined)
+  showInWindow(st, session, { ...row, body }, next, undefined, format)
   st.eraseEditBodies.run(session.pk, row.seq)
   st.insertEdit.run(session.pk, row.seq, 'redact', by.actor, by.reason, by.at, null)
 }
@@ -201,8 +217,9 @@ function showInWindow(
   row: MessageRow,
   message: StoredMessageData,
   tokens: number | undefined,
+  format: BodyFormat,
 ): void {
-  writeWindowBody(st, session, row, windowBodyFor(st, session.pk, row, message), tokens)
+  writeWindowBody(st, session, row, windowBodyFor(st, session.pk, row, message, format), tokens, format)
 }
 
 /**
@@ -215,9 +232,14 @@ function writeWindowBody(
   row: MessageRow,
   body: string | null,
   tokens: number | undefined,
+  format: BodyFormat,
 ): void {
   const windowTokens =
-    body === null ? null : row.late === 1 || tokens === undefined ? estimateTokens(parseBody(body)) : tokens
+    body === null
+      ? null
+      : row.late === 1 || tokens === undefined
+        ? format.estimateTokens(parseBody(body))
+        : tokens
   st.setWindowBody.run(body, windowTokens, session.pk, row.seq)
   const delta = (windowTokens ?? row.tokens) - (row.window_tokens ?? row.tokens)
   if (delta !== 0 && row.kept === 1 && row.seq < session.boundary) st.setKeptTokens.run(delta, session.pk)
@@ -233,27 +255,36 @@ function windowBodyFor(
   pk: number,
   row: MessageRow,
   message: StoredMessageData,
+  format: BodyFormat,
 ): string | null {
   let shown = message
   if (row.late === 1) {
     const linked = new Set(st.idsAnsweredBy.all(pk, row.seq))
-    const late: LateResult[] = []
-    message.content.forEach((block, i) => {
-      if (!('toolResult' in block) || linked.has(block.toolResult.toolUseId)) return
-      const id = block.toolResult.toolUseId
-      late.push({ block: i, id, name: st.madeCall.get(pk, id) ?? 'unknown' })
-    })
-    shown = lateResultsWindowForm(message, late)
+    const late = format
+      .facts(message)
+      .toolResults.filter((r) => !linked.has(r.id))
+      .map((r) => ({ id: r.id, name: st.madeCall.get(pk, r.id) ?? 'unknown' }))
+    shown = format.lateForm(message, late)
   }
   const body = JSON.stringify(shown)
   return body === row.body ? null : body
 }
 
 /** The ids of the toolResults in `row` that no call links to it: its late results (none unless late). */
-function lateIds(st: Statements, pk: number, row: MessageRow): Set<string> {
+function lateIds(st: Statements, pk: number, row: MessageRow, format: BodyFormat): Set<string> {
   if (row.late !== 1) return new Set()
   const linked = new Set(st.idsAnsweredBy.all(pk, row.seq))
-  return new Set(classifyMessage(parseBody(row.body)).toolResultIds.filter((id) => !linked.has(id)))
+  return new Set(
+    format
+      .facts(parseBody(row.body))
+      .toolResults.map((r) => r.id)
+      .filter((id) => !linked.has(id)),
+  )
+}
+
+/** The message format of a session (Strands for one that does not exist yet: the write then refuses). */
+function sessionFormat(ledger: Ledger, sessionId: string): BodyFormat {
+  return formatNamed(ledger.keys.formatOf(sessionId))
 }
 
 /**
@@ -261,6 +292,7 @@ function lateIds(st: Statements, pk: number, row: MessageRow): Set<string> {
  * `asText` (the ids of late results), a form showing all of those results as text is accepted too.
  */
 function checkSameShape(
+  format: BodyFormat,
   sessionId: string,
   row: MessageRow,
   next: StoredMessageData,
@@ -268,9 +300,9 @@ function checkSameShape(
   asText: ReadonlySet<string> = new Set(),
 ): void {
   const ids = (m: StoredMessageData, without: ReadonlySet<string>): string => {
-    const c = classifyMessage(m)
-    const results = c.toolResultIds.filter((id) => !without.has(id))
-    return JSON.stringify([m.role, m.trackingId, c.toolUseIds, results])
+    const f = format.facts(m)
+    const results = f.toolResults.map((r) => r.id).filter((id) => !without.has(id))
+    return JSON.stringify([f.speaker, format.idOf(m) ?? row.uid, f.toolUses.map((u) => u.id), results])
   }
   const original = parseBody(row.body)
   const none = new Set<string>()

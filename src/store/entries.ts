@@ -2,11 +2,11 @@
  * Turning stored rows into what the store returns: entries, pinned messages, pin and edit log entries.
  * Bodies are parsed from the JSON the store wrote; flags become booleans, times Dates, nulls undefined.
  */
+import type { BodyFormat } from '../formats/index.js'
 import type { EditRow, MessageRow, PinEventRow, PinnedRow, SessionRow } from '../db/statements.js'
-import { withPinFlag } from '../messages/pin-flag.js'
+import { strandsFormat } from '../formats/strands/index.js'
 import type { StoredMessageData } from '../messages/types.js'
-import { MISSING_TOOL_RESULT_REPAIR } from './interrupted-tool-results.js'
-import type { PreparedMessage } from './prepare-message.js'
+import { MISSING_TOOL_RESULT_REPAIR } from '../messages/ledger-notes.js'
 import type { LedgerEntry, MessageEdit, PinEvent, PinnedMessage } from './store-types.js'
 
 /**
@@ -47,14 +47,15 @@ export function toEntry(session: SessionRow, row: MessageRow): LedgerEntry {
  * A pinned message for its row.
  *
  * @param r - the row
- * @returns the pinned message, carrying the pin flag
+ * @param format - its session's message format (default: Strands)
+ * @returns the pinned message, shown as pinned (Strands: with the pin flag)
  */
-export function toPinnedMessage(r: PinnedRow): PinnedMessage {
+export function toPinnedMessage(r: PinnedRow, format: BodyFormat = strandsFormat): PinnedMessage {
   return {
     sessionId: r.session_id,
     seq: r.seq,
     trackingId: r.uid,
-    message: withPinFlag(parseBody(r.body), true),
+    message: format.show(parseBody(r.body), true),
     inWindow: r.seq >= r.boundary || r.kept === 1,
     pinnedAt: new Date(r.at ?? 0),
     actor: r.actor ?? 'append',
@@ -101,31 +102,13 @@ export function toMessageEdit(sessionId: string, r: EditRow): MessageEdit {
 }
 
 /**
- * The same prepared message under another trackingId (a new occurrence of a re-sent message).
- *
- * @param m - the prepared message
- * @param trackingId - the new id
- * @returns the copy
- */
-export function withTrackingId(m: PreparedMessage, trackingId: string): PreparedMessage {
-  // From the validated body, not `m.message`: the caller's token counter has seen that object since.
-  const message = { ...parseBody(m.body), trackingId }
-  return { ...m, message, body: JSON.stringify(message), minted: true }
-}
-
-/**
  * Whether a stored body is a repair row the store wrote (see interrupted-tool-results.ts).
  *
  * @param body - the stored JSON
+ * @param format - the session's message format
  * @returns true for a repair row
  */
-export function isRepairRow(body: string): boolean {
+export function isRepairRow(body: string, format: BodyFormat): boolean {
   if (!body.includes(MISSING_TOOL_RESULT_REPAIR)) return false
-  const ledger = parseBody(body).metadata?.custom?.contextLedger
-  return (
-    typeof ledger === 'object' &&
-    ledger !== null &&
-    !Array.isArray(ledger) &&
-    ledger.repair === MISSING_TOOL_RESULT_REPAIR
-  )
+  return format.notesOf(parseBody(body))?.repair === MISSING_TOOL_RESULT_REPAIR
 }

@@ -7,38 +7,37 @@
  * seq, appears in history and in the window, can be pinned), so the repair is recorded, never silent.
  * This is what Strands does for an interrupted tool call, with the repair kept in the archive.
  */
-import { mintTrackingId } from '../messages/tracking-id.js'
+import type { BodyFormat } from '../formats/index.js'
 import type { MessageLimits } from '../messages/schema.js'
 import { estimateTokens } from '../messages/tokens.js'
-import type { StoredMessageData } from '../messages/types.js'
 import { prepareMessage, type PreparedMessage } from './prepare-message.js'
 
 /** The text of every synthetic toolResult the store writes for an interrupted call. */
 export const INTERRUPTED_TOOL_RESULT_TEXT =
   'Tool call interrupted: no result was recorded before the conversation continued.'
 
-/** The value of `metadata.custom.contextLedger.repair` on a repair row. */
-export const MISSING_TOOL_RESULT_REPAIR = 'missing-tool-result'
+export { MISSING_TOOL_RESULT_REPAIR } from '../messages/ledger-notes.js'
 
 /**
- * Builds the repair row answering `toolUseIds` with error results. Its tokens are counted by the
- * built-in estimator: it is decided inside the write transaction, where no caller code runs.
+ * Builds the repair row answering `calls` with error results, in the session's format. Its tokens are
+ * counted by the format's estimate: it is decided inside the write transaction, where no caller code runs.
  *
- * @param toolUseIds - the open calls the next message does not answer, in call order
+ * @param calls - the open calls the next message does not answer, in call order
  * @param limits - validation limits of the store
+ * @param format - the session's message format
  * @returns the prepared repair message
  */
 export function interruptedToolResults(
-  toolUseIds: readonly string[],
+  calls: readonly { id: string; name: string }[],
   limits: MessageLimits,
+  format: BodyFormat,
 ): PreparedMessage {
-  const message: StoredMessageData = {
-    role: 'user',
-    content: toolUseIds.map((toolUseId) => ({
-      toolResult: { toolUseId, status: 'error', content: [{ text: INTERRUPTED_TOOL_RESULT_TEXT }] },
-    })),
-    trackingId: mintTrackingId(),
-    metadata: { custom: { contextLedger: { repair: MISSING_TOOL_RESULT_REPAIR } } },
-  }
-  return prepareMessage(message, -1, estimateTokens, limits, 'own')
+  return prepareMessage(
+    format.repair(calls, INTERRUPTED_TOOL_RESULT_TEXT),
+    -1,
+    estimateTokens,
+    limits,
+    'own',
+    format,
+  )
 }

@@ -4,7 +4,7 @@
  * committed state; a failure — of SQLite or of decoding a stored row — becomes a typed error.
  */
 import { toReadError } from '../db/sqlite-errors.js'
-import { hasPinFlag, withPinFlag } from '../messages/pin-flag.js'
+import { formatNamed } from '../formats/index.js'
 import type { StoredMessageData } from '../messages/types.js'
 import { alternateRoles } from '../window/alternate-roles.js'
 import {
@@ -45,12 +45,12 @@ export function readWindow(ledger: Ledger, sessionId: string, options: unknown):
       if (fresh === undefined) return []
       rows = st.window.all({ s: fresh })
     }
+    const format = formatNamed(ledger.keys.formatOf(sessionId))
     const out = new Array<StoredMessageData>(rows.length)
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]
       if (row === undefined) continue
-      const message = parseBody(row.body)
-      out[i] = row.pinned === 1 || hasPinFlag(message) ? withPinFlag(message, row.pinned === 1) : message
+      out[i] = format.show(parseBody(row.body), row.pinned === 1)
     }
     return alternate ? alternateRoles(out) : out
   } catch (error) {
@@ -149,11 +149,20 @@ export function readPinnedMessages(ledger: Ledger, options: unknown): PinnedMess
     () => {
       if (filters !== undefined) {
         const session = sessionId === undefined ? null : (ledger.keys.sessionRow(sessionId)?.pk ?? -1)
-        return ledger.st.pinnedFiltered.all({ session, ...filters }).map(toPinnedMessage)
+        return ledger.st.pinnedFiltered
+          .all({ session, ...filters })
+          .map((r) => toPinnedMessage(r, formatNamed(ledger.keys.formatOf(r.session_id))))
       }
-      if (sessionId === undefined) return ledger.st.allPinnedMessages.all().map(toPinnedMessage)
+      if (sessionId === undefined)
+        return ledger.st.allPinnedMessages
+          .all()
+          .map((r) => toPinnedMessage(r, formatNamed(ledger.keys.formatOf(r.session_id))))
       const pk = ledger.keys.sessionRow(sessionId)?.pk
-      return pk === undefined ? [] : ledger.st.pinnedMessages.all(pk).map(toPinnedMessage)
+      return pk === undefined
+        ? []
+        : ledger.st.pinnedMessages
+            .all(pk)
+            .map((r) => toPinnedMessage(r, formatNamed(ledger.keys.formatOf(r.session_id))))
     },
     'read the pinned messages',
     sessionId,

@@ -4,11 +4,13 @@
  * checkpointing the write-ahead log so the erased bytes do not linger in the files (see `Ledger`).
  */
 import { PRUNE_BATCH } from '../db/lifecycle-statements.js'
+import { formatNamed } from '../formats/index.js'
+import { REDACTED_TEXT } from '../messages/redact.js'
 import { checkSessionId } from './check-args.js'
 import { replaceArchived } from './edits.js'
 import { parseBody } from './entries.js'
 import type { SqliteLedger as Ledger } from './ledger.js'
-import { checkPruneOptions, prunedForm, type DeleteSessionResult, type PruneResult } from './lifecycle.js'
+import { checkPruneOptions, type DeleteSessionResult, type PruneResult } from './lifecycle.js'
 
 const NOTHING_DELETED = Object.freeze({
   messages: 0,
@@ -68,7 +70,9 @@ export function prune(ledger: Ledger, options: unknown): PruneResult {
         if (session === undefined) return { count: 0, next: undefined, found: false }
         const rows = ledger.lifecycle.pruneCandidates(session.pk, from, session.boundary, before)
         const by = { actor, reason, at: Date.now() }
-        for (const row of rows) replaceArchived(ledger, session, row, prunedForm(parseBody(row.body)), by)
+        const format = formatNamed(session.format)
+        for (const row of rows)
+          replaceArchived(ledger, session, row, format.prune(parseBody(row.body), REDACTED_TEXT), format, by)
         // The archive changed: a summary being made from it meanwhile must not be written (see summaries.ts).
         if (rows.length > 0) ledger.st.sessionTouch.run(by.at, session.pk)
         const last = rows[rows.length - 1]

@@ -4,8 +4,9 @@
  * again; their existing entries are returned.
  */
 import type { MessageRow, NewestRow, Statements } from '../db/statements.js'
+import type { BodyFormat } from '../formats/index.js'
 import { isRepairRow, parseBody } from './entries.js'
-import { contentKey, type PreparedMessage } from './prepare-message.js'
+import type { PreparedMessage } from './prepare-message.js'
 
 /** How much of a batch is a retry. */
 export interface RetriedPrefix {
@@ -29,21 +30,23 @@ export const NOT_RETRIED: RetriedPrefix = Object.freeze({ count: 0, entries: [],
  * @param st - the connection's statements (inside the write transaction)
  * @param pk - the session's key
  * @param prepared - the batch
+ * @param format - the session's message format
  * @returns the retried prefix
  */
 export function retriedPrefix(
   st: Statements,
   pk: number,
   prepared: readonly PreparedMessage[],
+  format: BodyFormat,
 ): RetriedPrefix {
-  const rows = st.newestRows.all(pk, 2 * prepared.length + 1).filter((r) => !isRepairRow(r.body))
+  const rows = st.newestRows.all(pk, 2 * prepared.length + 1).filter((r) => !isRepairRow(r.body, format))
   const newest = rows[0]?.seq
   const matches = (m: PreparedMessage | undefined, r: NewestRow | undefined): boolean =>
     m !== undefined &&
     r !== undefined &&
     !m.minted &&
-    (r.uid === m.message.trackingId || r.sent_as === m.message.trackingId) &&
-    contentKey(parseBody(r.body)) === contentKey(m.message)
+    (r.uid === m.uid || r.sent_as === m.uid) &&
+    format.contentKey(parseBody(r.body)) === format.contentKey(m.message)
   for (let j = Math.min(prepared.length, rows.length); j > 0; j--) {
     // batch[0..j) against the j newest rows, oldest of them first.
     let all = true

@@ -10,6 +10,8 @@ import type { SessionForAppendRow, Statements } from '../db/statements.js'
 /** The keys of the sessions one connection has seen. */
 export class SessionKeys {
   private readonly pks = new Map<string, number>()
+  /** Each session's stored format name (null: `'strands'`); a session's format never changes. */
+  private readonly formats = new Map<string, string | null>()
 
   /**
    * @param st - the connection's statements
@@ -33,11 +35,29 @@ export class SessionKeys {
    */
   forget(sessionId: string): void {
     this.pks.delete(sessionId)
+    this.formats.delete(sessionId)
   }
 
   /** Forgets every key: a rolled-back write may have created a session whose key was cached. */
   clear(): void {
     this.pks.clear()
+    this.formats.clear()
+  }
+
+  /**
+   * A session's stored message format, cached or looked up. A cached one can be stale only when another
+   * connection deleted the session and created it again in another format: a write checks it again.
+   *
+   * @param sessionId - the session
+   * @returns the stored name (null: `'strands'`), or undefined when the session does not exist
+   */
+  formatOf(sessionId: string): string | null | undefined {
+    if (this.formats.has(sessionId)) return this.formats.get(sessionId)
+    const row = this.st.sessionById.get(sessionId)
+    if (row === undefined) return undefined
+    this.pks.set(sessionId, row.pk)
+    this.formats.set(sessionId, row.format)
+    return row.format
   }
 
   /**
@@ -64,6 +84,7 @@ export class SessionKeys {
    */
   recheck(sessionId: string, pk: number): number | undefined {
     this.pks.delete(sessionId)
+    this.formats.delete(sessionId)
     const fresh = this.pk(sessionId)
     return fresh === pk ? undefined : fresh
   }

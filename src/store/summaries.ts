@@ -10,7 +10,7 @@
  */
 import { ContextLedgerError } from '../errors.js'
 import type { Statements, SummaryRow } from '../db/statements.js'
-import { hasPinFlag, withPinFlag } from '../messages/pin-flag.js'
+import { formatNamed, type BodyFormat, type MessageFormatName } from '../formats/index.js'
 import type { StoredMessageData } from '../messages/types.js'
 import { planCut, type CutDecision, type FoldRequest, type NothingEvictedReason } from '../window/plan-cut.js'
 import type { WindowLimits } from '../window/window-options.js'
@@ -89,12 +89,18 @@ export interface FoldPlan {
   readonly limits: WindowLimits
   /** The planner's decision, applied as it is. */
   readonly decision: CutDecision
+  /** The session's message format: the summary is a message of it. */
+  readonly format: MessageFormatName
 }
 
 /** The summary a summarizer made, ready to be written. */
 export interface MadeSummary {
-  /** The summary message (validated; role user; its trackingId minted). */
+  /** The summary message (validated; role user; a message of the session's format). */
   readonly message: StoredMessageData
+  /** Its id (a Strands summary's trackingId). */
+  readonly uid: string
+  /** Its searchable text, or null for a Strands summary (the view derives it from the body). */
+  readonly text: string | null
   /** Its tokens. */
   readonly tokens: number
   /** Who wrote it, when known. */
@@ -115,6 +121,8 @@ export interface RegenerationPlan {
   readonly summary: SummaryRecord
   /** What the summarizer summarizes: the archived messages (and, from `'previous'`, the summary before). */
   readonly input: readonly StoredMessageData[]
+  /** The session's message format: the summary is a message of it. */
+  readonly format: MessageFormatName
 }
 
 /**
@@ -216,15 +224,16 @@ function checkSummaryId(id: unknown): asserts id is number {
 }
 
 /** The window forms of `seqs` (ascending), pin flags as `window()` shows them. */
-function windowForms(st: Statements, pk: number, seqs: readonly number[]): Map<number, StoredMessageData> {
+function windowForms(
+  st: Statements,
+  pk: number,
+  seqs: readonly number[],
+  format: BodyFormat,
+): Map<number, StoredMessageData> {
   const out = new Map<number, StoredMessageData>()
   if (seqs.length === 0) return out
   for (const row of st.windowRowsOfSeqs.all({ s: pk, seqs: JSON.stringify(seqs) })) {
-    const message = parseBody(row.body)
-    out.set(
-      row.seq,
-      row.pinned === 1 || hasPinFlag(message) ? withPinFlag(message, row.pinned === 1) : message,
-    )
+    out.set(row.seq, format.show(parseBody(row.body), row.pinned === 1))
   }
   return out
 }
@@ -255,7 +264,7 @@ export function planFold(
       const folded = decision.folded
       if (decision.plan.cut !== 'fold' || folded === undefined)
         return { nothing: decision.plan.reason ?? ('within-limits' as const) }
-      const forms = windowForms(ledger.st, session.pk, folded)
+      const forms = windowForms(ledger.st, session.pk, folded, formatNamed(session.format))
       const before = folded.filter((s) => s < session.boundary)
       const after = folded.filter((s) => s >= session.boundary)
       const previous =
@@ -277,6 +286,7 @@ export function planFold(
           input,
           limits,
           decision,
+          format: formatNamed(session.format).name,
         },
       }
     },
@@ -312,7 +322,7 @@ export function writeFold(ledger: Ledger, plan: FoldPlan, made: MadeSummary): Su
     const ranges = toRanges(plan.folded)
     st.insertSummary.run(
       session.pk,
-      made.message.trackingId,
+      made.uid,
       plan.previous ?? null,
       null,
       plan.boundary,
@@ -324,10 +334,10 @@ export function writeFold(ledger: Ledger, plan: FoldPlan, made: MadeSummary): Su
       made.model ?? null,
       made.promptHash,
       now,
+      made.text,
     )
-    const row = st.summaryByUid.get(session.pk, made.message.trackingId)
-    if (row === undefined)
-      throw new Error(`summary ${made.message.trackingId} not found right after its insert`)
+    const row = st.summaryByUid.get(session.pk, made.uid)
+    if (row === undefined) throw new Error(`summary ${made.uid} not found right after its insert`)
     ledger.search.summaryInserted(row.id)
     if (plan.previous !== undefined) st.endSummary.run(now, 'replaced', plan.previous)
     st.setSessionSummary.run(row.id, now, session.pk)
@@ -402,6 +412,7 @@ export function planRegeneration(
         version: session.version,
         summary: toSummaryRecord(sessionId, row, session.summary),
         input,
+        format: formatNamed(session.format).name,
       }
     },
     `plan regenerating summary ${id} of session "${sessionId}"`,
@@ -430,7 +441,7 @@ export function writeRegeneration(ledger: Ledger, plan: RegenerationPlan, made: 
     const now = Date.now()
     st.insertSummary.run(
       session.pk,
-      made.message.trackingId,
+      made.uid,
       summary.replaces ?? null,
       summary.id,
       summary.fromBoundary,
@@ -442,10 +453,10 @@ export function writeRegeneration(ledger: Ledger, plan: RegenerationPlan, made: 
       made.model ?? null,
       made.promptHash,
       now,
+      made.text,
     )
-    const row = st.summaryByUid.get(session.pk, made.message.trackingId)
-    if (row === undefined)
-      throw new Error(`summary ${made.message.trackingId} not found right after its insert`)
+    const row = st.summaryByUid.get(session.pk, made.uid)
+    if (row === undefined) throw new Error(`summary ${made.uid} not found right after its insert`)
     ledger.search.summaryInserted(row.id)
     st.endSummary.run(now, 'regenerated', summary.id)
     // The eviction log names the summary that folded each message: now this one (a scan of the

@@ -6,6 +6,7 @@
  * is asked once more, and after that the caller gets `SUMMARY_CONFLICT`. A summarizer that throws or
  * returns no text changes nothing.
  */
+import { formatNamed, type MessageFormatName } from '../formats/index.js'
 import { ContextLedgerError, isContextLedgerError } from '../errors.js'
 import type { TokenCounter } from '../messages/tokens.js'
 import type { MessageData, StoredMessageData } from '../messages/types.js'
@@ -128,10 +129,15 @@ export async function makeSummary(
   input: readonly StoredMessageData[],
   previous: SummaryRecord | undefined,
   style: SummaryStyle,
+  format: MessageFormatName = 'strands',
 ): Promise<MadeSummary> {
   const systemPrompt = style.systemPrompt ?? DEFAULT_SUMMARIZATION_PROMPT
   // The request closes the conversation, as in Strands; it has no trackingId: it is never stored.
-  const messages: MessageData[] = [...input, { role: 'user', content: [{ text: SUMMARY_REQUEST }] }]
+  const request: MessageData =
+    format === 'strands'
+      ? { role: 'user', content: [{ text: SUMMARY_REQUEST }] }
+      : formatNamed(format).prompt(SUMMARY_REQUEST)
+  const messages: MessageData[] = [...input, request]
   let output: unknown
   try {
     output = await summarizer(messages, { systemPrompt, sessionId: context.sessionId, previous })
@@ -148,6 +154,7 @@ export async function makeSummary(
     promptHash: promptHash(systemPrompt),
     limits: context.store.limits,
     tokenCounter: context.tokenCounter,
+    format,
   })
 }
 
@@ -196,7 +203,10 @@ export async function foldIntoSummary(
       if (calls >= MAX_CALLS) throw conflictGivenUp(sessionId, calls)
       calls++
       const previous = plan.previous === undefined ? undefined : await store.summary(sessionId, plan.previous)
-      made = { plan, summary: await makeSummary(context, summarizer, plan.input, previous, style) }
+      made = {
+        plan,
+        summary: await makeSummary(context, summarizer, plan.input, previous, style, plan.format),
+      }
       // Folding what is over the limits into a summary the budget cannot hold gains nothing: the next
       // cut would take that summary out again, and with it all it stands for.
       const budget = limits.tokenBudget
@@ -314,7 +324,7 @@ export async function regenerateSummary(
     const plan = await store.planRegeneration(sessionId, id, from)
     const key = JSON.stringify(plan.input)
     if (made === undefined || key !== input) {
-      made = await makeSummary(context, summarizer, plan.input, plan.summary, style)
+      made = await makeSummary(context, summarizer, plan.input, plan.summary, style, plan.format)
       input = key
     }
     try {

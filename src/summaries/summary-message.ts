@@ -5,10 +5,12 @@
  * trackingId and the ledger's marker, counted with the session's token counter.
  */
 import { ContextLedgerError } from '../errors.js'
+import { SUMMARY_MARKER } from '../messages/ledger-notes.js'
 import { describeValue } from '../messages/limits.js'
 import type { MessageLimits } from '../messages/schema.js'
 import { snapshotMessage } from '../messages/schema.js'
-import { countTokens, type TokenCounter } from '../messages/tokens.js'
+import { countTokens, estimateTokens, type TokenCounter } from '../messages/tokens.js'
+import { formatNamed, type MessageFormatName } from '../formats/index.js'
 import { mintTrackingId } from '../messages/tracking-id.js'
 import type { ContentBlockData, StoredMessageData } from '../messages/types.js'
 import type { MadeSummary } from '../store/context-store.js'
@@ -42,19 +44,7 @@ export function describeThrown(thrown: unknown): string {
   }
 }
 
-/** The metadata a summary message carries, so whoever reads a window can tell it from the messages. */
-export const SUMMARY_MARKER = Object.freeze({ custom: { contextLedger: { summary: true } } })
-
-/**
- * Whether a window message is a summary the ledger made.
- *
- * @param message - a window message
- * @returns true for a summary message
- */
-export function isSummaryMessage(message: { metadata?: unknown }): boolean {
-  const m = message.metadata as { custom?: { contextLedger?: { summary?: unknown } } } | undefined
-  return m?.custom?.contextLedger?.summary === true
-}
+export { SUMMARY_MARKER, isSummaryMessage } from '../messages/ledger-notes.js'
 
 function failed(sessionId: string, what: string, cause?: unknown): ContextLedgerError<'SUMMARIZER_FAILED'> {
   return new ContextLedgerError(
@@ -124,6 +114,8 @@ export function summaryFromOutput(
     readonly promptHash: string
     readonly limits: MessageLimits
     readonly tokenCounter: TokenCounter
+    /** The session's message format (default: Strands): the summary is a message of it. */
+    readonly format?: MessageFormatName | undefined
   },
 ): MadeSummary {
   const { sessionId } = context
@@ -144,19 +136,37 @@ export function summaryFromOutput(
   // A lone surrogate (half of a character a model cut off) becomes U+FFFD, as repair does for messages.
   const kept = texts.map((t) => t.toWellFormed()).filter((t) => t.trim().length > 0)
   if (kept.length === 0) throw failed(sessionId, 'returned no text')
+  const format = formatNamed(context.format)
   let message: StoredMessageData
+  let uid: string
   try {
-    const valid = snapshotMessage(
-      { role: 'user', content: kept.map((text) => ({ text })), metadata: SUMMARY_MARKER },
-      context.limits,
-    )
-    message = { ...valid, trackingId: mintTrackingId() }
+    if (format.name === 'strands') {
+      const valid = snapshotMessage(
+        { role: 'user', content: kept.map((text) => ({ text })), metadata: SUMMARY_MARKER },
+        context.limits,
+      )
+      uid = mintTrackingId()
+      message = { ...valid, trackingId: uid }
+    } else {
+      // Built by the format from the kept texts, validated as any message of the session would be (the
+      // snapshot would strip the summary note the format put on it: the built message is the one stored).
+      const built = format.summary(kept)
+      format.snapshot(built, context.limits)
+      uid = format.idOf(built) ?? mintTrackingId()
+      message = format.withId(built, uid)
+    }
   } catch (error) {
     throw failed(sessionId, `returned text the store refuses (${describeThrown(error)})`, error)
   }
+  const counter = context.tokenCounter
   return {
     message,
-    tokens: countTokens(context.tokenCounter, message),
+    uid,
+    text: format.name === 'strands' ? null : format.text(message),
+    tokens:
+      counter === estimateTokens && format.name !== 'strands'
+        ? countTokens(() => format.estimateTokens(message), message)
+        : countTokens(counter, message),
     model,
     promptHash: context.promptHash,
   }

@@ -4,6 +4,7 @@
  * however big `--limit` is, `history --limit 0` says what it did, and `import` says why it will not
  * write into an older-schema file.
  */
+import { SET_USER_VERSION } from '../../src/db/migrate.js'
 import { copyFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { PassThrough } from 'node:stream'
@@ -222,7 +223,7 @@ describe('import into a file of an older schema', () => {
     const r = await cli(['import', old], { stdin: exported })
     expect(r.code).toBe(2)
     expect(r.stderr.trim()).toBe(
-      `context-ledger: ${old} uses ledger schema version 1, and import refuses to upgrade a file on the side (this context-ledger writes version 9). Upgrade it first with: context-ledger upgrade ${old} (take a copy first with: context-ledger backup ${old} <copy>), or import into a new file`,
+      `context-ledger: ${old} uses ledger schema version 1, and import refuses to upgrade a file on the side (this context-ledger writes version ${SET_USER_VERSION.length}). Upgrade it first with: context-ledger upgrade ${old} (take a copy first with: context-ledger backup ${old} <copy>), or import into a new file`,
     )
   })
 })

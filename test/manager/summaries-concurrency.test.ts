@@ -138,6 +138,8 @@ describe('a second writer while the summarizer runs', () => {
             trackingId: 'theirs',
             metadata: { custom: { contextLedger: { summary: true } } },
           },
+          uid: 'theirs',
+          text: null,
           tokens: 5,
           model: undefined,
           promptHash: 'x',

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
 import { openContextStore, PersistentConversationManager, type MessageData } from '../../src/index.js'
 import { FILL_PROGRESS_FROM } from '../../src/db/search-fill.js'
-import { SEARCH_INDEX_MIGRATION } from '../../src/db/migrate.js'
+import { SEARCH_INDEX_MIGRATION, SET_USER_VERSION } from '../../src/db/migrate.js'
 import { buildRichLedger, cli } from '../cli/support.js'
 import {
   compareIndexWithView,
@@ -236,11 +236,14 @@ describe('the full-text index', () => {
           assistant(`answer ${i + k}`),
         ]).flat(),
       )
-    // Take the file back to the schema before the index: what an older version left.
+    // Take the file back to the schema before the index: what an older version left (undoing 0009's
+    // format columns first, then 0008).
     const db = store.connection()
     db.exec(`DROP TABLE search_index; DROP VIEW search_text; DROP INDEX summaries_search_doc;
+      ALTER TABLE messages DROP COLUMN text; ALTER TABLE summaries DROP COLUMN text;
+      ALTER TABLE sessions DROP COLUMN format;
       DROP TABLE search_state; DROP TABLE eviction_log;
-      DELETE FROM __drizzle_migrations WHERE id = (SELECT max(id) FROM __drizzle_migrations);
+      DELETE FROM __drizzle_migrations WHERE id IN (SELECT id FROM __drizzle_migrations ORDER BY id DESC LIMIT 2);
       PRAGMA user_version = 8;`)
     store.close()
     const lines: string[] = []
@@ -261,7 +264,7 @@ describe('the full-text index', () => {
     expect(percents).toStrictEqual([...percents].sort((a, b) => a - b))
     expect(lines.at(-1)).toMatch(/done/)
     const rdb = reopened.connection()
-    expect(rdb.pragma('user_version', { simple: true })).toBe(9)
+    expect(rdb.pragma('user_version', { simple: true })).toBe(SET_USER_VERSION.length)
     expectInStep(rdb)
     expect(docsMatching(rdb, '"answer 1234"')).toHaveLength(1)
   })

@@ -84,6 +84,8 @@ export function sliceStatements(slice: Slice): Statements {
       summary: s.summary,
       summary_tokens: summary?.tokens ?? null,
       limits: s.limits,
+      // PostgreSQL sessions hold Strands messages until its backend stores formats.
+      format: null,
       message_count: slice.count,
       total_tokens: last?.cum_tokens ?? 0,
       updated_at: Math.max(s.updated_at, last?.created_at ?? 0),
@@ -622,7 +624,8 @@ export function sliceStatements(slice: Slice): Statements {
       },
     }),
     setBody: emulate('setBody', {
-      run: (body, _pk, seq) => {
+      // The text column is for other formats than Strands, which this backend does not store yet.
+      run: (body, _text, _pk, seq) => {
         if (!inRange(seq)) return 0
         slice.setRow(seq, { body, window_body: null }, 'setBody')
         return 1

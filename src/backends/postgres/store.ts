@@ -34,7 +34,9 @@ import {
 } from '../../store/check-args.js'
 import { editMessage, redactMessage, replaceArchived, setWindowContent } from '../../store/edits.js'
 import { parseBody, toEntry, toMessageEdit, toPinEvent, toPinnedMessage } from '../../store/entries.js'
-import { checkPruneOptions, prunedForm } from '../../store/retention-options.js'
+import { checkPruneOptions } from '../../store/retention-options.js'
+import { formatNamed } from '../../formats/index.js'
+import { REDACTED_TEXT } from '../../messages/redact.js'
 import type { DeleteSessionResult, PruneOptions, PruneResult } from '../../store/retention-options.js'
 import { findMessage } from '../../store/lookup.js'
 import { setPinned } from '../../store/pins.js'
@@ -677,11 +679,19 @@ export class PostgresContextStore implements AsyncContextStore {
               const session = ledger.keys.sessionRow(id)
               if (session === undefined) return { count: 0, next: undefined, found: false }
               const by = { actor, reason, at: Date.now() }
+              const format = formatNamed(session.format)
               const seqs = ledger.slice.pruned
               for (const seq of seqs) {
                 const row = ledger.st.messageBySeq.get(session.pk, seq)
                 if (row !== undefined)
-                  replaceArchived(ledger, session, row, prunedForm(parseBody(row.body)), by)
+                  replaceArchived(
+                    ledger,
+                    session,
+                    row,
+                    format.prune(parseBody(row.body), REDACTED_TEXT),
+                    format,
+                    by,
+                  )
               }
               // The archive changed: a summary being made from it meanwhile must not be written (as SQLite's).
               if (seqs.length > 0) ledger.st.sessionTouch.run(by.at, session.pk)
@@ -817,7 +827,8 @@ export class PostgresContextStore implements AsyncContextStore {
     const summary = await this.summary(sessionId, id)
     const input: StoredMessageData[] = previous === undefined ? [] : [previous]
     for (const r of rows) input.push(parseBody(r.body))
-    return { sessionId, sessionPk: head.pk, version: head.version, summary, input }
+    // PostgreSQL sessions hold Strands messages until its backend stores formats.
+    return { sessionId, sessionPk: head.pk, version: head.version, summary, input, format: 'strands' }
   }
 
   /**

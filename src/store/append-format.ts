@@ -1,0 +1,92 @@
+/**
+ * Which message format an append is in: the one the caller names, else the session's (fixed by its first
+ * append), else `'strands'` for a new session. A message of another format than its session's is refused
+ * before anything is written.
+ */
+import { ContextLedgerError } from '../errors.js'
+import { checkFormatName, formatNamed, type BodyFormat, type MessageFormatName } from '../formats/index.js'
+import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
+import { checkTokenCounter } from './check-args.js'
+
+/** Options of `append` besides the messages. */
+export interface AppendOptions {
+  /** Counts each message's tokens (default: the format's built-in estimate). */
+  readonly tokenCounter?: TokenCounter | undefined
+  /**
+   * The messages' format. A new session takes it (default `'strands'`); a session that has one refuses
+   * another with `FORMAT_MISMATCH`. Omitted: the session's own.
+   */
+  readonly format?: MessageFormatName | undefined
+}
+
+/**
+ * Reads `append`'s third argument: a token counter (as before formats existed) or {@link AppendOptions}.
+ *
+ * @param value - the caller's value (undefined for none)
+ * @returns the counter and the named format, if any
+ * @throws ContextLedgerError `INVALID_OPTIONS` naming the field
+ */
+export function checkAppendOptions(value: unknown): {
+  tokenCounter: TokenCounter
+  format?: MessageFormatName
+} {
+  if (value === undefined) return { tokenCounter: estimateTokens }
+  if (typeof value === 'function') {
+    checkTokenCounter(value)
+    return { tokenCounter: value }
+  }
+  // Anything but a function or an options object is a bad token counter, as before options existed.
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) checkTokenCounter(value)
+  const { tokenCounter, format, ...rest } = value as AppendOptions & Record<string, unknown>
+  const unknown = Object.keys(rest)[0]
+  if (unknown !== undefined)
+    throw new ContextLedgerError('INVALID_OPTIONS', `Invalid append options: unknown option "${unknown}"`, {
+      path: unknown,
+    })
+  if (tokenCounter !== undefined) checkTokenCounter(tokenCounter)
+  return {
+    tokenCounter: tokenCounter ?? estimateTokens,
+    ...(format === undefined ? {} : { format: checkFormatName(format) }),
+  }
+}
+
+/**
+ * The error for messages of one format appended to a session of another.
+ *
+ * @param sessionId - the session
+ * @param stored - the session's format (its row's value; null: `'strands'`)
+ * @param given - the messages' format
+ * @returns the error to throw
+ */
+export function formatMismatch(
+  sessionId: string,
+  stored: string | null,
+  given: MessageFormatName,
+): ContextLedgerError<'FORMAT_MISMATCH'> {
+  const have = formatNamed(stored).name
+  return new ContextLedgerError(
+    'FORMAT_MISMATCH',
+    `Session "${sessionId}" holds '${have}' messages; these are '${given}' messages, and a session keeps one format (nothing was written)`,
+    { sessionId, path: 'format' },
+  )
+}
+
+/**
+ * The format an append's messages are read in.
+ *
+ * @param stored - the session's stored format (null: `'strands'`), or undefined for no session yet
+ * @param sessionId - the session
+ * @param named - the format the caller named, if any
+ * @returns the format module
+ * @throws ContextLedgerError `FORMAT_MISMATCH` when the caller named another format than the session's
+ */
+export function appendFormat(
+  stored: string | null | undefined,
+  sessionId: string,
+  named: MessageFormatName | undefined,
+): BodyFormat {
+  if (stored === undefined) return formatNamed(named ?? 'strands')
+  const format = formatNamed(stored)
+  if (named !== undefined && named !== format.name) throw formatMismatch(sessionId, stored, named)
+  return format
+}
