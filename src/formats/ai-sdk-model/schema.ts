@@ -2,8 +2,8 @@
  * Validation of an `ai-sdk/model` message. The zod schemas mirror the AI SDK's own `modelMessageSchema`
  * (`ai` 7) on JSON data: what it accepts is accepted (unknown keys, blank texts, empty content, a tool
  * call without `input`), and what it refuses is refused. Stricter, on purpose:
- * - plain JSON only (`snapshotJson`): `Uint8Array`, `ArrayBuffer` and `URL` values are refused, so a
- *   tagged `{ type: 'url', url }` file cannot be stored (the SDK wants a `URL` object there);
+ * - plain JSON only (`snapshotJson`; a key whose value is `undefined` is dropped, as `JSON.stringify`
+ *   drops it): `Uint8Array`, `ArrayBuffer` and `URL` values are refused (pass bytes as base64);
  * - `role: 'system'` is refused: the system prompt belongs in `system` / `instructions`;
  * - a `toolCallId` must be non-empty, and unique among one message's tool calls and among its results;
  * - a tool message must hold a tool result or an approval response.
@@ -185,7 +185,7 @@ function checkMessage(value: unknown): asserts value is ModelMessageData {
  * @throws ContextLedgerError `INVALID_MESSAGE` naming the path of the first bad field
  */
 export function snapshotModelMessage(input: unknown, limits: MessageLimits): ModelMessageData {
-  const copy: unknown = snapshotJson(input, limits)
+  const copy: unknown = snapshotJson(input, limits, true)
   checkMessage(copy)
   const message: ModelMessageData = copy
   if (message.providerOptions === undefined) return message

@@ -2,7 +2,8 @@
  * Validation of an `ai-sdk/ui` message. The zod schemas mirror the AI SDK's own UI message schema (the
  * one `validateUIMessages` runs, `ai` 7) on JSON data: what it accepts is accepted (unknown keys, an
  * assistant message with no parts yet, any `data-*` payload) and what it refuses is refused. Stricter,
- * on purpose: plain JSON only (`snapshotJson`); `role: 'system'` is refused (the system prompt belongs
+ * on purpose: plain JSON only (`snapshotJson`; a key whose value is `undefined` is dropped, as
+ * `JSON.stringify` drops it); `role: 'system'` is refused (the system prompt belongs
  * in `system` / `instructions`); the `id` must be a non-empty string (the ledger keys the message by it).
  */
 import { z } from 'zod'
@@ -187,7 +188,7 @@ function checkMessage(value: unknown): asserts value is UIMessageData {
  * @throws ContextLedgerError `INVALID_MESSAGE` naming the path of the first bad field
  */
 export function snapshotUIMessage(input: unknown, limits: MessageLimits): UIMessageData {
-  const copy: unknown = snapshotJson(input, limits)
+  const copy: unknown = snapshotJson(input, limits, true)
   checkMessage(copy)
   const message: UIMessageData = copy
   if (!isJsonObject(message.metadata)) return message
