@@ -10,6 +10,12 @@ import type { ModelMessageData } from '../../src/formats/ai-sdk-model/index.js'
 import { fcRuns } from '../helpers/runs.js'
 import { INVALID_MODEL_MESSAGES, VALID_MODEL_MESSAGES } from './ai-sdk-model-corpus.js'
 
+/** The value, or a test failure when it is missing. */
+function must<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('missing value')
+  return value
+}
+
 const snap = (m: unknown) => format.snapshot(m, DEFAULT_MESSAGE_LIMITS)
 const sdkAccepts = (m: unknown) => modelMessageSchema.safeParse(m).success
 
@@ -139,8 +145,8 @@ function mutate(root: unknown, pick: number, value: unknown): unknown {
   }
   walk(root)
   if (nodes.length === 0) return value
-  const { parent, key } = nodes[pick % nodes.length]!
-  if (value === undefined && !Array.isArray(parent)) delete parent[key as string]
+  const { parent, key } = must(nodes[pick % nodes.length])
+  if (value === undefined && !Array.isArray(parent)) Reflect.deleteProperty(parent, key)
   else (parent as Record<string | number, unknown>)[key] = value
   return root
 }
@@ -168,9 +174,9 @@ const assistantArb = fc
       ...ids.map((id, i) => ({
         type: 'tool-call' as const,
         toolCallId: id,
-        toolName: calls[i]![0],
-        input: { q: calls[i]![1] },
-        ...(calls[i]![2] ? { providerExecuted: true } : {}),
+        toolName: must(calls[i])[0],
+        input: { q: must(calls[i])[1] },
+        ...(must(calls[i])[2] ? { providerExecuted: true } : {}),
       })),
     ],
   }))
@@ -185,7 +191,7 @@ const toolArb = fc
   .map(([ids, results]): ModelMessageData => ({
     role: 'tool',
     content: ids.map((id, i) => {
-      const [name, text, kind] = results[i]!
+      const [name, text, kind] = must(results[i])
       return {
         type: 'tool-result' as const,
         toolCallId: id,
@@ -526,12 +532,12 @@ describe('ai-sdk/model with the real generateText loop', () => {
     expect(stored).toEqual(JSON.parse(JSON.stringify(result.responseMessages)))
     const facts = stored.map((m) => format.facts(m))
     expect(facts.map((f) => f.speaker)).toEqual(['assistant', 'tool', 'assistant'])
-    expect(facts[0]!.toolUses.map((u) => u.id)).toEqual(['c1', 'c2'])
-    expect(facts[1]!.toolResults.map((r) => [r.id, r.status])).toEqual([
+    expect(must(facts[0]).toolUses.map((u) => u.id)).toEqual(['c1', 'c2'])
+    expect(must(facts[1]).toolResults.map((r) => [r.id, r.status])).toEqual([
       ['c1', 'success'],
       ['c2', 'error'],
     ])
-    expect(format.text(stored[1]!)).toContain('no data')
+    expect(format.text(must(stored[1]))).toContain('no data')
     // What the ledger stored is what the SDK takes back as a prompt.
     const again = await generateText({
       model: new MockLanguageModelV4({
@@ -550,7 +556,6 @@ describe('ai-sdk/model with the real generateText loop', () => {
   it('an approval round stores the request, a deferring response, then the result', async () => {
     const guarded = tool({
       inputSchema: z.object({ city: z.string() }),
-      needsApproval: true,
       execute: () => ({ temp: 5 }),
     })
     let step = 0
@@ -576,22 +581,29 @@ describe('ai-sdk/model with the real generateText loop', () => {
         })
       },
     })
-    const first = await generateText({ model, prompt: 'go', tools: { guarded }, stopWhen: isStepCount(3) })
+    const first = await generateText({
+      model,
+      prompt: 'go',
+      tools: { guarded },
+      toolApproval: { guarded: 'user-approval' },
+      stopWhen: isStepCount(3),
+    })
     const asked = first.responseMessages.map((m) => snap(m))
-    const request = (asked[0]!.content as { type: string; approvalId?: string }[]).find(
+    const request = (must(asked[0]).content as { type: string; approvalId?: string }[]).find(
       (p) => p.type === 'tool-approval-request',
     )
     expect(request?.approvalId).toEqual(expect.any(String))
-    expect(format.facts(asked[0]!).toolUses.map((u) => u.id)).toEqual(['c7'])
+    expect(format.facts(must(asked[0])).toolUses.map((u) => u.id)).toEqual(['c7'])
     const response = snap({
       role: 'tool',
-      content: [{ type: 'tool-approval-response', approvalId: request!.approvalId, approved: true }],
+      content: [{ type: 'tool-approval-response', approvalId: must(request).approvalId, approved: true }],
     })
     expect(format.facts(response).defersCalls).toBe(true)
     const second = await generateText({
       model,
       messages: [{ role: 'user', content: 'go' }, ...asked, response],
       tools: { guarded },
+      toolApproval: { guarded: 'user-approval' },
       stopWhen: isStepCount(3),
     })
     const after = second.responseMessages.map((m) => snap(m))

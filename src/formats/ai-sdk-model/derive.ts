@@ -64,7 +64,7 @@ export function outputText(output: ToolResultOutputData): string {
       return output.reason ?? ''
     case 'content':
       return output.value
-        .map((item) => (item.type === 'text' ? (item.text ?? '') : jsonText(item.filename)))
+        .map((item) => (item.type === 'text' ? item.text : 'filename' in item ? (item.filename ?? '') : ''))
         .filter((line) => line !== '')
         .join('\n')
     default:
@@ -78,7 +78,7 @@ function partText(part: ModelPartData): string {
     case 'reasoning':
       return part.text
     case 'tool-call':
-      return part.input === undefined ? part.toolName : `${part.toolName} ${JSON.stringify(part.input)}`
+      return `${part.toolName} ${JSON.stringify(part.input)}`
     case 'tool-result':
       return outputText(part.output)
     case 'file':
@@ -121,7 +121,10 @@ function outputTokens(output: ToolResultOutputData): number {
   if (output.type !== 'content') return textTokens(outputText(output).length)
   return output.value.reduce(
     (n, item) =>
-      n + (item.type === 'text' ? textTokens(item.text?.length ?? 0) : mediaTokens(item.mediaType)),
+      n +
+      (item.type === 'text'
+        ? textTokens(item.text.length)
+        : mediaTokens('mediaType' in item ? item.mediaType : undefined)),
     0,
   )
 }

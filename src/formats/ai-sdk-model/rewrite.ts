@@ -72,11 +72,14 @@ function appendToOutput(output: ToolResultOutputData, notes: readonly string[]):
         type: 'content',
         value: [
           { type: 'text', text: JSON.stringify(output.value) },
-          ...notes.map((text) => ({ type: 'text', text })),
+          ...notes.map((text) => ({ type: 'text' as const, text })),
         ],
       }
     case 'content':
-      return { ...output, value: [...output.value, ...notes.map((text) => ({ type: 'text', text }))] }
+      return {
+        ...output,
+        value: [...output.value, ...notes.map((text) => ({ type: 'text' as const, text }))],
+      }
   }
 }
 

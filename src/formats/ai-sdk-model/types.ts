@@ -60,7 +60,8 @@ export interface ReasoningFilePartData extends WithOptions {
 /** A provider-specific part with no standard payload. */
 export interface CustomPartData extends WithOptions {
   type: 'custom'
-  kind: string
+  /** `{provider}.{provider-type}` (typed as the SDK types it; its schema takes any string). */
+  kind: `${string}.${string}`
 }
 
 /** A tool call the model made. */
@@ -68,13 +69,31 @@ export interface ToolCallPartData extends WithOptions {
   type: 'tool-call'
   toolCallId: string
   toolName: string
-  input?: JsonValue
+  input: JsonValue
   /** Executed by the provider: its result is in the same assistant message. */
   providerExecuted?: boolean
 }
 
-/** One item of a `content` tool output. */
-export type ToolResultContentItemData = { type: string; text?: string } & { [key: string]: JsonValue }
+type FileId = string | Record<string, string>
+
+/** One item of a `content` tool output (the `file-*` and `image-*` kinds are deprecated in v7). */
+export type ToolResultContentItemData = WithOptions &
+  (
+    | { type: 'text'; text: string }
+    | {
+        type: 'file'
+        data: Exclude<FileDataData, string | Record<string, string>>
+        mediaType: string
+        filename?: string
+      }
+    | { type: 'file-data'; data: string; mediaType: string; filename?: string }
+    | { type: 'file-url'; url: string; mediaType?: string }
+    | { type: 'file-id' | 'image-file-id'; fileId: FileId }
+    | { type: 'file-reference' | 'image-file-reference'; providerReference: Record<string, string> }
+    | { type: 'image-data'; data: string; mediaType: string }
+    | { type: 'image-url'; url: string }
+    | { type: 'custom' }
+  )
 
 /** A tool's output. */
 export type ToolResultOutputData =

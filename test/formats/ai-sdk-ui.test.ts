@@ -1,0 +1,547 @@
+import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
+import {
+  readUIMessageStream,
+  toUIMessageStream,
+  safeValidateUIMessages,
+  streamText,
+  isStepCount,
+  tool,
+  type UIMessage,
+} from 'ai'
+import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test'
+import { z } from 'zod'
+import { ContextLedgerError } from '../../src/errors.js'
+import { DEFAULT_MESSAGE_LIMITS } from '../../src/messages/limits.js'
+import { snapshotJson } from '../../src/messages/json-snapshot.js'
+import { aiSdkUiFormat as format, type UIMessageData } from '../../src/formats/ai-sdk-ui/index.js'
+import { fcRuns } from '../helpers/runs.js'
+
+/** The value, or a test failure when it is missing. */
+function must<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('missing value')
+  return value
+}
+
+type StreamPart =
+  Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never
+
+const snap = (m: unknown) => format.snapshot(m, DEFAULT_MESSAGE_LIMITS)
+const sdkAccepts = async (m: unknown) => (await safeValidateUIMessages({ messages: [m] })).success
+
+function refusal(m: unknown): ContextLedgerError {
+  try {
+    snap(m)
+  } catch (error) {
+    expect(error).toBeInstanceOf(ContextLedgerError)
+    expect((error as ContextLedgerError).code).toBe('INVALID_MESSAGE')
+    return error as ContextLedgerError
+  }
+  throw new Error(`accepted ${JSON.stringify(m)}`)
+}
+
+const VALID: readonly UIMessageData[] = [
+  { id: 'u1', role: 'user', parts: [{ type: 'text', text: '' }] },
+  {
+    id: 'u2',
+    role: 'user',
+    metadata: { createdAt: 1, author: { name: 'ann' } },
+    parts: [
+      { type: 'text', text: 'see file', providerMetadata: { openai: { a: 1 } } },
+      { type: 'file', mediaType: 'image/png', filename: 'cat.png', url: 'data:image/png;base64,aGVsbG8=' },
+    ],
+  },
+  { id: 'a0', role: 'assistant', parts: [] },
+  {
+    id: 'a1',
+    role: 'assistant',
+    metadata: 'free-form',
+    parts: [
+      { type: 'step-start' },
+      { type: 'reasoning', text: 'hmm', state: 'done', providerMetadata: { anthropic: { signature: 's' } } },
+      { type: 'text', text: 'Checking the weather', state: 'done' },
+      { type: 'tool-weather', toolCallId: 'c1', state: 'input-streaming', input: { ci: 1 } },
+      { type: 'tool-weather', toolCallId: 'c2', state: 'input-available', input: { city: 'Rome' } },
+      {
+        type: 'tool-weather',
+        toolCallId: 'c3',
+        state: 'approval-requested',
+        input: { city: 'Oslo' },
+        approval: { id: 'ap1', requestReason: 'costly' },
+      },
+      {
+        type: 'tool-weather',
+        toolCallId: 'c4',
+        state: 'approval-responded',
+        input: { city: 'Oslo' },
+        approval: { id: 'ap2', approved: true, reason: 'fine' },
+      },
+      {
+        type: 'tool-weather',
+        toolCallId: 'c5',
+        state: 'output-available',
+        input: { city: 'Paris' },
+        output: { temp: 20 },
+        callProviderMetadata: { x: { y: 1 } },
+      },
+      {
+        type: 'tool-weather',
+        toolCallId: 'c6',
+        state: 'output-error',
+        input: { city: 'Lima' },
+        errorText: 'down',
+      },
+      {
+        type: 'tool-weather',
+        toolCallId: 'c7',
+        state: 'output-denied',
+        input: { city: 'Kyiv' },
+        approval: { id: 'ap3', approved: false, reason: 'no' },
+      },
+      {
+        type: 'dynamic-tool',
+        toolName: 'mcpSearch',
+        toolCallId: 'c8',
+        state: 'output-available',
+        input: { q: 'z' },
+        output: 'found',
+      },
+      { type: 'source-url', sourceId: 's1', url: 'https://example.com', title: 'Example' },
+      {
+        type: 'source-document',
+        sourceId: 's2',
+        mediaType: 'application/pdf',
+        title: 'Report',
+        filename: 'r.pdf',
+      },
+      { type: 'data-weather', id: 'd1', data: { city: 'Paris', status: 'done' } },
+      { type: 'reasoning-file', mediaType: 'image/png', url: 'https://x/y.png' },
+      { type: 'custom', kind: 'openai.compaction' },
+      { type: 'steering-message', id: 'st1', parts: [{ type: 'text', text: 'faster please' }] },
+    ],
+  },
+]
+
+const INVALID: readonly { message: unknown; path: string }[] = [
+  { message: { role: 'user', parts: [{ type: 'text', text: 'x' }] }, path: 'id' },
+  { message: { id: 'x', role: 'bot', parts: [] }, path: 'role' },
+  { message: { id: 'x', role: 'user', parts: [] }, path: 'parts' },
+  { message: { id: 'x', role: 'user' }, path: 'parts' },
+  { message: { id: 'x', role: 'user', parts: [{ type: 'text' }] }, path: 'parts[0].text' },
+  { message: { id: 'x', role: 'user', parts: [{ type: 'image', url: 'u' }] }, path: 'parts[0].type' },
+  { message: { id: 'x', role: 'assistant', parts: ['text'] }, path: 'parts[0]' },
+  {
+    message: {
+      id: 'x',
+      role: 'assistant',
+      parts: [{ type: 'tool-a', toolCallId: 'c', state: 'done', input: {} }],
+    },
+    path: 'parts[0].state',
+  },
+  {
+    message: {
+      id: 'x',
+      role: 'assistant',
+      parts: [{ type: 'tool-a', toolCallId: 'c', state: 'output-error', input: {} }],
+    },
+    path: 'parts[0].errorText',
+  },
+  {
+    message: {
+      id: 'x',
+      role: 'assistant',
+      parts: [{ type: 'tool-a', toolCallId: 'c', state: 'input-available', input: {}, output: 1 }],
+    },
+    path: 'parts[0].output',
+  },
+  {
+    message: {
+      id: 'x',
+      role: 'assistant',
+      parts: [
+        {
+          type: 'tool-a',
+          toolCallId: 'c',
+          state: 'output-denied',
+          input: {},
+          approval: { id: 'a', approved: true },
+        },
+      ],
+    },
+    path: 'parts[0].approval.approved',
+  },
+  {
+    message: {
+      id: 'x',
+      role: 'assistant',
+      parts: [{ type: 'dynamic-tool', toolCallId: 'c', state: 'input-available', input: {} }],
+    },
+    path: 'parts[0].toolName',
+  },
+  {
+    message: { id: 'x', role: 'assistant', parts: [{ type: 'source-url', url: 'u' }] },
+    path: 'parts[0].sourceId',
+  },
+  {
+    message: { id: 'x', role: 'assistant', parts: [{ type: 'data-x', id: 5, data: 1 }] },
+    path: 'parts[0].id',
+  },
+  {
+    message: { id: 'x', role: 'assistant', parts: [{ type: 'text', text: 'a', providerMetadata: { a: 1 } }] },
+    path: 'parts[0].providerMetadata.a',
+  },
+]
+
+describe('ai-sdk/ui snapshot', () => {
+  it('keeps every valid message exactly (ids, metadata, every part kind)', async () => {
+    for (const m of VALID) {
+      expect(await sdkAccepts(m), m.id).toBe(true)
+      expect(snap(m)).toEqual(JSON.parse(JSON.stringify(m)))
+    }
+  })
+
+  it('refuses what validateUIMessages refuses, at the named path', async () => {
+    for (const { message, path } of INVALID) {
+      expect(await sdkAccepts(message), JSON.stringify(message)).toBe(false)
+      expect(refusal(message).path, JSON.stringify(message)).toBe(path)
+    }
+  })
+
+  it('refuses a system message and an empty id (stricter than the SDK, on purpose)', () => {
+    const system = refusal({ id: 's', role: 'system', parts: [{ type: 'text', text: 'be brief' }] })
+    expect(system.path).toBe('role')
+    expect(system.message).toMatch(/system.*instructions/)
+    expect(refusal({ id: '', role: 'user', parts: [{ type: 'text', text: 'x' }] }).path).toBe('id')
+  })
+
+  it("strips a caller's metadata.contextLedger, dropping metadata when it empties", () => {
+    const forged = { summary: true, pruned: true }
+    const bare = snap({
+      id: 'x',
+      role: 'user',
+      parts: [{ type: 'text', text: 'x' }],
+      metadata: { contextLedger: forged },
+    })
+    expect(bare).toEqual({ id: 'x', role: 'user', parts: [{ type: 'text', text: 'x' }] })
+    const kept = snap({
+      id: 'x',
+      role: 'user',
+      parts: [{ type: 'text', text: 'x' }],
+      metadata: { contextLedger: forged, a: 1 },
+    })
+    expect(kept.metadata).toEqual({ a: 1 })
+    expect(format.notesOf(kept)).toBeUndefined()
+  })
+
+  it('agrees with validateUIMessages on mutated messages: every SDK refusal is ours too', async () => {
+    const values = fc.oneof(
+      fc.constant(undefined),
+      fc.constant(null),
+      fc.string({ maxLength: 3 }),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant({}),
+      fc.constantFrom(
+        'text',
+        'tool-x',
+        'data-y',
+        'output-available',
+        'output-error',
+        'system',
+        'dynamic-tool',
+      ),
+    )
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...VALID), fc.nat(), values, async (message, pick, value) => {
+        const mutated = mutate(JSON.parse(JSON.stringify(message)) as unknown, pick, value)
+        let ours: Error | undefined
+        try {
+          snap(mutated)
+        } catch (error) {
+          ours = error as Error
+        }
+        if (!(await sdkAccepts(mutated)))
+          expect(ours, JSON.stringify(mutated)).toBeInstanceOf(ContextLedgerError)
+        else if (ours !== undefined)
+          expect(ours.message, JSON.stringify(mutated)).toMatch(
+            /system message is not stored|non-empty string/,
+          )
+      }),
+      { numRuns: fcRuns(400) },
+    )
+  })
+
+  it('is idempotent', () => {
+    fc.assert(
+      fc.property(messageArb, (m) => {
+        const once = snap(m)
+        expect(snap(once)).toEqual(once)
+      }),
+      { numRuns: fcRuns(100) },
+    )
+  })
+
+  it('snapshotJson drops undefined-valued keys only when asked, and never in arrays', () => {
+    const value = { a: undefined, b: [1], c: { d: undefined } }
+    expect(snapshotJson(value, DEFAULT_MESSAGE_LIMITS, true)).toEqual({ b: [1], c: {} })
+    expect(() => snapshotJson(value, DEFAULT_MESSAGE_LIMITS)).toThrow(/at a:/)
+    expect(() => snapshotJson({ b: [undefined] }, DEFAULT_MESSAGE_LIMITS, true)).toThrow(/at b\[0\]/)
+  })
+})
+
+/** Replaces (or, for undefined, deletes) the `pick`-th node of `root` (in depth-first order). */
+function mutate(root: unknown, pick: number, value: unknown): unknown {
+  const nodes: { parent: Record<string, unknown> | unknown[]; key: string | number }[] = []
+  const walk = (node: unknown) => {
+    if (typeof node !== 'object' || node === null) return
+    for (const [key, child] of Object.entries(node)) {
+      nodes.push({ parent: node as Record<string, unknown>, key: Array.isArray(node) ? Number(key) : key })
+      walk(child)
+    }
+  }
+  walk(root)
+  if (nodes.length === 0) return value
+  const { parent, key } = must(nodes[pick % nodes.length])
+  if (value === undefined && !Array.isArray(parent)) Reflect.deleteProperty(parent, key)
+  else (parent as Record<string | number, unknown>)[key] = value
+  return root
+}
+
+const word = fc.stringMatching(/^[a-z]{9,12}$/)
+const sentence = fc.array(word, { minLength: 1, maxLength: 4 }).map((w) => w.join(' '))
+const partArb = fc.oneof(
+  sentence.map((text) => ({ type: 'text' as const, text })),
+  sentence.map((text) => ({ type: 'reasoning' as const, text })),
+  fc.tuple(fc.nat(), sentence, sentence).map(([n, input, output]) => ({
+    type: 'tool-lookup' as const,
+    toolCallId: `call_${n}`,
+    state: 'output-available' as const,
+    input: { q: input },
+    output: { answer: output },
+  })),
+  fc.tuple(fc.nat(), sentence).map(([n, errorText]) => ({
+    type: 'dynamic-tool' as const,
+    toolName: 'search',
+    toolCallId: `call_${n}`,
+    state: 'output-error' as const,
+    input: {},
+    errorText,
+  })),
+  sentence.map((text) => ({ type: 'data-note' as const, data: { text } })),
+)
+const messageArb = fc
+  .tuple(
+    fc.uuid(),
+    fc.constantFrom('user' as const, 'assistant' as const),
+    fc.array(partArb, { minLength: 1, maxLength: 6 }),
+  )
+  .map(([id, role, parts]): UIMessageData => ({ id, role, parts }))
+
+describe('ai-sdk/ui facts and text', () => {
+  it('nothing links across messages: no tool uses or results, even with tool parts', () => {
+    const facts = format.facts(snap(VALID[3]))
+    expect(facts).toEqual({
+      role: 'assistant',
+      speaker: 'assistant',
+      toolUses: [],
+      toolResults: [],
+      plainUser: false,
+      defersCalls: false,
+      pinned: false,
+    })
+    expect(format.facts(snap(VALID[0]))).toMatchObject({ role: 'user', speaker: 'user', plainUser: true })
+  })
+
+  it('text lists texts, reasoning, tool calls, outputs, errors, sources, data and file names', () => {
+    expect(format.text(snap(VALID[3])).split('\n')).toEqual([
+      'hmm',
+      'Checking the weather',
+      'weather {"ci":1}',
+      'weather {"city":"Rome"}',
+      'weather {"city":"Oslo"}',
+      'weather {"city":"Oslo"}',
+      'weather {"city":"Paris"}',
+      '{"temp":20}',
+      'weather {"city":"Lima"}',
+      'down',
+      'weather {"city":"Kyiv"}',
+      'mcpSearch {"q":"z"}',
+      'found',
+      'Example',
+      'https://example.com',
+      'Report',
+      'r.pdf',
+      '{"city":"Paris","status":"done"}',
+      'faster please',
+    ])
+    expect(format.text(snap(VALID[1]))).toBe('see file\ncat.png')
+  })
+
+  it('contentKey, tokens, ids, show', () => {
+    const m = snap(VALID[1])
+    expect(format.contentKey(m)).toBe(JSON.stringify(['user', m.parts]))
+    expect(format.contentKey(m)).toBe(format.contentKey({ ...m, metadata: { other: true } }))
+    expect(format.estimateTokens(m)).toBe(4 + 2 + 1600)
+    expect(format.idOf(m)).toBe('u2')
+    expect(format.withId(m, 'u2')).toBe(m)
+    expect(format.show(m, true)).toBe(m)
+    expect(format.lateForm(m, [{ id: 'c', name: 'n' }])).toBe(m)
+    expect(format.name).toBe('ai-sdk/ui')
+  })
+})
+
+describe('ai-sdk/ui written messages', () => {
+  it('redact keeps id, role, tool types, call ids, states and approval answers; valid for the SDK', async () => {
+    const redacted = format.redact(snap(VALID[3]), '[gone]')
+    expect(await sdkAccepts(redacted)).toBe(true)
+    expect(redacted.id).toBe('a1')
+    expect(redacted.metadata).toBeUndefined()
+    expect(redacted.parts.slice(0, 10)).toEqual([
+      { type: 'step-start' },
+      { type: 'reasoning', text: '[gone]' },
+      { type: 'text', text: '[gone]' },
+      { type: 'tool-weather', toolCallId: 'c1', state: 'input-streaming' },
+      { type: 'tool-weather', toolCallId: 'c2', state: 'input-available', input: {} },
+      {
+        type: 'tool-weather',
+        toolCallId: 'c3',
+        state: 'approval-requested',
+        input: {},
+        approval: { id: 'ap1' },
+      },
+      {
+        type: 'tool-weather',
+        toolCallId: 'c4',
+        state: 'approval-responded',
+        input: {},
+        approval: { id: 'ap2', approved: true },
+      },
+      { type: 'tool-weather', toolCallId: 'c5', state: 'output-available', input: {}, output: '[gone]' },
+      { type: 'tool-weather', toolCallId: 'c6', state: 'output-error', input: {}, errorText: '[gone]' },
+      {
+        type: 'tool-weather',
+        toolCallId: 'c7',
+        state: 'output-denied',
+        input: {},
+        approval: { id: 'ap3', approved: false },
+      },
+    ])
+    expect(redacted.parts[10]).toEqual({
+      type: 'dynamic-tool',
+      toolName: 'mcpSearch',
+      toolCallId: 'c8',
+      state: 'output-available',
+      input: {},
+      output: '[gone]',
+    })
+    expect(redacted.parts.slice(11).every((p) => p.type === 'text')).toBe(true)
+  })
+
+  it('redact removes every original word and keeps every tool call id; prune marks it', async () => {
+    await fc.assert(
+      fc.asyncProperty(messageArb, async (m) => {
+        const stored = snap(m)
+        const redacted = format.redact(stored, '[redacted]')
+        expect(await sdkAccepts(redacted)).toBe(true)
+        const ids = (x: UIMessageData) => x.parts.flatMap((p) => ('toolCallId' in p ? [p.toolCallId] : []))
+        expect(ids(redacted)).toEqual(ids(stored))
+        const text = format.text(redacted)
+        for (const w of format
+          .text(stored)
+          .split(/[^a-z]+/)
+          .filter((w) => w.length >= 9))
+          expect(text).not.toContain(w)
+      }),
+      { numRuns: fcRuns(60) },
+    )
+    const pruned = format.prune(snap(VALID[0]), '[gone]')
+    expect(pruned.metadata).toEqual({ contextLedger: { pruned: true } })
+    expect(format.notesOf(pruned)).toEqual({ pruned: true })
+  })
+
+  it('summary and repair are user messages with fresh ids and their notes', async () => {
+    const summary = format.summary(['one', 'two'])
+    expect(summary.id).toMatch(/^summary-[0-9a-f-]{36}$/)
+    expect(summary).toMatchObject({
+      role: 'user',
+      parts: [
+        { type: 'text', text: 'one' },
+        { type: 'text', text: 'two' },
+      ],
+      metadata: { contextLedger: { summary: true } },
+    })
+    expect(format.summary(['x']).id).not.toBe(summary.id)
+    expect(format.notesOf(summary)).toEqual({ summary: true })
+    const repair = format.repair([{ id: 'c', name: 'n' }], 'interrupted')
+    expect(repair).toMatchObject({ role: 'user', parts: [{ type: 'text', text: 'interrupted' }] })
+    expect(format.notesOf(repair)).toEqual({ repair: 'missing-tool-result' })
+    expect(format.notesOf(format.redact(repair, '[gone]'))).toEqual({ repair: 'missing-tool-result' })
+    expect(await sdkAccepts(summary)).toBe(true)
+    expect(await sdkAccepts(repair)).toBe(true)
+  })
+})
+
+describe('ai-sdk/ui with the real streamText loop', () => {
+  it('the UI messages a tool loop streams store exactly', async () => {
+    const usage = {
+      inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: 1, text: 1, reasoning: 0 },
+    }
+    let step = 0
+    const model = new MockLanguageModelV4({
+      doStream: () => {
+        step++
+        const chunks: StreamPart[] =
+          step === 1
+            ? [
+                {
+                  type: 'tool-call' as const,
+                  toolCallId: 'c1',
+                  toolName: 'weather',
+                  input: '{"city":"Paris"}',
+                },
+                {
+                  type: 'finish' as const,
+                  finishReason: { unified: 'tool-calls' as const, raw: undefined },
+                  usage,
+                },
+              ]
+            : [
+                { type: 'text-start' as const, id: 't1' },
+                { type: 'text-delta' as const, id: 't1', delta: 'Warm.' },
+                { type: 'text-end' as const, id: 't1' },
+                {
+                  type: 'finish' as const,
+                  finishReason: { unified: 'stop' as const, raw: undefined },
+                  usage,
+                },
+              ]
+        return Promise.resolve({ stream: convertArrayToReadableStream(chunks) })
+      },
+    })
+    const weather = tool({ inputSchema: z.object({ city: z.string() }), execute: () => ({ temp: 20 }) })
+    const run = async (generateMessageId?: () => string) => {
+      step = 0
+      const result = streamText({ model, prompt: 'weather?', tools: { weather }, stopWhen: isStepCount(3) })
+      const stream = toUIMessageStream({
+        stream: result.stream,
+        ...(generateMessageId === undefined ? {} : { generateMessageId }),
+      })
+      let last: UIMessage | undefined
+      for await (const message of readUIMessageStream({ stream })) last = message
+      return last
+    }
+    // Without a server-side id generator the streamed message's id is empty: the ledger refuses it.
+    expect(refusal(await run()).path).toBe('id')
+    const last = await run(() => 'msg-1')
+    expect(last?.id).toBe('msg-1')
+    const stored = snap(last)
+    expect(stored).toEqual(JSON.parse(JSON.stringify(last)))
+    expect(await sdkAccepts(stored)).toBe(true)
+    const tools = stored.parts.filter((p) => p.type === 'tool-weather')
+    expect(tools).toMatchObject([{ toolCallId: 'c1', state: 'output-available', output: { temp: 20 } }])
+    expect(format.facts(stored).toolUses).toEqual([])
+    expect(format.text(stored)).toContain('weather {"city":"Paris"}')
+    expect(format.text(stored)).toContain('Warm.')
+  })
+})
