@@ -1,20 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { generateText, isStepCount, modelMessageSchema, tool } from 'ai'
-import { MockLanguageModelV4 } from 'ai/test'
-import { z } from 'zod'
+import { modelMessageSchema } from 'ai'
 import { ContextLedgerError } from '../../src/errors.js'
 import { DEFAULT_MESSAGE_LIMITS } from '../../src/messages/limits.js'
 import { aiSdkModelFormat as format } from '../../src/formats/ai-sdk-model/index.js'
 import type { ModelMessageData } from '../../src/formats/ai-sdk-model/index.js'
 import { fcRuns } from '../helpers/runs.js'
+import { must, mutate } from './helpers.js'
 import { INVALID_MODEL_MESSAGES, VALID_MODEL_MESSAGES } from './ai-sdk-model-corpus.js'
-
-/** The value, or a test failure when it is missing. */
-function must<T>(value: T | undefined): T {
-  if (value === undefined) throw new Error('missing value')
-  return value
-}
 
 const snap = (m: unknown) => format.snapshot(m, DEFAULT_MESSAGE_LIMITS)
 const sdkAccepts = (m: unknown) => modelMessageSchema.safeParse(m).success
@@ -132,24 +125,6 @@ describe('ai-sdk/model snapshot', () => {
     )
   })
 })
-
-/** Replaces (or, for undefined, deletes) the `pick`-th node of `root` (in depth-first order). */
-function mutate(root: unknown, pick: number, value: unknown): unknown {
-  const nodes: { parent: Record<string, unknown> | unknown[]; key: string | number }[] = []
-  const walk = (node: unknown) => {
-    if (typeof node !== 'object' || node === null) return
-    for (const [key, child] of Object.entries(node)) {
-      nodes.push({ parent: node as Record<string, unknown>, key: Array.isArray(node) ? Number(key) : key })
-      walk(child)
-    }
-  }
-  walk(root)
-  if (nodes.length === 0) return value
-  const { parent, key } = must(nodes[pick % nodes.length])
-  if (value === undefined && !Array.isArray(parent)) Reflect.deleteProperty(parent, key)
-  else (parent as Record<string | number, unknown>)[key] = value
-  return root
-}
 
 const word = fc.stringMatching(/^[a-z]{9,12}$/)
 const sentence = fc.array(word, { minLength: 1, maxLength: 4 }).map((w) => w.join(' '))
@@ -475,139 +450,5 @@ describe('ai-sdk/model written messages', () => {
     expect(sdkAccepts(summary)).toBe(true)
     expect(format.notesOf(summary)).toEqual({ summary: true })
     expect(format.facts(summary).plainUser).toBe(true)
-  })
-})
-
-describe('ai-sdk/model with the real generateText loop', () => {
-  const usage = {
-    inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-    outputTokens: { total: 1, text: 1, reasoning: 0 },
-  }
-  const weather = tool({
-    inputSchema: z.object({ city: z.string() }),
-    execute: ({ city }) => {
-      if (city === 'Oslo') throw new Error('no data')
-      return { temp: 20 }
-    },
-  })
-
-  it('response messages store exactly, and the facts pair each call with its result', async () => {
-    let step = 0
-    const model = new MockLanguageModelV4({
-      doGenerate: () => {
-        step++
-        const content =
-          step === 1
-            ? [
-                { type: 'reasoning' as const, text: 'two cities' },
-                {
-                  type: 'tool-call' as const,
-                  toolCallId: 'c1',
-                  toolName: 'weather',
-                  input: '{"city":"Paris"}',
-                },
-                {
-                  type: 'tool-call' as const,
-                  toolCallId: 'c2',
-                  toolName: 'weather',
-                  input: '{"city":"Oslo"}',
-                },
-              ]
-            : [{ type: 'text' as const, text: 'Paris is warm; Oslo unknown.' }]
-        return Promise.resolve({
-          content,
-          finishReason: { unified: step === 1 ? ('tool-calls' as const) : ('stop' as const), raw: undefined },
-          usage,
-          warnings: [],
-        })
-      },
-    })
-    const result = await generateText({
-      model,
-      prompt: 'weather?',
-      tools: { weather },
-      stopWhen: isStepCount(3),
-    })
-    const stored = result.responseMessages.map((m) => snap(m))
-    expect(stored).toEqual(JSON.parse(JSON.stringify(result.responseMessages)))
-    const facts = stored.map((m) => format.facts(m))
-    expect(facts.map((f) => f.speaker)).toEqual(['assistant', 'tool', 'assistant'])
-    expect(must(facts[0]).toolUses.map((u) => u.id)).toEqual(['c1', 'c2'])
-    expect(must(facts[1]).toolResults.map((r) => [r.id, r.status])).toEqual([
-      ['c1', 'success'],
-      ['c2', 'error'],
-    ])
-    expect(format.text(must(stored[1]))).toContain('no data')
-    // What the ledger stored is what the SDK takes back as a prompt.
-    const again = await generateText({
-      model: new MockLanguageModelV4({
-        doGenerate: {
-          content: [{ type: 'text', text: 'ok' }],
-          finishReason: { unified: 'stop', raw: undefined },
-          usage,
-          warnings: [],
-        },
-      }),
-      messages: [{ role: 'user', content: 'weather?' }, ...stored],
-    })
-    expect(again.text).toBe('ok')
-  })
-
-  it('an approval round stores the request, a deferring response, then the result', async () => {
-    const guarded = tool({
-      inputSchema: z.object({ city: z.string() }),
-      execute: () => ({ temp: 5 }),
-    })
-    let step = 0
-    const model = new MockLanguageModelV4({
-      doGenerate: () => {
-        step++
-        const content =
-          step === 1
-            ? [
-                {
-                  type: 'tool-call' as const,
-                  toolCallId: 'c7',
-                  toolName: 'guarded',
-                  input: '{"city":"Rome"}',
-                },
-              ]
-            : [{ type: 'text' as const, text: 'done' }]
-        return Promise.resolve({
-          content,
-          finishReason: { unified: step === 1 ? ('tool-calls' as const) : ('stop' as const), raw: undefined },
-          usage,
-          warnings: [],
-        })
-      },
-    })
-    const first = await generateText({
-      model,
-      prompt: 'go',
-      tools: { guarded },
-      toolApproval: { guarded: 'user-approval' },
-      stopWhen: isStepCount(3),
-    })
-    const asked = first.responseMessages.map((m) => snap(m))
-    const request = (must(asked[0]).content as { type: string; approvalId?: string }[]).find(
-      (p) => p.type === 'tool-approval-request',
-    )
-    expect(request?.approvalId).toEqual(expect.any(String))
-    expect(format.facts(must(asked[0])).toolUses.map((u) => u.id)).toEqual(['c7'])
-    const response = snap({
-      role: 'tool',
-      content: [{ type: 'tool-approval-response', approvalId: must(request).approvalId, approved: true }],
-    })
-    expect(format.facts(response).defersCalls).toBe(true)
-    const second = await generateText({
-      model,
-      messages: [{ role: 'user', content: 'go' }, ...asked, response],
-      tools: { guarded },
-      toolApproval: { guarded: 'user-approval' },
-      stopWhen: isStepCount(3),
-    })
-    const after = second.responseMessages.map((m) => snap(m))
-    const answered = after.flatMap((m) => format.facts(m).toolResults.map((r) => r.id))
-    expect(answered).toEqual(['c7'])
   })
 })

@@ -16,12 +16,8 @@ import { DEFAULT_MESSAGE_LIMITS } from '../../src/messages/limits.js'
 import { snapshotJson } from '../../src/messages/json-snapshot.js'
 import { aiSdkUiFormat as format, type UIMessageData } from '../../src/formats/ai-sdk-ui/index.js'
 import { fcRuns } from '../helpers/runs.js'
-
-/** The value, or a test failure when it is missing. */
-function must<T>(value: T | undefined): T {
-  if (value === undefined) throw new Error('missing value')
-  return value
-}
+import { mutate } from './helpers.js'
+import { INVALID_UI_MESSAGES, VALID_UI_MESSAGES } from './ai-sdk-ui-corpus.js'
 
 type StreamPart =
   Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never
@@ -40,168 +36,16 @@ function refusal(m: unknown): ContextLedgerError {
   throw new Error(`accepted ${JSON.stringify(m)}`)
 }
 
-const VALID: readonly UIMessageData[] = [
-  { id: 'u1', role: 'user', parts: [{ type: 'text', text: '' }] },
-  {
-    id: 'u2',
-    role: 'user',
-    metadata: { createdAt: 1, author: { name: 'ann' } },
-    parts: [
-      { type: 'text', text: 'see file', providerMetadata: { openai: { a: 1 } } },
-      { type: 'file', mediaType: 'image/png', filename: 'cat.png', url: 'data:image/png;base64,aGVsbG8=' },
-    ],
-  },
-  { id: 'a0', role: 'assistant', parts: [] },
-  {
-    id: 'a1',
-    role: 'assistant',
-    metadata: 'free-form',
-    parts: [
-      { type: 'step-start' },
-      { type: 'reasoning', text: 'hmm', state: 'done', providerMetadata: { anthropic: { signature: 's' } } },
-      { type: 'text', text: 'Checking the weather', state: 'done' },
-      { type: 'tool-weather', toolCallId: 'c1', state: 'input-streaming', input: { ci: 1 } },
-      { type: 'tool-weather', toolCallId: 'c2', state: 'input-available', input: { city: 'Rome' } },
-      {
-        type: 'tool-weather',
-        toolCallId: 'c3',
-        state: 'approval-requested',
-        input: { city: 'Oslo' },
-        approval: { id: 'ap1', requestReason: 'costly' },
-      },
-      {
-        type: 'tool-weather',
-        toolCallId: 'c4',
-        state: 'approval-responded',
-        input: { city: 'Oslo' },
-        approval: { id: 'ap2', approved: true, reason: 'fine' },
-      },
-      {
-        type: 'tool-weather',
-        toolCallId: 'c5',
-        state: 'output-available',
-        input: { city: 'Paris' },
-        output: { temp: 20 },
-        callProviderMetadata: { x: { y: 1 } },
-      },
-      {
-        type: 'tool-weather',
-        toolCallId: 'c6',
-        state: 'output-error',
-        input: { city: 'Lima' },
-        errorText: 'down',
-      },
-      {
-        type: 'tool-weather',
-        toolCallId: 'c7',
-        state: 'output-denied',
-        input: { city: 'Kyiv' },
-        approval: { id: 'ap3', approved: false, reason: 'no' },
-      },
-      {
-        type: 'dynamic-tool',
-        toolName: 'mcpSearch',
-        toolCallId: 'c8',
-        state: 'output-available',
-        input: { q: 'z' },
-        output: 'found',
-      },
-      { type: 'source-url', sourceId: 's1', url: 'https://example.com', title: 'Example' },
-      {
-        type: 'source-document',
-        sourceId: 's2',
-        mediaType: 'application/pdf',
-        title: 'Report',
-        filename: 'r.pdf',
-      },
-      { type: 'data-weather', id: 'd1', data: { city: 'Paris', status: 'done' } },
-      { type: 'reasoning-file', mediaType: 'image/png', url: 'https://x/y.png' },
-      { type: 'custom', kind: 'openai.compaction' },
-      { type: 'steering-message', id: 'st1', parts: [{ type: 'text', text: 'faster please' }] },
-    ],
-  },
-]
-
-const INVALID: readonly { message: unknown; path: string }[] = [
-  { message: { role: 'user', parts: [{ type: 'text', text: 'x' }] }, path: 'id' },
-  { message: { id: 'x', role: 'bot', parts: [] }, path: 'role' },
-  { message: { id: 'x', role: 'user', parts: [] }, path: 'parts' },
-  { message: { id: 'x', role: 'user' }, path: 'parts' },
-  { message: { id: 'x', role: 'user', parts: [{ type: 'text' }] }, path: 'parts[0].text' },
-  { message: { id: 'x', role: 'user', parts: [{ type: 'image', url: 'u' }] }, path: 'parts[0].type' },
-  { message: { id: 'x', role: 'assistant', parts: ['text'] }, path: 'parts[0]' },
-  {
-    message: {
-      id: 'x',
-      role: 'assistant',
-      parts: [{ type: 'tool-a', toolCallId: 'c', state: 'done', input: {} }],
-    },
-    path: 'parts[0].state',
-  },
-  {
-    message: {
-      id: 'x',
-      role: 'assistant',
-      parts: [{ type: 'tool-a', toolCallId: 'c', state: 'output-error', input: {} }],
-    },
-    path: 'parts[0].errorText',
-  },
-  {
-    message: {
-      id: 'x',
-      role: 'assistant',
-      parts: [{ type: 'tool-a', toolCallId: 'c', state: 'input-available', input: {}, output: 1 }],
-    },
-    path: 'parts[0].output',
-  },
-  {
-    message: {
-      id: 'x',
-      role: 'assistant',
-      parts: [
-        {
-          type: 'tool-a',
-          toolCallId: 'c',
-          state: 'output-denied',
-          input: {},
-          approval: { id: 'a', approved: true },
-        },
-      ],
-    },
-    path: 'parts[0].approval.approved',
-  },
-  {
-    message: {
-      id: 'x',
-      role: 'assistant',
-      parts: [{ type: 'dynamic-tool', toolCallId: 'c', state: 'input-available', input: {} }],
-    },
-    path: 'parts[0].toolName',
-  },
-  {
-    message: { id: 'x', role: 'assistant', parts: [{ type: 'source-url', url: 'u' }] },
-    path: 'parts[0].sourceId',
-  },
-  {
-    message: { id: 'x', role: 'assistant', parts: [{ type: 'data-x', id: 5, data: 1 }] },
-    path: 'parts[0].id',
-  },
-  {
-    message: { id: 'x', role: 'assistant', parts: [{ type: 'text', text: 'a', providerMetadata: { a: 1 } }] },
-    path: 'parts[0].providerMetadata.a',
-  },
-]
-
 describe('ai-sdk/ui snapshot', () => {
   it('keeps every valid message exactly (ids, metadata, every part kind)', async () => {
-    for (const m of VALID) {
+    for (const m of VALID_UI_MESSAGES) {
       expect(await sdkAccepts(m), m.id).toBe(true)
       expect(snap(m)).toEqual(JSON.parse(JSON.stringify(m)))
     }
   })
 
   it('refuses what validateUIMessages refuses, at the named path', async () => {
-    for (const { message, path } of INVALID) {
+    for (const { message, path } of INVALID_UI_MESSAGES) {
       expect(await sdkAccepts(message), JSON.stringify(message)).toBe(false)
       expect(refusal(message).path, JSON.stringify(message)).toBe(path)
     }
@@ -252,21 +96,26 @@ describe('ai-sdk/ui snapshot', () => {
       ),
     )
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...VALID), fc.nat(), values, async (message, pick, value) => {
-        const mutated = mutate(JSON.parse(JSON.stringify(message)) as unknown, pick, value)
-        let ours: Error | undefined
-        try {
-          snap(mutated)
-        } catch (error) {
-          ours = error as Error
-        }
-        if (!(await sdkAccepts(mutated)))
-          expect(ours, JSON.stringify(mutated)).toBeInstanceOf(ContextLedgerError)
-        else if (ours !== undefined)
-          expect(ours.message, JSON.stringify(mutated)).toMatch(
-            /system message is not stored|non-empty string/,
-          )
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...VALID_UI_MESSAGES),
+        fc.nat(),
+        values,
+        async (message, pick, value) => {
+          const mutated = mutate(JSON.parse(JSON.stringify(message)) as unknown, pick, value)
+          let ours: Error | undefined
+          try {
+            snap(mutated)
+          } catch (error) {
+            ours = error as Error
+          }
+          if (!(await sdkAccepts(mutated)))
+            expect(ours, JSON.stringify(mutated)).toBeInstanceOf(ContextLedgerError)
+          else if (ours !== undefined)
+            expect(ours.message, JSON.stringify(mutated)).toMatch(
+              /system message is not stored|non-empty string/,
+            )
+        },
+      ),
       { numRuns: fcRuns(400) },
     )
   })
@@ -288,24 +137,6 @@ describe('ai-sdk/ui snapshot', () => {
     expect(() => snapshotJson({ b: [undefined] }, DEFAULT_MESSAGE_LIMITS, true)).toThrow(/at b\[0\]/)
   })
 })
-
-/** Replaces (or, for undefined, deletes) the `pick`-th node of `root` (in depth-first order). */
-function mutate(root: unknown, pick: number, value: unknown): unknown {
-  const nodes: { parent: Record<string, unknown> | unknown[]; key: string | number }[] = []
-  const walk = (node: unknown) => {
-    if (typeof node !== 'object' || node === null) return
-    for (const [key, child] of Object.entries(node)) {
-      nodes.push({ parent: node as Record<string, unknown>, key: Array.isArray(node) ? Number(key) : key })
-      walk(child)
-    }
-  }
-  walk(root)
-  if (nodes.length === 0) return value
-  const { parent, key } = must(nodes[pick % nodes.length])
-  if (value === undefined && !Array.isArray(parent)) Reflect.deleteProperty(parent, key)
-  else (parent as Record<string | number, unknown>)[key] = value
-  return root
-}
 
 const word = fc.stringMatching(/^[a-z]{9,12}$/)
 const sentence = fc.array(word, { minLength: 1, maxLength: 4 }).map((w) => w.join(' '))
@@ -339,7 +170,7 @@ const messageArb = fc
 
 describe('ai-sdk/ui facts and text', () => {
   it('nothing links across messages: no tool uses or results, even with tool parts', () => {
-    const facts = format.facts(snap(VALID[3]))
+    const facts = format.facts(snap(VALID_UI_MESSAGES[3]))
     expect(facts).toEqual({
       role: 'assistant',
       speaker: 'assistant',
@@ -349,11 +180,15 @@ describe('ai-sdk/ui facts and text', () => {
       defersCalls: false,
       pinned: false,
     })
-    expect(format.facts(snap(VALID[0]))).toMatchObject({ role: 'user', speaker: 'user', plainUser: true })
+    expect(format.facts(snap(VALID_UI_MESSAGES[0]))).toMatchObject({
+      role: 'user',
+      speaker: 'user',
+      plainUser: true,
+    })
   })
 
   it('text lists texts, reasoning, tool calls, outputs, errors, sources, data and file names', () => {
-    expect(format.text(snap(VALID[3])).split('\n')).toEqual([
+    expect(format.text(snap(VALID_UI_MESSAGES[3])).split('\n')).toEqual([
       'hmm',
       'Checking the weather',
       'weather {"ci":1}',
@@ -374,11 +209,11 @@ describe('ai-sdk/ui facts and text', () => {
       '{"city":"Paris","status":"done"}',
       'faster please',
     ])
-    expect(format.text(snap(VALID[1]))).toBe('see file\ncat.png')
+    expect(format.text(snap(VALID_UI_MESSAGES[1]))).toBe('see file\ncat.png')
   })
 
   it('contentKey, tokens, ids, show', () => {
-    const m = snap(VALID[1])
+    const m = snap(VALID_UI_MESSAGES[1])
     expect(format.contentKey(m)).toBe(JSON.stringify(['user', m.parts]))
     expect(format.contentKey(m)).toBe(format.contentKey({ ...m, metadata: { other: true } }))
     expect(format.estimateTokens(m)).toBe(4 + 2 + 1600)
@@ -392,7 +227,7 @@ describe('ai-sdk/ui facts and text', () => {
 
 describe('ai-sdk/ui written messages', () => {
   it('redact keeps id, role, tool types, call ids, states and approval answers; valid for the SDK', async () => {
-    const redacted = format.redact(snap(VALID[3]), '[gone]')
+    const redacted = format.redact(snap(VALID_UI_MESSAGES[3]), '[gone]')
     expect(await sdkAccepts(redacted)).toBe(true)
     expect(redacted.id).toBe('a1')
     expect(redacted.metadata).toBeUndefined()
@@ -454,7 +289,7 @@ describe('ai-sdk/ui written messages', () => {
       }),
       { numRuns: fcRuns(60) },
     )
-    const pruned = format.prune(snap(VALID[0]), '[gone]')
+    const pruned = format.prune(snap(VALID_UI_MESSAGES[0]), '[gone]')
     expect(pruned.metadata).toEqual({ contextLedger: { pruned: true } })
     expect(format.notesOf(pruned)).toEqual({ pruned: true })
   })
