@@ -9,50 +9,49 @@ import { must } from './helpers.js'
 
 const snap = (m: unknown) => format.snapshot(m, DEFAULT_MESSAGE_LIMITS)
 
-describe('ai-sdk/model with the real generateText loop', () => {
-  const usage = {
-    inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-    outputTokens: { total: 1, text: 1, reasoning: 0 },
-  }
-  const weather = tool({
-    inputSchema: z.object({ city: z.string() }),
-    execute: ({ city }) => {
-      if (city === 'Oslo') throw new Error('no data')
-      return { temp: 20 }
+type Content = Awaited<ReturnType<MockLanguageModelV4['doGenerate']>>['content']
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+}
+
+/** A model whose first call returns `first` (tool calls), and every later call `text`. */
+function scriptedModel(first: Content, text: string): MockLanguageModelV4 {
+  let step = 0
+  return new MockLanguageModelV4({
+    doGenerate: () => {
+      const calls = ++step === 1
+      return Promise.resolve({
+        content: calls ? first : [{ type: 'text', text }],
+        finishReason: { unified: calls ? 'tool-calls' : 'stop', raw: undefined },
+        usage,
+        warnings: [],
+      })
     },
   })
+}
 
+const call = (toolCallId: string, toolName: string, city: string) =>
+  ({ type: 'tool-call', toolCallId, toolName, input: JSON.stringify({ city }) }) as const
+
+describe('ai-sdk/model with the real generateText loop', () => {
   it('response messages store exactly, and the facts pair each call with its result', async () => {
-    let step = 0
-    const model = new MockLanguageModelV4({
-      doGenerate: () => {
-        step++
-        const content =
-          step === 1
-            ? [
-                { type: 'reasoning' as const, text: 'two cities' },
-                {
-                  type: 'tool-call' as const,
-                  toolCallId: 'c1',
-                  toolName: 'weather',
-                  input: '{"city":"Paris"}',
-                },
-                {
-                  type: 'tool-call' as const,
-                  toolCallId: 'c2',
-                  toolName: 'weather',
-                  input: '{"city":"Oslo"}',
-                },
-              ]
-            : [{ type: 'text' as const, text: 'Paris is warm; Oslo unknown.' }]
-        return Promise.resolve({
-          content,
-          finishReason: { unified: step === 1 ? ('tool-calls' as const) : ('stop' as const), raw: undefined },
-          usage,
-          warnings: [],
-        })
+    const weather = tool({
+      inputSchema: z.object({ city: z.string() }),
+      execute: ({ city }) => {
+        if (city === 'Oslo') throw new Error('no data')
+        return { temp: 20 }
       },
     })
+    const model = scriptedModel(
+      [
+        { type: 'reasoning', text: 'two cities' },
+        call('c1', 'weather', 'Paris'),
+        call('c2', 'weather', 'Oslo'),
+      ],
+      'Paris is warm; Oslo unknown.',
+    )
     const result = await generateText({
       model,
       prompt: 'weather?',
@@ -71,54 +70,21 @@ describe('ai-sdk/model with the real generateText loop', () => {
     expect(format.text(must(stored[1]))).toContain('no data')
     // What the ledger stored is what the SDK takes back as a prompt.
     const again = await generateText({
-      model: new MockLanguageModelV4({
-        doGenerate: {
-          content: [{ type: 'text', text: 'ok' }],
-          finishReason: { unified: 'stop', raw: undefined },
-          usage,
-          warnings: [],
-        },
-      }),
+      model: scriptedModel([{ type: 'text', text: 'ok' }], 'ok'),
       messages: [{ role: 'user', content: 'weather?' }, ...stored],
     })
     expect(again.text).toBe('ok')
   })
 
   it('an approval round stores the request, a deferring response, then the result', async () => {
-    const guarded = tool({
-      inputSchema: z.object({ city: z.string() }),
-      execute: () => ({ temp: 5 }),
-    })
-    let step = 0
-    const model = new MockLanguageModelV4({
-      doGenerate: () => {
-        step++
-        const content =
-          step === 1
-            ? [
-                {
-                  type: 'tool-call' as const,
-                  toolCallId: 'c7',
-                  toolName: 'guarded',
-                  input: '{"city":"Rome"}',
-                },
-              ]
-            : [{ type: 'text' as const, text: 'done' }]
-        return Promise.resolve({
-          content,
-          finishReason: { unified: step === 1 ? ('tool-calls' as const) : ('stop' as const), raw: undefined },
-          usage,
-          warnings: [],
-        })
-      },
-    })
-    const first = await generateText({
-      model,
-      prompt: 'go',
+    const guarded = tool({ inputSchema: z.object({ city: z.string() }), execute: () => ({ temp: 5 }) })
+    const model = scriptedModel([call('c7', 'guarded', 'Rome')], 'done')
+    const settings = {
       tools: { guarded },
-      toolApproval: { guarded: 'user-approval' },
+      toolApproval: { guarded: 'user-approval' as const },
       stopWhen: isStepCount(3),
-    })
+    }
+    const first = await generateText({ model, prompt: 'go', ...settings })
     const asked = first.responseMessages.map((m) => snap(m))
     const request = (must(asked[0]).content as { type: string; approvalId?: string }[]).find(
       (p) => p.type === 'tool-approval-request',
@@ -133,12 +99,9 @@ describe('ai-sdk/model with the real generateText loop', () => {
     const second = await generateText({
       model,
       messages: [{ role: 'user', content: 'go' }, ...asked, response],
-      tools: { guarded },
-      toolApproval: { guarded: 'user-approval' },
-      stopWhen: isStepCount(3),
+      ...settings,
     })
     const after = second.responseMessages.map((m) => snap(m))
-    const answered = after.flatMap((m) => format.facts(m).toolResults.map((r) => r.id))
-    expect(answered).toEqual(['c7'])
+    expect(after.flatMap((m) => format.facts(m).toolResults.map((r) => r.id))).toEqual(['c7'])
   })
 })

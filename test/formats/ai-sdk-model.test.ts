@@ -6,22 +6,13 @@ import { DEFAULT_MESSAGE_LIMITS } from '../../src/messages/limits.js'
 import { aiSdkModelFormat as format } from '../../src/formats/ai-sdk-model/index.js'
 import type { ModelMessageData } from '../../src/formats/ai-sdk-model/index.js'
 import { fcRuns } from '../helpers/runs.js'
-import { must, mutate } from './helpers.js'
+import { must, mutate, refusalOf } from './helpers.js'
 import { INVALID_MODEL_MESSAGES, VALID_MODEL_MESSAGES } from './ai-sdk-model-corpus.js'
 
 const snap = (m: unknown) => format.snapshot(m, DEFAULT_MESSAGE_LIMITS)
 const sdkAccepts = (m: unknown) => modelMessageSchema.safeParse(m).success
 
-function refusal(m: unknown): ContextLedgerError {
-  try {
-    snap(m)
-  } catch (error) {
-    expect(error).toBeInstanceOf(ContextLedgerError)
-    expect((error as ContextLedgerError).code).toBe('INVALID_MESSAGE')
-    return error as ContextLedgerError
-  }
-  throw new Error(`accepted ${JSON.stringify(m)}`)
-}
+const refusal = (m: unknown) => refusalOf(snap, m)
 
 /** The refusals documented as stricter than the SDK. */
 const DOCUMENTED_STRICTER =

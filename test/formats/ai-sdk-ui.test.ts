@@ -16,7 +16,7 @@ import { DEFAULT_MESSAGE_LIMITS } from '../../src/messages/limits.js'
 import { snapshotJson } from '../../src/messages/json-snapshot.js'
 import { aiSdkUiFormat as format, type UIMessageData } from '../../src/formats/ai-sdk-ui/index.js'
 import { fcRuns } from '../helpers/runs.js'
-import { mutate } from './helpers.js'
+import { mutate, refusalOf } from './helpers.js'
 import { INVALID_UI_MESSAGES, VALID_UI_MESSAGES } from './ai-sdk-ui-corpus.js'
 
 type StreamPart =
@@ -25,16 +25,7 @@ type StreamPart =
 const snap = (m: unknown) => format.snapshot(m, DEFAULT_MESSAGE_LIMITS)
 const sdkAccepts = async (m: unknown) => (await safeValidateUIMessages({ messages: [m] })).success
 
-function refusal(m: unknown): ContextLedgerError {
-  try {
-    snap(m)
-  } catch (error) {
-    expect(error).toBeInstanceOf(ContextLedgerError)
-    expect((error as ContextLedgerError).code).toBe('INVALID_MESSAGE')
-    return error as ContextLedgerError
-  }
-  throw new Error(`accepted ${JSON.stringify(m)}`)
-}
+const refusal = (m: unknown) => refusalOf(snap, m)
 
 describe('ai-sdk/ui snapshot', () => {
   it('keeps every valid message exactly (ids, metadata, every part kind)', async () => {
