@@ -28,5 +28,6 @@ export const aiSdkModelFormat: MessageFormat<ModelMessageData> = Object.freeze({
   redact: (message: ModelMessageData, redactedText: string) => modelRedact(message, redactedText),
   prune: (message: ModelMessageData, redactedText: string) => modelRedact(message, redactedText, true),
   summary: modelSummary,
+  prompt: (text: string): ModelMessageData => ({ role: 'user', content: [{ type: 'text', text }] }),
   show: (message: ModelMessageData) => message,
 })

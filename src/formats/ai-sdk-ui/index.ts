@@ -30,5 +30,11 @@ export const aiSdkUiFormat: MessageFormat<UIMessageData> = Object.freeze({
   redact: (message: UIMessageData, redactedText: string) => uiRedact(message, redactedText),
   prune: (message: UIMessageData, redactedText: string) => uiRedact(message, redactedText, true),
   summary: uiSummary,
+  // Never stored: the request that closes a summarizer's input.
+  prompt: (text: string): UIMessageData => ({
+    id: 'summary-request',
+    role: 'user',
+    parts: [{ type: 'text', text }],
+  }),
   show: (message: UIMessageData) => message,
 })
