@@ -12,6 +12,11 @@
  * store opened `readonly` (the command line's) as on a writable one, holds no body longer than a page,
  * and turns a row the API cannot decode into a problem naming it instead of an exception.
  */
+import { formatNamed, type BodyFormat } from '../formats/index.js'
+import { strandsFormat } from '../formats/strands/index.js'
+import { alternateRoles } from '../window/alternate-roles.js'
+import { skeletonOf } from './skeleton.js'
+import { withPinFlag } from '../messages/pin-flag.js'
 import { parseBody } from '../store/entries.js'
 import type { ContextStoreReader } from '../store/context-store-reader.js'
 import { parseLimits } from '../store/explain.js'
@@ -101,16 +106,17 @@ export function checkSession(
             }
       // A message append would refuse is reported from the archive and the summaries; the rules read
       // what can be read of it.
-      const window = attempt(reads.fail, 'window()', () => store.window(sessionId), []).map(readable)
-      const alternate = attempt(
-        reads.fail,
-        'window({ alternate: true })',
-        () => store.window(sessionId, { alternate: true }),
-        [],
-      ).map(readable)
+      const format = formatNamed(row?.format)
+      const { window, alternate } =
+        format === strandsFormat
+          ? windowForms(store, sessionId, reads.fail)
+          : skeletonWindow(store, sessionId, format, reads.fail)
       const stored = readSummaries(store, sessionId, row, fail)
-      if (stored !== undefined) checkSummaryBodies(stored, fail)
-      const summaries = stored?.map((s) => ({ ...s, message: readable(s.message) }))
+      if (stored !== undefined) checkSummaryBodies(stored, fail, format)
+      const summaries = stored?.map((s) => ({
+        ...s,
+        message: format === strandsFormat ? readable(s.message) : skeletonOf(format, s.message, s.trackingId),
+      }))
       const limits = row === undefined ? undefined : parseLimits(row.limits)
       const rules = new WindowRules(
         sessionId,
@@ -118,7 +124,7 @@ export function checkSession(
         { ...options, ranges: options.ranges ?? { first: limits?.first ?? 0, last: limits?.last ?? 0 } },
       )
       const boundary = row?.boundary ?? 0
-      const bodies = new MessageRules()
+      const bodies = new MessageRules(format)
       for (let from = 0; ; from += PAGE) {
         let page: readonly ArchiveEntry[]
         let entries: LedgerEntry[] | undefined
@@ -152,6 +158,41 @@ export function checkSession(
       return { ...result, problems: [...problems, ...reads.problems, ...result.problems, ...log.problems] }
     })
     .deferred()
+}
+
+/** The window and its alternating form as a Strands session's check reads them. */
+function windowForms(
+  store: ContextStoreReader,
+  sessionId: string,
+  fail: Fail,
+): { window: StoredMessageData[]; alternate: StoredMessageData[] } {
+  const window = attempt(fail, 'window()', () => store.window(sessionId), []).map(readable)
+  const alternate = attempt(
+    fail,
+    'window({ alternate: true })',
+    () => store.window(sessionId, { alternate: true }),
+    [],
+  ).map(readable)
+  return { window, alternate }
+}
+
+/**
+ * The window of a session of another format, as skeletons (`skeleton.ts`) under their rows' trackingIds;
+ * its alternating form is made from them here (`window({ alternate: true })` is Strands'): the rules it
+ * is checked against are about the facts, which the skeletons carry.
+ */
+function skeletonWindow(
+  store: ContextStoreReader,
+  sessionId: string,
+  format: BodyFormat,
+  fail: Fail,
+): { window: StoredMessageData[]; alternate: StoredMessageData[] } {
+  const explained = attempt(fail, 'explainWindow()', () => store.explainWindow(sessionId), undefined)
+  // A pinned message is shown pinned as a Strands window shows it: the rules read the flag there.
+  const window = (explained?.messages ?? []).map((m) =>
+    withPinFlag(skeletonOf(format, m.message, m.trackingId), m.pinned),
+  )
+  return { window, alternate: alternateRoles(window) }
 }
 
 /**

@@ -54,7 +54,7 @@ export function checkLogRows(db: Database.Database, pk: number, facts: BodyFacts
       edits.add({ row: at, field: 'message' }, `edit of seq ${e.seq}: its form is not JSON`)
       continue
     }
-    const p = bodyProblem(body)
+    const p = bodyProblem(body, facts.format)
     if (p !== undefined)
       edits.add(
         { row: at, field: fieldOf('message', p) },

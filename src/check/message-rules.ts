@@ -21,6 +21,9 @@ import { isSummaryMessage } from '../summaries/summary-message.js'
 import { Offenders, type Fail } from './problems.js'
 import { forgedNote, prunedWindowProblem, windowMetadataProblem } from './reserved-note-rules.js'
 import { standIn } from './stand-in.js'
+import { formatBodyProblem, skeletonOf } from './skeleton.js'
+import type { BodyFormat } from '../formats/index.js'
+import { strandsFormat } from '../formats/strands/index.js'
 
 /** The widest limits a store accepts: what any store could have appended passes. */
 const WIDEST: Readonly<MessageLimits> = Object.freeze({
@@ -42,7 +45,8 @@ export interface BodyProblem {
  * @param body - the parsed body
  * @returns why it would be refused, or undefined when it passes
  */
-export function bodyProblem(body: unknown): BodyProblem | undefined {
+export function bodyProblem(body: unknown, format: BodyFormat = strandsFormat): BodyProblem | undefined {
+  if (format !== strandsFormat) return formatBodyProblem(format, body, WIDEST)
   try {
     snapshotMessage(body, WIDEST)
     return undefined
@@ -88,6 +92,8 @@ export interface BodyFacts {
   readonly resultStatus: ReadonlyMap<string, string>
   /** The seqs whose body carries the pin flag (`metadata.custom.pinned === true`). */
   readonly pinFlagged: readonly number[]
+  /** The session's message format: what its bodies and edits are validated as. */
+  readonly format: BodyFormat
 }
 
 /** The archive's bodies, one at a time, in seq order; then {@link report}. */
@@ -105,6 +111,12 @@ export class MessageRules {
   private readonly pinFlagged: number[] = []
 
   /**
+   * @param format - the session's message format (another than Strands is read through its facts:
+   *   `skeleton.ts`)
+   */
+  constructor(private readonly format: BodyFormat = strandsFormat) {}
+
+  /**
    * One archived message.
    *
    * @param e - its entry, as `history()` returns it
@@ -112,6 +124,7 @@ export class MessageRules {
    *   of it (`stand-in.ts`)
    */
   entry(e: LedgerEntry): LedgerEntry {
+    if (this.format !== strandsFormat) return this.formatEntry(e)
     const seq = e.seq
     let read = e
     for (const [holder, body] of [
@@ -145,6 +158,31 @@ export class MessageRules {
     return read
   }
 
+  /** {@link entry} for a session of another format: its bodies validated as that format, read as skeletons. */
+  private formatEntry(e: LedgerEntry): LedgerEntry {
+    const f = this.format
+    for (const [holder, body] of [
+      ['message', e.message],
+      ['windowMessage', e.windowMessage],
+    ] as const) {
+      if (body === undefined) continue
+      const p = bodyProblem(body, f)
+      if (p !== undefined)
+        this.bodies.add(
+          { seq: e.seq, field: fieldOf(holder, p) },
+          `seq ${e.seq} ${fieldOf(holder, p)}: ${p.reason}`,
+        )
+    }
+    const read: LedgerEntry = {
+      ...e,
+      message: skeletonOf(f, e.message, e.trackingId),
+      windowMessage: e.windowMessage === undefined ? undefined : skeletonOf(f, e.windowMessage, e.trackingId),
+    }
+    for (const u of f.facts(e.message).toolUses) this.toolNames.set(toolKey(e.seq, u.id), u.name)
+    for (const r of f.facts(e.message).toolResults) this.resultStatus.set(toolKey(e.seq, r.id), r.status)
+    return read
+  }
+
   /** The reserved notes of a body the validator accepts, and its window form's metadata. */
   private reservedNotes(e: LedgerEntry): void {
     const forged = forgedNote(e.message)
@@ -166,7 +204,12 @@ export class MessageRules {
     this.bodies.report(fail)
     this.notes.report(fail)
     this.repeats.report(fail)
-    return { toolNames: this.toolNames, resultStatus: this.resultStatus, pinFlagged: this.pinFlagged }
+    return {
+      toolNames: this.toolNames,
+      resultStatus: this.resultStatus,
+      pinFlagged: this.pinFlagged,
+      format: this.format,
+    }
   }
 }
 
@@ -176,17 +219,25 @@ export class MessageRules {
  *
  * @param summaries - the session's summaries
  * @param fail - records a problem
+ * @param format - the session's message format
  */
-export function checkSummaryBodies(summaries: readonly SummaryRecord[], fail: Fail): void {
+export function checkSummaryBodies(
+  summaries: readonly SummaryRecord[],
+  fail: Fail,
+  format: BodyFormat = strandsFormat,
+): void {
   const bad = new Offenders('summary body', 'a summary append would refuse')
   for (const s of [...summaries].sort((a, b) => a.id - b.id)) {
-    const p = bodyProblem(s.message)
+    const p = bodyProblem(s.message, format)
     if (p !== undefined)
       bad.add(
         { summaryId: s.id, field: fieldOf('message', p) },
         `summary ${s.id} ${fieldOf('message', p)}: ${p.reason}`,
       )
-    else if (s.message.role !== 'user')
+    else if (format !== strandsFormat) {
+      if (format.notesOf(s.message)?.summary !== true)
+        bad.add({ summaryId: s.id, field: 'message' }, `summary ${s.id} lacks the ledger's summary note`)
+    } else if (s.message.role !== 'user')
       bad.add({ summaryId: s.id, field: 'message.role' }, `summary ${s.id} is an ${s.message.role} message`)
     else if (!isSummaryMessage(s.message))
       bad.add({ summaryId: s.id, field: 'message.metadata' }, `summary ${s.id} lacks the ledger's marker`)

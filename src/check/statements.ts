@@ -17,6 +17,7 @@ export interface CheckSessionRow {
   kept_tokens: number | null
   limits: string | null
   metadata: string | null
+  format: string | null
 }
 
 /** A message's bookkeeping columns (no body). */
@@ -110,7 +111,7 @@ export const CHECK_READS = {
     { from_seq: true, to_seq: true, version: true, at: true, cut: true, reason: true, summary: true },
   ),
   session: rows<[id: string], CheckSessionRow>(
-    'SELECT pk, boundary, summary, kept_count, kept_tokens, limits, metadata FROM sessions WHERE id = ?',
+    'SELECT pk, boundary, summary, kept_count, kept_tokens, limits, metadata, format FROM sessions WHERE id = ?',
     {
       pk: true,
       boundary: true,
@@ -119,6 +120,7 @@ export const CHECK_READS = {
       kept_tokens: true,
       limits: true,
       metadata: true,
+      format: true,
     },
   ),
   messages: rows<[session: number], CheckMessageRow>(

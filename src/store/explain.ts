@@ -7,7 +7,7 @@
  * snapshot; the cost is that of the window plus the tool links of its rows.
  */
 import type { SessionForAppendRow } from '../db/statements.js'
-import { hasPinFlag, withPinFlag } from '../messages/pin-flag.js'
+import { formatNamed } from '../formats/index.js'
 import type { Role, StoredMessageData } from '../messages/types.js'
 import { Protection, toolComponent } from '../window/protection.js'
 import type { WindowLimits } from '../window/window-options.js'
@@ -145,6 +145,10 @@ function explain(ledger: Ledger, session: SessionForAppendRow): WindowExplanatio
   const view = new SqlLedgerView(st, { ...session, kept_first: null })
   const protection = new Protection(view, ranges)
   const rows = st.window.all({ s: pk })
+  const format = formatNamed(session.format)
+  // Only a Strands body carries its trackingId; another format's comes from its row.
+  const uidOf = (seq: number, shown: StoredMessageData): string =>
+    format.name === 'strands' ? shown.trackingId : (st.messageBySeq.get(pk, seq)?.uid ?? '')
   const seqs = rows.filter((r) => Number.isInteger(r.seq)).map((r) => r.seq)
   const facts = new Map(view.facts(seqs).map((f) => [f.seq, f]))
   const pins = new Map(st.pinnedMessages.all(pk).map((p) => [p.seq, p]))
@@ -191,8 +195,8 @@ function explain(ledger: Ledger, session: SessionForAppendRow): WindowExplanatio
       return {
         index,
         seq: undefined,
-        trackingId: shown.trackingId,
-        role: shown.role,
+        trackingId: summary.trackingId,
+        role: format.facts(shown).role,
         part: 'summary',
         tokens: summary.tokens,
         pinned: false,
@@ -221,12 +225,12 @@ function explain(ledger: Ledger, session: SessionForAppendRow): WindowExplanatio
     return {
       index,
       seq,
-      trackingId: shown.trackingId,
-      role: shown.role,
+      trackingId: uidOf(seq, shown),
+      role: format.facts(shown).role,
       part: seq < boundary ? 'kept' : 'tail',
       tokens,
       pinned,
-      message: pinned || hasPinFlag(shown) ? withPinFlag(shown, pinned) : shown,
+      message: format.show(shown, pinned),
       reasons,
     }
   })

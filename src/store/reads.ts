@@ -3,6 +3,7 @@
  * messages and the edit log. Each runs as one statement or in one read transaction, so it sees a
  * committed state; a failure — of SQLite or of decoding a stored row — becomes a typed error.
  */
+import { ContextLedgerError } from '../errors.js'
 import { toReadError } from '../db/sqlite-errors.js'
 import { formatNamed } from '../formats/index.js'
 import type { StoredMessageData } from '../messages/types.js'
@@ -46,6 +47,7 @@ export function readWindow(ledger: Ledger, sessionId: string, options: unknown):
       rows = st.window.all({ s: fresh })
     }
     const format = formatNamed(ledger.keys.formatOf(sessionId))
+    if (alternate && format.name !== 'strands') throw alternateRefused(sessionId, format.name)
     const out = new Array<StoredMessageData>(rows.length)
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]
@@ -204,4 +206,21 @@ export function readEdits(ledger: Ledger, sessionId: string): MessageEdit[] {
     const pk = ledger.keys.sessionRow(sessionId)?.pk
     return pk === undefined ? [] : ledger.st.edits.all(pk).map((r) => toMessageEdit(sessionId, r))
   })
+}
+
+/**
+ * The error for `window({ alternate: true })` on a session of another format than Strands: merging
+ * same-role messages is Strands' provider-strict form; an AI SDK window goes to the model through the SDK,
+ * which converts it itself.
+ *
+ * @param sessionId - the session
+ * @param format - its format
+ * @returns the error to throw
+ */
+export function alternateRefused(sessionId: string, format: string): ContextLedgerError<'INVALID_OPTIONS'> {
+  return new ContextLedgerError(
+    'INVALID_OPTIONS',
+    `Invalid option alternate: session "${sessionId}" holds '${format}' messages; the alternating form is for Strands sessions (pass the window as it is)`,
+    { path: 'alternate', sessionId },
+  )
 }

@@ -1,0 +1,63 @@
+/**
+ * The check reads a session of another format than Strands through its facts: each message becomes a
+ * Strands-shaped skeleton holding only what the rules read — its side, its tool ids (calls and answers),
+ * a text block, and the summary note of a summary — so the window, link and bookkeeping rules run
+ * unchanged on every format. The body itself is checked against its own format's validator first.
+ */
+import type { BodyFormat } from '../formats/index.js'
+import { SUMMARY_MARKER } from '../messages/ledger-notes.js'
+import type { ContentBlockData, StoredMessageData } from '../messages/types.js'
+import type { BodyProblem } from './message-rules.js'
+import { ContextLedgerError } from '../errors.js'
+import type { MessageLimits } from '../messages/limits.js'
+
+/**
+ * The skeleton of a message of `format`.
+ *
+ * @param format - the session's format (not Strands)
+ * @param message - the stored body
+ * @param uid - its trackingId
+ * @returns a Strands message with the same side, tool ids and summary note
+ */
+export function skeletonOf(format: BodyFormat, message: StoredMessageData, uid: string): StoredMessageData {
+  const facts = format.facts(message)
+  const content: ContentBlockData[] = [
+    ...facts.toolResults.map((r): ContentBlockData => ({
+      toolResult: { toolUseId: r.id, status: r.status, content: [{ text: 'result' }] },
+    })),
+    { text: format.text(message).trim() === '' ? '(no text)' : 'text' },
+    ...facts.toolUses.map((u): ContentBlockData => ({
+      toolUse: { toolUseId: u.id, name: u.name, input: {} },
+    })),
+  ]
+  const summary = format.notesOf(message)?.summary === true
+  return {
+    role: facts.role,
+    content: summary ? [{ text: 'summary' }] : content,
+    trackingId: uid,
+    ...(summary ? { metadata: SUMMARY_MARKER } : {}),
+  }
+}
+
+/**
+ * Why `append` would refuse a body of `format`, as {@link BodyProblem}.
+ *
+ * @param format - the session's format
+ * @param body - the stored body
+ * @param limits - the widest limits a store accepts
+ * @returns the problem, or undefined when the format's validator accepts it
+ */
+export function formatBodyProblem(
+  format: BodyFormat,
+  body: unknown,
+  limits: MessageLimits,
+): BodyProblem | undefined {
+  try {
+    format.snapshot(body, limits)
+    return undefined
+  } catch (error) {
+    if (!(error instanceof ContextLedgerError)) throw error
+    const path = error.path === undefined || error.path === '(message)' ? '' : error.path
+    return { path, reason: error.message.replace(/^Invalid message at [^:]*: /, '') }
+  }
+}
