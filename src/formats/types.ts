@@ -5,6 +5,7 @@
  * no framework, so the root entry loads none.
  */
 import type { MessageLimits } from '../messages/limits.js'
+import type { StoredMessageData } from '../messages/types.js'
 
 /** The formats a session can hold; a session's format is fixed by its first append. */
 export const MESSAGE_FORMATS = Object.freeze(['strands', 'ai-sdk/model', 'ai-sdk/ui'] as const)
@@ -126,6 +127,11 @@ export interface MessageFormat<M = unknown> {
   summary(texts: readonly string[]): M
   /** A plain user message with this text (the request that closes a summarizer's input). */
   prompt(text: string): M
+  /**
+   * How a person or a model reads it (the CLI, the recall tools): a Strands-shaped form with its text,
+   * tool calls and their input, tool results and their output as text. Made for reading, never stored.
+   */
+  display(message: M): StoredMessageData
   /**
    * The message as the window and history hand it back: Strands shows the pin flag in
    * `metadata.custom.pinned`; the other formats return the body exactly.

@@ -4,6 +4,7 @@
  * count. Apart from the store so that a reader that needs only these (the `context-ledger sessions`
  * command) prepares these statements and nothing else.
  */
+import { formatNamed } from '../formats/index.js'
 import type { SessionRow, Statements } from '../db/statements.js'
 import { keptTotals } from './lookup.js'
 import type { SessionSummary } from './store-types.js'
@@ -35,5 +36,6 @@ export function toSessionSummary(st: SummaryStatements, s: SessionRow): SessionS
     boundary: s.boundary,
     createdAt: new Date(s.created_at),
     updatedAt: new Date(s.updated_at),
+    format: formatNamed(s.format).name,
   }
 }

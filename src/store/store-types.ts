@@ -2,6 +2,7 @@
  * The types the store's public methods return and take (besides the argument types of `check-args.ts`,
  * the lifecycle calls' of `lifecycle.ts` and the options of `store-options.ts`).
  */
+import type { MessageFormatName } from '../formats/types.js'
 import type { StoredMessageData } from '../messages/types.js'
 import type { WindowPlan } from '../window/plan-cut.js'
 
@@ -64,6 +65,8 @@ export interface SessionSummary {
   readonly createdAt: Date
   /** When it last changed. */
   readonly updatedAt: Date
+  /** The format its messages are in, fixed by its first append (`'strands'` unless another was named). */
+  readonly format: MessageFormatName
 }
 
 /** A pinned message with who pinned it, when and why. */

@@ -1232,5 +1232,7 @@ function toSummary(r: PgSessionRow): SessionSummary {
     boundary: r.boundary,
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
+    // PostgreSQL sessions hold Strands messages until its backend stores formats.
+    format: 'strands',
   }
 }

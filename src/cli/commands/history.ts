@@ -2,6 +2,8 @@
  * `context-ledger history <file> <session> [--from N] [--limit N]`: the archive, evicted messages
  * included, in seq order, with each message's place in the window.
  */
+import type { StoredMessageData } from '../../messages/types.js'
+import { formatNamed } from '../../formats/index.js'
 import type { ContextStore, LedgerEntry } from '../../store/context-store.js'
 import { unknownSession } from '../errors.js'
 import { count, iso, messageLine, messageText, shellWord, time } from '../format.js'
@@ -123,6 +125,9 @@ export async function history(
       return 0
     }
     const entries = store.history(sessionId, { fromSeq: options.from, limit: options.limit })
+    // A message of another format than Strands is read in its reading form (`display`).
+    const format = formatNamed(session.format)
+    const read = (m: StoredMessageData): StoredMessageData => format.display(m)
     const c = out.color
     const last = entries.at(-1)
     out.line(
@@ -138,10 +143,10 @@ export async function history(
     if (options.full === true) {
       for (const e of entries) {
         out.line(
-          c.bold(`seq ${e.seq} ${e.message.role}`) +
+          c.bold(`seq ${e.seq} ${read(e.message).role}`) +
             `  ${dimEvicted(place(e))}  ${count(e.tokens)} tokens  ${time(e.createdAt)}  ${marks(e)}`,
         )
-        out.line(messageText(e.message))
+        out.line(messageText(read(e.message)))
         out.line()
       }
       return 0
@@ -159,12 +164,12 @@ export async function history(
       ],
       entries.map((e) => [
         String(e.seq),
-        e.message.role,
+        read(e.message).role,
         place(e),
         count(e.tokens),
         time(e.createdAt),
         marks(e),
-        messageLine(e.message),
+        messageLine(read(e.message)),
       ]),
     )
     if (last !== undefined && last.seq + 1 < session.messageCount)

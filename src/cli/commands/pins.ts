@@ -2,6 +2,7 @@
  * `context-ledger pins <file> [--session s] [--actor a]`: pinned messages with who pinned them, when and
  * why, and whether they are in the window.
  */
+import { formatNamed } from '../../formats/index.js'
 import { count, iso, messageLine, time } from '../format.js'
 import { unknownSession } from '../errors.js'
 import { openStore } from '../open-ledger.js'
@@ -49,6 +50,8 @@ export async function pins(
       out.line('no pinned messages')
       return 0
     }
+    // Each session's format, for the reading form of its messages.
+    const formats = new Map(store.sessions().map((s) => [s.id, s.format]))
     printTable(
       out,
       [
@@ -67,7 +70,7 @@ export async function pins(
         time(p.pinnedAt),
         p.inWindow ? 'yes' : 'no',
         p.reason ?? '',
-        messageLine(p.message),
+        messageLine(formatNamed(formats.get(p.sessionId)).display(p.message)),
       ]),
     )
     out.line(out.color.dim(`${count(list.length)} pinned`))

@@ -2,6 +2,8 @@
  * `context-ledger window <file> <session> [--explain]`: the messages the model sees, in order; with
  * `--explain`, why each one is there (the store's `explainWindow()`), the boundary and the limits.
  */
+import type { StoredMessageData } from '../../messages/types.js'
+import { formatNamed } from '../../formats/index.js'
 import type { WindowReason } from '../../store/context-store.js'
 import { unknownSession } from '../errors.js'
 import { count, iso, messageLine, messageText, time } from '../format.js'
@@ -66,6 +68,9 @@ export async function window(
   try {
     const w = store.explainWindow(sessionId)
     if (w === undefined) throw unknownSession(file, sessionId)
+    // A message of another format than Strands is read in its reading form (`display`).
+    const format = formatNamed(store.session(sessionId)?.format)
+    const read = (m: StoredMessageData): StoredMessageData => format.display(m)
     const out = ctx.out
     const explain = options.explain === true
     if (options.json === true) {
@@ -129,7 +134,7 @@ export async function window(
           c.bold(`[${m.index}] ${m.seq === undefined ? 'summary' : `seq ${m.seq}`} ${m.role}`) +
             `  ${count(m.tokens)} tokens${why}`,
         )
-        out.line(messageText(m.message))
+        out.line(messageText(read(m.message)))
         out.line()
       }
       return 0
@@ -150,7 +155,7 @@ export async function window(
         m.role,
         count(m.tokens),
         ...(explain ? [m.reasons.map(describeReason).join('; ')] : []),
-        messageLine(m.message),
+        messageLine(read(m.message)),
       ]),
     )
     return 0

@@ -4,6 +4,7 @@
  * so `facts().pinned` is always false. Imports no framework.
  */
 import { readNotes } from '../ai-sdk-common.js'
+import { modelDisplay } from '../ai-sdk-display.js'
 import type { MessageFormat } from '../types.js'
 import { modelFacts, modelText, modelTokens } from './derive.js'
 import { modelLateForm, modelRedact, modelRepair, modelSummary } from './rewrite.js'
@@ -28,6 +29,7 @@ export const aiSdkModelFormat: MessageFormat<ModelMessageData> = Object.freeze({
   redact: (message: ModelMessageData, redactedText: string) => modelRedact(message, redactedText),
   prune: (message: ModelMessageData, redactedText: string) => modelRedact(message, redactedText, true),
   summary: modelSummary,
+  display: modelDisplay,
   prompt: (text: string): ModelMessageData => ({ role: 'user', content: [{ type: 'text', text }] }),
   show: (message: ModelMessageData) => message,
 })

@@ -6,6 +6,7 @@
  * framework.
  */
 import { readNotes } from '../ai-sdk-common.js'
+import { uiDisplay } from '../ai-sdk-display.js'
 import type { MessageFormat } from '../types.js'
 import { uiFacts, uiText, uiTokens } from './derive.js'
 import { uiRedact, uiRepair, uiSummary } from './rewrite.js'
@@ -30,6 +31,7 @@ export const aiSdkUiFormat: MessageFormat<UIMessageData> = Object.freeze({
   redact: (message: UIMessageData, redactedText: string) => uiRedact(message, redactedText),
   prune: (message: UIMessageData, redactedText: string) => uiRedact(message, redactedText, true),
   summary: uiSummary,
+  display: uiDisplay,
   // Never stored: the request that closes a summarizer's input.
   prompt: (text: string): UIMessageData => ({
     id: 'summary-request',

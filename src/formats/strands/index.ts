@@ -95,6 +95,7 @@ export const strandsFormat: MessageFormat<StoredMessageData> = Object.freeze<
     trackingId: '',
     metadata: SUMMARY_MARKER,
   }),
+  display: (message) => message,
   prompt: (text) => ({ role: 'user', content: [{ text }], trackingId: '' }),
   show: (message, pinned) => (pinned || hasPinFlag(message) ? withPinFlag(message, pinned) : message),
 })
