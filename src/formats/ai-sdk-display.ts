@@ -3,7 +3,7 @@
  * (text blocks, tool calls with their input, tool results with their output as text). It is made for
  * reading only and never stored; the archive keeps the message as it was given.
  */
-import type { ContentBlockData, JsonValue, StoredMessageData } from '../messages/types.js'
+import type { ContentBlockData, StoredMessageData } from '../messages/types.js'
 import { outputStatus, outputText } from './ai-sdk-model/derive.js'
 import type { ModelMessageData, ModelPartData } from './ai-sdk-model/types.js'
 import { isToolPart, toolNameOf } from './ai-sdk-ui/derive.js'
