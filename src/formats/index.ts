@@ -5,6 +5,8 @@
 import { ContextLedgerError } from '../errors.js'
 import { describeValue } from '../messages/limits.js'
 import type { StoredMessageData } from '../messages/types.js'
+import { aiSdkModelFormat } from './ai-sdk-model/index.js'
+import { aiSdkUiFormat } from './ai-sdk-ui/index.js'
 import { strandsFormat } from './strands/index.js'
 import { MESSAGE_FORMATS, type MessageFormat, type MessageFormatName } from './types.js'
 
@@ -18,7 +20,12 @@ export type { LedgerNotes, LateToolResult, MessageFacts, ToolResultFact, ToolUse
  */
 export type BodyFormat = MessageFormat<StoredMessageData>
 
-const FORMATS = new Map<MessageFormatName, BodyFormat>([['strands', strandsFormat]])
+// The other formats' bodies are their own JSON; the store reads them only through their methods.
+const FORMATS = new Map<MessageFormatName, BodyFormat>([
+  ['strands', strandsFormat],
+  ['ai-sdk/model', aiSdkModelFormat as unknown as BodyFormat],
+  ['ai-sdk/ui', aiSdkUiFormat as unknown as BodyFormat],
+])
 
 /**
  * The format module of a session.

@@ -12,7 +12,10 @@
  * or drop (`undefined`, functions, symbols, bigint, NaN, class instances such as Date or Map, holes in
  * arrays, a `toJSON` method anywhere) and `__proto__` keys. For such plain input the copy serializes
  * byte-identically to the input. What `JSON.stringify` ignores anyway is not copied: symbol keys,
- * non-enumerable properties, and properties of an array other than its indices.
+ * non-enumerable properties, and properties of an array other than its indices. On request
+ * (`omitUndefined`) an object property whose value is `undefined` is skipped, as `JSON.stringify` skips
+ * it: the AI SDK's own messages carry such keys (`providerOptions: undefined`); in an array it stays
+ * refused (`JSON.stringify` would store `null` there).
  */
 import { ContextLedgerError } from '../errors.js'
 import type { MessageLimits } from './limits.js'
@@ -81,14 +84,15 @@ function printableKey(key: string): string {
  *
  * @param input - what the caller passed
  * @param limits - depth and string-length limits
+ * @param omitUndefined - skip object properties whose value is `undefined` instead of refusing them
  * @returns a plain copy that nothing outside this call references
  * @throws ContextLedgerError `INVALID_MESSAGE` naming the path of the first bad value; also when reading
  *   the value throws (a getter, a Proxy trap, a revoked Proxy) or it is nested too deep for the stack
  */
-export function snapshotJson(input: unknown, limits: MessageLimits): JsonValue {
+export function snapshotJson(input: unknown, limits: MessageLimits, omitUndefined = false): JsonValue {
   const path: Path = []
   try {
-    return copy(input, path, [], limits)
+    return copy(input, path, [], limits, omitUndefined)
   } catch (error) {
     if (error instanceof ContextLedgerError) throw error
     const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
@@ -100,7 +104,13 @@ export function snapshotJson(input: unknown, limits: MessageLimits): JsonValue {
  * The walk. `path` and `ancestors` (the objects and arrays above `value`) are shared stacks, pushed and
  * popped, copied only when throwing: this runs on every append.
  */
-function copy(value: unknown, path: Path, ancestors: object[], limits: MessageLimits): JsonValue {
+function copy(
+  value: unknown,
+  path: Path,
+  ancestors: object[],
+  limits: MessageLimits,
+  omitUndefined: boolean,
+): JsonValue {
   if (path.length > limits.maxDepth)
     throw invalidMessage([...path], `nested deeper than ${limits.maxDepth} levels`)
   switch (typeof value) {
@@ -132,7 +142,7 @@ function copy(value: unknown, path: Path, ancestors: object[], limits: MessageLi
         ancestors.push(value)
         for (let i = 0; i < length; i++) {
           path.push(i)
-          out.push(copy(value[i], path, ancestors, limits))
+          out.push(copy(value[i], path, ancestors, limits, omitUndefined))
           path.pop()
         }
         ancestors.pop()
@@ -158,7 +168,9 @@ function copy(value: unknown, path: Path, ancestors: object[], limits: MessageLi
           throw invalidMessage([...path, printableKey(key)], 'key contains a lone UTF-16 surrogate')
         path.push(key)
         if (key === '__proto__') throw invalidMessage([...path], 'the key "__proto__" is not accepted')
-        out[key] = copy((value as Record<string, unknown>)[key], path, ancestors, limits)
+        const child = (value as Record<string, unknown>)[key]
+        if (!(omitUndefined && child === undefined))
+          out[key] = copy(child, path, ancestors, limits, omitUndefined)
         path.pop()
       }
       ancestors.pop()
