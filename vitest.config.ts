@@ -34,6 +34,7 @@ export const CONFORMANCE = [
   'test/adapters/strands/summary-only-overflow.test.ts',
   'test/store/pinned-filters.test.ts',
   'test/store/search-conformance.test.ts',
+  'test/store/formats-conformance.test.ts',
   'test/store/search-filters-property.test.ts',
   'test/store/eviction-log.test.ts',
   'test/tools/recall-tools.test.ts',

@@ -166,11 +166,15 @@ describe('opening', () => {
       { role: 'assistant', content: [{ text: 'forty ms' }] },
     ])
     await store.close()
-    // Back to schema 1 by hand: what migrations 0001 to 0003 added is gone, the rows stay.
+    // Back to schema 1 by hand: what migrations 0001 to 0004 added is gone, the rows stay.
     const client = new pg.Client({ connectionString: url })
     await client.connect()
     await client.query(`ALTER TABLE context_ledger.messages DROP COLUMN search_vector;
       ALTER TABLE context_ledger.summaries DROP COLUMN search_vector;
+      ALTER TABLE context_ledger.messages DROP COLUMN text;
+      ALTER TABLE context_ledger.summaries DROP COLUMN text;
+      ALTER TABLE context_ledger.sessions DROP COLUMN format;
+      DROP FUNCTION context_ledger.search_vector(text, text);
       DROP FUNCTION context_ledger.search_vector(text);
       DROP FUNCTION context_ledger.search_text(text);
       DROP TABLE context_ledger.eviction_log;
@@ -186,6 +190,42 @@ describe('opening', () => {
     expect((await reopened.evictions('s')).map((r) => [r.fromSeq, r.toSeq])).toStrictEqual([[0, 1]])
     const identity = await client.query('SELECT schema_version FROM context_ledger.identity')
     expect(identity.rows).toStrictEqual([{ schema_version: readPgMigrations().length }])
+    await client.end()
+  })
+
+  it('brings a ledger of schema 4 (before formats) up to date unchanged: same rows, same search', async () => {
+    const url = await database()
+    const store = await open(url)
+    await store.append('s', [
+      { role: 'user', content: [{ text: 'the replication lag on eu-west' }] },
+      { role: 'assistant', content: [{ text: 'forty ms' }] },
+    ])
+    await store.close()
+    // Back to schema 4 by hand: what migration 0004 added is gone, the rows and their vectors stay.
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    const rows =
+      'SELECT session, seq, uid, body, search_vector::text AS v FROM context_ledger.messages ORDER BY seq'
+    const before = (await client.query(rows)).rows
+    await client.query(`ALTER TABLE context_ledger.messages ALTER COLUMN search_vector
+        SET EXPRESSION AS (context_ledger.search_vector(body));
+      ALTER TABLE context_ledger.summaries ALTER COLUMN search_vector
+        SET EXPRESSION AS (context_ledger.search_vector(body));
+      ALTER TABLE context_ledger.messages DROP COLUMN text;
+      ALTER TABLE context_ledger.summaries DROP COLUMN text;
+      ALTER TABLE context_ledger.sessions DROP COLUMN format;
+      DROP FUNCTION context_ledger.search_vector(text, text);
+      UPDATE context_ledger.identity SET schema_version = 4`)
+    const reopened = await open(url)
+    expect((await client.query(rows)).rows).toStrictEqual(before)
+    expect((await reopened.search('replication lag')).map((h) => h.seq)).toStrictEqual([0])
+    const formats = await client.query('SELECT format FROM context_ledger.sessions')
+    expect(formats.rows).toStrictEqual([{ format: null }])
+    // The Strands session takes Strands messages as before; another format is refused.
+    await reopened.append('s', { role: 'user', content: [{ text: 'and now?' }] })
+    await expect(
+      reopened.append('s', { role: 'user', content: 'hi' }, { format: 'ai-sdk/model' }),
+    ).rejects.toMatchObject({ code: 'FORMAT_MISMATCH' })
     await client.end()
   })
 

@@ -21,9 +21,9 @@ export const FLUSH_SQL = `WITH guard AS (
 ),
 created AS (
   INSERT INTO context_ledger.sessions (pk, id, created_at, updated_at, metadata, boundary, version, kept_count,
-    kept_tokens, kept_first, summary, limits, revision)
+    kept_tokens, kept_first, summary, limits, format, revision)
   SELECT $1::int, $12::text, $13::bigint, $3::bigint, $14::text, $4::int, $5::int, $6::int, $7::int, $8::int,
-    $9::int, $10::text, 1 WHERE $11::boolean
+    $9::int, $10::text, $96::text, 1 WHERE $11::boolean
   ON CONFLICT DO NOTHING
   RETURNING pk
 ),
@@ -31,26 +31,28 @@ ok AS (SELECT pk FROM guard UNION ALL SELECT pk FROM created),
 new_messages AS (
   INSERT INTO context_ledger.messages (session, seq, uid, role, body, tokens, cum_tokens, pinned, kept, recheck,
     plain_user, trim_point, pair_start, has_tool_use, has_tool_result, created_at, window_body, window_tokens,
-    repeat_of, late)
+    repeat_of, late, text)
   SELECT ok.pk, u.seq, u.uid, u.role, u.body, u.tokens, u.cum_tokens, u.pinned, u.kept, u.recheck, u.plain_user,
     u.trim_point, u.pair_start, u.has_tool_use, u.has_tool_result, u.created_at, u.window_body, u.window_tokens,
-    u.repeat_of, u.late
+    u.repeat_of, u.late, u.text
   FROM ok CROSS JOIN unnest($15::int[], $16::text[], $17::text[], $18::text[], $19::int[], $20::bigint[],
     $21::boolean[], $22::boolean[], $23::boolean[], $24::boolean[], $25::boolean[], $26::boolean[],
-    $27::boolean[], $28::boolean[], $29::bigint[], $30::text[], $31::int[], $32::int[], $33::boolean[])
+    $27::boolean[], $28::boolean[], $29::bigint[], $30::text[], $31::int[], $32::int[], $33::boolean[],
+    $97::text[])
     AS u(seq, uid, role, body, tokens, cum_tokens, pinned, kept, recheck, plain_user, trim_point, pair_start,
-      has_tool_use, has_tool_result, created_at, window_body, window_tokens, repeat_of, late)
+      has_tool_use, has_tool_result, created_at, window_body, window_tokens, repeat_of, late, text)
 ),
 changed_messages AS (
   UPDATE context_ledger.messages m SET pinned = u.pinned, kept = u.kept, recheck = u.recheck,
     trim_point = u.trim_point, pair_start = u.pair_start,
     body = CASE WHEN u.set_body THEN u.body ELSE m.body END,
+    text = CASE WHEN u.set_body THEN u.text ELSE m.text END,
     window_body = CASE WHEN u.set_window THEN u.window_body ELSE m.window_body END,
     window_tokens = CASE WHEN u.set_window THEN u.window_tokens ELSE m.window_tokens END
   FROM ok CROSS JOIN unnest($34::int[], $35::boolean[], $36::boolean[], $37::boolean[], $38::boolean[],
-    $39::boolean[], $40::boolean[], $41::text[], $42::boolean[], $43::text[], $44::int[])
+    $39::boolean[], $40::boolean[], $41::text[], $42::boolean[], $43::text[], $44::int[], $98::text[])
     AS u(seq, pinned, kept, recheck, trim_point, pair_start, set_body, body, set_window, window_body,
-      window_tokens)
+      window_tokens, text)
   WHERE m.session = ok.pk AND m.seq = u.seq
 ),
 new_calls AS (
@@ -85,13 +87,14 @@ new_edits AS (
 ),
 new_summaries AS (
   INSERT INTO context_ledger.summaries (id, session, uid, replaces, regenerates, from_boundary, to_boundary, seqs,
-    message_count, body, tokens, model, prompt_hash, created_at, ended_at, end_reason)
+    message_count, body, tokens, model, prompt_hash, created_at, ended_at, end_reason, text)
   SELECT u.id, ok.pk, u.uid, u.replaces, u.regenerates, u.from_boundary, u.to_boundary, u.seqs, u.message_count,
-    u.body, u.tokens, u.model, u.prompt_hash, u.created_at, u.ended_at, u.end_reason
+    u.body, u.tokens, u.model, u.prompt_hash, u.created_at, u.ended_at, u.end_reason, u.text
   FROM ok CROSS JOIN unnest($65::int[], $66::text[], $67::int[], $68::int[], $69::int[], $70::int[], $71::text[],
-    $72::int[], $73::text[], $74::int[], $75::text[], $76::text[], $77::bigint[], $78::bigint[], $79::text[])
+    $72::int[], $73::text[], $74::int[], $75::text[], $76::text[], $77::bigint[], $78::bigint[], $79::text[],
+    $99::text[])
     AS u(id, uid, replaces, regenerates, from_boundary, to_boundary, seqs, message_count, body, tokens, model,
-      prompt_hash, created_at, ended_at, end_reason)
+      prompt_hash, created_at, ended_at, end_reason, text)
 ),
 ended_summaries AS (
   UPDATE context_ledger.summaries x SET ended_at = u.ended_at, end_reason = u.end_reason
@@ -159,6 +162,8 @@ export function flushValues(slice: Slice): unknown[] {
     s.created_at,
     s.metadata,
   ]
+  // The searchable texts of new rows, changed bodies and new summaries: $97–$99 (after the rest).
+  const texts: unknown[][] = [[], [], []]
   const m = col<unknown>(19)
   for (const seq of [...slice.inserted].sort((a, c) => a - c)) {
     const r = slice.fullRow(seq, 'write')
@@ -184,6 +189,7 @@ export function flushValues(slice: Slice): unknown[] {
       r.late === 1,
     ]
     values.forEach((x, i) => m[i]?.push(x))
+    texts[0]?.push(r.text ?? null)
   }
   v.push(...m)
   const u = col<unknown>(11)
@@ -205,6 +211,7 @@ export function flushValues(slice: Slice): unknown[] {
       setWindow ? r.window_tokens : null,
     ]
     values.forEach((x, i) => u[i]?.push(x))
+    texts[1]?.push(setBody ? (r.text ?? null) : null)
   }
   v.push(...u)
   const nc = col<unknown>(5)
@@ -227,8 +234,9 @@ export function flushValues(slice: Slice): unknown[] {
   const ns = col<unknown>(15)
   const es = col<unknown>(3)
   for (const [id, x] of slice.summaries) {
-    if (slice.insertedSummaries.has(id))
-      [
+    if (slice.insertedSummaries.has(id)) {
+      texts[2]?.push(x.text)
+      const values = [
         x.id,
         x.uid,
         x.replaces,
@@ -244,8 +252,9 @@ export function flushValues(slice: Slice): unknown[] {
         x.created_at,
         x.ended_at,
         x.end_reason,
-      ].forEach((y, i) => ns[i]?.push(y))
-    else if (slice.changedSummaries.has(id))
+      ]
+      values.forEach((y, i) => ns[i]?.push(y))
+    } else if (slice.changedSummaries.has(id))
       [x.id, x.ended_at, x.end_reason].forEach((y, i) => es[i]?.push(y))
   }
   v.push(...ns, ...es)
@@ -259,5 +268,7 @@ export function flushValues(slice: Slice): unknown[] {
     for (const summary of d.summaries) [d.lo, d.hi, summary].forEach((x, i) => fd[i]?.push(x))
   v.push(...fd)
   v.push([...slice.evictionRenames.keys()], [...slice.evictionRenames.values()])
+  // The session's format, written only when the write creates it (a session keeps its format).
+  v.push(s.format, ...texts)
   return v
 }

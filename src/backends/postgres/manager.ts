@@ -56,6 +56,7 @@ import {
   type WindowLimitOptions,
   type WindowLimits,
 } from '../../window/window-options.js'
+import { MESSAGE_FORMATS, type MessageFormatName } from '../../formats/types.js'
 import { PostgresContextStore } from './store.js'
 import type { PgSearchOptions } from './search.js'
 import type { EvictionRecord, EvictionsOptions, SearchHit } from '../../store/search-types.js'
@@ -68,6 +69,8 @@ export interface PostgresConversationManagerOptions extends WindowLimitOptions {
   sessionId: string
   /** Counts a message's tokens on append; the built-in estimator when omitted. */
   tokenCounter?: TokenCounter | undefined
+  /** The session's message format (default: the session's own, `'strands'` for a new one). */
+  format?: MessageFormatName | undefined
 }
 
 const optionKeys = z.strictObject({
@@ -83,6 +86,7 @@ const optionKeys = z.strictObject({
   protectedMessages: z.unknown().optional(),
   protectedMessageRange: z.unknown().optional(),
   lowWaterMark: z.unknown().optional(),
+  format: z.enum(MESSAGE_FORMATS).optional(),
 })
 
 /**
@@ -106,6 +110,8 @@ export class PostgresConversationManager implements AsyncLedgerManager {
   readonly limits: WindowLimits
   /** The token counter in use. */
   readonly tokenCounter: TokenCounter
+  /** The message format appends are read in, when one was named. */
+  readonly format: MessageFormatName | undefined
   private beforeUse: (() => Promise<void>) | undefined
 
   /**
@@ -116,10 +122,11 @@ export class PostgresConversationManager implements AsyncLedgerManager {
     const parsed = optionKeys.safeParse(options)
     if (!parsed.success) throw optionsError(parsed.error, 'PostgresConversationManager')
     checkSessionId(options.sessionId)
-    const { store, sessionId, tokenCounter, ...limitOptions } = options
+    const { store, sessionId, tokenCounter, format, ...limitOptions } = options
     this.store = store
     this.sessionId = sessionId
     this.tokenCounter = tokenCounter ?? estimateTokens
+    this.format = format
     this.limits = resolveWindowLimits(limitOptions)
   }
 
@@ -147,7 +154,10 @@ export class PostgresConversationManager implements AsyncLedgerManager {
   async append(messages: readonly MessageData[]): Promise<LedgerEntry[]>
   async append(messages: MessageData | readonly MessageData[]): Promise<LedgerEntry | LedgerEntry[]> {
     await this.before()
-    const entries = await this.store.append(this.sessionId, messages, this.tokenCounter)
+    const entries = await this.store.append(this.sessionId, messages, {
+      tokenCounter: this.tokenCounter,
+      format: this.format,
+    })
     return Array.isArray(messages) ? entries : (entries[0] as LedgerEntry)
   }
 

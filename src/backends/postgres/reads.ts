@@ -6,9 +6,12 @@
  */
 import type { MessageRow, SessionRow, SummaryRow } from '../../db/statements.js'
 
-/** The window: kept rows before the boundary, the summary, then the tail, in one statement. */
-export const WINDOW_SQL = `WITH s AS (SELECT pk, boundary, summary FROM context_ledger.sessions WHERE id = $1::text)
-SELECT w.body, w.pinned FROM (
+/**
+ * The window: kept rows before the boundary, the summary, then the tail, in one statement; each row
+ * carries the session's format (what shows its bodies).
+ */
+export const WINDOW_SQL = `WITH s AS (SELECT pk, boundary, summary, format FROM context_ledger.sessions WHERE id = $1::text)
+SELECT w.body, w.pinned, (SELECT format FROM s) AS format FROM (
   SELECT m.seq::float8 AS k, coalesce(m.window_body, m.body) AS body, m.pinned
     FROM s JOIN context_ledger.messages m ON m.session = s.pk AND m.kept AND m.seq < s.boundary
   UNION ALL
@@ -22,6 +25,8 @@ SELECT w.body, w.pinned FROM (
 export interface PgWindowRow {
   body: string
   pinned: boolean
+  /** The session's message format (null: `'strands'`). */
+  format: string | null
 }
 
 /** The archive from a seq on. */
@@ -119,7 +124,7 @@ export const MESSAGE_COUNT_SQL = `SELECT coalesce((SELECT m.seq + 1 FROM context
  * with no event is the append's), reason (`$3`, contained, letter case ignored), and time (`$4` at or
  * after, `$5` before); null: no filter. As SQLite's `pinnedFiltered`.
  */
-export const PINNED_SQL = `SELECT s.id AS session_id, m.seq, m.uid, m.body, m.kept, s.boundary, e.actor, e.reason, e.at
+export const PINNED_SQL = `SELECT s.id AS session_id, s.format, m.seq, m.uid, m.body, m.kept, s.boundary, e.actor, e.reason, e.at
 FROM context_ledger.messages m JOIN context_ledger.sessions s ON s.pk = m.session
 LEFT JOIN LATERAL (SELECT actor, reason, at FROM context_ledger.pin_events
   WHERE session = m.session AND seq = m.seq AND action = 'pin' ORDER BY id DESC LIMIT 1) e ON true
@@ -133,6 +138,8 @@ ORDER BY s.id COLLATE "C", m.seq`
 /** A pinned row as read. */
 export interface PgPinnedRow {
   session_id: string
+  /** Its session's message format (null: `'strands'`). */
+  format: string | null
   seq: number
   uid: string
   body: string
@@ -173,7 +180,7 @@ export const SUMMARY_SQL = `SELECT x.id, x.uid, x.replaces, x.regenerates, x.fro
 export type PgSummaryRow = SummaryRow & { current: number | null }
 
 /** A summary's chain, from it down through the summaries it replaced (`$3`: only the first link). */
-export const SUMMARY_CHAIN_SQL = `WITH RECURSIVE s AS (SELECT pk, summary, version FROM context_ledger.sessions WHERE id = $1::text),
+export const SUMMARY_CHAIN_SQL = `WITH RECURSIVE s AS (SELECT pk, summary, version, format FROM context_ledger.sessions WHERE id = $1::text),
 chain AS (
   SELECT x.id, x.replaces, x.seqs, x.body, 0 AS depth FROM s JOIN context_ledger.summaries x
     ON x.session = s.pk AND x.id = $2::int
@@ -181,7 +188,7 @@ chain AS (
   SELECT y.id, y.replaces, y.seqs, y.body, c.depth + 1 FROM chain c, s, context_ledger.summaries y
     WHERE y.session = s.pk AND y.id = c.replaces AND y.id < c.id AND (NOT $3::boolean OR c.depth = 0)
 )
-SELECT s.pk, s.summary, s.version, c.id, c.replaces, c.seqs, c.body, c.depth FROM s LEFT JOIN chain c ON true
+SELECT s.pk, s.summary, s.version, s.format, c.id, c.replaces, c.seqs, c.body, c.depth FROM s LEFT JOIN chain c ON true
 ORDER BY c.depth`
 
 /** A link of a summary's chain. */
@@ -189,6 +196,8 @@ export interface PgChainRow {
   pk: number
   summary: number | null
   version: number
+  /** The session's message format (null: `'strands'`). */
+  format: string | null
   id: number | null
   replaces: number | null
   seqs: string | null

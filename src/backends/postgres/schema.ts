@@ -31,16 +31,17 @@ export const SEARCH_TEXT_CHARS = 200_000
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' })
 
 /**
- * The indexed words of a body: `context_ledger.search_vector(body)` (migration 0001) — the body's text,
- * `context_ledger.search_text(body)` (the same text as SQLite's view `search_text`), parsed with the
- * `english` configuration: Snowball's English stemmer, as SQLite's index uses the Porter stemmer, so
- * `replicate` finds `replication` on both; `simple` would not stem. English also drops stop words (`the`,
- * `is` …), which FTS5 indexes: see docs/postgres.md. Only the first {@link SEARCH_TEXT_CHARS} characters
- * are parsed, and of those the longest prefix whose tsvector fits in 1 MB: a longer message (strings may
- * be 16 MB) must not make its append fail.
+ * The indexed words of a row: `context_ledger.search_vector(body, text)` (migration 0004). A row whose
+ * `text` is not null — a message or summary of another format than Strands, whose format module derived
+ * its searchable text at append — is indexed by that text; any other by its body's text,
+ * `context_ledger.search_vector(body)` (migration 0001): `context_ledger.search_text(body)` (the same text
+ * as SQLite's view `search_text`), parsed with the `english` configuration: Snowball's English stemmer, as
+ * SQLite's index uses the Porter stemmer, so `replicate` finds `replication` on both; `simple` would not
+ * stem. English also drops stop words (`the`, `is` …), which FTS5 indexes: see docs/postgres.md. Only the
+ * first {@link SEARCH_TEXT_CHARS} characters are parsed, and of those the longest prefix whose tsvector
+ * fits in 1 MB: a longer message (strings may be 16 MB) must not make its append fail.
  */
-const searchVector = (body: { name: string }) =>
-  sql`"context_ledger"."search_vector"(${sql.identifier(body.name)})`
+const storedSearchVector = sql`"context_ledger"."search_vector"("body", "text")`
 
 /** The PostgreSQL schema (namespace) every table lives in. */
 export const ledgerSchema = pgSchema('context_ledger')
@@ -69,6 +70,8 @@ export const sessions = ledgerSchema.table('sessions', {
   keptFirst: integer('kept_first'),
   summary: integer('summary'),
   limits: text('limits'),
+  /** The session's message format, fixed by its first append; null for `'strands'` (as SQLite's). */
+  format: text('format'),
   /** Incremented by every write of the session (appends too): what a write checks before it commits. */
   revision: bigint('revision', { mode: 'number' }).notNull().default(0),
 })
@@ -99,8 +102,10 @@ export const messages = ledgerSchema.table(
     repeatOf: integer('repeat_of'),
     late: boolean('late').notNull().default(false),
     windowTokens: integer('window_tokens'),
-    /** The body's indexed words, kept by PostgreSQL itself (stored generated column). */
-    searchVector: tsvector('search_vector').generatedAlwaysAs(() => searchVector({ name: 'body' })),
+    /** The searchable text of a message of another format than Strands; null for a Strands body. */
+    text: text('text'),
+    /** The row's indexed words, kept by PostgreSQL itself (stored generated column). */
+    searchVector: tsvector('search_vector').generatedAlwaysAs(() => storedSearchVector),
   },
   (t) => [
     primaryKey({ name: 'messages_pkey', columns: [t.session, t.seq] }),
@@ -210,8 +215,10 @@ export const summaries = ledgerSchema.table(
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
     endedAt: bigint('ended_at', { mode: 'number' }),
     endReason: text('end_reason', { enum: ['replaced', 'regenerated', 'dropped', 'evicted'] }),
+    /** The searchable text of a summary of another format than Strands; null for a Strands body. */
+    text: text('text'),
     /** The summary's indexed words, as messages'. */
-    searchVector: tsvector('search_vector').generatedAlwaysAs(() => searchVector({ name: 'body' })),
+    searchVector: tsvector('search_vector').generatedAlwaysAs(() => storedSearchVector),
   },
   (t) => [
     index('summaries_search').using('gin', t.searchVector),

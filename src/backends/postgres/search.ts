@@ -139,7 +139,8 @@ export function searchStatement(query: unknown, options: unknown): PgSearchState
  * summaries, `$11` limit, `$12` offset; the query's own values after them.
  */
 function searchSql(tsquery: string): string {
-  const text = `left("context_ledger"."search_text"(b.body), ${SEARCH_TEXT_CHARS})`
+  // A row of another format than Strands carries its text (migration 0004); a Strands row's is its body's.
+  const text = `left(coalesce(b.text, "context_ledger"."search_text"(b.body)), ${SEARCH_TEXT_CHARS})`
   // The query is parsed once, in `tq`, and read where it is used as a scalar subquery: an InitPlan, whose
   // value is a parameter of the plan — it drives the GIN index and is what every row's `@@`, `ts_rank`
   // and `ts_headline` read. Written out in place instead, its `phraseto_tsquery(...)` calls are a
@@ -196,7 +197,8 @@ function searchSql(tsquery: string): string {
   FROM hits h JOIN "context_ledger"."sessions" s ON s.pk = h.session
   LEFT JOIN "context_ledger"."messages" m ON h.kind = 'message' AND m.session = h.session AND m.seq = h.key
   LEFT JOIN "context_ledger"."summaries" x ON h.kind = 'summary' AND x.id = h.key
-  CROSS JOIN LATERAL (SELECT coalesce(m.body, x.body) AS body) b
+  CROSS JOIN LATERAL (SELECT coalesce(m.body, x.body) AS body,
+    CASE WHEN h.kind = 'message' THEN m.text ELSE x.text END AS text) b
   -- A message out of the window names the summary its last departure folded it into, if a fold took it:
   -- the eviction log's row covering it (one descent of the log's key per hit of the page).
   LEFT JOIN LATERAL (SELECT e.summary FROM "context_ledger"."eviction_log" e

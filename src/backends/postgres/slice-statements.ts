@@ -84,8 +84,7 @@ export function sliceStatements(slice: Slice): Statements {
       summary: s.summary,
       summary_tokens: summary?.tokens ?? null,
       limits: s.limits,
-      // PostgreSQL sessions hold Strands messages until its backend stores formats.
-      format: null,
+      format: s.format,
       message_count: slice.count,
       total_tokens: last?.cum_tokens ?? 0,
       updated_at: Math.max(s.updated_at, last?.created_at ?? 0),
@@ -316,7 +315,7 @@ export function sliceStatements(slice: Slice): Statements {
       get: (pk) => (slice.session?.pk === pk ? sessionRow() : undefined),
     }),
     insertSession: emulate('insertSession', {
-      run: (id, createdAt, updatedAt, metadata) => {
+      run: (id, createdAt, updatedAt, metadata, format) => {
         if (id !== slice.sessionId || slice.session !== undefined || slice.nextPk === undefined)
           throw new SliceMiss(`insertSession: session "${id}"`)
         slice.session = {
@@ -332,6 +331,7 @@ export function sliceStatements(slice: Slice): Statements {
           kept_first: null,
           summary: null,
           limits: null,
+          format,
           revision: 0,
         }
         slice.sessionChanged = true
@@ -406,6 +406,7 @@ export function sliceStatements(slice: Slice): Statements {
         model,
         promptHash,
         createdAt,
+        text,
       ) => {
         slice.sessionFor(pk, 'insertSummary')
         const id = slice.freeSummaryIds.shift()
@@ -426,6 +427,7 @@ export function sliceStatements(slice: Slice): Statements {
           created_at: createdAt,
           ended_at: null,
           end_reason: null,
+          text,
         })
         slice.insertedSummaries.add(id)
         return 1
@@ -488,6 +490,7 @@ export function sliceStatements(slice: Slice): Statements {
         windowTokens,
         repeatOf,
         late,
+        text,
       ) => {
         // A trackingId not looked up is one the store just minted; the unique index refuses any other clash.
         for (const r of slice.rows.values())
@@ -513,6 +516,7 @@ export function sliceStatements(slice: Slice): Statements {
           body,
           window_body: windowBody,
           sent_as: repeatOf === null ? null : slice.row(repeatOf, 'insertMessage').uid,
+          text,
         })
         return 1
       },
@@ -624,10 +628,9 @@ export function sliceStatements(slice: Slice): Statements {
       },
     }),
     setBody: emulate('setBody', {
-      // The text column is for other formats than Strands, which this backend does not store yet.
-      run: (body, _text, _pk, seq) => {
+      run: (body, text, _pk, seq) => {
         if (!inRange(seq)) return 0
-        slice.setRow(seq, { body, window_body: null }, 'setBody')
+        slice.setRow(seq, { body, text, window_body: null }, 'setBody')
         return 1
       },
     }),

@@ -46,6 +46,11 @@ export interface SliceRow {
   window_body: string | null | undefined
   /** The trackingId this occurrence was sent under (an occurrence of a message sent again); undefined when not read. */
   sent_as: string | null | undefined
+  /**
+   * The searchable text stored for a message of another format than Strands (null for a Strands one);
+   * undefined when not read (never: only what a write sets is held).
+   */
+  text: string | null | undefined
 }
 
 /** A tool call (new ones have negative ids until written). */
@@ -105,7 +110,15 @@ export interface FoldEvictionDelete {
 
 /** Message columns a write may change on an existing row. */
 export type RowColumn =
-  'pinned' | 'kept' | 'recheck' | 'trim_point' | 'pair_start' | 'body' | 'window_body' | 'window_tokens'
+  | 'pinned'
+  | 'kept'
+  | 'recheck'
+  | 'trim_point'
+  | 'pair_start'
+  | 'body'
+  | 'text'
+  | 'window_body'
+  | 'window_tokens'
 
 /** A session's slice: what was read, and what the operations changed. */
 export class Slice {
@@ -235,6 +248,7 @@ export class Slice {
         body: undefined,
         window_body: undefined,
         sent_as: undefined,
+        text: undefined,
       })
     for (const f of r.fulls ?? []) {
       const row = this.rows.get(f.seq)

@@ -138,6 +138,8 @@ export interface SnapshotSession {
   kept_first: number | null
   summary: number | null
   limits: string | null
+  /** The session's message format (null: `'strands'`). */
+  format: string | null
   revision: number
 }
 
@@ -205,6 +207,8 @@ export interface SnapshotSummary {
   created_at: number
   ended_at: number | null
   end_reason: 'replaced' | 'regenerated' | 'dropped' | 'evicted' | null
+  /** Its searchable text, for a summary of another format than Strands (null for a Strands one). */
+  text: string | null
 }
 
 /**
@@ -216,7 +220,7 @@ export interface SnapshotSummary {
 export const SNAPSHOT_SQL = `WITH RECURSIVE
 s AS (
   SELECT pk, id, created_at, updated_at, metadata, boundary, version, kept_count, kept_tokens, kept_first,
-    summary, limits, revision
+    summary, limits, format, revision
   FROM context_ledger.sessions WHERE id = $1::text
 ),
 t AS (
@@ -302,7 +306,10 @@ pruned AS (
   SELECT unnest(ARRAY(SELECT m.seq FROM context_ledger.messages m, p
   WHERE $18::int IS NOT NULL AND m.session = p.pk AND m.seq >= $18::int AND m.seq < p.b AND NOT m.kept
     AND NOT m.pinned AND m.created_at < $19::bigint
-    AND NOT ((m.body::jsonb #> '{metadata,custom,contextLedger,pruned}') IS NOT DISTINCT FROM 'true'::jsonb AND EXISTS (SELECT 1 FROM context_ledger.message_edits e WHERE e.session = m.session AND e.seq = m.seq AND e.kind = 'redact'))
+    AND NOT (EXISTS (SELECT 1 FROM (SELECT m.body::jsonb AS j) x
+        WHERE x.j #> '{metadata,custom,contextLedger,pruned}' = 'true'::jsonb
+          OR x.j #> '{providerOptions,contextLedger,pruned}' = 'true'::jsonb
+          OR x.j #> '{metadata,contextLedger,pruned}' = 'true'::jsonb) AND EXISTS (SELECT 1 FROM context_ledger.message_edits e WHERE e.session = m.session AND e.seq = m.seq AND e.kind = 'redact'))
   ORDER BY m.seq LIMIT $20::int)) AS seq
 ),
 window_rows AS (
@@ -356,7 +363,12 @@ links AS (
 late_ids AS (
   SELECT DISTINCT v #>> '{}' AS id FROM full_seqs f CROSS JOIN p
     CROSS JOIN LATERAL (SELECT body FROM context_ledger.messages WHERE session = p.pk AND seq = f.seq AND late OFFSET 0) m
-    CROSS JOIN LATERAL unnest(ARRAY(SELECT jsonb_path_query(m.body::jsonb, '$.content[*].toolResult.toolUseId'))) v
+    CROSS JOIN LATERAL (SELECT m.body::jsonb AS j) x
+    -- Where each format keeps a result's call id (Strands, AI SDK model and UI messages): a superset of
+    -- the late results' ids is only more calls read.
+    CROSS JOIN LATERAL unnest(ARRAY(SELECT jsonb_path_query(x.j, '$.content[*].toolResult.toolUseId')
+      UNION ALL SELECT jsonb_path_query(x.j, '$.content[*].toolCallId')
+      UNION ALL SELECT jsonb_path_query(x.j, '$.parts[*].toolCallId'))) v
 ),
 ids AS (
   SELECT e AS id FROM unnest($9::text[]) e UNION SELECT id FROM late_ids
@@ -433,6 +445,6 @@ SELECT
   (SELECT coalesce(repeat_of, seq) FROM ref_row WHERE $14::boolean LIMIT 1) AS repeat_root,
   ARRAY(SELECT seq FROM pruned ORDER BY seq) AS pruned,
   (SELECT json_agg(x) FROM (SELECT id, uid, replaces, regenerates, from_boundary, to_boundary, seqs,
-      message_count, body, tokens, model, prompt_hash, created_at, ended_at, end_reason
+      message_count, body, tokens, model, prompt_hash, created_at, ended_at, end_reason, text
     FROM context_ledger.summaries, p WHERE session = p.pk AND id IN (
       (SELECT summary FROM s), $15::int, (SELECT replaces FROM dropped))) x) AS summaries`

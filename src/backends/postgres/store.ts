@@ -14,11 +14,12 @@
 import type pg from 'pg'
 import { ContextLedgerError } from '../../errors.js'
 import { describeValue } from '../../messages/limits.js'
-import { withPinFlag, hasPinFlag } from '../../messages/pin-flag.js'
 import type { MessageLimits } from '../../messages/schema.js'
 import { estimateTokens, type TokenCounter } from '../../messages/tokens.js'
 import type { StoredMessageData } from '../../messages/types.js'
 import { append } from '../../store/append.js'
+import { checkAppendOptions, type AppendOptions } from '../../store/append-format.js'
+import { appendSpec } from './append-spec.js'
 import { applyPlanned } from '../../store/apply-window.js'
 import {
   checkHistoryOptions,
@@ -35,12 +36,11 @@ import {
 import { editMessage, redactMessage, replaceArchived, setWindowContent } from '../../store/edits.js'
 import { parseBody, toEntry, toMessageEdit, toPinEvent, toPinnedMessage } from '../../store/entries.js'
 import { checkPruneOptions } from '../../store/retention-options.js'
-import { formatNamed } from '../../formats/index.js'
+import { formatNamed, type MessageFormatName } from '../../formats/index.js'
 import { REDACTED_TEXT } from '../../messages/redact.js'
 import type { DeleteSessionResult, PruneOptions, PruneResult } from '../../store/retention-options.js'
 import { findMessage } from '../../store/lookup.js'
 import { setPinned } from '../../store/pins.js'
-import { arrivesPinned } from '../../store/showable-pins.js'
 import {
   dropSummary,
   planFold,
@@ -169,28 +169,6 @@ function refSpec(ref: MessageRef): ReadSpec {
   return { refIndex: ref.windowIndex, keptK: ref.windowIndex + 1 }
 }
 
-/** The ids an append's messages name (read before validation); a pin flag needs the planner's part too. */
-function appendSpec(messages: unknown): ReadSpec {
-  const list: unknown[] = Array.isArray(messages) ? messages : [messages]
-  const uids: string[] = []
-  const toolIds: string[] = []
-  for (const m of list) {
-    if (typeof m !== 'object' || m === null) continue
-    const { trackingId, content } = m as { trackingId?: unknown; content?: unknown }
-    if (typeof trackingId === 'string') uids.push(trackingId)
-    if (!Array.isArray(content)) continue
-    for (const block of content as unknown[]) {
-      if (typeof block !== 'object' || block === null) continue
-      const { toolUse, toolResult } = block as { toolUse?: unknown; toolResult?: unknown }
-      for (const t of [toolUse, toolResult]) {
-        const id = (t as { toolUseId?: unknown } | null | undefined)?.toolUseId
-        if (typeof id === 'string') toolIds.push(id)
-      }
-    }
-  }
-  return { uids, toolIds, newest: 2 * list.length + 1, plan: list.some(arrivesPinned) ? 2 : 1, keptK: 1 }
-}
-
 /**
  * A ledger on a PostgreSQL server. Create one with {@link openPostgresContextStore}; share it between
  * managers, sessions and async callers; close it when done.
@@ -204,6 +182,8 @@ export class PostgresContextStore implements AsyncContextStore {
   readonly readonly: boolean
   /** How writes went (conflicts, lock fallbacks, reconnects), for tests and benchmarks. */
   readonly stats: WriteStats = { conflicts: 0, locked: 0, reconnects: 0 }
+  /** Each session's format as this store last saw it (a hint for what an append reads; checked there). */
+  private readonly formats = new Map<string, MessageFormatName>()
   private readonly state: {
     where: string
     closed: boolean
@@ -410,27 +390,47 @@ export class PostgresContextStore implements AsyncContextStore {
 
   /**
    * Appends messages to a session (created on first use), all or none; see `ContextStore.append`.
+   * Messages are in the session's format (`{ format }` names it for a new session).
    *
    * @param sessionId - the session
    * @param messages - one message or several, oldest first
-   * @param tokenCounter - counts each message's tokens (default: the built-in estimator)
+   * @param options - a token counter (default: the format's built-in estimate), or `{ tokenCounter?, format? }`
    * @returns one entry per input message, in order
-   * @throws ContextLedgerError `INVALID_MESSAGE`, `INVALID_TOKEN_COUNT`, `DUPLICATE_MESSAGE`, `STORAGE_FULL`
+   * @throws ContextLedgerError `INVALID_MESSAGE`, `INVALID_TOKEN_COUNT`, `DUPLICATE_MESSAGE`, `STORAGE_FULL`,
+   *   `FORMAT_MISMATCH` (messages of another format than the session's; nothing is written)
    */
   async append(
     sessionId: string,
     messages: unknown,
-    tokenCounter: TokenCounter = estimateTokens,
+    options?: TokenCounter | AppendOptions,
   ): Promise<LedgerEntry[]> {
     this.ensureWritable()
     checkSessionId(sessionId)
+    const named = checkAppendOptions(options).format
     if (Array.isArray(messages) && messages.length === 0) return []
-    return this.run(
-      sessionId,
-      appendSpec(messages),
-      (ledger) => append(ledger, sessionId, messages, tokenCounter),
-      `append to session "${sessionId}"`,
-    )
+    for (;;) {
+      // The ids the messages name are read in the session's format: named, or as last seen here.
+      const assumed = named ?? this.formats.get(sessionId)
+      const outcome = await this.run(
+        sessionId,
+        appendSpec(messages, assumed, this.limits),
+        (ledger): { stale: true } | { entries: LedgerEntry[]; format: MessageFormatName } => {
+          const stored = ledger.keys.formatOf(sessionId)
+          const actual = stored === undefined ? undefined : formatNamed(stored).name
+          // Deleted and made again in another format since: read the ids again, in every format.
+          if (named === undefined && assumed !== undefined && actual !== undefined && actual !== assumed)
+            return { stale: true }
+          const entries = append(ledger, sessionId, messages, options)
+          return { entries, format: actual ?? named ?? 'strands' }
+        },
+        `append to session "${sessionId}"`,
+      )
+      if ('entries' in outcome) {
+        this.formats.set(sessionId, outcome.format)
+        return outcome.entries
+      }
+      this.formats.delete(sessionId)
+    }
   }
 
   /**
@@ -636,6 +636,7 @@ export class PostgresContextStore implements AsyncContextStore {
       summaries: number
       evictions: number
     }>(DELETE_SESSION_SQL, [sessionId], `delete session "${sessionId}"`, sessionId)
+    this.formats.delete(sessionId)
     const deleted = (row?.deleted ?? 0) > 0
     return {
       sessionId,
@@ -827,8 +828,8 @@ export class PostgresContextStore implements AsyncContextStore {
     const summary = await this.summary(sessionId, id)
     const input: StoredMessageData[] = previous === undefined ? [] : [previous]
     for (const r of rows) input.push(parseBody(r.body))
-    // PostgreSQL sessions hold Strands messages until its backend stores formats.
-    return { sessionId, sessionPk: head.pk, version: head.version, summary, input, format: 'strands' }
+    const format = formatNamed(head.format).name
+    return { sessionId, sessionPk: head.pk, version: head.version, summary, input, format }
   }
 
   /**
@@ -905,10 +906,8 @@ export class PostgresContextStore implements AsyncContextStore {
       sessionId,
       'context_ledger_window',
     )
-    const out = rows.map((row) => {
-      const message = parseBody(row.body)
-      return row.pinned || hasPinFlag(message) ? withPinFlag(message, row.pinned) : message
-    })
+    const format = formatNamed(rows[0]?.format)
+    const out = rows.map((row) => format.show(parseBody(row.body), row.pinned))
     return alternate ? alternateRoles(out) : out
   }
 
@@ -1026,7 +1025,7 @@ export class PostgresContextStore implements AsyncContextStore {
       'read the pinned messages',
       sessionId,
     )
-    return rows.map((r) => toPinnedMessage({ ...r, kept: r.kept ? 1 : 0 }))
+    return rows.map((r) => toPinnedMessage({ ...r, kept: r.kept ? 1 : 0 }, formatNamed(r.format)))
   }
 
   /**
