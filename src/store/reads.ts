@@ -3,11 +3,10 @@
  * messages and the edit log. Each runs as one statement or in one read transaction, so it sees a
  * committed state; a failure — of SQLite or of decoding a stored row — becomes a typed error.
  */
-import { ContextLedgerError } from '../errors.js'
 import { toReadError } from '../db/sqlite-errors.js'
 import { formatNamed } from '../formats/index.js'
 import type { StoredMessageData } from '../messages/types.js'
-import { alternateRoles } from '../window/alternate-roles.js'
+import { alternateRefused, alternateRoles } from '../window/alternate-roles.js'
 import {
   checkHistoryOptions,
   checkMessageRef,
@@ -206,21 +205,4 @@ export function readEdits(ledger: Ledger, sessionId: string): MessageEdit[] {
     const pk = ledger.keys.sessionRow(sessionId)?.pk
     return pk === undefined ? [] : ledger.st.edits.all(pk).map((r) => toMessageEdit(sessionId, r))
   })
-}
-
-/**
- * The error for `window({ alternate: true })` on a session of another format than Strands: merging
- * same-role messages is Strands' provider-strict form; an AI SDK window goes to the model through the SDK,
- * which converts it itself.
- *
- * @param sessionId - the session
- * @param format - its format
- * @returns the error to throw
- */
-export function alternateRefused(sessionId: string, format: string): ContextLedgerError<'INVALID_OPTIONS'> {
-  return new ContextLedgerError(
-    'INVALID_OPTIONS',
-    `Invalid option alternate: session "${sessionId}" holds '${format}' messages; the alternating form is for Strands sessions (pass the window as it is)`,
-    { path: 'alternate', sessionId },
-  )
 }

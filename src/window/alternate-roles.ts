@@ -7,6 +7,7 @@
  * first, then the other blocks in order; an assistant run is concatenated in order. This is a
  * materialization only: the archive and `window()` are unchanged.
  */
+import { ContextLedgerError } from '../errors.js'
 import { withPinFlag } from '../messages/pin-flag.js'
 import type { ContentBlockData, JsonValue, StoredMessageData } from '../messages/types.js'
 
@@ -63,4 +64,21 @@ export function alternateRoles(window: readonly StoredMessageData[]): StoredMess
   }
   if (run.length > 0) out.push(merge(run))
   return out
+}
+
+/**
+ * The error for `window({ alternate: true })` on a session of another format than Strands: merging
+ * same-role messages is Strands' provider-strict form; an AI SDK window goes to the model through the SDK,
+ * which converts it itself.
+ *
+ * @param sessionId - the session
+ * @param format - its format
+ * @returns the error to throw
+ */
+export function alternateRefused(sessionId: string, format: string): ContextLedgerError<'INVALID_OPTIONS'> {
+  return new ContextLedgerError(
+    'INVALID_OPTIONS',
+    `Invalid option alternate: session "${sessionId}" holds '${format}' messages; the alternating form is for Strands sessions (pass the window as it is)`,
+    { path: 'alternate', sessionId },
+  )
 }

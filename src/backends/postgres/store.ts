@@ -11,6 +11,7 @@
  * - a write whose connection dropped is looked for before it is tried again: an append that did commit
  *   is not appended twice.
  */
+import { alternateRefused } from '../../window/alternate-roles.js'
 import type pg from 'pg'
 import { ContextLedgerError } from '../../errors.js'
 import { describeValue } from '../../messages/limits.js'
@@ -907,6 +908,7 @@ export class PostgresContextStore implements AsyncContextStore {
       'context_ledger_window',
     )
     const format = formatNamed(rows[0]?.format)
+    if (alternate && format.name !== 'strands') throw alternateRefused(sessionId, format.name)
     const out = rows.map((row) => format.show(parseBody(row.body), row.pinned))
     return alternate ? alternateRoles(out) : out
   }
@@ -1231,7 +1233,6 @@ function toSummary(r: PgSessionRow): SessionSummary {
     boundary: r.boundary,
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
-    // PostgreSQL sessions hold Strands messages until its backend stores formats.
-    format: 'strands',
+    format: formatNamed(r.format).name,
   }
 }
