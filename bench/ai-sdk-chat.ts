@@ -75,6 +75,14 @@ function percentile(values: readonly number[], p: number): number {
   return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)] ?? Number.NaN
 }
 
+/**
+ * Waits 25 ms (untimed) after the forced collection: its concurrent sweeping, and the kernel's handling of
+ * the megabytes (a) and (b) just wrote, otherwise run on the 2 cores during the next side's turn.
+ */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 25))
+}
+
 function nextTick(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve))
 }
@@ -119,6 +127,7 @@ export async function runCheckpoint(
       const i = (t + k) % sides.length
       const side = sides[i] as ChatSide
       gc()
+      await settle()
       const w0 = wchar() ?? 0
       const t0 = process.hrtime.bigint()
       const input = await side.turn(user, answer)
