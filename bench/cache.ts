@@ -50,6 +50,7 @@ import { ScriptedModel, type ScriptedReply } from '../examples/strands-scripted-
 import { parseOptions } from './args.js'
 import { prng, TextSource } from './fixtures.js'
 import { machine } from './machine.js'
+import { CACHE_READ, CACHE_WRITE, PrefixCounter } from './prefix-cache.js'
 
 /** The window of every variant. */
 export const WINDOW = 40
@@ -57,10 +58,7 @@ export const WINDOW = 40
 export const TURNS = 2_000
 /** Target: share of input tokens a prompt cache can serve, with `lowWaterMark`. */
 export const CACHE_SHARE_TARGET = 0.8
-/** Anthropic prompt caching (5-minute cache): a cache read costs 0.1× the base input price. */
-export const CACHE_READ = 0.1
-/** Anthropic prompt caching (5-minute cache): a cache write costs 1.25× the base input price. */
-export const CACHE_WRITE = 1.25
+export { CACHE_READ, CACHE_WRITE }
 /** Characters of every summary the bench summarizer returns. */
 const SUMMARY_CHARS = 1_200
 
@@ -152,46 +150,21 @@ export interface CacheResult {
   readonly hash: string
 }
 
-/** A message as a provider gets it: role and content, keys sorted (key order is not content). */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_, v: unknown) =>
-    typeof v === 'object' && v !== null && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  )
-}
-
-/** Records the requests of one run and what a prefix cache would serve of each. */
-class PrefixRecorder {
-  private previous: string[] = []
+/** Records the requests of one run, what a prefix cache would serve of each, and their hash. */
+class PrefixRecorder extends PrefixCounter<MessageData> {
   private readonly digest = createHash('sha256')
-  requests = 0
-  tokens = 0
-  messages = 0
-  cached = 0
-  fresh = 0
-  breaks = 0
   summaries = 0
   summaryTokens = 0
 
+  constructor() {
+    super((m) => estimateTokens(m))
+  }
+
   /** @param messages - the request's messages, provider form (role and content) */
-  request(messages: readonly MessageData[]): void {
-    const keys = messages.map(canonical)
-    const tokens = messages.map((m) => estimateTokens(m))
-    const held = new Set(this.previous)
-    let k = 0
-    while (k < keys.length && k < this.previous.length && keys[k] === this.previous[k]) k++
-    this.requests++
-    this.messages += messages.length
-    for (let i = 0; i < tokens.length; i++) {
-      const t = tokens[i] as number
-      this.tokens += t
-      if (i < k) this.cached += t
-      if (!held.has(keys[i] as string)) this.fresh += t
-    }
-    if (this.requests > 1 && k < this.previous.length) this.breaks++
-    this.previous = keys
+  override request(messages: readonly MessageData[]): string[] {
+    const keys = super.request(messages)
     this.digest.update(`${keys.join('\n')}\n\n`)
+    return keys
   }
 
   /** @param messages - what a summarizer call was given */

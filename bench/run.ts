@@ -2,6 +2,7 @@
  * `npm run bench` — the library against a raw better-sqlite3 baseline, measured in the same process.
  *
  *   a. append one agent turn (4 messages)  vs  raw INSERT of the same 4 rows + UPDATE sessions, one txn
+ *  a2. the same turn as AI SDK ModelMessages vs the Strands turn of (a) (bench/ai-sdk-append.ts)
  *   b. window() of 40 messages            vs  raw `ORDER BY seq DESC LIMIT 40` + JSON.parse
  *   c. append / applyWindow() / window() in a session of LARGE archived messages vs one of 1,000
  *   d. pin / append + applyWindow() / window() at 10,000 and 1,000 pins vs 100 (bench/pins.ts)
@@ -22,13 +23,17 @@
  * `--postgres [--quick] [--url postgres://…]` the PostgreSQL backend's bench (bench/postgres.ts);
  * `--postgres --search [--quick]` a two-word search over 1,000,000 messages on it (bench/postgres-search.ts).
  * `--recall [--quick]` the full-text index's write cost (rows a and f with and without it) and a two-word
- * search over 1,000,000 messages (bench/recall-cost.ts, bench/recall-search.ts).
+ * search over 1,000,000 messages (bench/recall-cost.ts, bench/recall-search.ts). `--ai-sdk [--quick]
+ * [--turns N] [--runs N]` an AI SDK chat, ours against the docs' saveChat and pruneMessages, and row a2
+ * (bench/ai-sdk-chat.ts). The flags are read in bench/run-other.ts.
  */
 import { openContextStore, PersistentConversationManager, type ContextStore } from '../src/index.js'
 import { WAL_CHECKPOINT_BYTES } from '../src/db/open.js'
 import { parseOptions } from './args.js'
+import { benchModelAppend } from './ai-sdk-append.js'
 import { RawBaseline, serialize } from './baseline.js'
 import { machine } from './machine.js'
+import { runOther } from './run-other.js'
 import { benchPins } from './pins.js'
 import { fill, FILL_BATCH_TURNS, TurnFactory } from './fixtures.js'
 import { benchSummaries } from './summaries.js'
@@ -255,42 +260,7 @@ async function benchCache(cfg: Config): Promise<Row[]> {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2)
-  // `--scale` and `--contention` pick another bench, which parses the remaining options itself.
-  if (argv.includes('--postgres') && argv.includes('--search')) {
-    // A two-word search over 1,000,000 messages on PostgreSQL (see bench/postgres-search.ts).
-    const { runPostgresSearchBench } = await import('./postgres-search.js')
-    await runPostgresSearchBench(argv.filter((a) => a !== '--postgres' && a !== '--search'))
-    return
-  }
-  if (argv.includes('--postgres')) {
-    // The PostgreSQL backend on a local server (see bench/postgres.ts).
-    const { runPostgresBench } = await import('./postgres.js')
-    await runPostgresBench(argv.filter((a) => a !== '--postgres'))
-    return
-  }
-  if (argv.includes('--scale')) {
-    // 1,000,000 messages across 1,000 sessions (see bench/scale.ts).
-    const { runScale } = await import('./scale.js')
-    await runScale(argv.filter((a) => a !== '--scale'))
-    return
-  }
-  if (argv.includes('--recall')) {
-    // The full-text index's and the eviction log's cost (bytes per turn, append ratios), then a two-word
-    // search over 1,000,000 messages (100,000 with --quick): see bench/recall-cost.ts, bench/recall-search.ts.
-    const rest = argv.filter((a) => a !== '--recall')
-    const { spawnSync } = await import('node:child_process')
-    for (const script of ['recall-cost.ts', 'recall-search.ts'])
-      spawnSync(process.execPath, [...process.execArgv, new URL(script, import.meta.url).pathname, ...rest], {
-        stdio: 'inherit',
-      })
-    return
-  }
-  if (argv.includes('--contention')) {
-    // Processes contending for one file: per-call p99 and max (see bench/contention.ts).
-    const { runContention } = await import('./contention.js')
-    process.stdout.write(await runContention(argv.filter((a) => a !== '--contention')))
-    return
-  }
+  if (await runOther(argv)) return
   const cfg = parseArgs(argv)
   const scratch = new Scratch()
   try {
@@ -298,6 +268,8 @@ async function main(): Promise<void> {
     const rows: Row[] = []
     log('a. append one turn...')
     rows.push(...benchAppend(scratch, cfg))
+    log('a2. append one AI SDK ModelMessage turn...')
+    rows.push(benchModelAppend(scratch, cfg.runs).row)
     log('b. window()...')
     rows.push(benchWindow(scratch, cfg))
     log('c. flat cost...')
@@ -326,7 +298,9 @@ async function main(): Promise<void> {
       renderTable(rows),
       '',
       'Baselines: (a) raw better-sqlite3, same 4 messages: tracking id + JSON.stringify + INSERT each (UNIQUE',
-      '(session, seq)) + UPDATE sessions, one transaction; (b) raw SELECT ... ORDER BY seq DESC LIMIT n +',
+      '(session, seq)) + UPDATE sessions, one transaction; (a2) ours appending the Strands turn of (a), the same',
+      'texts as 4 AI SDK ModelMessages (user, assistant + tool-call, tool result, assistant) against it;',
+      '(b) raw SELECT ... ORDER BY seq DESC LIMIT n +',
       `JSON.parse; (c) the same operation of ours in a session of 1,000 messages (windowSize ${WINDOW} and a token`,
       'budget that binds first, so applyWindow() runs both the count and the token cut); (d) the same operation',
       'of ours in the same session when it held 100 pins (windowSize 40; every pin brings an evicted message',
