@@ -10,7 +10,7 @@ import {
   PersistentConversationManager,
   type SummarizeOptions,
 } from '../../manager/persistent-conversation-manager.js'
-import { checkKeys, invalidOption } from '../../store/check-args.js'
+import { checkKeys, checkObject, invalidOption } from '../../store/check-args.js'
 import type { LedgerEntry } from '../../store/store-types.js'
 import type { SummarizeResult } from '../../summaries/summarize.js'
 import type { TokenCounter } from '../../messages/tokens.js'
@@ -118,7 +118,7 @@ const adapterKeys = z.object({
  * ```
  */
 export function ledgerSession(options: LedgerSessionOptions): LedgerSession {
-  checkKeys(options, 'options', [])
+  checkObject(options, 'options')
   const { format: given, summarize, ...core } = options
   const parsed = adapterKeys.safeParse({ format: given, summarize })
   if (!parsed.success) throw optionsError(parsed.error, 'ledgerSession')
