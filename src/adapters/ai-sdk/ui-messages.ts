@@ -3,8 +3,9 @@
  * (idempotent by message id), a regenerated answer taking the old one's place, and loading the whole
  * `UIMessage[]` for the screen, a page at a time.
  *
- * A regeneration (the newest stored message is an assistant message the list no longer holds, and a new
- * assistant message follows the same message it followed) appends the new message — the archive keeps
+ * A regeneration — the newest stored message is an assistant message the list no longer holds, and the
+ * list ends with the message it answered (the request `useChat`'s `regenerate()` sends), or goes on from
+ * there with a new assistant message (what `onFinish` hands over) — appends the new message, if any — the archive keeps
  * both, each searchable and recallable under its own id — and edits the old one's window form to an
  * assistant message with no parts (`editMessage`, so the edit log records who replaced it and with what
  * id). `convertToModelMessages` gives nothing for a message with no parts, so the model sees only the new
@@ -92,17 +93,18 @@ export async function planSave(
         `message id "${m.id}" is already stored (seq ${stored.seq}) with other content; a new message needs a new id`,
       )
   }
-  if (!regenerate || firstFresh < 0) return { fresh, replaced: undefined }
+  if (!regenerate || messages.length === 0) return { fresh, replaced: undefined }
   const [newest, before] = await newestTwo(port)
-  const next = messages[firstFresh]
-  const ids = new Set(messages.map((m) => m.id))
-  const previous = firstFresh === 0 ? undefined : messages[firstFresh - 1]
+  // The list's message the new answer follows: the one before the first new message, or its last.
+  const at = firstFresh < 0 ? messages.length : firstFresh
+  const next = messages[at]
   const regenerated =
     newest !== undefined &&
     (newest.message as unknown as UIMessage).role === 'assistant' &&
-    next?.role === 'assistant' &&
-    !ids.has(newest.trackingId) &&
-    previous?.id === before?.trackingId
+    (next === undefined || next.role === 'assistant') &&
+    !messages.some((m) => m.id === newest.trackingId) &&
+    at > 0 &&
+    messages[at - 1]?.id === before?.trackingId
   return { fresh, replaced: regenerated ? newest : undefined }
 }
 
@@ -120,15 +122,18 @@ export async function writeSave(
   plan: SavePlan,
   enforce: () => Promise<unknown>,
 ): Promise<LedgerEntry[]> {
-  if (plan.fresh.length === 0) return []
-  const entries = await port.append(plan.fresh)
+  if (plan.fresh.length === 0 && plan.replaced === undefined) return []
+  const entries = plan.fresh.length === 0 ? [] : await port.append(plan.fresh)
   const old = plan.replaced
   if (old !== undefined) {
     const message = old.message as unknown as UIMessage
     await port.edit(
       { seq: old.seq },
       { ...message, parts: [] },
-      { actor: REGENERATE_ACTOR, reason: `regenerated as ${plan.fresh[0]?.id ?? '?'}` },
+      {
+        actor: REGENERATE_ACTOR,
+        reason: plan.fresh[0] === undefined ? 'regenerated' : `regenerated as ${plan.fresh[0].id}`,
+      },
     )
   }
   await enforce()

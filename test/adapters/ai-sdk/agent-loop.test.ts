@@ -207,7 +207,7 @@ store.close()
         { role: 'assistant', content: `ok ${i}` },
       ])
     const { search_history, read_history, pin_message } = session.tools
-    const options = { toolCallId: 't', messages: [] }
+    const options = { toolCallId: 't', messages: [], context: {} }
     const found = await search_history.execute?.({ query: 'launch code' }, options)
     expect(found).toContain('seq 0')
     const read = await read_history.execute?.({ fromSeq: 0, toSeq: 1 }, options)
