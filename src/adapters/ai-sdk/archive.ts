@@ -1,7 +1,7 @@
 /**
  * Writing a session's messages exactly once. Every message object the session archived (by `append`,
- * `prepareStep` or `onStepFinish`) is remembered by identity, and the AI SDK hands the same objects to
- * `prepareStep` (`responseMessages`), to `onStepFinish` (`response.messages`) and back in
+ * `prepareStep` or `onStepEnd`) is remembered by identity, and the AI SDK hands the same objects to
+ * `prepareStep` (`responseMessages`), to `onStepEnd` (`response.messages`) and back in
  * `result.responseMessages` — so any mix of the three archives each message once. Writes are queued, so
  * a step's archive and the window read after it never interleave with another call of the session.
  */

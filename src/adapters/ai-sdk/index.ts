@@ -6,7 +6,7 @@
  * `context-ledger` never does. See docs/ai-sdk.md.
  */
 export { ledgerSession, type LedgerSession, type LedgerSessionOptions } from './session.js'
-export type { PrepareStepInput, StepFinishInput } from './loop.js'
+export type { PrepareStepInput, StepEndInput } from './loop.js'
 export type { LedgerSummarizeConfig } from './summarize.js'
 export type { LedgerTools } from './tools.js'
 export type { LoadUIMessagesOptions } from './ui-messages.js'

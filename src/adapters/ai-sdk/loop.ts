@@ -1,6 +1,6 @@
 /**
  * The agent-loop side of a `'model'` session: `prepareStep` archives what the previous steps produced and
- * gives the step the window; `onStepFinish` archives each step as it ends (so the final step is archived
+ * gives the step the window; `onStepEnd` archives each step as it ends (so the final step is archived
  * without a call after the loop).
  */
 import type { ModelMessage } from 'ai'
@@ -14,8 +14,8 @@ export interface PrepareStepInput {
   readonly responseMessages: readonly ModelMessage[]
 }
 
-/** What {@link LedgerSession.onStepFinish} reads of the AI SDK's step event. */
-export interface StepFinishInput {
+/** What {@link LedgerSession.onStepEnd} reads of the AI SDK's step event. */
+export interface StepEndInput {
   /** The step's response. */
   readonly response: { readonly messages: readonly ModelMessage[] }
 }
@@ -53,12 +53,12 @@ export function prepareStepOf(
 }
 
 /**
- * The `onStepFinish` function: archives the step's response messages (once, whatever else archived them).
+ * The `onStepEnd` function: archives the step's response messages (once, whatever else archived them).
  *
  * @param context - the session
- * @returns the function to pass as `onStepFinish`
+ * @returns the function to pass as `onStepEnd`
  */
-export function onStepFinishOf(context: LoopContext): (event: StepFinishInput) => Promise<void> {
+export function onStepEndOf(context: LoopContext): (event: StepEndInput) => Promise<void> {
   return (event) =>
     context.archive.serial(async () => {
       await context.archive.write(event.response.messages, context.check)

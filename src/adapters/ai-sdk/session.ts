@@ -10,7 +10,7 @@ import {
   PersistentConversationManager,
   type SummarizeOptions,
 } from '../../manager/persistent-conversation-manager.js'
-import { checkKeys, checkObject, invalidOption } from '../../store/check-args.js'
+import { checkObject, invalidOption } from '../../store/check-args.js'
 import type { LedgerEntry } from '../../store/store-types.js'
 import type { SummarizeResult } from '../../summaries/summarize.js'
 import type { TokenCounter } from '../../messages/tokens.js'
@@ -18,7 +18,7 @@ import type { ProtectedMessages } from '../../window/window-options.js'
 import { optionsError } from '../../window/window-options.js'
 import type { ContextStore } from '../../store/context-store.js'
 import { Archive } from './archive.js'
-import { onStepFinishOf, prepareStepOf, type PrepareStepInput, type StepFinishInput } from './loop.js'
+import { onStepEndOf, prepareStepOf, type PrepareStepInput, type StepEndInput } from './loop.js'
 import { sqlitePort } from './port.js'
 import { aiSdkSummarizer, type LedgerSummarizeConfig } from './summarize.js'
 import { ledgerTools, type LedgerTools } from './tools.js'
@@ -69,8 +69,8 @@ export interface LedgerSession {
    * the call's new input and the previous steps' response messages, once, and gives the step the window.
    */
   readonly prepareStep: (options: PrepareStepInput) => Promise<{ messages: ModelMessage[] }>
-  /** For `onStepFinish`: archives each step's response messages, once (the final step's too). */
-  readonly onStepFinish: (event: StepFinishInput) => Promise<void>
+  /** For `onStepEnd`: archives each step's response messages, once (the final step's too). */
+  readonly onStepEnd: (event: StepEndInput) => Promise<void>
   /** A `'ui'` session's messages for the screen, oldest first, ids kept; `limit`/`before` page them. */
   loadUIMessages(options?: LoadUIMessagesOptions): Promise<UIMessage[]>
   /**
@@ -95,11 +95,19 @@ const adapterKeys = z.object({
   format: z.enum(['model', 'ui']).optional(),
   summarize: z
     .strictObject({
-      model: z.custom<LedgerSummarizeConfig['model']>((v) => v !== undefined && v !== null, 'expected a LanguageModel'),
+      model: z.custom<LedgerSummarizeConfig['model']>(
+        (v) => v !== undefined && v !== null,
+        'expected a LanguageModel',
+      ),
       systemPrompt: z.string().min(1).optional(),
       maxOutputTokens: z.number().int().min(1).optional(),
     })
     .optional(),
+})
+
+const loadOptions = z.strictObject({
+  limit: z.number().int().min(1).optional(),
+  before: z.string().optional(),
 })
 
 /**
@@ -114,7 +122,7 @@ const adapterKeys = z.object({
  * const session = ledgerSession({ store: openContextStore('agent.db'), sessionId: 'support-42', windowSize: 40 })
  * await session.append([{ role: 'user', content: 'Plan the migration' }])
  * const result = await generateText({ model, tools, messages: await session.window(),
- *   prepareStep: session.prepareStep, onStepFinish: session.onStepFinish, stopWhen: stepCountIs(20) })
+ *   prepareStep: session.prepareStep, onStepEnd: session.onStepEnd, stopWhen: stepCountIs(20) })
  * ```
  */
 export function ledgerSession(options: LedgerSessionOptions): LedgerSession {
@@ -129,8 +137,7 @@ export function ledgerSession(options: LedgerSessionOptions): LedgerSession {
   })
   const port = sqlitePort(ledger)
   const summarizer = summarize === undefined ? undefined : aiSdkSummarizer(summarize, format)
-  const enforce = () =>
-    summarizer === undefined ? port.applyWindow() : port.summarizeExcess(summarizer)
+  const enforce = () => (summarizer === undefined ? port.applyWindow() : port.summarizeExcess(summarizer))
   const archive = new Archive(port, enforce)
   const fromLedger = new WeakSet<object>()
   const readWindow = async (): Promise<ModelMessage[]> => {
@@ -166,11 +173,13 @@ export function ledgerSession(options: LedgerSessionOptions): LedgerSession {
         : archive.serial(() => archive.write(messageArray(messages), loop.check)),
     window: () => archive.serial(readWindow),
     prepareStep: prepareStepOf(loop),
-    onStepFinish: onStepFinishOf(loop),
+    onStepEnd: onStepEndOf(loop),
     loadUIMessages: (o = {}) =>
       archive.serial(async () => {
         needUI('loadUIMessages')
-        return loadUIMessages(port, checkKeys(o, 'options', ['limit', 'before']) as LoadUIMessagesOptions)
+        const parsed = loadOptions.safeParse(o)
+        if (!parsed.success) throw optionsError(parsed.error, 'loadUIMessages')
+        return loadUIMessages(port, parsed.data)
       }),
     saveUIMessages: async (messages) => {
       needUI('saveUIMessages')
@@ -180,7 +189,10 @@ export function ledgerSession(options: LedgerSessionOptions): LedgerSession {
     summarize: (o = {}) =>
       archive.serial(async () => {
         if (summarizer === undefined)
-          throw invalidOption('summarize', 'no model to summarize with: pass `summarize: { model }` to ledgerSession')
+          throw invalidOption(
+            'summarize',
+            'no model to summarize with: pass `summarize: { model }` to ledgerSession',
+          )
         return port.summarize(summarizer, o)
       }),
   }

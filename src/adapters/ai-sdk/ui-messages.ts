@@ -147,10 +147,7 @@ export async function writeSave(
  * @param options - `limit` (the newest N), `before` (an id: only older messages)
  * @returns the messages
  */
-export async function loadUIMessages(
-  port: LedgerPort,
-  options: LoadUIMessagesOptions,
-): Promise<UIMessage[]> {
+export async function loadUIMessages(port: LedgerPort, options: LoadUIMessagesOptions): Promise<UIMessage[]> {
   let end = await port.messageCount()
   if (options.before !== undefined) {
     const at = await port.byTrackingId(options.before)

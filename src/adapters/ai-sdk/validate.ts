@@ -82,7 +82,11 @@ export async function checkUIMessages(messages: unknown): Promise<UIMessage[]> {
       const cause = (result.error as { cause?: { issues?: { path?: PathKey[]; message?: string }[] } }).cause
       const issue = cause?.issues?.[0]
       // The validator's path starts at the one-element list it was given.
-      throw invalidMessage(pathOf(i, issue?.path?.slice(1)), issue?.message ?? result.error.message, result.error)
+      throw invalidMessage(
+        pathOf(i, issue?.path?.slice(1)),
+        issue?.message ?? result.error.message,
+        result.error,
+      )
     }
     const message = m as UIMessage
     if ((message.role as string) === 'system') throw systemRefusal(i)

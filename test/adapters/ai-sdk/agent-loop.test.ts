@@ -14,7 +14,9 @@ let dir: TempDir
 beforeEach(() => {
   dir = tempDir()
 })
-afterEach(() => dir.cleanup())
+afterEach(() => {
+  dir.cleanup()
+})
 
 const big = (n: number) => `result ${n}: ${'lorem ipsum '.repeat(200)}`
 const lookup = tool({
@@ -24,7 +26,7 @@ const lookup = tool({
 })
 
 describe('agent loops', () => {
-  it('archives every step once through prepareStep + onStepFinish + a final append', async () => {
+  it('archives every step once through prepareStep + onStepEnd + a final append', async () => {
     const store = dir.open()
     const session = ledgerSession({ store, sessionId: 's', windowSize: 100 })
     await session.append([{ role: 'user', content: 'look up 3 numbers' }])
@@ -33,18 +35,20 @@ describe('agent loops', () => {
       tools: { lookup },
       messages: await session.window(),
       prepareStep: session.prepareStep,
-      onStepFinish: session.onStepFinish,
+      onStepEnd: session.onStepEnd,
       stopWhen: stepCountIs(10),
     })
     // After the loop: a no-op, the loop archived all of it.
     expect(await session.append(result.responseMessages)).toEqual([])
     const history = session.ledger.history({ limit: 100 })
     expect(history.map((e) => e.message)).toEqual(
-      JSON.parse(JSON.stringify([{ role: 'user', content: 'look up 3 numbers' }, ...result.responseMessages])),
+      JSON.parse(
+        JSON.stringify([{ role: 'user', content: 'look up 3 numbers' }, ...result.responseMessages]),
+      ),
     )
   })
 
-  it('without onStepFinish, append(result.responseMessages) archives only the final step', async () => {
+  it('without onStepEnd, append(result.responseMessages) archives only the final step', async () => {
     const session = ledgerSession({ store: dir.open(), sessionId: 's' })
     const result = await generateText({
       model: toolLoopModel({ calls: 2, tool: 'lookup' }),
@@ -70,7 +74,7 @@ describe('agent loops', () => {
       tools: { lookup },
       messages: await session.window(),
       prepareStep: session.prepareStep,
-      onStepFinish: session.onStepFinish,
+      onStepEnd: session.onStepEnd,
       stopWhen: stepCountIs(40),
     })
     expect(result.text).toBe('done')
@@ -78,9 +82,14 @@ describe('agent loops', () => {
     for (const p of prompts) {
       expect(promptTokens(p)).toBeLessThanOrEqual(limit)
       // The prompt never opens on a tool result: every result's call is in it.
-      const calls = new Set(p.flatMap((m) => (m.role === 'assistant' ? m.content : [])).map((c) => (c as { toolCallId?: string }).toolCallId))
+      const calls = new Set(
+        p
+          .flatMap((m) => (m.role === 'assistant' ? m.content : []))
+          .map((c) => (c as { toolCallId?: string }).toolCallId),
+      )
       for (const m of p)
-        if (m.role === 'tool') for (const c of m.content) expect(calls.has((c as { toolCallId: string }).toolCallId)).toBe(true)
+        if (m.role === 'tool')
+          for (const c of m.content) expect(calls.has((c as { toolCallId: string }).toolCallId)).toBe(true)
     }
     expect(session.ledger.history({ limit: 100 }).length).toBe(1 + 30 * 2 + 1)
     // Without the session the same loop overflows the model.
@@ -102,7 +111,7 @@ describe('agent loops', () => {
       tools: { lookup },
       messages: await session.window(),
       prepareStep: session.prepareStep,
-      onStepFinish: session.onStepFinish,
+      onStepEnd: session.onStepEnd,
       stopWhen: stepCountIs(10),
     })
     expect(await result.text).toBe('done')
@@ -122,7 +131,7 @@ describe('agent loops', () => {
       tools: { lookup },
       messages: await session.window(),
       prepareStep: session.prepareStep,
-      onStepFinish: session.onStepFinish,
+      onStepEnd: session.onStepEnd,
       stopWhen: stepCountIs(10),
     })
     const mine = await session.window()
@@ -152,7 +161,9 @@ store.close()
     await session.append([{ role: 'user', content: 'hi' }])
     const orphan: ModelMessage = {
       role: 'tool',
-      content: [{ type: 'tool-result', toolCallId: 'nope', toolName: 'x', output: { type: 'text', value: 'v' } }],
+      content: [
+        { type: 'tool-result', toolCallId: 'nope', toolName: 'x', output: { type: 'text', value: 'v' } },
+      ],
     }
     const error = await refusal(session.append([{ role: 'assistant', content: 'ok' }, orphan]))
     expect(error.path).toBe('[1].content[0].toolCallId')
@@ -162,7 +173,9 @@ store.close()
   it('refuses what modelMessageSchema refuses, and a system message, with a path', async () => {
     const session = ledgerSession({ store: dir.open(), sessionId: 's' })
     const bad = await refusal(
-      session.append([{ role: 'user', content: [{ type: 'bogus', text: 'x' }] }] as unknown as ModelMessage[]),
+      session.append([
+        { role: 'user', content: [{ type: 'bogus', text: 'x' }] },
+      ] as unknown as ModelMessage[]),
     )
     expect(bad.path).toMatch(/^\[0\]/)
     const system = await refusal(session.append([{ role: 'system', content: 'be brief' }]))

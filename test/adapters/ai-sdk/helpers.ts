@@ -34,9 +34,21 @@ export function toolLoopModel(
     step++
     const calls = step <= options.calls
     const content: Result['content'] = calls
-      ? [{ type: 'tool-call', toolCallId: `call-${step}`, toolName: options.tool, input: JSON.stringify({ n: step }) }]
+      ? [
+          {
+            type: 'tool-call',
+            toolCallId: `call-${step}`,
+            toolName: options.tool,
+            input: JSON.stringify({ n: step }),
+          },
+        ]
       : [{ type: 'text', text: options.text ?? 'done' }]
-    return { content, finishReason: { unified: calls ? 'tool-calls' : 'stop', raw: undefined }, usage, warnings: [] }
+    return {
+      content,
+      finishReason: { unified: calls ? 'tool-calls' : 'stop', raw: undefined },
+      usage,
+      warnings: [],
+    }
   }
   return new MockLanguageModelV4({
     doGenerate: (call) => Promise.resolve().then(() => next(call.prompt)),
