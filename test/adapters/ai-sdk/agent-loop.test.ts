@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { generateText, stepCountIs, streamText, tool, type ModelMessage } from 'ai'
 import { z } from 'zod'
-import { ledgerSession } from '../../../src/adapters/ai-sdk/index.js'
+import { ledgerSession, type LedgerSession } from '../../../src/adapters/ai-sdk/index.js'
 import { openContextStore } from '../../../src/index.js'
 import { tempDir, type TempDir } from '../../helpers/temp-store.js'
 import { promptTokens, refusal, textModel, toolLoopModel } from './helpers.js'
@@ -25,19 +25,22 @@ const lookup = tool({
   execute: ({ n }) => big(n),
 })
 
+/** The options of a loop of `calls` tool steps through the session, then an answer. */
+const loopOf = async (session: LedgerSession, calls: number) => ({
+  model: toolLoopModel({ calls, tool: 'lookup' }),
+  tools: { lookup },
+  messages: await session.window(),
+  prepareStep: session.prepareStep,
+  onStepEnd: session.onStepEnd,
+  stopWhen: stepCountIs(10),
+})
+
 describe('agent loops', () => {
   it('archives every step once through prepareStep + onStepEnd + a final append', async () => {
     const store = dir.open()
     const session = ledgerSession({ store, sessionId: 's', windowSize: 100 })
     await session.append([{ role: 'user', content: 'look up 3 numbers' }])
-    const result = await generateText({
-      model: toolLoopModel({ calls: 3, tool: 'lookup' }),
-      tools: { lookup },
-      messages: await session.window(),
-      prepareStep: session.prepareStep,
-      onStepEnd: session.onStepEnd,
-      stopWhen: stepCountIs(10),
-    })
+    const result = await generateText(await loopOf(session, 3))
     // After the loop: a no-op, the loop archived all of it.
     expect(await session.append(result.responseMessages)).toEqual([])
     const history = session.ledger.history({ limit: 100 })
@@ -106,14 +109,7 @@ describe('agent loops', () => {
   it('works with streamText', async () => {
     const session = ledgerSession({ store: dir.open(), sessionId: 's', windowSize: 4 })
     await session.append([{ role: 'user', content: 'go' }])
-    const result = streamText({
-      model: toolLoopModel({ calls: 3, tool: 'lookup' }),
-      tools: { lookup },
-      messages: await session.window(),
-      prepareStep: session.prepareStep,
-      onStepEnd: session.onStepEnd,
-      stopWhen: stepCountIs(10),
-    })
+    const result = streamText(await loopOf(session, 3))
     expect(await result.text).toBe('done')
     await session.append(await result.responseMessages)
     expect(session.ledger.history().length).toBe(8)
@@ -126,14 +122,7 @@ describe('agent loops', () => {
     const file = dir.file()
     const session = ledgerSession({ store: dir.open(), sessionId: 's', windowSize: 5 })
     await session.append([{ role: 'user', content: 'go' }])
-    await generateText({
-      model: toolLoopModel({ calls: 4, tool: 'lookup' }),
-      tools: { lookup },
-      messages: await session.window(),
-      prepareStep: session.prepareStep,
-      onStepEnd: session.onStepEnd,
-      stopWhen: stepCountIs(10),
-    })
+    await generateText(await loopOf(session, 4))
     const mine = await session.window()
     const script = join(dir.path, 'reopen.mts')
     const src = join(process.cwd(), 'src')
