@@ -3,7 +3,8 @@
  * text, tool names with inputs and results, documents, guarded text and citations (what the view
  * `search_text` indexes), each field cut to a limit saying how much was left out.
  */
-import type { ContentBlockData, MessageData } from '../messages/types.js'
+import { formatNamed, type BodyFormat } from '../formats/index.js'
+import type { ContentBlockData, MessageData, StoredMessageData } from '../messages/types.js'
 import type { LedgerEntry } from '../store/store-types.js'
 
 function json(value: unknown): string {
@@ -76,6 +77,37 @@ function blockText(b: ContentBlockData, limit: number): string[] {
 }
 
 /**
+ * The format of a stored body that is not a Strands message: an AI SDK `UIMessage` (`parts`) or
+ * `ModelMessage` (string content, a `tool`/`system` role, or typed parts). Bodies were validated by their
+ * format at append, so the shapes cannot be confused; a Strands block never has a `type` key.
+ *
+ * @param m - a stored message
+ * @returns its format, or undefined for a Strands message
+ */
+function otherFormat(m: MessageData | undefined): BodyFormat | undefined {
+  const x = (m ?? {}) as { parts?: unknown; content?: unknown; role?: unknown }
+  if (Array.isArray(x.parts)) return formatNamed('ai-sdk/ui')
+  const typed =
+    Array.isArray(x.content) &&
+    x.content.some((b) => typeof (b as { type?: unknown } | null)?.type === 'string')
+  if (typeof x.content === 'string' || x.role === 'tool' || x.role === 'system' || typed)
+    return formatNamed('ai-sdk/model')
+  return undefined
+}
+
+/**
+ * How many fields a message's text has (blocks, or lines of another format's text), to share a cut.
+ *
+ * @param m - the message
+ * @returns at least 1
+ */
+export function fieldCount(m: MessageData): number {
+  const format = otherFormat(m)
+  const n = format === undefined ? m.content.length : format.text(m as StoredMessageData).split('\n').length
+  return Math.max(1, n)
+}
+
+/**
  * Whether a message holds a block of a kind.
  *
  * @param m - the message
@@ -83,6 +115,11 @@ function blockText(b: ContentBlockData, limit: number): string[] {
  * @returns true when one of its blocks is of that kind
  */
 export function hasBlock(m: MessageData | undefined, key: 'toolUse' | 'toolResult'): boolean {
+  const format = otherFormat(m)
+  if (format !== undefined && m !== undefined) {
+    const facts = format.facts(m as StoredMessageData)
+    return (key === 'toolUse' ? facts.toolUses : facts.toolResults).length > 0
+  }
   return (m?.content ?? []).some((b) => (b as Record<string, unknown>)[key] !== undefined)
 }
 
@@ -101,6 +138,12 @@ export function render(
   toolNames: Map<string, string>,
   limit: number,
 ): string {
+  const where = e.inWindow ? '' : ` (no longer in your context${note === undefined ? '' : `; ${note}`})`
+  const format = otherFormat(e.message)
+  if (format !== undefined) {
+    const lines = format.text(e.message).split('\n')
+    return `[seq ${e.seq}] ${format.facts(e.message).speaker}${where}:\n${lines.map((l) => field(l, limit)).join('\n')}`
+  }
   const content = e.message.content.map((b) => {
     const use = (b as { toolUse?: { toolUseId?: string; name?: string } }).toolUse
     if (use?.toolUseId !== undefined && use.name !== undefined) toolNames.set(use.toolUseId, use.name)
@@ -112,6 +155,5 @@ export function render(
     }
     return lines
   })
-  const where = e.inWindow ? '' : ` (no longer in your context${note === undefined ? '' : `; ${note}`})`
   return `[seq ${e.seq}] ${e.message.role}${where}:\n${content.flat().join('\n')}`
 }

@@ -19,7 +19,7 @@ import type { LedgerEntry } from '../store/store-types.js'
 import type { SearchHit } from '../store/search-types.js'
 import { ask, run, type AsyncRecallManager, type Flow, type RecallSource } from './recall-flow.js'
 import { checkRecallToolOptions, SEARCH_HISTORY_MAX_LIMIT, type RecallToolOptions } from './recall-options.js'
-import { hasBlock, render } from './recall-render.js'
+import { fieldCount, hasBlock, render } from './recall-render.js'
 
 export type { AsyncRecallManager } from './recall-flow.js'
 export {
@@ -308,7 +308,7 @@ function* readFlow(source: RecallSource, input: unknown, options: unknown): Flow
     if (tokens > cap) {
       // One unit alone over the cap: each of its long fields is cut (saying how much was left out), so
       // every message of the unit — the result a model asked for too — is still shown, in part.
-      const fields = unit.reduce((n, e) => n + Math.max(1, e.message.content.length), 0)
+      const fields = unit.reduce((n, e) => n + fieldCount(e.message), 0)
       const limit = Math.max(200, Math.floor((text.length * cap) / tokens / fields))
       text = `${renderUnit(limit)}\n[… cut: ${unit.length === 1 ? 'this message is' : 'these messages are'} longer than one read allows (${tokens} tokens); the first part of each long field is shown]`
       tokens = Math.min(tokensOf(text), cap)

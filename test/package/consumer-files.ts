@@ -94,6 +94,7 @@ import {
   type LedgerEntry,
 } from 'context-ledger'
 import { PersistentConversationManager as StrandsManager, pinMessageTool } from 'context-ledger/strands'
+import { ledgerSession, type LedgerSession } from 'context-ledger/ai-sdk'
 
 const store = openContextStore(':memory:')
 const db = store.connection()
@@ -110,6 +111,9 @@ export const agent = new Agent({
   tools: [pinMessageTool],
   printer: false,
 })
+export const session: LedgerSession = ledgerSession({ store, sessionId: 'u', format: 'ui' })
+// @ts-expect-error -- format is 'model' or 'ui'
+ledgerSession({ store, sessionId: 'v', format: 'strands' })
 `
 
 /** CommonJS TypeScript: \`import = require()\` of the ES module entries (TypeScript ≥ 5.8, nodenext). */
@@ -137,8 +141,8 @@ export const TYPECHECKS = {
 } as const
 
 /**
- * Writes a fresh consumer project that depends on `spec` and on the Strands SDK version this
- * repository tests with.
+ * Writes a fresh consumer project that depends on `spec` and on the Strands SDK and AI SDK versions
+ * this repository tests with.
  *
  * @param dir - the project directory (created)
  * @returns the npm arguments that install it
@@ -164,5 +168,10 @@ export function writeConsumer(dir: string, spec: string): string[] {
   for (const [name, config] of Object.entries(TYPECHECKS))
     files[`tsconfig.${name}.json`] = JSON.stringify(config, null, 2)
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
-  return ['install', spec, `@strands-agents/sdk@${installedVersion('@strands-agents/sdk')}`]
+  return [
+    'install',
+    spec,
+    `@strands-agents/sdk@${installedVersion('@strands-agents/sdk')}`,
+    `ai@${installedVersion('ai')}`,
+  ]
 }

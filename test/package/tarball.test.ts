@@ -110,13 +110,25 @@ describe('the tarball', () => {
     expect(built.filter((p) => p.endsWith('.d.ts') && read(p).includes('@internal'))).toStrictEqual([])
   })
 
-  it('keeps @strands-agents/sdk out of the root entry', () => {
+  it('keeps @strands-agents/sdk and ai out of the root entry', () => {
     const { bare } = importGraph(join(unpacked, 'package/dist/index.js'))
     expect([...bare].filter((s) => s.startsWith('@strands-agents'))).toStrictEqual([])
+    expect(
+      [...bare].filter((s) => s === 'ai' || s.startsWith('ai/') || s.startsWith('@ai-sdk/')),
+    ).toStrictEqual([])
     const allowed = (s: string): boolean =>
       ['better-sqlite3', 'drizzle-orm', 'zod'].some((d) => s === d || s.startsWith(`${d}/`)) ||
       s.startsWith('node:')
     expect([...bare].filter((s) => !allowed(s))).toStrictEqual([])
+  })
+
+  it('keeps @strands-agents/sdk and pg out of the ai-sdk entry, which loads ai', () => {
+    const { bare } = importGraph(join(unpacked, 'package/dist/adapters/ai-sdk/index.js'))
+    const allowed = (s: string): boolean =>
+      ['ai', 'better-sqlite3', 'drizzle-orm', 'zod'].some((d) => s === d || s.startsWith(`${d}/`)) ||
+      s.startsWith('node:')
+    expect([...bare].filter((s) => !allowed(s))).toStrictEqual([])
+    expect([...bare]).toContain('ai')
   })
 
   it('keeps better-sqlite3 and @strands-agents/sdk out of the postgres entry, which loads pg', () => {

@@ -1,0 +1,169 @@
+/**
+ * The chat-UI side of a `'ui'` session: saving what `toUIMessageStreamResponse`'s `onFinish` hands over
+ * (idempotent by message id), a regenerated answer taking the old one's place, and loading the whole
+ * `UIMessage[]` for the screen, a page at a time.
+ *
+ * A regeneration — the newest stored message is an assistant message the list no longer holds, and the
+ * list ends with the message it answered (the request `useChat`'s `regenerate()` sends), or goes on from
+ * there with a new assistant message (what `onFinish` hands over) — appends the new message, if any — the archive keeps
+ * both, each searchable and recallable under its own id — and edits the old one's window form to an
+ * assistant message with no parts (`editMessage`, so the edit log records who replaced it and with what
+ * id). `convertToModelMessages` gives nothing for a message with no parts, so the model sees only the new
+ * answer, and `loadUIMessages` leaves the replaced one out. An edit was chosen over `setWindowContent`
+ * (unrecorded) and over a new store primitive (an explicit eviction would need both backends changed).
+ */
+import type { UIMessage } from 'ai'
+import type { LedgerEntry } from '../../store/store-types.js'
+import { invalidMessage } from './validate.js'
+import type { LedgerPort } from './port.js'
+
+/** Options of {@link LedgerSession.loadUIMessages}. */
+export interface LoadUIMessagesOptions {
+  /** At most this many messages, the newest ones (default: all). */
+  readonly limit?: number | undefined
+  /** Only messages before the message with this id (the oldest one the screen shows), for the page before. */
+  readonly before?: string | undefined
+}
+
+const PAGE = 100
+
+/** The actor recorded on the edit that replaces a regenerated message. */
+export const REGENERATE_ACTOR = 'ai-sdk'
+
+const key = (m: UIMessage): string => JSON.stringify([m.role, m.parts])
+
+/**
+ * Whether an entry is an assistant message a regeneration replaced (its window form has no parts).
+ *
+ * @param e - an entry of a `'ui'` session
+ * @returns true when it was replaced
+ */
+export function isReplaced(e: LedgerEntry): boolean {
+  const shown = e.windowMessage as unknown as UIMessage | undefined
+  const original = e.message as unknown as UIMessage
+  return shown !== undefined && shown.parts.length === 0 && original.parts.length > 0
+}
+
+/** The newest stored message that was not replaced, and the one before it (both undefined when none). */
+async function newestTwo(port: LedgerPort): Promise<[LedgerEntry | undefined, LedgerEntry | undefined]> {
+  const found: LedgerEntry[] = []
+  let end = await port.messageCount()
+  while (end > 0 && found.length < 2) {
+    const from = Math.max(0, end - PAGE)
+    const page = await port.history(from, end - from)
+    for (const e of page.reverse()) if (!isReplaced(e) && found.length < 2) found.push(e)
+    end = from
+  }
+  return [found[0], found[1]]
+}
+
+/** What a save will do: the messages to append, and the message a regeneration replaces. */
+interface SavePlan {
+  readonly fresh: UIMessage[]
+  readonly replaced: LedgerEntry | undefined
+}
+
+/**
+ * Plans a save: messages whose id is stored with equal content are skipped; one whose id is stored with
+ * other content is refused; the rest are new.
+ *
+ * @param port - the session
+ * @param messages - checked UI messages
+ * @param regenerate - whether a regeneration may replace the newest assistant message
+ * @returns the plan
+ * @throws ContextLedgerError `INVALID_MESSAGE` at `[i].id` for an id reused with other content
+ */
+export async function planSave(
+  port: LedgerPort,
+  messages: readonly UIMessage[],
+  regenerate: boolean,
+): Promise<SavePlan> {
+  const fresh: UIMessage[] = []
+  let firstFresh = -1
+  for (const [i, m] of messages.entries()) {
+    const stored = await port.byTrackingId(m.id)
+    if (stored === undefined) {
+      if (firstFresh < 0) firstFresh = i
+      fresh.push(m)
+      continue
+    }
+    if (key(stored.message as unknown as UIMessage) !== key(m))
+      throw invalidMessage(
+        `[${i}].id`,
+        `message id "${m.id}" is already stored (seq ${stored.seq}) with other content; a new message needs a new id`,
+      )
+  }
+  if (!regenerate || messages.length === 0) return { fresh, replaced: undefined }
+  const [newest, before] = await newestTwo(port)
+  // The list's message the new answer follows: the one before the first new message, or its last.
+  const at = firstFresh < 0 ? messages.length : firstFresh
+  const next = messages[at]
+  const regenerated =
+    newest !== undefined &&
+    (newest.message as unknown as UIMessage).role === 'assistant' &&
+    (next === undefined || next.role === 'assistant') &&
+    !messages.some((m) => m.id === newest.trackingId) &&
+    at > 0 &&
+    messages[at - 1]?.id === before?.trackingId
+  return { fresh, replaced: regenerated ? newest : undefined }
+}
+
+/**
+ * Carries out a plan: appends the new messages, then hides the replaced one from the window (its edit
+ * names the message that replaced it).
+ *
+ * @param port - the session
+ * @param plan - what {@link planSave} returned
+ * @param enforce - brings the window within its limits
+ * @returns the new entries
+ */
+export async function writeSave(
+  port: LedgerPort,
+  plan: SavePlan,
+  enforce: () => Promise<unknown>,
+): Promise<LedgerEntry[]> {
+  if (plan.fresh.length === 0 && plan.replaced === undefined) return []
+  const entries = plan.fresh.length === 0 ? [] : await port.append(plan.fresh)
+  const old = plan.replaced
+  if (old !== undefined) {
+    const message = old.message as unknown as UIMessage
+    await port.edit(
+      { seq: old.seq },
+      { ...message, parts: [] },
+      {
+        actor: REGENERATE_ACTOR,
+        reason: plan.fresh[0] === undefined ? 'regenerated' : `regenerated as ${plan.fresh[0].id}`,
+      },
+    )
+  }
+  await enforce()
+  return entries
+}
+
+/**
+ * The session's UI messages for the screen, oldest first, ids kept, replaced answers left out.
+ *
+ * @param port - the session
+ * @param options - `limit` (the newest N), `before` (an id: only older messages)
+ * @returns the messages
+ */
+export async function loadUIMessages(port: LedgerPort, options: LoadUIMessagesOptions): Promise<UIMessage[]> {
+  let end = await port.messageCount()
+  if (options.before !== undefined) {
+    const at = await port.byTrackingId(options.before)
+    if (at === undefined) return []
+    end = at.seq
+  }
+  const limit = options.limit ?? Infinity
+  const out: UIMessage[][] = []
+  let count = 0
+  while (end > 0 && count < limit) {
+    const from = Math.max(0, end - PAGE)
+    const page = (await port.history(from, end - from)).filter((e) => !isReplaced(e))
+    const kept = page.slice(Math.max(0, page.length - (limit - count)))
+    out.unshift(kept.map((e) => e.message as unknown as UIMessage))
+    count += kept.length
+    end = from
+  }
+  return out.flat()
+}

@@ -1,0 +1,221 @@
+/** `ledgerSession` in agent loops: the real `generateText` / `streamText` with `MockLanguageModelV4`. */
+import { spawnSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { generateText, stepCountIs, streamText, tool, type ModelMessage } from 'ai'
+import { z } from 'zod'
+import { ledgerSession, type LedgerSession } from '../../../src/adapters/ai-sdk/index.js'
+import { openContextStore } from '../../../src/index.js'
+import { tempDir, type TempDir } from '../../helpers/temp-store.js'
+import { promptTokens, refusal, textModel, toolLoopModel } from './helpers.js'
+
+let dir: TempDir
+beforeEach(() => {
+  dir = tempDir()
+})
+afterEach(() => {
+  dir.cleanup()
+})
+
+const big = (n: number) => `result ${n}: ${'lorem ipsum '.repeat(200)}`
+const lookup = tool({
+  description: 'Looks a number up',
+  inputSchema: z.object({ n: z.number() }),
+  execute: ({ n }) => big(n),
+})
+
+/** The options of a loop of `calls` tool steps through the session, then an answer. */
+const loopOf = async (session: LedgerSession, calls: number) => ({
+  model: toolLoopModel({ calls, tool: 'lookup' }),
+  tools: { lookup },
+  messages: await session.window(),
+  prepareStep: session.prepareStep,
+  onStepEnd: session.onStepEnd,
+  stopWhen: stepCountIs(10),
+})
+
+describe('agent loops', () => {
+  it('archives every step once through prepareStep + onStepEnd + a final append', async () => {
+    const store = dir.open()
+    const session = ledgerSession({ store, sessionId: 's', windowSize: 100 })
+    await session.append([{ role: 'user', content: 'look up 3 numbers' }])
+    const result = await generateText(await loopOf(session, 3))
+    // After the loop: a no-op, the loop archived all of it.
+    expect(await session.append(result.responseMessages)).toEqual([])
+    const history = session.ledger.history({ limit: 100 })
+    expect(history.map((e) => e.message)).toEqual(
+      JSON.parse(
+        JSON.stringify([{ role: 'user', content: 'look up 3 numbers' }, ...result.responseMessages]),
+      ),
+    )
+  })
+
+  it('without onStepEnd, append(result.responseMessages) archives only the final step', async () => {
+    const session = ledgerSession({ store: dir.open(), sessionId: 's' })
+    const result = await generateText({
+      model: toolLoopModel({ calls: 2, tool: 'lookup' }),
+      tools: { lookup },
+      messages: [{ role: 'user', content: 'go' }],
+      prepareStep: session.prepareStep,
+      stopWhen: stepCountIs(10),
+    })
+    // prepareStep archived the new user message and steps 1-2; the final answer comes with the append.
+    expect(session.ledger.history().length).toBe(5)
+    expect((await session.append(result.responseMessages)).length).toBe(1)
+    expect((await session.append(result.responseMessages)).length).toBe(0)
+    expect(session.ledger.history().length).toBe(6)
+  })
+
+  it('keeps every step of a long loop under the token limit the model enforces, tool pairs intact', async () => {
+    const limit = 4000
+    const prompts: Parameters<typeof promptTokens>[0][] = []
+    const session = ledgerSession({ store: dir.open(), sessionId: 's', tokenBudget: limit / 2 })
+    await session.append([{ role: 'user', content: 'look up 30 numbers' }])
+    const result = await generateText({
+      model: toolLoopModel({ calls: 30, tool: 'lookup', maxPromptTokens: limit }, prompts),
+      tools: { lookup },
+      messages: await session.window(),
+      prepareStep: session.prepareStep,
+      onStepEnd: session.onStepEnd,
+      stopWhen: stepCountIs(40),
+    })
+    expect(result.text).toBe('done')
+    expect(prompts.length).toBe(31)
+    for (const p of prompts) {
+      expect(promptTokens(p)).toBeLessThanOrEqual(limit)
+      // The prompt never opens on a tool result: every result's call is in it.
+      const calls = new Set(
+        p
+          .flatMap((m) => (m.role === 'assistant' ? m.content : []))
+          .map((c) => (c as { toolCallId?: string }).toolCallId),
+      )
+      for (const m of p)
+        if (m.role === 'tool')
+          for (const c of m.content) expect(calls.has((c as { toolCallId: string }).toolCallId)).toBe(true)
+    }
+    expect(session.ledger.history({ limit: 100 }).length).toBe(1 + 30 * 2 + 1)
+    // Without the session the same loop overflows the model.
+    await expect(
+      generateText({
+        model: toolLoopModel({ calls: 30, tool: 'lookup', maxPromptTokens: limit }),
+        tools: { lookup },
+        messages: [{ role: 'user', content: 'look up 30 numbers' }],
+        stopWhen: stepCountIs(40),
+      }),
+    ).rejects.toThrow(/prompt too long/)
+  })
+
+  it('works with streamText', async () => {
+    const session = ledgerSession({ store: dir.open(), sessionId: 's', windowSize: 4 })
+    await session.append([{ role: 'user', content: 'go' }])
+    const result = streamText(await loopOf(session, 3))
+    expect(await result.text).toBe('done')
+    await session.append(await result.responseMessages)
+    expect(session.ledger.history().length).toBe(8)
+    const window = await session.window()
+    expect(window.length).toBeLessThanOrEqual(4)
+    expect(window[0]?.role).not.toBe('tool')
+  })
+
+  it('a second process gets the same window', async () => {
+    const file = dir.file()
+    const session = ledgerSession({ store: dir.open(), sessionId: 's', windowSize: 5 })
+    await session.append([{ role: 'user', content: 'go' }])
+    await generateText(await loopOf(session, 4))
+    const mine = await session.window()
+    const script = join(dir.path, 'reopen.mts')
+    const src = join(process.cwd(), 'src')
+    writeFileSync(
+      script,
+      `import { openContextStore } from '${src}/index.js'
+import { ledgerSession } from '${src}/adapters/ai-sdk/index.js'
+const store = openContextStore(${JSON.stringify(file)})
+const session = ledgerSession({ store, sessionId: 's', windowSize: 5 })
+process.stdout.write(JSON.stringify(await session.window()))
+store.close()
+`,
+    )
+    const child = spawnSync('npx', ['tsx', script], { encoding: 'utf8' })
+    expect(child.stderr).toBe('')
+    expect(JSON.parse(child.stdout)).toEqual(mine)
+    // And the restarted session carries on from it.
+    const again = ledgerSession({ store: openContextStore(file), sessionId: 's', windowSize: 5 })
+    expect(await again.window()).toEqual(mine)
+    again.ledger.store.close()
+  })
+
+  it('refuses a tool result whose call the session never made, writing nothing', async () => {
+    const session = ledgerSession({ store: dir.open(), sessionId: 's' })
+    await session.append([{ role: 'user', content: 'hi' }])
+    const orphan: ModelMessage = {
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: 'nope', toolName: 'x', output: { type: 'text', value: 'v' } },
+      ],
+    }
+    const error = await refusal(session.append([{ role: 'assistant', content: 'ok' }, orphan]))
+    expect(error.path).toBe('[1].content[0].toolCallId')
+    expect(session.ledger.history().length).toBe(1)
+  })
+
+  it('refuses what modelMessageSchema refuses, and a system message, with a path', async () => {
+    const session = ledgerSession({ store: dir.open(), sessionId: 's' })
+    const bad = await refusal(
+      session.append([
+        { role: 'user', content: [{ type: 'bogus', text: 'x' }] },
+      ] as unknown as ModelMessage[]),
+    )
+    expect(bad.path).toMatch(/^\[0\]/)
+    const system = await refusal(session.append([{ role: 'system', content: 'be brief' }]))
+    expect(system.path).toBe('[0].role')
+    expect(system.message).toContain('instructions')
+    expect(session.ledger.history().length).toBe(0)
+  })
+
+  it('summarizes with an AI SDK model, folding what is over the limits', async () => {
+    const prompts: Parameters<typeof promptTokens>[0][] = []
+    const session = ledgerSession({
+      store: dir.open(),
+      sessionId: 's',
+      windowSize: 6,
+      summarize: { model: textModel('SUMMARY: numbers looked up', prompts) },
+    })
+    for (let i = 0; i < 8; i++)
+      await session.append([
+        { role: 'user', content: `question ${i}` },
+        { role: 'assistant', content: `answer ${i}` },
+      ])
+    const window = await session.window()
+    expect(window.length).toBeLessThanOrEqual(6)
+    expect(JSON.stringify(window)).toContain('SUMMARY: numbers looked up')
+    expect(session.ledger.summaries().length).toBeGreaterThan(0)
+    expect(JSON.stringify(prompts[0])).toContain('You condense the earlier part of a conversation')
+    const before = session.ledger.summaries().length
+    const folded = await session.summarize({ preserveRecentMessages: 2 })
+    expect(folded.summarized).toBeGreaterThan(0)
+    expect(session.ledger.summaries().length).toBe(before + 1)
+  })
+
+  it('gives the recall and pin tools to the model', async () => {
+    const session = ledgerSession({ store: dir.open(), sessionId: 's', windowSize: 4 })
+    await session.append([
+      { role: 'user', content: 'the launch code is PELICAN' },
+      { role: 'assistant', content: 'noted' },
+    ])
+    for (let i = 0; i < 4; i++)
+      await session.append([
+        { role: 'user', content: `filler ${i}` },
+        { role: 'assistant', content: `ok ${i}` },
+      ])
+    const { search_history, read_history, pin_message } = session.tools
+    const options = { toolCallId: 't', messages: [], context: {} }
+    const found = await search_history.execute?.({ query: 'launch code' }, options)
+    expect(found).toContain('seq 0')
+    const read = await read_history.execute?.({ fromSeq: 0, toSeq: 1 }, options)
+    expect(read).toContain('PELICAN')
+    expect(read).toContain('no longer in your context')
+    const pinned = await pin_message.execute?.({ index: 0, action: 'pin', reason: 'keep' }, options)
+    expect(pinned).toContain('Pinned message 0')
+  })
+})
