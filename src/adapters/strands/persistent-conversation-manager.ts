@@ -10,6 +10,8 @@
  * `summary-reduction.ts` (overflow policy), `options.ts` and `registry.ts` (which manager serves which
  * agent).
  */
+import type { MessageFormatName } from '../../formats/types.js'
+import { formatMismatch } from '../../store/append-format.js'
 import {
   AfterInvocationEvent,
   AfterModelCallEvent,
@@ -200,6 +202,7 @@ export class PersistentConversationManager<
     attachManager(agent, this)
     // The conditional return type: a Promise exactly when S is the asynchronous store.
     if (this.async !== undefined) return this.initAsync(agent, this.async.core) as never
+    refuseOtherFormat(this.ledger.sessionId, this.core?.store.session(this.ledger.sessionId)?.format)
     const sync = this.newSync(agent)
     this.attached.add(sync)
     sync.restore(this.summarize === undefined)
@@ -338,6 +341,7 @@ export class PersistentConversationManager<
 
   /** {@link initAgent} on PostgreSQL: the same hooks, each awaiting the store. */
   private async initAsync(agent: LocalAgent, core: AsyncLedgerManager): Promise<void> {
+    refuseOtherFormat(core.sessionId, (await this.async?.store.session(core.sessionId))?.format)
     await this.asyncSyncOf(agent).restore(this.summarize === undefined)
     agent.addHook(
       InitializedEvent,
@@ -476,4 +480,17 @@ export class PersistentConversationManager<
     this.syncs.set(agent, sync)
     return sync
   }
+}
+
+/**
+ * Refuses a session of another format than Strands: its messages are no Strands messages, and an agent
+ * would be handed them.
+ *
+ * @param sessionId - the session
+ * @param format - its format, or undefined when it does not exist yet
+ * @throws ContextLedgerError `FORMAT_MISMATCH`
+ */
+function refuseOtherFormat(sessionId: string, format: MessageFormatName | undefined): void {
+  if (format === undefined || format === 'strands') return
+  throw formatMismatch(sessionId, format, 'strands')
 }
