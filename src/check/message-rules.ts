@@ -21,7 +21,7 @@ import { isSummaryMessage } from '../summaries/summary-message.js'
 import { Offenders, type Fail } from './problems.js'
 import { forgedNote, prunedWindowProblem, windowMetadataProblem } from './reserved-note-rules.js'
 import { standIn } from './stand-in.js'
-import { formatBodyProblem, skeletonOf } from './skeleton.js'
+import { factsOf, formatBodyProblem, skeletonOf } from './skeleton.js'
 import type { BodyFormat } from '../formats/index.js'
 import { strandsFormat } from '../formats/strands/index.js'
 
@@ -178,8 +178,9 @@ export class MessageRules {
       message: skeletonOf(f, e.message, e.trackingId),
       windowMessage: e.windowMessage === undefined ? undefined : skeletonOf(f, e.windowMessage, e.trackingId),
     }
-    for (const u of f.facts(e.message).toolUses) this.toolNames.set(toolKey(e.seq, u.id), u.name)
-    for (const r of f.facts(e.message).toolResults) this.resultStatus.set(toolKey(e.seq, r.id), r.status)
+    const facts = factsOf(f, e.message)
+    for (const u of facts?.toolUses ?? []) this.toolNames.set(toolKey(e.seq, u.id), u.name)
+    for (const r of facts?.toolResults ?? []) this.resultStatus.set(toolKey(e.seq, r.id), r.status)
     return read
   }
 

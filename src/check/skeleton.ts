@@ -4,7 +4,7 @@
  * a text block, and the summary note of a summary — so the window, link and bookkeeping rules run
  * unchanged on every format. The body itself is checked against its own format's validator first.
  */
-import type { BodyFormat } from '../formats/index.js'
+import type { BodyFormat, MessageFacts } from '../formats/index.js'
 import { SUMMARY_MARKER } from '../messages/ledger-notes.js'
 import type { ContentBlockData, StoredMessageData } from '../messages/types.js'
 import type { BodyProblem } from './message-rules.js'
@@ -20,7 +20,9 @@ import type { MessageLimits } from '../messages/limits.js'
  * @returns a Strands message with the same side, tool ids and summary note
  */
 export function skeletonOf(format: BodyFormat, message: StoredMessageData, uid: string): StoredMessageData {
-  const facts = format.facts(message)
+  const facts = factsOf(format, message)
+  // A body its format cannot read (the validator names it): a plain prompt holding no call.
+  if (facts === undefined) return { role: 'user', content: [{ text: '(unreadable)' }], trackingId: uid }
   const content: ContentBlockData[] = [
     ...facts.toolResults.map((r): ContentBlockData => ({
       toolResult: { toolUseId: r.id, status: r.status, content: [{ text: 'result' }] },
@@ -36,6 +38,24 @@ export function skeletonOf(format: BodyFormat, message: StoredMessageData, uid: 
     content: summary ? [{ text: 'summary' }] : content,
     trackingId: uid,
     ...(summary ? { metadata: SUMMARY_MARKER } : {}),
+  }
+}
+
+/**
+ * The facts of a body of `format`, or undefined when the format cannot read it (a body its validator
+ * refuses, which the check reports as such): the check reads damaged rows without throwing.
+ *
+ * @param format - the session's format
+ * @param message - the stored body
+ * @returns its facts, or undefined
+ */
+export function factsOf(format: BodyFormat, message: StoredMessageData): MessageFacts | undefined {
+  try {
+    const facts = format.facts(message)
+    format.text(message)
+    return facts
+  } catch {
+    return undefined
   }
 }
 

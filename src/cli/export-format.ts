@@ -10,8 +10,14 @@
  * value it holds when writing that value again gives back the stored text byte for byte (always, for what
  * the store writes); otherwise as the stored text itself, and the line's `raw` lists that field. So the
  * round trip is byte-identical either way.
+ *
+ * The header's `session.format` names the session's message format (`src/formats/`). It is written only
+ * for a session of another format than `'strands'`: a header without it means `'strands'`, so a Strands
+ * session's export reads as it did before formats existed (and an older context-ledger, which refuses a
+ * field it does not know, refuses an export of a format it could not store).
  */
 import { z } from 'zod'
+import { MESSAGE_FORMATS } from '../formats/types.js'
 
 /** `format` of the header line. */
 export const EXPORT_FORMAT = 'context-ledger-export'
@@ -81,6 +87,8 @@ export const headerLine = z.strictObject({
     keptFirst: nullableCount,
     summary: count.nullable(),
     limits: json,
+    /** The session's message format; absent: `'strands'`. */
+    format: z.enum(MESSAGE_FORMATS).optional(),
     raw: raw(['metadata', 'limits']),
   }),
   counts: z.strictObject({

@@ -2,11 +2,11 @@
  * The SQL the command line runs beside the store's API, declared like the store's own
  * (`src/db/typed-statement.ts`): literal text, values always bound, each with its row type and columns
  * (a test compares them with what SQLite reports). Reads for `stats` use only what every schema version
- * has; the export reads and import writes name every column of a session's rows, so that an export
- * restores the session exactly.
+ * has; the export reads name every column of a session's rows, so that an export restores the session
+ * exactly (`import-statements.ts` holds the import's writes).
  */
 import type Database from 'better-sqlite3'
-import { prepareAll, rows, value, write, type PreparedAll } from '../db/typed-statement.js'
+import { prepareAll, rows, value, type PreparedAll } from '../db/typed-statement.js'
 
 /** A session's size as `stats` reads it (every schema version has these columns). */
 export interface SizeRow {
@@ -32,6 +32,8 @@ export interface SessionExportRow {
   kept_first: number | null
   summary: number | null
   limits: string | null
+  /** The session's message format (null: `'strands'`). */
+  format: string | null
 }
 
 /** Every column of a `messages` row but its key and session. */
@@ -112,6 +114,8 @@ export interface SearchRow {
   body: string
   created_at: number
   in_window: number
+  /** The session's message format (null: `'strands'`). */
+  format: string | null
 }
 
 /** How many rows of each table a session has. */
@@ -151,6 +155,7 @@ const SEARCH_COLUMNS = {
   body: true,
   created_at: true,
   in_window: true,
+  format: true,
 } as const
 
 /** An eviction log row as `export` reads it. */
@@ -196,13 +201,15 @@ export const CLI_READS = {
   // A scan of every body: a prefilter on the JSON text (the body as stored); the text itself is matched
   // in JavaScript. No full-text index exists yet.
   searchAll: rows<[pattern: string], SearchRow>(
-    `SELECT s.id AS session_id, m.seq, m.uid, m.body, m.created_at, (m.seq >= s.boundary OR m.kept = 1) AS in_window
+    `SELECT s.id AS session_id, m.seq, m.uid, m.body, m.created_at, (m.seq >= s.boundary OR m.kept = 1) AS in_window,
+      s.format
     FROM messages m JOIN sessions s ON s.pk = m.session
     WHERE m.body LIKE ? ESCAPE '\\' ORDER BY s.id, m.seq`,
     SEARCH_COLUMNS,
   ),
   searchSession: rows<[session: number, pattern: string], SearchRow>(
-    `SELECT s.id AS session_id, m.seq, m.uid, m.body, m.created_at, (m.seq >= s.boundary OR m.kept = 1) AS in_window
+    `SELECT s.id AS session_id, m.seq, m.uid, m.body, m.created_at, (m.seq >= s.boundary OR m.kept = 1) AS in_window,
+      s.format
     FROM messages m JOIN sessions s ON s.pk = m.session
     WHERE m.session = ? AND m.body LIKE ? ESCAPE '\\' ORDER BY m.seq`,
     SEARCH_COLUMNS,
@@ -227,7 +234,7 @@ export const CLI_READS = {
   sessionIds: value<[], string>('SELECT id FROM sessions ORDER BY id', 'id'),
   exportSession: rows<[id: string], SessionExportRow>(
     `SELECT pk, id, created_at, updated_at, metadata, boundary, version, kept_count, kept_tokens, kept_first,
-      summary, limits FROM sessions WHERE id = ?`,
+      summary, limits, format FROM sessions WHERE id = ?`,
     {
       pk: true,
       id: true,
@@ -241,6 +248,7 @@ export const CLI_READS = {
       kept_first: true,
       summary: true,
       limits: true,
+      format: true,
     },
   ),
   exportCounts: rows<[{ s: number }], CountsRow>(
@@ -300,113 +308,6 @@ export const CLI_READS = {
   ),
 }
 
-/** The statements `import` writes with, by name. */
-export const CLI_WRITES = {
-  insertSession: write<
-    [
-      id: string,
-      createdAt: number,
-      updatedAt: number,
-      metadata: string | null,
-      boundary: number,
-      version: number,
-      keptCount: number | null,
-      keptTokens: number | null,
-      keptFirst: number | null,
-      limits: string | null,
-    ]
-  >(`INSERT INTO sessions (id, created_at, updated_at, metadata, boundary, version, kept_count, kept_tokens,
-      kept_first, summary, limits) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)`),
-  insertMessage: write<
-    [
-      session: number,
-      seq: number,
-      uid: string,
-      role: string,
-      body: string,
-      tokens: number,
-      cumTokens: number,
-      pinned: number,
-      kept: number,
-      recheck: number,
-      plainUser: number,
-      trimPoint: number,
-      pairStart: number,
-      hasToolUse: number,
-      hasToolResult: number,
-      createdAt: number,
-      windowBody: string | null,
-      windowTokens: number | null,
-      repeatOf: number | null,
-      late: number,
-    ]
-  >(`INSERT INTO messages (session, seq, uid, role, body, tokens, cum_tokens, pinned, kept, recheck, plain_user,
-      trim_point, pair_start, has_tool_use, has_tool_result, created_at, window_body, window_tokens, repeat_of, late)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-  insertToolCall: write<
-    [
-      session: number,
-      toolUseId: string,
-      name: string,
-      useSeq: number,
-      resultSeq: number | null,
-      status: string | null,
-    ]
-  >(
-    'INSERT INTO tool_calls (session, tool_use_id, name, use_seq, result_seq, status) VALUES (?, ?, ?, ?, ?, ?)',
-  ),
-  insertEviction: write<
-    [
-      session: number,
-      toSeq: number,
-      version: number,
-      fromSeq: number,
-      at: number,
-      cut: string,
-      reason: string,
-      summary: number | null,
-    ]
-  >(
-    'INSERT INTO eviction_log (session, to_seq, version, from_seq, at, cut, reason, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-  ),
-  insertPinEvent: write<
-    [session: number, seq: number, action: string, actor: string, reason: string | null, at: number]
-  >('INSERT INTO pin_events (session, seq, action, actor, reason, at) VALUES (?, ?, ?, ?, ?, ?)'),
-  insertEdit: write<
-    [
-      session: number,
-      seq: number,
-      kind: string,
-      actor: string,
-      reason: string | null,
-      at: number,
-      body: string | null,
-    ]
-  >('INSERT INTO message_edits (session, seq, kind, actor, reason, at, body) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-  insertSummary: write<
-    [
-      session: number,
-      uid: string,
-      replaces: number | null,
-      regenerates: number | null,
-      fromBoundary: number,
-      toBoundary: number,
-      seqs: string,
-      messageCount: number,
-      body: string,
-      tokens: number,
-      model: string | null,
-      promptHash: string,
-      createdAt: number,
-      endedAt: number | null,
-      endReason: string | null,
-    ]
-  >(`INSERT INTO summaries (session, uid, replaces, regenerates, from_boundary, to_boundary, seqs, message_count,
-      body, tokens, model, prompt_hash, created_at, ended_at, end_reason)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-  setSummary: write<[summary: number | null, pk: number]>('UPDATE sessions SET summary = ? WHERE pk = ?'),
-}
-
 /** The read statements, prepared. */
 export type CliReads = PreparedAll<typeof CLI_READS>
 
@@ -418,14 +319,4 @@ export type CliReads = PreparedAll<typeof CLI_READS>
  */
 export function prepareReads(db: Database.Database): CliReads {
   return prepareAll(db, CLI_READS)
-}
-
-/**
- * Prepares the write statements.
- *
- * @param db - a writable connection
- * @returns them
- */
-export function prepareWrites(db: Database.Database): PreparedAll<typeof CLI_WRITES> {
-  return prepareAll(db, CLI_WRITES)
 }

@@ -57,6 +57,7 @@ describe('sessions', () => {
       [
         'boundary',
         'createdAt',
+        'format',
         'id',
         'messageCount',
         'pinnedCount',
@@ -68,7 +69,15 @@ describe('sessions', () => {
         'windowTokens',
       ].sort(),
     )
-    expect(rich).toMatchObject({ messageCount: 32, pinnedCount: 2, summaryCount: 2, summaryId: 2 })
+    expect(rich).toMatchObject({
+      format: 'strands',
+      messageCount: 32,
+      pinnedCount: 2,
+      summaryCount: 2,
+      summaryId: 2,
+    })
+    // Every session is Strands: no format column.
+    expect(table.stdout).not.toMatch(/\bformat\b/)
   })
 
   it('sorts by size on request', async () => {

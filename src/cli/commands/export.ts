@@ -102,6 +102,8 @@ export async function exportSession(
           keptTokens: s.kept_tokens,
           keptFirst: s.kept_first,
           summary: s.summary,
+          // Only another format than Strands is named (`export-format.ts`).
+          ...(s.format === null || s.format === 'strands' ? {} : { format: s.format }),
         },
         { metadata: s.metadata, limits: s.limits },
       ),

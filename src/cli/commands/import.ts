@@ -37,7 +37,10 @@ import { currentSchemaVersion, importOlderSchemaMessage, inspect } from '../open
 import { Progress } from '../progress.js'
 import { exportLines } from '../read-lines.js'
 import type { CommandContext } from '../program.js'
-import { CLI_READS, prepareWrites } from '../statements.js'
+import { CLI_READS } from '../statements.js'
+import { prepareWrites } from '../import-statements.js'
+import { searchableText } from '../import-text.js'
+import { formatNamed } from '../../formats/index.js'
 import { rawProblem } from '../export-raw.js'
 
 /** A checked export, ready to write. */
@@ -64,7 +67,6 @@ function zodProblem(issues: readonly { path: readonly PropertyKey[]; message: st
   return i.path.length === 0 ? i.message : `${i.path.map(String).join('.')}: ${i.message}`
 }
 
-/** The fields holding a body, by line type. */
 /** Fields listed in `raw` must hold the stored text. */
 function checkRaw(line: object, n: number): void {
   const problem = rawProblem(line)
@@ -270,6 +272,9 @@ export async function importSession(
           'SESSION_EXISTS',
         )
       const s = header.session
+      // The session's format (absent: Strands): its bodies' text is derived by it, and the check below
+      // validates every body, edit and summary as that format.
+      const format = formatNamed(s.format)
       const pk = Number(
         w.insertSession.run(
           sessionId,
@@ -282,15 +287,17 @@ export async function importSession(
           s.keptTokens,
           s.keptFirst,
           text(s.limits, s.raw, 'limits'),
+          s.format === 'strands' ? null : (s.format ?? null),
         ).lastInsertRowid,
       )
       parsed.messages.forEach((m, i) => {
+        const body = text(m.message, m.raw, 'message') ?? ''
         w.insertMessage.run(
           pk,
           m.seq,
           m.trackingId,
           m.role,
-          text(m.message, m.raw, 'message') ?? '',
+          body,
           m.tokens,
           m.cumTokens,
           bit(m.pinned),
@@ -306,6 +313,7 @@ export async function importSession(
           m.windowTokens,
           m.repeatOf,
           bit(m.late),
+          searchableText(format, body),
         )
         if (i % 1000 === 999) written.update(i + 1)
       })
@@ -316,6 +324,7 @@ export async function importSession(
         w.insertEdit.run(pk, e.seq, e.kind, e.actor, e.reason, e.at, text(e.message, e.raw, 'message'))
       const ids = new Map<number, number>()
       for (const x of parsed.summaries) {
+        const body = text(x.message, x.raw, 'message') ?? ''
         const id = w.insertSummary.run(
           pk,
           x.trackingId,
@@ -325,13 +334,14 @@ export async function importSession(
           x.toBoundary,
           text(x.seqs, x.raw, 'seqs') ?? '[]',
           x.messageCount,
-          text(x.message, x.raw, 'message') ?? '',
+          body,
           x.tokens,
           x.model,
           x.promptHash,
           x.createdAt,
           x.endedAt,
           x.endReason,
+          searchableText(format, body),
         ).lastInsertRowid
         ids.set(x.id, Number(id))
       }
@@ -359,6 +369,7 @@ export async function importSession(
     const result = {
       file,
       sessionId,
+      format: header.session.format ?? 'strands',
       messages: parsed.messages.length,
       toolCalls: parsed.toolCalls.length,
       pinEvents: parsed.pinEvents.length,

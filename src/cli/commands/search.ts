@@ -16,6 +16,8 @@ import type Database from 'better-sqlite3'
 import { prepareSpec } from '../../db/typed-statement.js'
 import { ContextLedgerError } from '../../errors.js'
 import type { ContextStore } from '../../store/context-store.js'
+import { formatNamed } from '../../formats/index.js'
+import type { StoredMessageData } from '../../messages/types.js'
 import { parseBody } from '../../store/entries.js'
 import { CliError, unknownSession } from '../errors.js'
 import { count, iso, plainLine, time, visible } from '../format.js'
@@ -69,6 +71,17 @@ function snippet(text: string, at: number, length: number): string {
   return `${from > 0 ? '…' : ''}${text.slice(from, to)}${to < text.length ? '…' : ''}`
 }
 
+/**
+ * A body in its reading form: a message of another format than Strands is read through its format's
+ * `display` (its text, calls and results), as `history` and `window` read it.
+ *
+ * @param format - the session's format name (null: Strands)
+ * @param body - the stored body
+ */
+function readingForm(format: string | null | undefined, body: string): StoredMessageData {
+  return formatNamed(format).display(parseBody(body))
+}
+
 /** A pass over every body: the stored JSON prefiltered by LIKE, the text matched ignoring letter case. */
 export const SCAN: SearchMethod = {
   name: 'scan',
@@ -82,7 +95,7 @@ export const SCAN: SearchMethod = {
         : prepareSpec(db, CLI_READS.searchSession).iterate(session.pk, pattern)
     const out: SearchMatch[] = []
     for (const r of rows) {
-      const message = parseBody(r.body)
+      const message = readingForm(r.format, r.body)
       const text = plainLine(message)
       const found = findIgnoringCase(text, query)
       if (found === undefined) continue
@@ -135,9 +148,16 @@ export const INDEX: SearchMethod = {
       throw error
     }
     const body = prepareSpec(db, CLI_READS.bodyBySeq)
+    // Each session's format, read once: the reading form of its bodies.
+    const formats = new Map<string, string | undefined>()
+    const formatOf = (id: string): string | undefined => {
+      if (!formats.has(id)) formats.set(id, store.session(id)?.format)
+      return formats.get(id)
+    }
     return hits.map((h) => {
       const pk = prepareSpec(db, CLI_READS.sessionPk).get(h.sessionId) ?? 0
-      const message = parseBody(body.get(pk, h.seq) ?? '{"role":"user","content":[]}')
+      const stored = body.get(pk, h.seq)
+      const message = stored === undefined ? { content: [] } : readingForm(formatOf(h.sessionId), stored)
       return {
         sessionId: h.sessionId,
         seq: h.seq,

@@ -14,6 +14,8 @@ import { printTable } from '../table.js'
 /** One session in `sessions --json`. */
 export interface SessionJson {
   id: string
+  /** Its message format (`'strands'` unless another was named at its first append). */
+  format: string
   messageCount: number
   windowMessages: number
   windowTokens: number
@@ -74,6 +76,7 @@ export function sessions(
         file,
         sessions: list.map((s): SessionJson => ({
           id: s.id,
+          format: s.format,
           messageCount: s.messageCount,
           windowMessages: s.windowMessages,
           windowTokens: s.windowTokens,
@@ -92,6 +95,8 @@ export function sessions(
       out.line(`${visible(file)} holds no sessions yet.`)
       return 0
     }
+    // The format column appears when a session is not Strands (a ledger of Strands sessions reads as before).
+    const formats = list.some((s) => s.format !== 'strands')
     printTable(
       out,
       [
@@ -102,6 +107,7 @@ export function sessions(
         { head: 'pins', align: 'right' },
         { head: 'summaries', align: 'right' },
         { head: 'last change (UTC)' },
+        ...(formats ? [{ head: 'format' }] : []),
         { head: 'session' },
       ],
       list.map((s) => [
@@ -112,6 +118,7 @@ export function sessions(
         count(s.pinnedCount),
         count(summaries.get(s.id) ?? 0),
         time(s.updatedAt),
+        ...(formats ? [s.format] : []),
         s.id,
       ]),
     )
