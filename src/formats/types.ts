@@ -117,6 +117,11 @@ export interface MessageFormat<M = unknown> {
    * @param text - the error text of each result
    */
   repair(calls: readonly { id: string; name: string }[], text: string): M
+  /**
+   * The window form with its long tool outputs cut (Strands' rule: a long text keeps its first and last
+   * 200 characters, a large JSON value becomes a note of its size), or undefined when nothing is long.
+   */
+  truncate(message: M): M | undefined
   /** The window form of a message whose results in `late` answer calls that no longer wait: text instead. */
   lateForm(message: M, late: readonly LateToolResult[]): M
   /** The redacted form: text gone, tool ids and names kept, the pin flag and the repair note kept. */

@@ -5,6 +5,7 @@
  */
 import { readNotes } from '../ai-sdk-common.js'
 import { modelDisplay } from '../ai-sdk-display.js'
+import { truncateModel } from '../ai-sdk-truncate.js'
 import type { MessageFormat } from '../types.js'
 import { modelFacts, modelText, modelTokens } from './derive.js'
 import { modelLateForm, modelRedact, modelRepair, modelSummary } from './rewrite.js'
@@ -30,6 +31,7 @@ export const aiSdkModelFormat: MessageFormat<ModelMessageData> = Object.freeze({
   prune: (message: ModelMessageData, redactedText: string) => modelRedact(message, redactedText, true),
   summary: modelSummary,
   display: modelDisplay,
+  truncate: truncateModel,
   prompt: (text: string): ModelMessageData => ({ role: 'user', content: [{ type: 'text', text }] }),
   show: (message: ModelMessageData) => message,
 })

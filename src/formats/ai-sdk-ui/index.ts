@@ -7,6 +7,7 @@
  */
 import { readNotes } from '../ai-sdk-common.js'
 import { uiDisplay } from '../ai-sdk-display.js'
+import { truncateUI } from '../ai-sdk-truncate.js'
 import type { MessageFormat } from '../types.js'
 import { uiFacts, uiText, uiTokens } from './derive.js'
 import { uiRedact, uiRepair, uiSummary } from './rewrite.js'
@@ -32,6 +33,7 @@ export const aiSdkUiFormat: MessageFormat<UIMessageData> = Object.freeze({
   prune: (message: UIMessageData, redactedText: string) => uiRedact(message, redactedText, true),
   summary: uiSummary,
   display: uiDisplay,
+  truncate: truncateUI,
   // Never stored: the request that closes a summarizer's input.
   prompt: (text: string): UIMessageData => ({
     id: 'summary-request',

@@ -4,6 +4,7 @@
  * `metadata.custom.contextLedger`; the pin flag is `metadata.custom.pinned`, honoured on the way in and
  * shown on the way out; the tracking id is the message's `trackingId`.
  */
+import { truncateToolResults } from '../../messages/truncate-tool-results.js'
 import { classifyMessage } from '../../messages/classify.js'
 import { hasPinFlag, withPinFlag } from '../../messages/pin-flag.js'
 import { redactedForm } from '../../messages/redact.js'
@@ -96,6 +97,10 @@ export const strandsFormat: MessageFormat<StoredMessageData> = Object.freeze<
     metadata: SUMMARY_MARKER,
   }),
   display: (message) => message,
+  truncate: (message) => {
+    const cut = truncateToolResults(message)
+    return cut === message ? undefined : cut
+  },
   prompt: (text) => ({ role: 'user', content: [{ text }], trackingId: '' }),
   show: (message, pinned) => (pinned || hasPinFlag(message) ? withPinFlag(message, pinned) : message),
 })
