@@ -10,6 +10,7 @@
  *   npx tsx examples/strands-demo.ts                 # 2,000 turns into a temp file
  *   npx tsx examples/strands-demo.ts --turns 500 --db ./demo.db
  *   npx tsx examples/strands-demo.ts --postgres       # on PostgreSQL (examples/postgres-demo.ts)
+ *   npx tsx examples/strands-demo.ts --ai-sdk         # a Vercel AI SDK agent instead (examples/ai-sdk-demo.ts)
  */
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -31,6 +32,11 @@ import { ScriptedModel, type ScriptedCall, type ScriptedReply } from './strands-
 // `npm run demo -- --postgres`: the same story on PostgreSQL, workers sharing sessions (examples/postgres-demo.ts).
 if (process.argv.includes('--postgres')) {
   await import('./postgres-demo.js')
+  process.exit(process.exitCode ?? 0)
+}
+// `npm run demo -- --ai-sdk`: a Vercel AI SDK agent session with ledgerSession (examples/ai-sdk-demo.ts).
+if (process.argv.includes('--ai-sdk')) {
+  await import('./ai-sdk-demo.js')
   process.exit(process.exitCode ?? 0)
 }
 
