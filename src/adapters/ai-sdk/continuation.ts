@@ -5,8 +5,8 @@
  * `approval-responded`), and the server's `onFinish` hands it back with more parts. Each such version
  * is an edit of the stored message (`editMessage`, actor `ai-sdk`, reason `continued`): the window shows
  * the newest version, the edit log keeps every later version and the row keeps the first. Only the
- * newest stored message may be continued, and only forward: the same parts in the same order (a tool
- * part's state never going back), then new ones.
+ * newest stored message may be continued, and only forward: the same parts in the same order (equal,
+ * but for a tool part, whose state may move on and never back), then new ones.
  */
 import type { UIMessage } from 'ai'
 import type { LedgerEntry } from '../../store/store-types.js'
@@ -33,15 +33,15 @@ type Part = UIMessage['parts'][number]
 const toolCallOf = (p: Part): unknown => (p as { toolCallId?: unknown }).toolCallId
 const stateOf = (p: Part): number => STATE_RANK[(p as { state?: string }).state ?? ''] ?? -1
 
-/** Whether `next` is `old` moved on: same type (same tool call), a tool state not going back. */
+/** Whether `next` is `old` or, for a tool part, `old` moved on: the same call, its state not going back. */
 function partContinues(old: Part, next: Part): boolean {
-  if (old.type !== next.type || toolCallOf(old) !== toolCallOf(next)) return false
-  return stateOf(next) >= stateOf(old)
+  if (toolCallOf(old) === undefined) return JSON.stringify(old) === JSON.stringify(next)
+  return old.type === next.type && toolCallOf(old) === toolCallOf(next) && stateOf(next) >= stateOf(old)
 }
 
 /**
- * Whether `next` continues `old`: both assistant messages, `next` holding `old`'s parts in order (tool
- * parts possibly further on) and maybe more.
+ * Whether `next` continues `old`: both assistant messages, `next` holding `old`'s parts in order (equal,
+ * tool parts possibly further on) and maybe more.
  *
  * @param old - the stored version
  * @param next - the version sent

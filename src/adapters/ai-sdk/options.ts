@@ -46,8 +46,7 @@ export interface LedgerSessionOptions<S extends LedgerSessionStore = ContextStor
   readonly tools?: ToolSet | undefined
 }
 
-const defined = (what: string) =>
-  z.custom<unknown>((v) => v !== undefined && v !== null, `expected ${what}`)
+const defined = (what: string) => z.custom<unknown>((v) => v !== undefined && v !== null, `expected ${what}`)
 
 const optionsSchema = z.strictObject({
   store: z.custom<LedgerSessionStore>(

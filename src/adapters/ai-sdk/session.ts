@@ -31,7 +31,9 @@ export type { LedgerSessionOptions, LedgerSessionStore } from './options.js'
  * The core manager under a session: SQLite's `PersistentConversationManager`, or for a PostgreSQL store
  * its manager (the same calls, each returning a Promise).
  */
-export type LedgerManagerOf<S> = S extends AsyncContextStore ? AsyncLedgerManager : PersistentConversationManager
+export type LedgerManagerOf<S> = S extends AsyncContextStore
+  ? AsyncLedgerManager
+  : PersistentConversationManager
 
 /** A ledger session for the AI SDK (see {@link ledgerSession}). */
 export interface LedgerSession<S extends LedgerSessionStore = ContextStore> {

@@ -37,7 +37,9 @@ export function aiSdkSummarizer(
 ): Summarizer {
   return async (messages, request) => {
     const input =
-      format === 'ui' ? await toModel(messages as unknown as UIMessage[]) : (messages as unknown as ModelMessage[])
+      format === 'ui'
+        ? await toModel(messages as unknown as UIMessage[])
+        : (messages as unknown as ModelMessage[])
     const result = await generateText({
       model: config.model,
       instructions: request.systemPrompt,

@@ -37,7 +37,11 @@ export interface LedgerTools {
 }
 
 /** How the model's `pin_message` index maps to a message: each window message is `counts[i]` of them. */
-async function targetOf(port: LedgerPort, format: 'model' | 'ui', toModel: ToModel): Promise<PinMessageTarget> {
+async function targetOf(
+  port: LedgerPort,
+  format: 'model' | 'ui',
+  toModel: ToModel,
+): Promise<PinMessageTarget> {
   if (format === 'model') {
     const count = await port.windowCount()
     return { count, resolve: (windowIndex) => ({ windowIndex }) }

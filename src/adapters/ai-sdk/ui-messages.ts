@@ -28,7 +28,6 @@ export interface LoadUIMessagesOptions {
 
 const PAGE = 100
 
-
 const key = (m: UIMessage): string => JSON.stringify([m.role, m.parts])
 
 /**
@@ -72,7 +71,8 @@ function reused(i: number, m: UIMessage, stored: LedgerEntry): Error {
 }
 
 /**
- * Plans a save: messages whose id is stored with equal content (its newest version) are skipped; the
+ * Plans a save: messages whose id is stored with equal content (its newest version, or an earlier version
+ * of it) are skipped; the
  * newest stored message, an assistant message, sent with its parts moved on is continued; any other
  * message whose id is stored with other content is refused; the rest are new.
  *
@@ -99,7 +99,8 @@ export async function planSave(
       continue
     }
     const shown = shownVersion(stored)
-    if (key(shown) === key(m)) continue
+    // The stored version, or an earlier one it continues (a client a step behind): nothing to write.
+    if (key(shown) === key(m) || continues(m, shown)) continue
     newest ??= newestTwo(port)
     const [last] = await newest
     if (firstFresh >= 0 || last?.seq !== stored.seq || isReplaced(stored) || !continues(shown, m))

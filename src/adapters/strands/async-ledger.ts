@@ -15,6 +15,7 @@ import type { MessageRef, PinAttribution } from '../../store/check-args.js'
 import type {
   EditAttribution,
   LedgerEntry,
+  MessageEdit,
   PinResult,
   SessionSummary,
   WindowReadOptions,
@@ -89,6 +90,8 @@ export interface AsyncLedgerManager extends AsyncRecallManager {
   reduce(options?: ReduceOptions): Promise<WindowResult>
   /** The window; see the core manager's `window`. */
   window(options?: WindowReadOptions): Promise<StoredMessageData[]>
+  /** The session's edit log; see the core manager's `edits`. */
+  edits(): Promise<MessageEdit[]>
   /** Records an edit; see the core manager's `edit`. */
   edit(ref: MessageRef, message: MessageData, attribution?: EditAttribution): Promise<LedgerEntry>
   /** Pins a message; see the core manager's `pin`. */
