@@ -153,7 +153,10 @@ export function pinErrorResult(
   action: PinMessageInput['action'],
 ): PinMessageToolResult | undefined {
   if (isContextLedgerError(error, 'MESSAGE_NOT_FOUND'))
-    return { status: 'error', text: `Message ${index} is not in the conversation store yet; try again later.` }
+    return {
+      status: 'error',
+      text: `Message ${index} is not in the conversation store yet; try again later.`,
+    }
   if (isContextLedgerError(error, 'INVALID_OPTIONS') && error.path === 'ref')
     return { status: 'error', text: `Message ${index} cannot be pinned: ${error.message}` }
   if (isContextLedgerError(error, 'INVALID_OPTIONS') && error.path?.startsWith('attribution.') === true)

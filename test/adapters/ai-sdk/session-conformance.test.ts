@@ -7,12 +7,12 @@
  * input that changes no row.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { generateText, stepCountIs, streamText, tool, type ToolSet, type UIMessage } from 'ai'
+import { generateText, stepCountIs, tool, type ToolSet, type UIMessage } from 'ai'
 import { z } from 'zod'
 import { ledgerSession, type LedgerSessionStore } from '../../../src/adapters/ai-sdk/index.js'
 import { ContextLedgerError, type LedgerEntry } from '../../../src/index.js'
 import { coreStoreOf, makeBackend, type LedgerStore } from '../../helpers/backend.js'
-import { promptTokens, refusal, textModel, toolLoopModel } from './helpers.js'
+import { chatRound, promptTokens, refusal, textModel, toolLoopModel } from './helpers.js'
 
 const backend = makeBackend()
 afterEach(async () => {
@@ -43,34 +43,14 @@ const lookup = tool({
 
 const user = (id: string, text: string): UIMessage => ({ id, role: 'user', parts: [{ type: 'text', text }] })
 
-/**
- * One POST of a `useChat` route: save the request, stream the model's answer over the window, save what
- * `onFinish` hands over.
- */
-async function round(
+/** One POST of a `useChat` route (see `chatRound`), on a session of either backend. */
+const round = (
   session: Session,
   messages: UIMessage[],
   model: ReturnType<typeof textModel>,
   id: string,
   tools?: ToolSet,
-) {
-  await session.saveUIMessages(messages)
-  const result = streamText({ model, messages: await session.window(), ...(tools ? { tools } : {}) })
-  let finished: UIMessage[] = []
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the route the AI SDK 7 docs show
-  const response = result.toUIMessageStreamResponse({
-    originalMessages: messages,
-    generateMessageId: () => id,
-    onFinish: async ({ messages: all }) => {
-      finished = all
-      await session.saveUIMessages(all)
-    },
-  })
-  await response.text()
-  // onFinish runs as the stream ends; wait for its save to land (calls of a session are queued).
-  await session.window()
-  return finished
-}
+) => chatRound(session, messages, model, id, tools)
 
 describe('agent loops, on either backend', () => {
   it('keeps every step of a 30-step tool loop within tokenBudget, tool pairs intact, each message once', async () => {
@@ -106,6 +86,15 @@ describe('agent loops, on either backend', () => {
       plain([{ role: 'user', content: 'look up 30 numbers' }, ...result.responseMessages]),
     )
     expect(archived.filter((e) => e.inWindow).length).toBeLessThan(archived.length)
+    // Without the session the same loop overflows the model.
+    await expect(
+      generateText({
+        model: toolLoopModel({ calls: 30, tool: 'lookup', maxPromptTokens: limit }),
+        tools: { lookup },
+        messages: [{ role: 'user', content: 'look up 30 numbers' }],
+        stopWhen: stepCountIs(40),
+      }),
+    ).rejects.toThrow(/prompt too long/)
   })
 
   it('a reopened ledger gives the same window, and the session carries on from it', async () => {
