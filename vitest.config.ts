@@ -40,6 +40,7 @@ export const CONFORMANCE = [
   'test/store/eviction-log.test.ts',
   'test/tools/recall-tools.test.ts',
   'test/adapters/strands/recall-agent.test.ts',
+  'test/adapters/ai-sdk/session-conformance.test.ts',
 ]
 
 export default defineConfig({

@@ -138,6 +138,36 @@ export function describePinOutcome(
 }
 
 /**
+ * The answer the model reads when the store refused a pin or unpin for a reason the model can act on:
+ * a message not stored yet, a message no window can show (a greeting before the first user message), a
+ * reason the store counts otherwise (UTF-16 units: emoji count two) or refuses (a lone surrogate).
+ *
+ * @param error - what the store threw
+ * @param index - the index the model gave
+ * @param action - what it asked
+ * @returns the error result, or undefined for a failure the model cannot cause (rethrow it)
+ */
+export function pinErrorResult(
+  error: unknown,
+  index: number,
+  action: PinMessageInput['action'],
+): PinMessageToolResult | undefined {
+  if (isContextLedgerError(error, 'MESSAGE_NOT_FOUND'))
+    return {
+      status: 'error',
+      text: `Message ${index} is not in the conversation store yet; try again later.`,
+    }
+  if (isContextLedgerError(error, 'INVALID_OPTIONS') && error.path === 'ref')
+    return { status: 'error', text: `Message ${index} cannot be pinned: ${error.message}` }
+  if (isContextLedgerError(error, 'INVALID_OPTIONS') && error.path?.startsWith('attribution.') === true)
+    return {
+      status: 'error',
+      text: `Message ${index} was not ${action === 'pin' ? 'pinned' : 'unpinned'}: ${error.message}. Give a shorter plain-text reason.`,
+    }
+  return undefined
+}
+
+/**
  * Runs `pin_message` against a core manager: validates the input, checks the index against the messages
  * the model sees, and pins or unpins with the given actor and the model's reason.
  *
@@ -167,22 +197,9 @@ export function handlePinMessage(
     const ref = target.resolve(index)
     pin = action === 'pin' ? manager.pin(ref, attribution) : manager.unpin(ref, attribution)
   } catch (error) {
-    if (isContextLedgerError(error, 'MESSAGE_NOT_FOUND'))
-      return {
-        status: 'error',
-        text: `Message ${index} is not in the conversation store yet; try again later.`,
-      }
-    // A pin no window can show (a greeting before the first user message): the store says why.
-    if (isContextLedgerError(error, 'INVALID_OPTIONS') && error.path === 'ref')
-      return { status: 'error', text: `Message ${index} cannot be pinned: ${error.message}` }
-    // A reason the schema takes but the store counts otherwise (UTF-16 units: emoji count two) or refuses
-    // (a lone surrogate): the model words it again.
-    if (isContextLedgerError(error, 'INVALID_OPTIONS') && error.path?.startsWith('attribution.') === true)
-      return {
-        status: 'error',
-        text: `Message ${index} was not ${action === 'pin' ? 'pinned' : 'unpinned'}: ${error.message}. Give a shorter plain-text reason.`,
-      }
-    throw error
+    const result = pinErrorResult(error, index, action)
+    if (result === undefined) throw error
+    return result
   }
   return { ...describePinOutcome(index, action, pin.changed), pin }
 }

@@ -1,5 +1,5 @@
 /**
- * docs/ai-sdk.md's two quick starts run as written: each ```ts block that imports the package is saved as
+ * docs/ai-sdk.md's two quick starts run as written: each ```ts block that imports `context-ledger/ai-sdk` is saved as
  * a module whose imports of `context-ledger` and `context-ledger/ai-sdk` point at the sources, whose
  * `agent.db` / `chat.db` is a file in a temp directory, and which gets a scripted `model`
  * (`MockLanguageModelV4`; the doc leaves the provider to the reader). The chat route's `POST` is then
@@ -13,7 +13,11 @@ import { openContextStore } from '../../src/index.js'
 import { tempDir } from '../helpers/temp-store.js'
 import { codeBlocks, readRepoFile, ROOT } from './markdown.js'
 
-const blocks = codeBlocks(readRepoFile('docs/ai-sdk.md'), 'ts').filter((b) => /^import /m.test(b))
+// The quick starts: the blocks importing `context-ledger/ai-sdk` (the PostgreSQL fragment imports only
+// `context-ledger/postgres`; the conformance suite runs the adapter there).
+const blocks = codeBlocks(readRepoFile('docs/ai-sdk.md'), 'ts').filter((b) =>
+  /^import .* from 'context-ledger\/ai-sdk'$/m.test(b),
+)
 const dir = tempDir()
 const moduleDir = join(ROOT, '.tmp', `ai-sdk-examples-${process.pid}`)
 mkdirSync(moduleDir, { recursive: true })

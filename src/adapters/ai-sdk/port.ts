@@ -1,17 +1,29 @@
 /**
- * The adapter's only access to the store: a session's calls as Promises. Today it wraps the SQLite core
- * manager (each call answers at once); the PostgreSQL manager of `context-ledger/postgres`, whose calls
- * already return Promises, slots in here without the rest of the adapter changing.
+ * The adapter's only access to the store: a session's calls as Promises, over either backend — the
+ * SQLite core manager (each call answering at once) or the manager of an asynchronous store (the
+ * PostgreSQL store of `context-ledger/postgres`, reached through `store.manager()` and described by
+ * shape, so this entry loads nothing of PostgreSQL).
  */
 import { isContextLedgerError } from '../../errors.js'
 import type { PersistentConversationManager } from '../../manager/persistent-conversation-manager.js'
 import type { StoredMessageData } from '../../messages/types.js'
-import type { EditAttribution, LedgerEntry, MessageRef, WindowResult } from '../../store/context-store.js'
+import type {
+  EditAttribution,
+  LedgerEntry,
+  MessageRef,
+  PinAttribution,
+  PinResult,
+  WindowResult,
+} from '../../store/context-store.js'
 import type { SummarizeOptions } from '../../manager/manager-options.js'
 import type { SummarizeResult, Summarizer } from '../../summaries/summarize.js'
+import type { AsyncRecallManager } from '../../tools/recall-tools.js'
+import type { AsyncContextStore, AsyncLedgerManager } from '../strands/async-ledger.js'
 
 /** What the AI SDK adapter asks of a session, every call answering with a Promise. */
 export interface LedgerPort {
+  /** The manager the recall tools' handlers read (either backend's: they run on both). */
+  readonly recall: PersistentConversationManager | AsyncRecallManager
   /** Appends messages (all or none) in the session's format. */
   append(messages: readonly unknown[]): Promise<LedgerEntry[]>
   /** Enforces the window limits. */
@@ -24,18 +36,32 @@ export interface LedgerPort {
   byTrackingId(trackingId: string): Promise<LedgerEntry | undefined>
   /** Messages in the archive. */
   messageCount(): Promise<number>
+  /** Messages in the window (its summary included). */
+  windowCount(): Promise<number>
   /** Folds what is over the limits into a summary (the core's `summarizeExcess`). */
   summarizeExcess(summarizer: Summarizer): Promise<SummarizeResult>
   /** Folds the oldest part of the window into a summary (the core's `summarize`). */
   summarize(summarizer: Summarizer, options: SummarizeOptions): Promise<SummarizeResult>
   /** Shows `message` in the window in place of `ref`'s message, recorded in the edit log. */
   edit(ref: MessageRef, message: unknown, attribution: EditAttribution): Promise<void>
+  /** Pins (`true`) or unpins a message. */
+  pin(ref: MessageRef, pinned: boolean, attribution: PinAttribution): Promise<PinResult>
 }
 
 /** Runs a synchronous call as a Promise: its value, or a rejection with what it threw. */
 async function later<T>(fn: () => T): Promise<T> {
   await Promise.resolve()
   return fn()
+}
+
+/** The entry a lookup found, or undefined for `MESSAGE_NOT_FOUND`. */
+async function found(lookup: () => LedgerEntry | Promise<LedgerEntry>): Promise<LedgerEntry | undefined> {
+  try {
+    return await lookup()
+  } catch (error) {
+    if (isContextLedgerError(error, 'MESSAGE_NOT_FOUND')) return undefined
+    throw error
+  }
 }
 
 /**
@@ -45,26 +71,51 @@ async function later<T>(fn: () => T): Promise<T> {
  * @returns the port
  */
 export function sqlitePort(manager: PersistentConversationManager): LedgerPort {
+  const summary = () => manager.store.session(manager.sessionId)
   return {
+    recall: manager,
     append: (messages) => later(() => manager.append(messages as never[])),
     applyWindow: () => later(() => manager.applyWindow()),
     window: () => later(() => manager.window()),
     history: (fromSeq, limit) => later(() => manager.history({ fromSeq, limit })),
-    byTrackingId: (trackingId) =>
-      later(() => {
-        try {
-          return manager.message({ trackingId })
-        } catch (error) {
-          if (isContextLedgerError(error, 'MESSAGE_NOT_FOUND')) return undefined
-          throw error
-        }
-      }),
-    messageCount: () => later(() => manager.store.session(manager.sessionId)?.messageCount ?? 0),
+    byTrackingId: (trackingId) => found(() => manager.message({ trackingId })),
+    messageCount: () => later(() => summary()?.messageCount ?? 0),
+    windowCount: () => later(() => summary()?.windowMessages ?? 0),
     summarizeExcess: (summarizer) => manager.summarizeExcess(summarizer),
     summarize: (summarizer, options) => manager.summarize(summarizer, options),
     edit: (ref, message, attribution) =>
       later(() => {
         manager.edit(ref, message as never, attribution)
       }),
+    pin: (ref, pinned, attribution) =>
+      later(() => (pinned ? manager.pin(ref, attribution) : manager.unpin(ref, attribution))),
+  }
+}
+
+/**
+ * The port over the manager of an asynchronous store (PostgreSQL).
+ *
+ * @param store - the store
+ * @param manager - the session's manager on it (`store.manager(options)`)
+ * @returns the port
+ */
+export function asyncPort(store: AsyncContextStore, manager: AsyncLedgerManager): LedgerPort {
+  const summary = () => store.session(manager.sessionId)
+  return {
+    recall: manager,
+    append: (messages) => manager.append(messages as never[]),
+    applyWindow: () => manager.applyWindow(),
+    window: () => manager.window(),
+    history: (fromSeq, limit) => manager.history({ fromSeq, limit }),
+    byTrackingId: (trackingId) => found(() => manager.message({ trackingId })),
+    messageCount: async () => (await summary())?.messageCount ?? 0,
+    windowCount: async () => (await summary())?.windowMessages ?? 0,
+    summarizeExcess: (summarizer) => manager.summarizeExcess(summarizer),
+    summarize: (summarizer, options) => manager.summarize(summarizer, options),
+    edit: async (ref, message, attribution) => {
+      await manager.edit(ref, message as never, attribution)
+    },
+    pin: (ref, pinned, attribution) =>
+      pinned ? manager.pin(ref, attribution) : manager.unpin(ref, attribution),
   }
 }

@@ -10,50 +10,40 @@ import {
   PersistentConversationManager,
   type SummarizeOptions,
 } from '../../manager/persistent-conversation-manager.js'
-import { checkObject, invalidOption } from '../../store/check-args.js'
+import { invalidOption } from '../../store/check-args.js'
 import type { LedgerEntry } from '../../store/store-types.js'
 import type { SummarizeResult } from '../../summaries/summarize.js'
-import type { TokenCounter } from '../../messages/tokens.js'
-import type { ProtectedMessages } from '../../window/window-options.js'
 import { optionsError } from '../../window/window-options.js'
 import type { ContextStore } from '../../store/context-store.js'
+import { isAsyncStore, type AsyncContextStore, type AsyncLedgerManager } from '../strands/async-ledger.js'
 import { Archive } from './archive.js'
 import { onStepEndOf, prepareStepOf, type PrepareStepInput, type StepEndInput } from './loop.js'
-import { sqlitePort } from './port.js'
-import { aiSdkSummarizer, type LedgerSummarizeConfig } from './summarize.js'
-import { ledgerTools, type LedgerTools } from './tools.js'
+import { checkSessionOptions, type LedgerSessionOptions, type LedgerSessionStore } from './options.js'
+import { asyncPort, sqlitePort, type LedgerPort } from './port.js'
+import { aiSdkSummarizer } from './summarize.js'
+import { ledgerTools, type LedgerTools, type ToModel } from './tools.js'
 import { loadUIMessages, planSave, writeSave, type LoadUIMessagesOptions } from './ui-messages.js'
 import { checkModelMessages, checkUIMessages, messageArray } from './validate.js'
 
-/** Options of {@link ledgerSession}. */
-export interface LedgerSessionOptions {
-  /** The store holding the session (`openContextStore(path)`). */
-  readonly store: ContextStore
-  /** The session; created on the first append. */
-  readonly sessionId: string
-  /** `'model'` (default): `ModelMessage`s of an agent loop; `'ui'`: `UIMessage`s of a chat UI. */
-  readonly format?: 'model' | 'ui' | undefined
-  /** Most messages in the window (default 40). */
-  readonly windowSize?: number | undefined
-  /** Most tokens in the window (none when omitted). */
-  readonly tokenBudget?: number | undefined
-  /** Ranges that always stay in the window. */
-  readonly protectedMessages?: ProtectedMessages | undefined
-  /**
-   * Write summaries with this model: what the limits would evict is folded into a summary instead
-   * (the core's `summarizeExcess`), and {@link LedgerSession.summarize} works.
-   */
-  readonly summarize?: LedgerSummarizeConfig | undefined
-  /** Counts a message's tokens (default: the format's built-in estimate). */
-  readonly tokenCounter?: TokenCounter | undefined
-}
+export type { LedgerSessionOptions, LedgerSessionStore } from './options.js'
+
+/**
+ * The core manager under a session: SQLite's `PersistentConversationManager`, or for a PostgreSQL store
+ * its manager (the same calls, each returning a Promise).
+ */
+export type LedgerManagerOf<S> = S extends AsyncContextStore
+  ? AsyncLedgerManager
+  : PersistentConversationManager
 
 /** A ledger session for the AI SDK (see {@link ledgerSession}). */
-export interface LedgerSession {
+export interface LedgerSession<S extends LedgerSessionStore = ContextStore> {
   /** The session's format. */
   readonly format: 'model' | 'ui'
-  /** The core manager underneath (`context-ledger`'s `PersistentConversationManager`). */
-  readonly ledger: PersistentConversationManager
+  /**
+   * The core manager underneath: `context-ledger`'s `PersistentConversationManager`, or on a PostgreSQL
+   * store the PostgreSQL manager (its calls awaited).
+   */
+  readonly ledger: LedgerManagerOf<S>
   /**
    * Archives messages (ModelMessages, or UIMessages in a `'ui'` session) exactly once — a message object
    * the session archived already is skipped, as is a UIMessage whose id is stored with equal content —
@@ -91,20 +81,6 @@ export interface LedgerSession {
   summarize(options?: SummarizeOptions): Promise<SummarizeResult>
 }
 
-const adapterKeys = z.object({
-  format: z.enum(['model', 'ui']).optional(),
-  summarize: z
-    .strictObject({
-      model: z.custom<LedgerSummarizeConfig['model']>(
-        (v) => v !== undefined && v !== null,
-        'expected a LanguageModel',
-      ),
-      systemPrompt: z.string().min(1).optional(),
-      maxOutputTokens: z.number().int().min(1).optional(),
-    })
-    .optional(),
-})
-
 const loadOptions = z.strictObject({
   limit: z.number().int().min(1).optional(),
   before: z.string().optional(),
@@ -125,18 +101,24 @@ const loadOptions = z.strictObject({
  *   prepareStep: session.prepareStep, onStepEnd: session.onStepEnd, stopWhen: stepCountIs(20) })
  * ```
  */
-export function ledgerSession(options: LedgerSessionOptions): LedgerSession {
-  checkObject(options, 'options')
-  const { format: given, summarize, ...core } = options
-  const parsed = adapterKeys.safeParse({ format: given, summarize })
-  if (!parsed.success) throw optionsError(parsed.error, 'ledgerSession')
+export function ledgerSession<S extends LedgerSessionStore = ContextStore>(
+  options: LedgerSessionOptions<S>,
+): LedgerSession<S> {
+  const { store, format: given, summarize, tools, ...limits } = checkSessionOptions(options)
   const format = given ?? 'model'
-  const ledger = new PersistentConversationManager({
-    ...core,
-    format: format === 'model' ? 'ai-sdk/model' : 'ai-sdk/ui',
-  })
-  const port = sqlitePort(ledger)
-  const summarizer = summarize === undefined ? undefined : aiSdkSummarizer(summarize, format)
+  const core = { ...limits, format: format === 'model' ? 'ai-sdk/model' : 'ai-sdk/ui' } as const
+  let ledger: PersistentConversationManager | AsyncLedgerManager
+  let port: LedgerPort
+  if (isAsyncStore(store)) {
+    const manager = store.manager(core)
+    ;[ledger, port] = [manager, asyncPort(store, manager)]
+  } else {
+    const manager = new PersistentConversationManager({ ...core, store })
+    ;[ledger, port] = [manager, sqlitePort(manager)]
+  }
+  const toModel: ToModel = (messages) =>
+    convertToModelMessages(messages, tools === undefined ? {} : { tools })
+  const summarizer = summarize === undefined ? undefined : aiSdkSummarizer(summarize, format, toModel)
   const enforce = () => (summarizer === undefined ? port.applyWindow() : port.summarizeExcess(summarizer))
   const archive = new Archive(port, enforce)
   const fromLedger = new WeakSet<object>()
@@ -145,7 +127,7 @@ export function ledgerSession(options: LedgerSessionOptions): LedgerSession {
     const messages =
       format === 'model'
         ? (stored as unknown as ModelMessage[])
-        : await convertToModelMessages(stored as unknown as UIMessage[])
+        : await toModel(stored as unknown as UIMessage[])
     for (const m of messages) fromLedger.add(m)
     return messages
   }
@@ -166,7 +148,7 @@ export function ledgerSession(options: LedgerSessionOptions): LedgerSession {
     })
   return {
     format,
-    ledger,
+    ledger: ledger as LedgerManagerOf<S>,
     append: (messages) =>
       format === 'ui'
         ? saveUI(messages, false)
@@ -185,7 +167,7 @@ export function ledgerSession(options: LedgerSessionOptions): LedgerSession {
       needUI('saveUIMessages')
       return saveUI(messages, true)
     },
-    tools: ledgerTools(ledger, format),
+    tools: ledgerTools(port, format, toModel),
     summarize: (o = {}) =>
       archive.serial(async () => {
         if (summarizer === undefined)

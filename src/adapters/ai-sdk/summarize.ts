@@ -3,7 +3,7 @@
  * `generateText`, given the messages to fold (converted from UIMessages in a `'ui'` session), the request
  * that closes them, and the ledger's summarization prompt as `system`.
  */
-import { convertToModelMessages, generateText } from 'ai'
+import { generateText } from 'ai'
 import type { LanguageModel, ModelMessage, UIMessage } from 'ai'
 import type { Summarizer } from '../../summaries/summarize.js'
 
@@ -27,13 +27,18 @@ function modelId(model: LanguageModel): string | undefined {
  *
  * @param config - the model and its settings
  * @param format - the session's format: UI messages are converted first
+ * @param toModel - the session's conversion of UI messages (`convertToModelMessages` with its tools)
  * @returns the summarizer
  */
-export function aiSdkSummarizer(config: LedgerSummarizeConfig, format: 'model' | 'ui'): Summarizer {
+export function aiSdkSummarizer(
+  config: LedgerSummarizeConfig,
+  format: 'model' | 'ui',
+  toModel: (messages: UIMessage[]) => Promise<ModelMessage[]>,
+): Summarizer {
   return async (messages, request) => {
     const input =
       format === 'ui'
-        ? await convertToModelMessages(messages as unknown as UIMessage[])
+        ? await toModel(messages as unknown as UIMessage[])
         : (messages as unknown as ModelMessage[])
     const result = await generateText({
       model: config.model,

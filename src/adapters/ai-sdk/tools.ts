@@ -3,10 +3,11 @@
  * the core tool's zod input schema, description and handler (src/tools/), answering with the text the
  * model reads (an error result is text too, so the model can correct its input).
  */
-import { convertToModelMessages, tool, type Tool, type UIMessage } from 'ai'
-import type { PersistentConversationManager } from '../../manager/persistent-conversation-manager.js'
+import { tool, type ModelMessage, type Tool, type UIMessage } from 'ai'
 import {
-  handlePinMessage,
+  checkPinMessageInput,
+  describePinOutcome,
+  pinErrorResult,
   PIN_MESSAGE_TOOL_DESCRIPTION,
   pinMessageInputSchema,
   type PinMessageInput,
@@ -19,8 +20,10 @@ import {
   readHistoryInputSchema,
   SEARCH_HISTORY_TOOL_DESCRIPTION,
   searchHistoryInputSchema,
+  type AsyncRecallManager,
   type RecallToolOptions,
 } from '../../tools/recall-tools.js'
+import type { LedgerPort } from './port.js'
 import type { z } from 'zod'
 
 /** The session's tools, to spread into `tools` of `generateText` / `streamText` / `ToolLoopAgent`. */
@@ -33,49 +36,81 @@ export interface LedgerTools {
   readonly pin_message: Tool<PinMessageInput, string>
 }
 
-/**
- * How the model's `pin_message` index maps to the window of a `'ui'` session: the model sees each UI
- * message as the ModelMessages `convertToModelMessages` makes of it.
- */
-async function uiTarget(manager: PersistentConversationManager): Promise<PinMessageTarget> {
-  const window = manager.window() as unknown as UIMessage[]
+/** How the model's `pin_message` index maps to a message: each window message is `counts[i]` of them. */
+async function targetOf(
+  port: LedgerPort,
+  format: 'model' | 'ui',
+  toModel: ToModel,
+): Promise<PinMessageTarget> {
+  if (format === 'model') {
+    const count = await port.windowCount()
+    return { count, resolve: (windowIndex) => ({ windowIndex }) }
+  }
+  // A 'ui' session: the model sees each UI message as the ModelMessages `convertToModelMessages` makes.
+  const window = (await port.window()) as unknown as UIMessage[]
   const owner: number[] = []
-  for (const [i, m] of window.entries())
-    for (let k = (await convertToModelMessages([m])).length; k > 0; k--) owner.push(i)
+  for (const [i, m] of window.entries()) for (let k = (await toModel([m])).length; k > 0; k--) owner.push(i)
   return { count: owner.length, resolve: (index) => ({ windowIndex: owner[index] ?? index }) }
 }
 
 /**
+ * Runs `pin_message` through the port: the core tool's input check, outcome and error texts.
+ *
+ * @param port - the session
+ * @param target - the messages the model sees
+ * @param input - the tool input as the model sent it
+ * @returns the text the model reads
+ */
+async function runPin(port: LedgerPort, target: PinMessageTarget, input: unknown): Promise<string> {
+  const checked = checkPinMessageInput(input, target.count)
+  if (!checked.ok) return checked.result.text
+  const { index, action, reason } = checked.input
+  const attribution = { actor: 'agent', ...(reason === undefined ? {} : { reason }) }
+  try {
+    const pin = await port.pin(target.resolve(index), action === 'pin', attribution)
+    return describePinOutcome(index, action, pin.changed).text
+  } catch (error) {
+    const result = pinErrorResult(error, index, action)
+    if (result === undefined) throw error
+    return result.text
+  }
+}
+
+/** Converts UI messages to the ModelMessages the model sees (the session's `convertToModelMessages`). */
+export type ToModel = (messages: UIMessage[]) => Promise<ModelMessage[]>
+
+/**
  * The tools of a session.
  *
- * @param manager - the session's core manager
- * @param format - `'model'` (the model sees the window as is) or `'ui'` (as converted)
+ * @param port - the session's store access
+ * @param format - `'model'` (the model sees the window as is) or `'ui'` (as converted by `toModel`)
+ * @param toModel - the session's conversion of UI messages
  * @param options - the recall tools' options
  * @returns the tools
  */
 export function ledgerTools(
-  manager: PersistentConversationManager,
+  port: LedgerPort,
   format: 'model' | 'ui',
+  toModel: ToModel,
   options?: RecallToolOptions,
 ): LedgerTools {
+  // Either backend's manager: the handlers answer at once on SQLite and with a Promise on PostgreSQL.
+  const recall = port.recall as AsyncRecallManager
   return {
     search_history: tool({
       description: SEARCH_HISTORY_TOOL_DESCRIPTION,
       inputSchema: searchHistoryInputSchema,
-      execute: (input) => Promise.resolve(handleSearchHistory(manager, input, options).text),
+      execute: async (input) => (await handleSearchHistory(recall, input, options)).text,
     }),
     read_history: tool({
       description: READ_HISTORY_TOOL_DESCRIPTION,
       inputSchema: readHistoryInputSchema,
-      execute: (input) => Promise.resolve(handleReadHistory(manager, input, options).text),
+      execute: async (input) => (await handleReadHistory(recall, input, options)).text,
     }),
     pin_message: tool({
       description: PIN_MESSAGE_TOOL_DESCRIPTION,
       inputSchema: pinMessageInputSchema,
-      execute: async (input: PinMessageInput) => {
-        const target = format === 'ui' ? await uiTarget(manager) : undefined
-        return handlePinMessage(manager, input, { target }).text
-      },
+      execute: async (input: PinMessageInput) => runPin(port, await targetOf(port, format, toModel), input),
     }),
   }
 }

@@ -14,6 +14,7 @@
  */
 import type { UIMessage } from 'ai'
 import type { LedgerEntry } from '../../store/store-types.js'
+import { AI_SDK_ACTOR, CONTINUED_REASON, continues, shownVersion } from './continuation.js'
 import { invalidMessage } from './validate.js'
 import type { LedgerPort } from './port.js'
 
@@ -26,9 +27,6 @@ export interface LoadUIMessagesOptions {
 }
 
 const PAGE = 100
-
-/** The actor recorded on the edit that replaces a regenerated message. */
-export const REGENERATE_ACTOR = 'ai-sdk'
 
 const key = (m: UIMessage): string => JSON.stringify([m.role, m.parts])
 
@@ -57,15 +55,26 @@ async function newestTwo(port: LedgerPort): Promise<[LedgerEntry | undefined, Le
   return [found[0], found[1]]
 }
 
-/** What a save will do: the messages to append, and the message a regeneration replaces. */
+/** What a save will do: the message continued, the messages to append, the message a regeneration replaces. */
 interface SavePlan {
+  readonly continued: { readonly entry: LedgerEntry; readonly message: UIMessage } | undefined
   readonly fresh: UIMessage[]
   readonly replaced: LedgerEntry | undefined
 }
 
+/** The error for an id the session holds with other content. */
+function reused(i: number, m: UIMessage, stored: LedgerEntry): Error {
+  return invalidMessage(
+    `[${i}].id`,
+    `message id "${m.id}" is already stored (seq ${stored.seq}) with other content; a new message needs a new id (only the newest assistant message may be continued, with the same parts and more)`,
+  )
+}
+
 /**
- * Plans a save: messages whose id is stored with equal content are skipped; one whose id is stored with
- * other content is refused; the rest are new.
+ * Plans a save: messages whose id is stored with equal content (its newest version, or an earlier version
+ * of it) are skipped; the
+ * newest stored message, an assistant message, sent with its parts moved on is continued; any other
+ * message whose id is stored with other content is refused; the rest are new.
  *
  * @param port - the session
  * @param messages - checked UI messages
@@ -79,7 +88,9 @@ export async function planSave(
   regenerate: boolean,
 ): Promise<SavePlan> {
   const fresh: UIMessage[] = []
+  let continued: SavePlan['continued']
   let firstFresh = -1
+  let newest: Promise<[LedgerEntry | undefined, LedgerEntry | undefined]> | undefined
   for (const [i, m] of messages.entries()) {
     const stored = await port.byTrackingId(m.id)
     if (stored === undefined) {
@@ -87,30 +98,34 @@ export async function planSave(
       fresh.push(m)
       continue
     }
-    if (key(stored.message as unknown as UIMessage) !== key(m))
-      throw invalidMessage(
-        `[${i}].id`,
-        `message id "${m.id}" is already stored (seq ${stored.seq}) with other content; a new message needs a new id`,
-      )
+    const shown = shownVersion(stored)
+    // The stored version, or an earlier one it continues (a client a step behind): nothing to write.
+    if (key(shown) === key(m) || continues(m, shown)) continue
+    newest ??= newestTwo(port)
+    const [last] = await newest
+    if (firstFresh >= 0 || last?.seq !== stored.seq || isReplaced(stored) || !continues(shown, m))
+      throw reused(i, m, stored)
+    continued = { entry: stored, message: m }
   }
-  if (!regenerate || messages.length === 0) return { fresh, replaced: undefined }
-  const [newest, before] = await newestTwo(port)
+  if (!regenerate || continued !== undefined || messages.length === 0)
+    return { continued, fresh, replaced: undefined }
+  const [last, before] = await (newest ?? newestTwo(port))
   // The list's message the new answer follows: the one before the first new message, or its last.
   const at = firstFresh < 0 ? messages.length : firstFresh
   const next = messages[at]
   const regenerated =
-    newest !== undefined &&
-    (newest.message as unknown as UIMessage).role === 'assistant' &&
+    last !== undefined &&
+    (last.message as unknown as UIMessage).role === 'assistant' &&
     (next === undefined || next.role === 'assistant') &&
-    !messages.some((m) => m.id === newest.trackingId) &&
+    !messages.some((m) => m.id === last.trackingId) &&
     at > 0 &&
     messages[at - 1]?.id === before?.trackingId
-  return { fresh, replaced: regenerated ? newest : undefined }
+  return { continued, fresh, replaced: regenerated ? last : undefined }
 }
 
 /**
- * Carries out a plan: appends the new messages, then hides the replaced one from the window (its edit
- * names the message that replaced it).
+ * Carries out a plan: the continued message's new version first (an edit), then the new messages, then
+ * hides the replaced one from the window (its edit names the message that replaced it).
  *
  * @param port - the session
  * @param plan - what {@link planSave} returned
@@ -122,7 +137,12 @@ export async function writeSave(
   plan: SavePlan,
   enforce: () => Promise<unknown>,
 ): Promise<LedgerEntry[]> {
-  if (plan.fresh.length === 0 && plan.replaced === undefined) return []
+  if (plan.continued === undefined && plan.fresh.length === 0 && plan.replaced === undefined) return []
+  if (plan.continued !== undefined)
+    await port.edit({ seq: plan.continued.entry.seq }, plan.continued.message, {
+      actor: AI_SDK_ACTOR,
+      reason: CONTINUED_REASON,
+    })
   const entries = plan.fresh.length === 0 ? [] : await port.append(plan.fresh)
   const old = plan.replaced
   if (old !== undefined) {
@@ -131,7 +151,7 @@ export async function writeSave(
       { seq: old.seq },
       { ...message, parts: [] },
       {
-        actor: REGENERATE_ACTOR,
+        actor: AI_SDK_ACTOR,
         reason: plan.fresh[0] === undefined ? 'regenerated' : `regenerated as ${plan.fresh[0].id}`,
       },
     )
@@ -141,7 +161,8 @@ export async function writeSave(
 }
 
 /**
- * The session's UI messages for the screen, oldest first, ids kept, replaced answers left out.
+ * The session's UI messages for the screen, oldest first, ids kept, replaced answers left out, a
+ * continued message in its newest version.
  *
  * @param port - the session
  * @param options - `limit` (the newest N), `before` (an id: only older messages)
@@ -161,7 +182,7 @@ export async function loadUIMessages(port: LedgerPort, options: LoadUIMessagesOp
     const from = Math.max(0, end - PAGE)
     const page = (await port.history(from, end - from)).filter((e) => !isReplaced(e))
     const kept = page.slice(Math.max(0, page.length - (limit - count)))
-    out.unshift(kept.map((e) => e.message as unknown as UIMessage))
+    out.unshift(kept.map(shownVersion))
     count += kept.length
     end = from
   }

@@ -1,6 +1,6 @@
 /**
- * What the Strands adapter needs of a store whose calls return Promises — the PostgreSQL store of
- * `context-ledger/postgres` — described structurally, so this entry loads neither `pg` nor its types.
+ * What the adapters (Strands, AI SDK) need of a store whose calls return Promises — the PostgreSQL store
+ * of `context-ledger/postgres` — described structurally, so this entry loads neither `pg` nor its types.
  * `PostgresContextStore` and `PostgresConversationManager` implement these interfaces (checked where
  * they are declared).
  */
@@ -13,7 +13,9 @@ import type {
 } from '../../manager/manager-options.js'
 import type { MessageRef, PinAttribution } from '../../store/check-args.js'
 import type {
+  EditAttribution,
   LedgerEntry,
+  MessageEdit,
   PinResult,
   SessionSummary,
   WindowReadOptions,
@@ -25,6 +27,7 @@ import type { FoldRequest, NothingEvictedReason } from '../../window/plan-types.
 import type { TokenCounter } from '../../messages/tokens.js'
 import type { WindowLimits } from '../../window/window-options.js'
 import type { AsyncRecallManager } from '../../tools/recall-tools.js'
+import type { MessageFormatName } from '../../formats/types.js'
 
 /**
  * The mark of a store whose calls return Promises (a registry-wide symbol, so two copies of the package
@@ -48,6 +51,8 @@ export interface AsyncManagerOptions {
   readonly protectedMessageRange?: unknown
   /** Low-water mark. */
   readonly lowWaterMark?: unknown
+  /** The session's message format (default: the session's own, `'strands'` for a new one). */
+  readonly format?: MessageFormatName | undefined
 }
 
 /** A store whose calls return Promises: the PostgreSQL store. */
@@ -85,8 +90,10 @@ export interface AsyncLedgerManager extends AsyncRecallManager {
   reduce(options?: ReduceOptions): Promise<WindowResult>
   /** The window; see the core manager's `window`. */
   window(options?: WindowReadOptions): Promise<StoredMessageData[]>
+  /** The session's edit log; see the core manager's `edits`. */
+  edits(): Promise<MessageEdit[]>
   /** Records an edit; see the core manager's `edit`. */
-  edit(ref: MessageRef, message: MessageData): Promise<LedgerEntry>
+  edit(ref: MessageRef, message: MessageData, attribution?: EditAttribution): Promise<LedgerEntry>
   /** Pins a message; see the core manager's `pin`. */
   pin(ref: MessageRef, attribution?: PinAttribution): Promise<PinResult>
   /** Unpins a message; see the core manager's `unpin`. */

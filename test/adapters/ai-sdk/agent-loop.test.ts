@@ -1,4 +1,8 @@
-/** `ledgerSession` in agent loops: the real `generateText` / `streamText` with `MockLanguageModelV4`. */
+/**
+ * `ledgerSession` in agent loops on SQLite: the real `generateText` / `streamText` with
+ * `MockLanguageModelV4`. The loop within `tokenBudget`, reopening and the tools run on both backends in
+ * session-conformance.test.ts.
+ */
 import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -8,7 +12,8 @@ import { z } from 'zod'
 import { ledgerSession, type LedgerSession } from '../../../src/adapters/ai-sdk/index.js'
 import { openContextStore } from '../../../src/index.js'
 import { tempDir, type TempDir } from '../../helpers/temp-store.js'
-import { promptTokens, refusal, textModel, toolLoopModel } from './helpers.js'
+import type { promptTokens } from './helpers.js'
+import { refusal, textModel, toolLoopModel } from './helpers.js'
 
 let dir: TempDir
 beforeEach(() => {
@@ -65,45 +70,6 @@ describe('agent loops', () => {
     expect((await session.append(result.responseMessages)).length).toBe(1)
     expect((await session.append(result.responseMessages)).length).toBe(0)
     expect(session.ledger.history().length).toBe(6)
-  })
-
-  it('keeps every step of a long loop under the token limit the model enforces, tool pairs intact', async () => {
-    const limit = 4000
-    const prompts: Parameters<typeof promptTokens>[0][] = []
-    const session = ledgerSession({ store: dir.open(), sessionId: 's', tokenBudget: limit / 2 })
-    await session.append([{ role: 'user', content: 'look up 30 numbers' }])
-    const result = await generateText({
-      model: toolLoopModel({ calls: 30, tool: 'lookup', maxPromptTokens: limit }, prompts),
-      tools: { lookup },
-      messages: await session.window(),
-      prepareStep: session.prepareStep,
-      onStepEnd: session.onStepEnd,
-      stopWhen: stepCountIs(40),
-    })
-    expect(result.text).toBe('done')
-    expect(prompts.length).toBe(31)
-    for (const p of prompts) {
-      expect(promptTokens(p)).toBeLessThanOrEqual(limit)
-      // The prompt never opens on a tool result: every result's call is in it.
-      const calls = new Set(
-        p
-          .flatMap((m) => (m.role === 'assistant' ? m.content : []))
-          .map((c) => (c as { toolCallId?: string }).toolCallId),
-      )
-      for (const m of p)
-        if (m.role === 'tool')
-          for (const c of m.content) expect(calls.has((c as { toolCallId: string }).toolCallId)).toBe(true)
-    }
-    expect(session.ledger.history({ limit: 100 }).length).toBe(1 + 30 * 2 + 1)
-    // Without the session the same loop overflows the model.
-    await expect(
-      generateText({
-        model: toolLoopModel({ calls: 30, tool: 'lookup', maxPromptTokens: limit }),
-        tools: { lookup },
-        messages: [{ role: 'user', content: 'look up 30 numbers' }],
-        stopWhen: stepCountIs(40),
-      }),
-    ).rejects.toThrow(/prompt too long/)
   })
 
   it('works with streamText', async () => {
@@ -195,27 +161,5 @@ store.close()
     const folded = await session.summarize({ preserveRecentMessages: 2 })
     expect(folded.summarized).toBeGreaterThan(0)
     expect(session.ledger.summaries().length).toBe(before + 1)
-  })
-
-  it('gives the recall and pin tools to the model', async () => {
-    const session = ledgerSession({ store: dir.open(), sessionId: 's', windowSize: 4 })
-    await session.append([
-      { role: 'user', content: 'the launch code is PELICAN' },
-      { role: 'assistant', content: 'noted' },
-    ])
-    for (let i = 0; i < 4; i++)
-      await session.append([
-        { role: 'user', content: `filler ${i}` },
-        { role: 'assistant', content: `ok ${i}` },
-      ])
-    const { search_history, read_history, pin_message } = session.tools
-    const options = { toolCallId: 't', messages: [], context: {} }
-    const found = await search_history.execute?.({ query: 'launch code' }, options)
-    expect(found).toContain('seq 0')
-    const read = await read_history.execute?.({ fromSeq: 0, toSeq: 1 }, options)
-    expect(read).toContain('PELICAN')
-    expect(read).toContain('no longer in your context')
-    const pinned = await pin_message.execute?.({ index: 0, action: 'pin', reason: 'keep' }, options)
-    expect(pinned).toContain('Pinned message 0')
   })
 })

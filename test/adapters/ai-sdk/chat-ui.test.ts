@@ -1,9 +1,9 @@
 /** `ledgerSession` in a chat UI: `useChat`-style rounds through the real `toUIMessageStreamResponse`. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { streamText, type UIMessage } from 'ai'
+import type { UIMessage } from 'ai'
 import { ledgerSession, type LedgerSession } from '../../../src/adapters/ai-sdk/index.js'
 import { tempDir, type TempDir } from '../../helpers/temp-store.js'
-import { refusal, textModel } from './helpers.js'
+import { chatRound, refusal, textModel } from './helpers.js'
 
 let dir: TempDir
 beforeEach(() => {
@@ -15,28 +15,10 @@ afterEach(() => {
 
 const user = (id: string, text: string): UIMessage => ({ id, role: 'user', parts: [{ type: 'text', text }] })
 
-/** One POST of a `useChat` route: the model sees the window; `onFinish` saves what the SDK hands over. */
+/** One POST of a `useChat` route answered with `answer` (see `chatRound`), and the prompts the model got. */
 async function round(session: LedgerSession, messages: UIMessage[], answer: string, id: string) {
-  await session.saveUIMessages(messages)
   const prompts: unknown[] = []
-  const result = streamText({
-    model: textModel(answer, prompts as never[]),
-    messages: await session.window(),
-  })
-  let finished: UIMessage[] = []
-  // The route the issue and the AI SDK 7 docs show; deprecated in 7 for the standalone helpers.
-  // eslint-disable-next-line @typescript-eslint/no-deprecated
-  const response = result.toUIMessageStreamResponse({
-    originalMessages: messages,
-    generateMessageId: () => id,
-    onFinish: async ({ messages: all }) => {
-      finished = all
-      await session.saveUIMessages(all)
-    },
-  })
-  await response.text()
-  // onFinish runs as the stream ends; wait for its save to land.
-  await session.window()
+  const finished = await chatRound(session, messages, textModel(answer, prompts as never[]), id)
   return { finished, prompts }
 }
 

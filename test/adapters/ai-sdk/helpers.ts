@@ -1,4 +1,5 @@
 /** Helpers of the AI SDK adapter tests: scripted `MockLanguageModelV4`s driven by the real SDK calls. */
+import { streamText, type ToolSet, type UIMessage } from 'ai'
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test'
 import { expect } from 'vitest'
 import { ContextLedgerError } from '../../../src/errors.js'
@@ -85,4 +86,41 @@ export async function refusal(call: Promise<unknown>): Promise<ContextLedgerErro
     return error as ContextLedgerError
   }
   throw new Error('the call was accepted')
+}
+
+/** What a `useChat` route needs of a session (either backend's). */
+interface ChatSession {
+  saveUIMessages(messages: readonly UIMessage[]): Promise<unknown>
+  window(): Promise<Parameters<typeof streamText>[0]['messages']>
+}
+
+/**
+ * One POST of a `useChat` route: save the request, stream the model's answer over the window through
+ * the real `toUIMessageStreamResponse`, save what `onFinish` hands over.
+ *
+ * @returns what `onFinish` handed over
+ */
+export async function chatRound(
+  session: ChatSession,
+  messages: UIMessage[],
+  model: MockLanguageModelV4,
+  id: string,
+  tools?: ToolSet,
+): Promise<UIMessage[]> {
+  await session.saveUIMessages(messages)
+  const result = streamText({ model, messages: (await session.window()) ?? [], ...(tools ? { tools } : {}) })
+  let finished: UIMessage[] = []
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the route the issue and the AI SDK 7 docs show
+  const response = result.toUIMessageStreamResponse({
+    originalMessages: messages,
+    generateMessageId: () => id,
+    onFinish: async ({ messages: all }) => {
+      finished = all
+      await session.saveUIMessages(all)
+    },
+  })
+  await response.text()
+  // onFinish runs as the stream ends; wait for its save to land (calls of a session are queued).
+  await session.window()
+  return finished
 }
