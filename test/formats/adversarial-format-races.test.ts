@@ -56,7 +56,7 @@ describe('a stale format cache', () => {
     a.append('t', model('old'))
     b.deleteSession('t')
     expect(a.append('t', strands('fresh')).map((e) => e.seq)).toEqual([0])
-    expect(b.sessions().find((s) => s.sessionId === 't')?.format ?? 'strands').toBe('strands')
+    expect(b.sessions().find((s) => s.id === 't')?.format).toBe('strands')
     // An AI SDK message with no format named is read as Strands, as on a fresh connection.
     b.deleteSession('t')
     expect(codeOf(() => a.append('t', model('x')))).toBe('INVALID_MESSAGE')
