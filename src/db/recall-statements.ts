@@ -78,7 +78,7 @@ const EVICTION_COLUMNS = {
 } as const
 
 /** A pinned message with its session and its latest pin event, filtered (see `pinnedMessages()`). */
-const PINNED_FILTERED = `SELECT s.id AS session_id, m.seq, m.uid, m.body, m.kept, s.boundary,
+const PINNED_FILTERED = `SELECT s.id AS session_id, s.format, m.seq, m.uid, m.body, m.kept, s.boundary,
       e.actor, e.reason, e.at
     FROM messages m JOIN sessions s ON s.pk = m.session
     LEFT JOIN pin_events e ON e.id = (SELECT id FROM pin_events
@@ -228,6 +228,7 @@ export const RECALL_STATEMENTS = {
 
   pinnedFiltered: rows<[PinnedParams], PinnedRow>(`${PINNED_FILTERED} ORDER BY s.id, m.seq`, {
     session_id: true,
+    format: true,
     seq: true,
     uid: true,
     body: true,

@@ -117,6 +117,8 @@ export interface EditRow {
 /** A pinned message with its session and its latest pin event (null fields when none is recorded). */
 export interface PinnedRow {
   session_id: string
+  /** Its session's message format (null: `'strands'`). */
+  format: string | null
   seq: number
   uid: string
   body: string

@@ -93,7 +93,7 @@ export const ENTRY_COLUMNS: ColumnsOf<MessageRow> = {
 }
 
 /** A pinned message with its session and the latest pin event (who, when, why). */
-const PINNED_SELECT = `SELECT s.id AS session_id, m.seq, m.uid, m.body, m.kept, s.boundary,
+const PINNED_SELECT = `SELECT s.id AS session_id, s.format, m.seq, m.uid, m.body, m.kept, s.boundary,
       e.actor, e.reason, e.at
     FROM messages m JOIN sessions s ON s.pk = m.session
     LEFT JOIN pin_events e ON e.id = (SELECT id FROM pin_events
@@ -101,6 +101,7 @@ const PINNED_SELECT = `SELECT s.id AS session_id, m.seq, m.uid, m.body, m.kept, 
 
 const PINNED_COLUMNS: ColumnsOf<PinnedRow> = {
   session_id: true,
+  format: true,
   seq: true,
   uid: true,
   body: true,

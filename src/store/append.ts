@@ -8,12 +8,14 @@ import { protectedToRestore } from '../window/plan-cut.js'
 import { applyKeptChanges, PINS_ONLY } from './apply-window.js'
 import { recordEvictions, tailRuns } from './eviction-log.js'
 import { appendRows } from './append-rows.js'
+import { STALE_FORMAT, formatChanged, prepareIn, sameFormat, withSessionFormat } from './format-retry.js'
 import { checkSessionId } from './check-args.js'
 import type { Ledger } from './ledger.js'
-import { prepareMessage } from './prepare-message.js'
+import { prepareMessage, type PreparedMessage } from './prepare-message.js'
 import { refuseUnshowablePins } from './showable-pins.js'
 import { SqlLedgerView } from './sql-ledger-view.js'
-import type { SessionRow } from '../db/statements.js'
+import type { SessionForAppendRow, SessionRow } from '../db/statements.js'
+import type { BodyFormat } from '../formats/index.js'
 import type { LedgerEntry } from './store-types.js'
 
 /**
@@ -34,42 +36,61 @@ export function append(
   ledger.ensureWritable()
   checkSessionId(sessionId)
   const { tokenCounter, format: named } = checkAppendOptions(options)
-  const format = appendFormat(ledger.keys.formatOf(sessionId), sessionId, named)
   const inputs: unknown[] = Array.isArray(messages) ? messages : [messages]
   const batch = Array.isArray(messages)
-  const prepared = inputs.map((m, i) =>
-    prepareMessage(m, batch ? i : -1, tokenCounter, ledger.limits, 'caller', format),
-  )
-  if (prepared.length === 0) return []
-  const appended = ledger.write(sessionId, () => {
-    const before = ledger.st.sessionById.get(sessionId)
-    if (before !== undefined) ledger.keys.remember(sessionId, before.pk)
-    // Another connection may have deleted the session and created it again in another format.
-    if (before !== undefined && (before.format ?? 'strands') !== format.name)
-      throw formatMismatch(sessionId, before.format, format.name)
-    const entries = appendRows(ledger, sessionId, prepared, before, batch, format)
-    const session = (): SqlLedgerView =>
-      new SqlLedgerView(ledger.st, ledger.st.sessionById.get(sessionId) as SessionRow)
-    refuseUnshowablePins(
-      session,
-      prepared,
-      entries.map((e) => e.seq),
-      batch,
-      sessionId,
-    )
-    // A new session, or one whose window's tail is empty after a cut: see skipInvalidStart.
-    if (before === undefined || before.boundary === before.message_count) {
-      const pk = before?.pk ?? ledger.st.sessionById.get(sessionId)?.pk
-      if (pk === undefined) return entries
-      const from = before?.boundary ?? 0
-      const { boundary, restored } = skipInvalidStart(ledger, pk, from)
-      if (boundary === from) return entries
-      return entries.map((e) => (e.seq < boundary && !restored.has(e.seq) ? { ...e, inWindow: false } : e))
-    }
-    return entries
+  return withSessionFormat(ledger, sessionId, (seen) => {
+    // The session's format as this connection last saw it; the write checks it against the row.
+    const format = appendFormat(seen, sessionId, named)
+    const read = (): PreparedMessage[] =>
+      inputs.map((m, i) => prepareMessage(m, batch ? i : -1, tokenCounter, ledger.limits, 'caller', format))
+    // Refused in a format the caller did not name: perhaps the cached one, no longer the session's.
+    const prepared = named === undefined ? prepareIn(ledger, sessionId, seen, read) : read()
+    if (prepared === STALE_FORMAT) return STALE_FORMAT
+    if (prepared.length === 0) return []
+    const appended = ledger.write(sessionId, () => {
+      const before = ledger.st.sessionById.get(sessionId)
+      if (before !== undefined) ledger.keys.remember(sessionId, before.pk)
+      // Another connection deleted the session (and perhaps created it again in another format) since
+      // the format was read: messages whose format the caller left to the session are read again.
+      if (named === undefined && !sameFormat(seen, before?.format)) return STALE_FORMAT
+      if (before !== undefined && formatChanged(format, before))
+        throw formatMismatch(sessionId, before.format, format.name)
+      return writeBatch(ledger, sessionId, prepared, before, batch, format)
+    })
+    if (ledger.erasurePending) ledger.completeErasure()
+    return appended
   })
-  if (ledger.erasurePending) ledger.completeErasure()
-  return appended
+}
+
+/** The batch's rows, inside the append's transaction (see `append`). */
+function writeBatch(
+  ledger: Ledger,
+  sessionId: string,
+  prepared: readonly PreparedMessage[],
+  before: SessionForAppendRow | undefined,
+  batch: boolean,
+  format: BodyFormat,
+): LedgerEntry[] {
+  const entries = appendRows(ledger, sessionId, prepared, before, batch, format)
+  const session = (): SqlLedgerView =>
+    new SqlLedgerView(ledger.st, ledger.st.sessionById.get(sessionId) as SessionRow)
+  refuseUnshowablePins(
+    session,
+    prepared,
+    entries.map((e) => e.seq),
+    batch,
+    sessionId,
+  )
+  // A new session, or one whose window's tail is empty after a cut: see skipInvalidStart.
+  if (before === undefined || before.boundary === before.message_count) {
+    const pk = before?.pk ?? ledger.st.sessionById.get(sessionId)?.pk
+    if (pk === undefined) return entries
+    const from = before?.boundary ?? 0
+    const { boundary, restored } = skipInvalidStart(ledger, pk, from)
+    if (boundary === from) return entries
+    return entries.map((e) => (e.seq < boundary && !restored.has(e.seq) ? { ...e, inWindow: false } : e))
+  }
+  return entries
 }
 
 /** The last-N protected range of limits recorded as JSON (`sessions.limits`), 0 when unknown. */

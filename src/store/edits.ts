@@ -21,6 +21,7 @@ import {
 import { parseBody, toEntry } from './entries.js'
 import type { Ledger } from './ledger.js'
 import { findMessage } from './lookup.js'
+import { STALE_FORMAT, formatChanged, prepareIn, withSessionFormat } from './format-retry.js'
 import { prepareMessage, withUid } from './prepare-message.js'
 import type { LedgerEntry, RedactResult } from './store-types.js'
 
@@ -44,26 +45,35 @@ export function setWindowContent(
   checkSessionId(sessionId)
   checkMessageRef(ref)
   checkTokenCounter(tokenCounter)
-  const format = sessionFormat(ledger, sessionId)
-  const replacement =
-    message === null ? null : prepareMessage(message, -1, tokenCounter, ledger.limits, 'caller', format)
-  ledger.write(sessionId, () => {
-    const { session, row } = findMessage(ledger, sessionId, ref)
-    if (replacement !== null) refuseErased(sessionId, row, format)
-    const next = replacement === null ? parseBody(row.body) : replacement.message
-    // A message holding late results may also be given in its window form, those results already as
-    // text (overflow recovery truncates that text).
-    if (replacement !== null)
-      checkSameShape(
-        format,
-        sessionId,
-        row,
-        next,
-        'A window replacement',
-        lateIds(ledger.st, session.pk, row, format),
-      )
-    showInWindow(ledger.st, session, row, next, replacement?.tokens, format)
-    ledger.st.sessionTouch.run(Date.now(), session.pk)
+  withSessionFormat(ledger, sessionId, (seen) => {
+    const format = formatNamed(seen)
+    const replacement =
+      message === null
+        ? null
+        : prepareIn(ledger, sessionId, seen, () =>
+            prepareMessage(message, -1, tokenCounter, ledger.limits, 'caller', format),
+          )
+    if (replacement === STALE_FORMAT) return STALE_FORMAT
+    return ledger.write(sessionId, () => {
+      const { session, row } = findMessage(ledger, sessionId, ref)
+      if (formatChanged(format, session)) return STALE_FORMAT
+      if (replacement !== null) refuseErased(sessionId, row, format)
+      const next = replacement === null ? parseBody(row.body) : replacement.message
+      // A message holding late results may also be given in its window form, those results already as
+      // text (overflow recovery truncates that text).
+      if (replacement !== null)
+        checkSameShape(
+          format,
+          sessionId,
+          row,
+          next,
+          'A window replacement',
+          lateIds(ledger.st, session.pk, row, format),
+        )
+      showInWindow(ledger.st, session, row, next, replacement?.tokens, format)
+      ledger.st.sessionTouch.run(Date.now(), session.pk)
+      return undefined
+    })
   })
 }
 
@@ -109,22 +119,28 @@ export function editMessage(
   checkMessageRef(ref)
   const by = checkAttribution(attribution)
   checkTokenCounter(tokenCounter)
-  const format = sessionFormat(ledger, sessionId)
-  const prepared = prepareMessage(message, -1, tokenCounter, ledger.limits, 'caller', format)
-  const st = ledger.st
-  return ledger.write(sessionId, () => {
-    const { session, row } = findMessage(ledger, sessionId, ref)
-    refuseErased(sessionId, row, format)
-    // An edit without a trackingId is an edit of the message `ref` names.
-    const edit = prepared.minted ? withUid(format, prepared, row.uid) : prepared
-    checkSameShape(format, sessionId, row, edit.message, 'An edit')
-    const shown = windowBodyFor(st, session.pk, row, edit.message, format)
-    if (row.window_body === shown) return toEntry(session, row)
-    const now = Date.now()
-    writeWindowBody(st, session, row, shown, edit.tokens, format)
-    st.insertEdit.run(session.pk, row.seq, 'edit', by.actor ?? 'user', by.reason ?? null, now, edit.body)
-    st.sessionTouch.run(now, session.pk)
-    return toEntry(session, st.messageBySeq.get(session.pk, row.seq) ?? row)
+  return withSessionFormat(ledger, sessionId, (seen) => {
+    const format = formatNamed(seen)
+    const prepared = prepareIn(ledger, sessionId, seen, () =>
+      prepareMessage(message, -1, tokenCounter, ledger.limits, 'caller', format),
+    )
+    if (prepared === STALE_FORMAT) return STALE_FORMAT
+    const st = ledger.st
+    return ledger.write(sessionId, () => {
+      const { session, row } = findMessage(ledger, sessionId, ref)
+      if (formatChanged(format, session)) return STALE_FORMAT
+      refuseErased(sessionId, row, format)
+      // An edit without a trackingId is an edit of the message `ref` names.
+      const edit = prepared.minted ? withUid(format, prepared, row.uid) : prepared
+      checkSameShape(format, sessionId, row, edit.message, 'An edit')
+      const shown = windowBodyFor(st, session.pk, row, edit.message, format)
+      if (row.window_body === shown) return toEntry(session, row)
+      const now = Date.now()
+      writeWindowBody(st, session, row, shown, edit.tokens, format)
+      st.insertEdit.run(session.pk, row.seq, 'edit', by.actor ?? 'user', by.reason ?? null, now, edit.body)
+      st.sessionTouch.run(now, session.pk)
+      return toEntry(session, st.messageBySeq.get(session.pk, row.seq) ?? row)
+    })
   })
 }
 
@@ -149,35 +165,42 @@ export function redactMessage(
   checkMessageRef(ref)
   const { replacement, ...attribution } = checkRedactOptions(options)
   const by = checkAttribution(attribution)
-  const format = sessionFormat(ledger, sessionId)
-  const given =
-    replacement === undefined
-      ? undefined
-      : prepareMessage(replacement, -1, () => 0, ledger.limits, 'caller', format)
-  const st = ledger.st
-  const entry = ledger.write(sessionId, () => {
-    const { session, row } = findMessage(ledger, sessionId, ref)
-    const root = row.repeat_of ?? row.seq
-    const now = Date.now()
-    for (const seq of [root, ...st.repeatsOf.all(session.pk, root)]) {
-      const target = seq === row.seq ? row : st.messageBySeq.get(session.pk, seq)
-      if (target === undefined) continue
-      const next =
-        given === undefined
-          ? format.redact(parseBody(target.body), REDACTED_TEXT)
-          : withUid(format, given, target.uid).message
-      checkSameShape(format, sessionId, target, next, 'A redaction')
-      replaceArchived(ledger, session, target, next, format, {
-        actor: by.actor ?? 'user',
-        reason: by.reason ?? null,
-        at: now,
-      })
-    }
-    st.sessionTouch.run(now, session.pk)
-    return toEntry(session, st.messageBySeq.get(session.pk, row.seq) ?? row)
+  return withSessionFormat(ledger, sessionId, (seen) => {
+    const format = formatNamed(seen)
+    const given =
+      replacement === undefined
+        ? undefined
+        : prepareIn(ledger, sessionId, seen, () =>
+            prepareMessage(replacement, -1, () => 0, ledger.limits, 'caller', format),
+          )
+    if (given === STALE_FORMAT) return STALE_FORMAT
+    const st = ledger.st
+    const entry = ledger.write(sessionId, () => {
+      const { session, row } = findMessage(ledger, sessionId, ref)
+      if (formatChanged(format, session)) return STALE_FORMAT
+      const root = row.repeat_of ?? row.seq
+      const now = Date.now()
+      for (const seq of [root, ...st.repeatsOf.all(session.pk, root)]) {
+        const target = seq === row.seq ? row : st.messageBySeq.get(session.pk, seq)
+        if (target === undefined) continue
+        const next =
+          given === undefined
+            ? format.redact(parseBody(target.body), REDACTED_TEXT)
+            : withUid(format, given, target.uid).message
+        checkSameShape(format, sessionId, target, next, 'A redaction')
+        replaceArchived(ledger, session, target, next, format, {
+          actor: by.actor ?? 'user',
+          reason: by.reason ?? null,
+          at: now,
+        })
+      }
+      st.sessionTouch.run(now, session.pk)
+      return toEntry(session, st.messageBySeq.get(session.pk, row.seq) ?? row)
+    })
+    if (entry === STALE_FORMAT) return STALE_FORMAT
+    ledger.erasurePending = true
+    return { ...entry, erased: ledger.completeErasure() }
   })
-  ledger.erasurePending = true
-  return { ...entry, erased: ledger.completeErasure() }
 }
 
 /**
@@ -280,11 +303,6 @@ function lateIds(st: Statements, pk: number, row: MessageRow, format: BodyFormat
       .toolResults.map((r) => r.id)
       .filter((id) => !linked.has(id)),
   )
-}
-
-/** The message format of a session (Strands for one that does not exist yet: the write then refuses). */
-function sessionFormat(ledger: Ledger, sessionId: string): BodyFormat {
-  return formatNamed(ledger.keys.formatOf(sessionId))
 }
 
 /**

@@ -36,16 +36,18 @@ export function readWindow(ledger: Ledger, sessionId: string, options: unknown):
   const st = ledger.st
   // One statement, so no read transaction: the session lookup and the decoding are mapped here.
   try {
-    const pk = ledger.keys.pk(sessionId)
+    let pk = ledger.keys.pk(sessionId)
     if (pk === undefined) return []
     let rows = st.window.all({ s: pk })
     if (rows.length === 0) {
       // The cached key may name a session another connection deleted (and perhaps created again).
       const fresh = ledger.keys.recheck(sessionId, pk)
       if (fresh === undefined) return []
-      rows = st.window.all({ s: fresh })
+      pk = fresh
+      rows = st.window.all({ s: pk })
     }
-    const format = formatNamed(ledger.keys.formatOf(sessionId))
+    // The format of the session those rows are of, not one cached for an earlier session of this id.
+    const format = formatNamed(ledger.keys.formatOf(sessionId, pk))
     if (alternate && format.name !== 'strands') throw alternateRefused(sessionId, format.name)
     const out = new Array<StoredMessageData>(rows.length)
     for (let i = 0; i < rows.length; i++) {
@@ -152,18 +154,14 @@ export function readPinnedMessages(ledger: Ledger, options: unknown): PinnedMess
         const session = sessionId === undefined ? null : (ledger.keys.sessionRow(sessionId)?.pk ?? -1)
         return ledger.st.pinnedFiltered
           .all({ session, ...filters })
-          .map((r) => toPinnedMessage(r, formatNamed(ledger.keys.formatOf(r.session_id))))
+          .map((r) => toPinnedMessage(r, formatNamed(r.format)))
       }
       if (sessionId === undefined)
-        return ledger.st.allPinnedMessages
-          .all()
-          .map((r) => toPinnedMessage(r, formatNamed(ledger.keys.formatOf(r.session_id))))
+        return ledger.st.allPinnedMessages.all().map((r) => toPinnedMessage(r, formatNamed(r.format)))
       const pk = ledger.keys.sessionRow(sessionId)?.pk
       return pk === undefined
         ? []
-        : ledger.st.pinnedMessages
-            .all(pk)
-            .map((r) => toPinnedMessage(r, formatNamed(ledger.keys.formatOf(r.session_id))))
+        : ledger.st.pinnedMessages.all(pk).map((r) => toPinnedMessage(r, formatNamed(r.format)))
     },
     'read the pinned messages',
     sessionId,

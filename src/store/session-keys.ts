@@ -10,8 +10,12 @@ import type { SessionForAppendRow, Statements } from '../db/statements.js'
 /** The keys of the sessions one connection has seen. */
 export class SessionKeys {
   private readonly pks = new Map<string, number>()
-  /** Each session's stored format name (null: `'strands'`); a session's format never changes. */
-  private readonly formats = new Map<string, string | null>()
+  /**
+   * Each session's stored format name (null: `'strands'`) with the key it was read under: a session's
+   * format never changes, but a session deleted and created again by another connection is another
+   * session, under another key, perhaps in another format.
+   */
+  private readonly formats = new Map<string, { pk: number; format: string | null }>()
 
   /**
    * @param st - the connection's statements
@@ -26,6 +30,7 @@ export class SessionKeys {
    */
   remember(sessionId: string, pk: number): void {
     this.pks.set(sessionId, pk)
+    if (this.formats.get(sessionId)?.pk !== pk) this.formats.delete(sessionId)
   }
 
   /**
@@ -45,18 +50,25 @@ export class SessionKeys {
   }
 
   /**
-   * A session's stored message format, cached or looked up. A cached one can be stale only when another
-   * connection deleted the session and created it again in another format: a write checks it again.
+   * A session's stored message format, cached or looked up. Given the key a read just used, a format
+   * cached under another key is looked up again; without one, a cached format can be stale when another
+   * connection deleted the session and created it again in another format, so a write checks it again
+   * against the row it reads (see `store/format-retry.ts`).
    *
    * @param sessionId - the session
+   * @param pk - the session's key as the caller just read it, if it did
    * @returns the stored name (null: `'strands'`), or undefined when the session does not exist
    */
-  formatOf(sessionId: string): string | null | undefined {
-    if (this.formats.has(sessionId)) return this.formats.get(sessionId)
+  formatOf(sessionId: string, pk?: number): string | null | undefined {
+    const cached = this.formats.get(sessionId)
+    if (cached !== undefined && (pk === undefined || cached.pk === pk)) return cached.format
     const row = this.st.sessionById.get(sessionId)
-    if (row === undefined) return undefined
+    if (row === undefined) {
+      this.forget(sessionId)
+      return undefined
+    }
     this.pks.set(sessionId, row.pk)
-    this.formats.set(sessionId, row.format)
+    this.formats.set(sessionId, { pk: row.pk, format: row.format })
     return row.format
   }
 
@@ -100,8 +112,9 @@ export class SessionKeys {
     if (pk === undefined) return undefined
     const row = this.st.sessionByPk.get(pk)
     if (row?.id === sessionId) return row
-    // A cached key that no longer names this session (its creation was rolled back): look it up again.
-    this.pks.delete(sessionId)
+    // A cached key that no longer names this session (deleted, or its creation rolled back): look it up
+    // again; the format cached with that key goes with it.
+    this.forget(sessionId)
     return this.st.sessionById.get(sessionId)
   }
 }
