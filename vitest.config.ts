@@ -36,6 +36,7 @@ export const CONFORMANCE = [
   'test/store/search-conformance.test.ts',
   'test/store/formats-conformance.test.ts',
   'test/window/formats-equivalence.test.ts',
+  'test/formats/adversarial-approvals.test.ts',
   'test/store/search-filters-property.test.ts',
   'test/store/eviction-log.test.ts',
   'test/tools/recall-tools.test.ts',

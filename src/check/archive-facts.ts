@@ -18,7 +18,22 @@ export interface MessageShape {
   readonly uses: readonly string[]
   /** The toolUseIds its toolResult blocks answer, in order. */
   readonly results: readonly string[]
+  /**
+   * A user-side message that neither prompts nor answers (an AI SDK tool message of approval responses,
+   * read through its skeleton): no window opens at it.
+   */
+  readonly notPlain?: true
+  /** It carries the answers to the calls before it on (an AI SDK tool message): they stay open past it. */
+  readonly carries?: true
 }
+
+/** The mark of a skeleton of a message that carries answers on: a symbol, so no stored body can carry it. */
+export const CARRIES: unique symbol = Symbol('context-ledger.carries')
+
+/**
+ * The mark of a skeleton (`skeleton.ts`) of such a message: a symbol, so no stored body can carry it.
+ */
+export const NOT_PLAIN: unique symbol = Symbol('context-ledger.not-plain')
 
 /**
  * The toolUseIds a message calls and answers.
@@ -35,6 +50,15 @@ export function shapeOf(message: Pick<StoredMessageData, 'role' | 'content'>): M
   }
   // Most messages have no tool blocks: they share one shape per role, so a big archive costs a pointer
   // a message.
+  const marks = message as { [NOT_PLAIN]?: true; [CARRIES]?: true }
+  if (marks[NOT_PLAIN] === true || marks[CARRIES] === true)
+    return {
+      role: message.role,
+      uses,
+      results,
+      ...(marks[NOT_PLAIN] === true ? { notPlain: true as const } : {}),
+      ...(marks[CARRIES] === true ? { carries: true as const } : {}),
+    }
   if (uses.length === 0 && results.length === 0) return PLAIN[message.role]
   return { role: message.role, uses, results }
 }
@@ -75,7 +99,7 @@ export function linkCalls(shapes: readonly MessageShape[]): { links: [number, nu
  * @returns true for a plain user message
  */
 export function isPlainUser(m: MessageShape): boolean {
-  return m.role === 'user' && m.uses.length === 0 && m.results.length === 0
+  return m.role === 'user' && m.uses.length === 0 && m.results.length === 0 && m.notPlain !== true
 }
 
 /**
@@ -89,7 +113,7 @@ export function isPlainUser(m: MessageShape): boolean {
 export function isTrimPointAt(shapes: readonly MessageShape[], i: number): boolean {
   const m = shapes[i]
   if (m === undefined || m.role !== 'user' || m.results.length > 0) return false
-  if (m.uses.length === 0) return true
+  if (m.uses.length === 0) return m.notPlain !== true
   const next = shapes[i + 1]
   return next !== undefined && next.results.length > 0
 }

@@ -14,7 +14,6 @@
  */
 import { formatNamed, type BodyFormat } from '../formats/index.js'
 import { strandsFormat } from '../formats/strands/index.js'
-import { alternateRoles } from '../window/alternate-roles.js'
 import { skeletonOf } from './skeleton.js'
 import { withPinFlag } from '../messages/pin-flag.js'
 import { parseBody } from '../store/entries.js'
@@ -178,7 +177,7 @@ function windowForms(
 
 /**
  * The window of a session of another format, as skeletons (`skeleton.ts`) under their rows' trackingIds;
- * its alternating form is made from them here (`window({ alternate: true })` is Strands'): the rules it
+ * it has no alternating form (`window({ alternate: true })` is Strands'): the rules it
  * is checked against are about the facts, which the skeletons carry.
  */
 function skeletonWindow(
@@ -186,13 +185,13 @@ function skeletonWindow(
   sessionId: string,
   format: BodyFormat,
   fail: Fail,
-): { window: StoredMessageData[]; alternate: StoredMessageData[] } {
+): { window: StoredMessageData[]; alternate: undefined } {
   const explained = attempt(fail, 'explainWindow()', () => store.explainWindow(sessionId), undefined)
   // A pinned message is shown pinned as a Strands window shows it: the rules read the flag there.
   const window = (explained?.messages ?? []).map((m) =>
     withPinFlag(skeletonOf(format, m.message, m.trackingId), m.pinned),
   )
-  return { window, alternate: alternateRoles(window) }
+  return { window, alternate: undefined }
 }
 
 /**

@@ -8,6 +8,7 @@ import type { BodyFormat, MessageFacts } from '../formats/index.js'
 import { SUMMARY_MARKER } from '../messages/ledger-notes.js'
 import type { ContentBlockData, StoredMessageData } from '../messages/types.js'
 import type { BodyProblem } from './message-rules.js'
+import { CARRIES, NOT_PLAIN } from './archive-facts.js'
 import { ContextLedgerError } from '../errors.js'
 import type { MessageLimits } from '../messages/limits.js'
 
@@ -33,11 +34,15 @@ export function skeletonOf(format: BodyFormat, message: StoredMessageData, uid: 
     })),
   ]
   const summary = format.notesOf(message)?.summary === true
+  const notPlain =
+    facts.role === 'user' && !facts.plainUser && facts.toolUses.length === 0 && facts.toolResults.length === 0
   return {
     role: facts.role,
     content: summary ? [{ text: 'summary' }] : content,
     trackingId: uid,
     ...(summary ? { metadata: SUMMARY_MARKER } : {}),
+    ...(notPlain ? { [NOT_PLAIN]: true } : {}),
+    ...(facts.defersCalls ? { [CARRIES]: true } : {}),
   }
 }
 

@@ -61,8 +61,8 @@ export interface SessionView {
   readonly session: SessionFacts | undefined
   /** `window()`. */
   readonly window: readonly StoredMessageData[]
-  /** `window({ alternate: true })`. */
-  readonly alternate: readonly StoredMessageData[]
+  /** `window({ alternate: true })`; undefined for a session of another format, which has no such form. */
+  readonly alternate: readonly StoredMessageData[] | undefined
   /** `summaries()`, newest first; undefined when they could not be read (reported elsewhere). */
   readonly summaries: readonly SummaryRecord[] | undefined
 }
@@ -320,9 +320,15 @@ export class WindowRules {
           seq: this.seqAt.get(i),
         })
     })
+    // A call in flight: the session's newest message, or followed to the end of the session only by
+    // messages that carry its answers on (an AI SDK tool run: other results, approval responses).
+    const inFlight = (i: number): boolean =>
+      windowShapes[i]?.role === 'assistant' &&
+      windowSeqs.at(-1) === n - 1 &&
+      windowShapes.slice(i + 1).every((s) => s.carries === true)
     for (const i of inWindow.open) {
       const seq = seqOfIndex(i)
-      if (!(seq === n - 1 && windowShapes[i]?.role === 'assistant'))
+      if (!inFlight(i))
         fail('toolUse answered', `seq ${seq} has a toolUse with no result after it in the window`, {
           seq: this.seqAt.get(i),
         })
@@ -336,7 +342,8 @@ export class WindowRules {
             seq: this.seqAt.get(u),
           })
 
-    checkAlternating(fail, window, view.alternate, windowSeqs.at(-1) === n - 1)
+    if (view.alternate !== undefined)
+      checkAlternating(fail, window, view.alternate, windowSeqs.at(-1) === n - 1)
 
     // Protection, derived from the archive alone.
     const prot = protectedSet(shapes, this.pinned, options.ranges ?? {})

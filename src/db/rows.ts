@@ -67,6 +67,7 @@ export interface FlagsRow {
   has_tool_result: number
   pinned: number
   kept: number
+  plain_user: number
 }
 
 /** What the window planner reads about a row (see `RowFacts`). */

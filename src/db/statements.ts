@@ -258,8 +258,8 @@ export const STATEMENTS = {
     'seq',
   ),
   flagsBySeq: rows<[session: number, seq: number], FlagsRow>(
-    'SELECT role, has_tool_use, has_tool_result, pinned, kept FROM messages WHERE session = ? AND seq = ?',
-    { role: true, has_tool_use: true, has_tool_result: true, pinned: true, kept: true },
+    'SELECT role, has_tool_use, has_tool_result, pinned, kept, plain_user FROM messages WHERE session = ? AND seq = ?',
+    { role: true, has_tool_use: true, has_tool_result: true, pinned: true, kept: true, plain_user: true },
   ),
   setCutFlags: write<[trimPoint: number, pairStart: number, session: number, seq: number]>(
     'UPDATE messages SET trim_point = ?, pair_start = ? WHERE session = ? AND seq = ?',
@@ -334,10 +334,12 @@ export const STATEMENTS = {
     'SELECT name FROM tool_calls WHERE session = ? AND tool_use_id = ? ORDER BY use_seq DESC LIMIT 1',
     'name',
   ),
-  openCallsOfUse: value<[session: number, useSeq: number], string>(
-    `SELECT tool_use_id FROM tool_calls WHERE session = ? AND use_seq = ? AND result_seq IS NULL
-    ORDER BY id`,
-    'tool_use_id',
+  // Every call of the session still waiting for its result, in call order (normally those of the newest
+  // call message: an append answers or repairs them); names for the repair row.
+  openCalls: rows<[session: number], { tool_use_id: string; name: string }>(
+    // The partial index of open calls: without it the planner walks every call of the session.
+    'SELECT tool_use_id, name FROM tool_calls INDEXED BY tool_calls_open WHERE session = ? AND result_seq IS NULL ORDER BY id',
+    { tool_use_id: true, name: true },
   ),
   setBody: write<[body: string, text: string | null, session: number, seq: number]>(
     'UPDATE messages SET body = ?, text = ?, window_body = NULL WHERE session = ? AND seq = ?',

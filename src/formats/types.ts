@@ -52,8 +52,9 @@ export interface MessageFacts {
   /** A window may always open here: a prompt that neither makes nor answers a call. */
   readonly plainUser: boolean
   /**
-   * It neither answers nor abandons the previous message's calls: they stay open for a later message
-   * (an AI SDK tool approval response between a call and its result).
+   * The waiting calls it does not answer stay open for the next message: it carries part of their answers
+   * on (an AI SDK `tool` message: one step's results may come in several, approval responses between a
+   * call and its result). Otherwise a message that leaves calls unanswered gets a repair row before it.
    */
   readonly defersCalls: boolean
   /** It arrived carrying the format's pin flag (Strands' `metadata.custom.pinned`). */

@@ -47,7 +47,9 @@ export function classifyMessage(message: MessageData): MessageClass {
  */
 export function isTrimPoint(current: MessageClass, next: MessageClass | undefined): boolean {
   if (current.role !== 'user' || current.toolResultIds.length > 0) return false
-  if (current.toolUseIds.length === 0) return true
+  // A user-side message that neither prompts nor answers (an AI SDK tool message of approval responses)
+  // opens nothing: it belongs to the calls before it. A Strands user message without tool blocks is plain.
+  if (current.toolUseIds.length === 0) return current.plainUser
   return next !== undefined && next.toolResultIds.length > 0
 }
 

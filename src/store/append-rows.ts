@@ -65,6 +65,20 @@ export function appendRows(
       inBatch: false,
     }
   }
+  // The calls waiting for their results before the next message, read from the session once (only when its
+  // newest message may have left some: it makes or answers calls, or is a non-prompt user-side message)
+  // and kept up to date through the batch.
+  let waiting: { id: string; name: string }[] | undefined =
+    known === undefined ||
+    !(
+      known.last_has_tool_use === 1 ||
+      known.last_has_tool_result === 1 ||
+      (known.last_role === 'user' && known.last_plain_user !== 1)
+    )
+      ? []
+      : undefined
+  const waitingNow = (): { id: string; name: string }[] =>
+    (waiting ??= st.openCalls.all(pk).map((c) => ({ id: c.tool_use_id, name: c.name })))
   // `next` is the message expected to follow (the next one of the batch): flags that depend on it are
   // written with the row, and corrected below in the rare case something else followed.
   const insert = (
@@ -193,20 +207,24 @@ export function appendRows(
       m = withUid(format, m, mintTrackingId())
     }
     let repair: LedgerEntry | undefined
-    // Calls of the previous message that this one does not answer can never be answered in a valid
-    // conversation any more: record error results for them first (see interrupted-tool-results.ts).
-    // A message that defers them (an approval response between a call and its result) leaves them open.
-    if (prev !== undefined && prev.cls.toolUseIds.length > 0 && !m.facts.defersCalls) {
-      const answered = new Set(m.cls.toolResultIds)
-      const open = prev.inBatch ? prev.cls.toolUseIds : st.openCallsOfUse.all(pk, prev.seq)
-      const missing = open.filter((id) => !answered.has(id))
-      if (missing.length > 0) {
-        const calls = missing.map((id) => ({ id, name: st.madeCall.get(pk, id) ?? '' }))
-        const row = interruptedToolResults(calls, ledger.limits, format)
-        repair = entryOf(row, insert(row, m.cls, i, null), null)
-      }
+    // Waiting calls that this message does not answer can never be answered in a valid conversation any
+    // more: record error results for them first (see interrupted-tool-results.ts) — unless the message
+    // carries part of their answers on (an AI SDK tool message: a step's results, approval responses),
+    // which leaves them waiting for the next one.
+    const answered = new Set(m.cls.toolResultIds)
+    const missing = waitingNow().filter((c) => !answered.has(c.id))
+    // Results that all answer calls no longer waiting (late ones, shown as text) carry nothing on.
+    const carries =
+      m.facts.defersCalls && (m.cls.toolResultIds.length === 0 || missing.length < waitingNow().length)
+    if (missing.length > 0 && !carries) {
+      const row = interruptedToolResults(missing, ledger.limits, format)
+      repair = entryOf(row, insert(row, m.cls, i, null), null)
     }
     const at = insert(m, prepared[i + 1]?.cls, i, repeatOf)
+    waiting = [
+      ...(carries ? missing : []),
+      ...m.toolUses.map((u) => ({ id: u.id, name: u.name })),
+    ]
     const entry = entryOf(m, at, repeatOf)
     entries.push(repair === undefined ? entry : { ...entry, repair })
   }

@@ -126,7 +126,13 @@ function skipInvalidStart(
   const last = recordedLast(current?.limits ?? null)
   for (; start < count; start++) {
     const f = st.flagsBySeq.get(pk, start)
-    if (f === undefined || (f.role === 'user' && f.has_tool_result === 0)) break
+    // A user message without toolResult opens a window, but one that neither prompts nor calls (an AI SDK
+    // tool message of approval responses) belongs to the calls before it.
+    if (
+      f === undefined ||
+      (f.role === 'user' && f.has_tool_result === 0 && (f.plain_user === 1 || f.has_tool_use === 1))
+    )
+      break
     // A summary the window shows opens it (a user message) just as a kept row would.
     anyKept ??= st.anyKept.get(pk) !== undefined || (current?.summary ?? null) !== null
     if (anyKept && f.has_tool_result === 0) break

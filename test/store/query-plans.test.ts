@@ -92,7 +92,7 @@ describe('statements', () => {
     firstPairStart:
       'SEARCH messages USING COVERING INDEX messages_cut_points (session=? AND seq>? AND seq<?)',
     firstPlainUser: 'SEARCH messages USING COVERING INDEX messages_cut_points (session=? AND seq>?)',
-    openCallsOfUse: 'SEARCH tool_calls USING INDEX tool_calls_use (session=? AND use_seq=?)',
+    openCalls: 'SEARCH tool_calls USING INDEX tool_calls_open (session=?)',
     usesOfResult: 'SEARCH tool_calls USING INDEX tool_calls_answered (session=? AND result_seq=?)',
     sessionByPk: 'SEARCH s USING INTEGER PRIMARY KEY (rowid=?)',
     setCutFlags: 'SEARCH messages USING INDEX messages_session_seq (session=? AND seq=?)',

@@ -566,6 +566,7 @@ export function sliceStatements(slice: Slice): Statements {
           has_tool_result: r.has_tool_result,
           pinned: r.pinned,
           kept: r.kept,
+          plain_user: r.plain_user,
         }
       },
     }),
@@ -667,14 +668,13 @@ export function sliceStatements(slice: Slice): Statements {
         return byIdLatest(id)[0]?.name
       },
     }),
-    openCallsOfUse: emulate('openCallsOfUse', {
-      all: (_pk, useSeq) => {
-        slice.linked(useSeq, 'openCallsOfUse')
-        return calls
-          .filter((c) => c.use_seq === useSeq && isOpen(c))
+    // The snapshot reads every open call of the session (snapshot-query.ts, `call_rows`).
+    openCalls: emulate('openCalls', {
+      all: () =>
+        calls
+          .filter(isOpen)
           .sort((x, y) => order(x) - order(y))
-          .map((c) => c.tool_use_id)
-      },
+          .map((c) => ({ tool_use_id: c.tool_use_id, name: c.name })),
     }),
 
     // ---- logs

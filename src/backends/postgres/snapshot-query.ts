@@ -387,6 +387,10 @@ call_rows AS (
   UNION
   SELECT c.* FROM links l CROSS JOIN p CROSS JOIN LATERAL (SELECT id, tool_use_id, name, use_seq, result_seq, status
     FROM context_ledger.tool_calls WHERE session = p.pk AND result_seq = l.seq OFFSET 0) c
+  -- Every call still waiting: an append answers or repairs them (normally the newest call message's).
+  UNION
+  SELECT c.id, c.tool_use_id, c.name, c.use_seq, c.result_seq, c.status FROM p
+    JOIN context_ledger.tool_calls c ON c.session = p.pk AND c.result_seq IS NULL
 ),
 prev_at AS (
   SELECT x FROM (SELECT seq AS x FROM points, r, p WHERE seq < r.lo AND p.plan UNION SELECT r.lo FROM r, p WHERE p.plan) q

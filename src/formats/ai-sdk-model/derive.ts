@@ -31,14 +31,12 @@ export function modelFacts(message: ModelMessageData): MessageFacts {
   const parts: readonly ModelPartData[] = typeof message.content === 'string' ? [] : message.content
   const toolUses: ToolUseFact[] = []
   const toolResults: ToolResultFact[] = []
-  let approvals = 0
   parts.forEach((part, i) => {
     const path = `content[${i}].toolCallId`
     if (message.role === 'assistant' && part.type === 'tool-call' && part.providerExecuted !== true)
       toolUses.push({ id: part.toolCallId, name: part.toolName, path })
     if (message.role === 'tool' && part.type === 'tool-result')
       toolResults.push({ id: part.toolCallId, status: outputStatus(part.output), path })
-    if (part.type === 'tool-approval-response') approvals++
   })
   return {
     role: message.role === 'assistant' ? 'assistant' : 'user',
@@ -46,7 +44,9 @@ export function modelFacts(message: ModelMessageData): MessageFacts {
     toolUses,
     toolResults,
     plainUser: message.role === 'user',
-    defersCalls: message.role === 'tool' && toolResults.length === 0 && approvals > 0,
+    // One step's results may come in several tool messages, approval responses between a call and its
+    // result: the calls a tool message leaves unanswered wait for the next one.
+    defersCalls: message.role === 'tool',
     pinned: false,
   }
 }
