@@ -33,6 +33,12 @@ export interface LedgerSessionOptions<S extends LedgerSessionStore = ContextStor
   /** Ranges that always stay in the window. */
   readonly protectedMessages?: ProtectedMessages | undefined
   /**
+   * When the limits are exceeded, cut down to this share of them (in (0, 1); none by default): with
+   * `summarize`, a fold then makes room for several steps instead of one, so the model writes fewer,
+   * larger summaries, and a provider's prompt cache stays warm between cuts.
+   */
+  readonly lowWaterMark?: number | undefined
+  /**
    * Write summaries with this model: what the limits would evict is folded into a summary instead
    * (the core's `summarizeExcess`), and {@link LedgerSession.summarize} works.
    */
@@ -59,6 +65,7 @@ const optionsSchema = z.strictObject({
   windowSize: z.unknown().optional(),
   tokenBudget: z.unknown().optional(),
   protectedMessages: z.unknown().optional(),
+  lowWaterMark: z.unknown().optional(),
   tokenCounter: z.custom<TokenCounter>((v) => typeof v === 'function', 'expected a function').optional(),
   summarize: z
     .strictObject({

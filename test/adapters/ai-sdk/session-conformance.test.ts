@@ -302,4 +302,21 @@ describe('ledgerSession options', () => {
       expect.objectContaining({ code: 'INVALID_OPTIONS', path: 'tools.x' }),
     )
   })
+  it('cuts down to lowWaterMark of the limits when they are exceeded', async () => {
+    const { store } = await open()
+    const session = ledgerSession({
+      store,
+      sessionId: 'low',
+      format: 'ui',
+      windowSize: 10,
+      lowWaterMark: 0.5,
+    })
+    for (let i = 0; i < 11; i++) await session.saveUIMessages([user(`u${i}`, `question ${i}`)])
+    // Over 10 once the 11th arrives: brought down to 5, not to 10.
+    expect((await session.loadUIMessages()).length).toBe(11)
+    expect((await session.window()).length).toBeLessThanOrEqual(5)
+    expect(() => ledgerSession({ store, sessionId: 'low', lowWaterMark: 2 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTIONS', path: 'lowWaterMark' }),
+    )
+  })
 })
