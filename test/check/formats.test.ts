@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkSession } from '../../src/check/check-session.js'
 import { openContextStore, PersistentConversationManager } from '../../src/index.js'
 import { tempDir, type TempDir } from '../helpers/temp-store.js'
+import { modelTurn } from '../helpers/ai-sdk-sessions.js'
 
 let dir: TempDir
 beforeAll(() => {
@@ -16,32 +17,6 @@ beforeAll(() => {
 afterAll(() => {
   dir.cleanup()
 })
-
-/** One weather turn as the AI SDK writes it: a question, a call, its result, an answer. */
-function turn(i: number): unknown[] {
-  return [
-    { role: 'user', content: `question ${i} about the weather in city ${i}` },
-    {
-      role: 'assistant',
-      content: [
-        { type: 'tool-call', toolCallId: `c${i}`, toolName: 'weather', input: { city: `city ${i}` } },
-      ],
-      providerOptions: { openai: { itemId: `item-${i}` } },
-    },
-    {
-      role: 'tool',
-      content: [
-        {
-          type: 'tool-result',
-          toolCallId: `c${i}`,
-          toolName: 'weather',
-          output: { type: 'json', value: { i } },
-        },
-      ],
-    },
-    { role: 'assistant', content: [{ type: 'text', text: `answer ${i}` }] },
-  ]
-}
 
 describe('check on an ai-sdk/model session', () => {
   it('finds nothing wrong in what the library wrote, and names a body the format refuses', async () => {
@@ -54,7 +29,7 @@ describe('check on an ai-sdk/model session', () => {
       format: 'ai-sdk/model',
     })
     for (let i = 0; i < 6; i++) {
-      m.append(turn(i) as never)
+      m.append(modelTurn(i) as never)
       m.applyWindow()
     }
     // A call left unanswered: the next user message gets a repair row in the session's format.

@@ -11,35 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openContextStore, PersistentConversationManager, type ContextStore } from '../../src/index.js'
 import { tempDir, type TempDir } from '../helpers/temp-store.js'
 import { cli } from './support.js'
+import { buildModelSession } from '../helpers/ai-sdk-sessions.js'
 
 let dir: TempDir
 let source: string
-
-/** One weather turn as the AI SDK writes it: a question, a call, its result, an answer. */
-function modelTurn(i: number): unknown[] {
-  return [
-    { role: 'user', content: `question ${i} about the weather in city ${i}` },
-    {
-      role: 'assistant',
-      content: [
-        { type: 'tool-call', toolCallId: `c${i}`, toolName: 'weather', input: { city: `city ${i}` } },
-      ],
-      providerOptions: { openai: { itemId: `item-${i}` } },
-    },
-    {
-      role: 'tool',
-      content: [
-        {
-          type: 'tool-result',
-          toolCallId: `c${i}`,
-          toolName: 'weather',
-          output: { type: 'json', value: { forecast: `drizzle in city ${i}` } },
-        },
-      ],
-    },
-    { role: 'assistant', content: [{ type: 'text', text: `answer ${i}: drizzle` }] },
-  ]
-}
 
 /** One UI turn: a question, and an answer that called a tool and used its output. */
 function uiTurn(i: number): unknown[] {
@@ -62,42 +37,6 @@ function uiTurn(i: number): unknown[] {
       ],
     },
   ]
-}
-
-/** An ai-sdk/model session with tool calls, a repair row, pins, a redaction, a summary and evictions. */
-async function buildModelSession(store: ContextStore): Promise<void> {
-  const m = new PersistentConversationManager({
-    store,
-    sessionId: 'model',
-    windowSize: 12,
-    format: 'ai-sdk/model',
-  })
-  for (let i = 0; i < 6; i++) {
-    m.append(modelTurn(i) as never)
-    m.applyWindow()
-  }
-  // A call left unanswered: the next user message gets a repair row in the session's format.
-  m.append([
-    {
-      role: 'assistant',
-      content: [{ type: 'tool-call', toolCallId: 'lost', toolName: 'weather', input: {} }],
-    },
-    { role: 'user', content: 'never mind the drizzle' },
-  ] as never)
-  m.applyWindow()
-  m.pin({ seq: 0 }, { actor: 'ops', reason: 'the first question' })
-  m.redact({ seq: 2 }, { actor: 'dpo', reason: 'erasure request' })
-  const folded = await m.summarize(() => 'They asked about drizzle in six cities.', {
-    summaryRatio: 0.5,
-    preserveRecentMessages: 2,
-    model: 'test-model',
-  })
-  if (folded.summarized === 0) throw new Error('the summary folded nothing')
-  const repaired = store
-    .history('model', { limit: 1000 })
-    .some((e) => JSON.stringify(e.message).includes('missing-tool-result'))
-  if (!repaired || store.edits('model').length === 0 || store.evictions('model').length === 0)
-    throw new Error('the model session lacks a repair row, an edit or an eviction')
 }
 
 /** An ai-sdk/ui session with tool parts, a pin and evictions. */
