@@ -20,6 +20,7 @@ import type { SearchHit } from '../store/search-types.js'
 import { ask, run, type AsyncRecallManager, type Flow, type RecallSource } from './recall-flow.js'
 import { checkRecallToolOptions, SEARCH_HISTORY_MAX_LIMIT, type RecallToolOptions } from './recall-options.js'
 import { fieldCount, hasBlock, render } from './recall-render.js'
+import { parseInput } from './recall-input.js'
 
 export type { AsyncRecallManager } from './recall-flow.js'
 export {
@@ -77,15 +78,6 @@ export interface RecallToolResult {
   readonly shown?: { readonly fromSeq: number; readonly toSeq: number }
 }
 
-function inputError(tool: string, error: z.ZodError, expected: string): RecallToolResult {
-  const issue = error.issues[0]
-  const where = issue === undefined || issue.path.length === 0 ? 'input' : issue.path.join('.')
-  return {
-    status: 'error',
-    text: `Invalid ${tool} input at ${where}: ${issue?.message ?? 'not an object'}. Expected ${expected}.`,
-  }
-}
-
 function oneLine(text: string): string {
   return text.replace(/\s+/gu, ' ').trim()
 }
@@ -137,13 +129,13 @@ export function handleSearchHistory(
 function* searchFlow(source: RecallSource, input: unknown, options: unknown): Flow<RecallToolResult> {
   // Checked inside the flow: a bad option throws from the call on SQLite and rejects on PostgreSQL.
   const { defaultLimit } = checkRecallToolOptions(options)
-  const parsed = searchHistoryInputSchema.safeParse(input)
-  if (!parsed.success)
-    return inputError(
-      SEARCH_HISTORY_TOOL_NAME,
-      parsed.error,
-      '{ query: non-empty string, limit?: integer 1-50 }',
-    )
+  const parsed = parseInput(
+    SEARCH_HISTORY_TOOL_NAME,
+    searchHistoryInputSchema,
+    input,
+    '{ query: non-empty string, limit?: integer 1-50 }',
+  )
+  if (!parsed.ok) return parsed.result
   const { query, limit } = parsed.data
   const want = limit ?? defaultLimit
   let hits: SearchHit[]
@@ -255,13 +247,13 @@ class UnitReader {
 
 function* readFlow(source: RecallSource, input: unknown, options: unknown): Flow<RecallToolResult> {
   const cap = checkRecallToolOptions(options).maxTokens
-  const parsed = readHistoryInputSchema.safeParse(input)
-  if (!parsed.success)
-    return inputError(
-      READ_HISTORY_TOOL_NAME,
-      parsed.error,
-      '{ fromSeq: integer >= 0, toSeq: integer >= fromSeq }',
-    )
+  const parsed = parseInput(
+    READ_HISTORY_TOOL_NAME,
+    readHistoryInputSchema,
+    input,
+    '{ fromSeq: integer >= 0, toSeq: integer >= fromSeq }',
+  )
+  if (!parsed.ok) return parsed.result
   let { fromSeq, toSeq } = parsed.data
   if (toSeq < fromSeq)
     return {

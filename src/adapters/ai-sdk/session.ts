@@ -16,7 +16,7 @@ import type { SummarizeResult } from '../../summaries/summarize.js'
 import { optionsError } from '../../window/window-options.js'
 import type { ContextStore } from '../../store/context-store.js'
 import { isAsyncStore, type AsyncContextStore, type AsyncLedgerManager } from '../strands/async-ledger.js'
-import { Archive } from './archive.js'
+import { Archive, sessionState } from './archive.js'
 import { onStepEndOf, prepareStepOf, type PrepareStepInput, type StepEndInput } from './loop.js'
 import { checkSessionOptions, type LedgerSessionOptions, type LedgerSessionStore } from './options.js'
 import { asyncPort, sqlitePort, type LedgerPort } from './port.js'
@@ -120,7 +120,7 @@ export function ledgerSession<S extends LedgerSessionStore = ContextStore>(
     convertToModelMessages(messages, tools === undefined ? {} : { tools })
   const summarizer = summarize === undefined ? undefined : aiSdkSummarizer(summarize, format, toModel)
   const enforce = () => (summarizer === undefined ? port.applyWindow() : port.summarizeExcess(summarizer))
-  const archive = new Archive(port, enforce)
+  const archive = new Archive(port, enforce, sessionState(store, options.sessionId))
   const fromLedger = new WeakSet<object>()
   const readWindow = async (): Promise<ModelMessage[]> => {
     const stored = await port.window()

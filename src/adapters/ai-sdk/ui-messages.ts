@@ -107,20 +107,48 @@ export async function planSave(
       throw reused(i, m, stored)
     continued = { entry: stored, message: m }
   }
-  if (!regenerate || continued !== undefined || messages.length === 0)
+  if (firstFresh <= 0 && (!regenerate || continued !== undefined || messages.length === 0))
     return { continued, fresh, replaced: undefined }
   const [last, before] = await (newest ?? newestTwo(port))
   // The list's message the new answer follows: the one before the first new message, or its last.
   const at = firstFresh < 0 ? messages.length : firstFresh
   const next = messages[at]
   const regenerated =
+    regenerate &&
+    continued === undefined &&
     last !== undefined &&
     (last.message as unknown as UIMessage).role === 'assistant' &&
     (next === undefined || next.role === 'assistant') &&
     !messages.some((m) => m.id === last.trackingId) &&
     at > 0 &&
     messages[at - 1]?.id === before?.trackingId
+  if (firstFresh > 0) checkFollows(messages, firstFresh, regenerated ? before : last)
   return { continued, fresh, replaced: regenerated ? last : undefined }
+}
+
+/**
+ * Refuses new messages that do not follow the session's newest message: the list's message before the
+ * first new one must be it (or, in a regeneration, the message the replaced answer followed). A list that
+ * forks the history — a "regenerate" of an answer that is not the newest, messages reordered, a tab whose
+ * history is behind — would otherwise have its new messages appended after messages the client no longer
+ * shows, and the model would read them out of their context.
+ *
+ * @param messages - the list
+ * @param firstFresh - the index of its first new message (> 0)
+ * @param follows - the stored message the new ones must follow
+ * @throws ContextLedgerError `INVALID_MESSAGE` at `[firstFresh].id`
+ */
+function checkFollows(
+  messages: readonly UIMessage[],
+  firstFresh: number,
+  follows: LedgerEntry | undefined,
+): void {
+  const previous = messages[firstFresh - 1]?.id
+  if (previous === follows?.trackingId) return
+  throw invalidMessage(
+    `[${firstFresh}].id`,
+    `new message "${messages[firstFresh]?.id ?? ''}" follows "${previous ?? ''}" in the list, but the session's newest message is "${follows?.trackingId ?? ''}": new messages must follow it (send the session's messages as loadUIMessages() gives them)`,
+  )
 }
 
 /**
