@@ -97,6 +97,12 @@ export interface MessageFormat<M = unknown> {
   /** The id the message carries in its own shape (Strands' `trackingId`, a UI message's `id`), if any. */
   idOf(message: M): string | undefined
   /**
+   * Its id names one message for good (a UIMessage's): a message sent again under a stored id is the same
+   * message when its content is equal (nothing is written) and refused otherwise — never stored as a copy
+   * under a new id, as a Strands message sent again is.
+   */
+  readonly uniqueIds: boolean
+  /**
    * The message as stored under `id`: a format whose shape holds an id puts it there (Strands'
    * `trackingId`); the others return the message unchanged and the id lives only in the ledger's column.
    */

@@ -192,6 +192,20 @@ export function appendRows(
     }
     let repeatOf: number | null = null
     const existing = i === 0 && known !== undefined ? firstRow : byUid(m)
+    if (existing !== undefined && format.uniqueIds) {
+      // An id that names one message for good (a UIMessage's): the same message again writes nothing,
+      // other content under it is refused.
+      if (format.contentKey(parseBody(existing.body)) === format.contentKey(m.message)) {
+        entries.push(toEntry({ ...session, message_count: n }, existing))
+        continue
+      }
+      const path = `${batch ? `[${i}].` : ''}id`
+      throw new ContextLedgerError(
+        'DUPLICATE_MESSAGE',
+        `Invalid message at ${path}: session "${sessionId}" already holds another message with id ${JSON.stringify(m.uid)} (seq ${existing.seq}); a ${format.name} id names one message`,
+        { sessionId, path },
+      )
+    }
     if (existing !== undefined) {
       // The first new message of the batch under the trackingId of the session's newest message, with
       // other content: not a retry, not a copy sent again — a conflicting message.
@@ -221,10 +235,7 @@ export function appendRows(
       repair = entryOf(row, insert(row, m.cls, i, null), null)
     }
     const at = insert(m, prepared[i + 1]?.cls, i, repeatOf)
-    waiting = [
-      ...(carries ? missing : []),
-      ...m.toolUses.map((u) => ({ id: u.id, name: u.name })),
-    ]
+    waiting = [...(carries ? missing : []), ...m.toolUses.map((u) => ({ id: u.id, name: u.name }))]
     const entry = entryOf(m, at, repeatOf)
     entries.push(repair === undefined ? entry : { ...entry, repair })
   }

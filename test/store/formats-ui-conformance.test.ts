@@ -84,6 +84,23 @@ describe(`a session of the 'ai-sdk/ui' format [${BACKEND}]`, () => {
     expect(JSON.stringify(redacted)).not.toContain('hail')
   })
 
+  it('keeps one message per id: the same message again writes nothing, other content is refused', async () => {
+    const store = await backend.open()
+    const other = await backend.reopen(store)
+    const messages = await chat(store, 'd', 2)
+    const before = await backend.checksum(store)
+    // Another connection (another process) saves the same list, then a list whose u1 says something else.
+    const again = await other.append('d', messages, UI)
+    expect(again.map((e) => e.seq)).toEqual([0, 1, 2, 3])
+    expect(await backend.checksum(store)).toBe(before)
+    const changed = [...messages.slice(0, 2), ask('u1', 'something else'), ask('u2', 'new')]
+    await expect(other.append('d', changed, UI)).rejects.toMatchObject({
+      code: 'DUPLICATE_MESSAGE',
+      path: '[2].id',
+    })
+    expect(await backend.checksum(store)).toBe(before)
+  })
+
   it('writes a summary as a UIMessage of its own id, found by search', async () => {
     const store = await backend.open()
     await chat(store, 'f', 5)

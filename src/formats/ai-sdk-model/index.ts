@@ -19,6 +19,7 @@ export const aiSdkModelFormat: MessageFormat<ModelMessageData> = Object.freeze({
   name: 'ai-sdk/model',
   snapshot: snapshotModelMessage,
   idOf: () => undefined,
+  uniqueIds: false,
   withId: (message: ModelMessageData) => message,
   facts: modelFacts,
   contentKey: (message: ModelMessageData) => JSON.stringify([message.role, message.content]),

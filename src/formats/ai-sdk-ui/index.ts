@@ -21,6 +21,7 @@ export const aiSdkUiFormat: MessageFormat<UIMessageData> = Object.freeze({
   name: 'ai-sdk/ui',
   snapshot: snapshotUIMessage,
   idOf: (message: UIMessageData) => message.id,
+  uniqueIds: true,
   withId: (message: UIMessageData) => message,
   facts: uiFacts,
   contentKey: (message: UIMessageData) => JSON.stringify([message.role, message.parts]),

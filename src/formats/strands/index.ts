@@ -66,6 +66,7 @@ export const strandsFormat: MessageFormat<StoredMessageData> = Object.freeze<
   name: 'strands',
   snapshot: (input, limits) => withoutReservedNotes(snapshotMessage(input, limits)) as StoredMessageData,
   idOf: (message) => message.trackingId,
+  uniqueIds: false,
   withId: (message, id) => (message.trackingId === id ? message : { ...message, trackingId: id }),
   facts,
   contentKey: (message) => JSON.stringify([message.role, message.content]),
