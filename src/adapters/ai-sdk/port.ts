@@ -4,6 +4,7 @@
  * PostgreSQL store of `context-ledger/postgres`, reached through `store.manager()` and described by
  * shape, so this entry loads nothing of PostgreSQL).
  */
+import type { MessageFormatName } from '../../formats/types.js'
 import { isContextLedgerError } from '../../errors.js'
 import type { PersistentConversationManager } from '../../manager/persistent-conversation-manager.js'
 import type { StoredMessageData } from '../../messages/types.js'
@@ -22,6 +23,8 @@ import type { AsyncContextStore, AsyncLedgerManager } from '../strands/async-led
 
 /** What the AI SDK adapter asks of a session, every call answering with a Promise. */
 export interface LedgerPort {
+  /** The format the session's messages are in, or undefined before its first append. */
+  storedFormat(): Promise<MessageFormatName | undefined>
   /** The manager the recall tools' handlers read (either backend's: they run on both). */
   readonly recall: PersistentConversationManager | AsyncRecallManager
   /** Appends messages (all or none) in the session's format. */
@@ -80,6 +83,7 @@ export function sqlitePort(manager: PersistentConversationManager): LedgerPort {
     history: (fromSeq, limit) => later(() => manager.history({ fromSeq, limit })),
     byTrackingId: (trackingId) => found(() => manager.message({ trackingId })),
     messageCount: () => later(() => summary()?.messageCount ?? 0),
+    storedFormat: () => later(() => summary()?.format),
     windowCount: () => later(() => summary()?.windowMessages ?? 0),
     summarizeExcess: (summarizer) => manager.summarizeExcess(summarizer),
     summarize: (summarizer, options) => manager.summarize(summarizer, options),
@@ -109,6 +113,7 @@ export function asyncPort(store: AsyncContextStore, manager: AsyncLedgerManager)
     history: (fromSeq, limit) => manager.history({ fromSeq, limit }),
     byTrackingId: (trackingId) => found(() => manager.message({ trackingId })),
     messageCount: async () => (await summary())?.messageCount ?? 0,
+    storedFormat: async () => (await summary())?.format,
     windowCount: async () => (await summary())?.windowMessages ?? 0,
     summarizeExcess: (summarizer) => manager.summarizeExcess(summarizer),
     summarize: (summarizer, options) => manager.summarize(summarizer, options),

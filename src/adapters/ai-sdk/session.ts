@@ -3,6 +3,7 @@
  * or UIMessages for a chat UI (`'ui'`), stored exactly, and the window given back as the ModelMessages a
  * model call takes. Every call returns a Promise, as the SDK's own do.
  */
+import { formatMismatch } from '../../store/append-format.js'
 import { convertToModelMessages } from 'ai'
 import type { ModelMessage, UIMessage } from 'ai'
 import { z } from 'zod'
@@ -122,7 +123,18 @@ export function ledgerSession<S extends LedgerSessionStore = ContextStore>(
   const enforce = () => (summarizer === undefined ? port.applyWindow() : port.summarizeExcess(summarizer))
   const archive = new Archive(port, enforce, sessionState(store, options.sessionId))
   const fromLedger = new WeakSet<object>()
+  // A session of another format (a 'ui' session opened as 'model', or a Strands one) is refused on reads
+  // too, as appends refuse it; checked until the session exists in the right format.
+  let formatChecked = false
+  const checkFormat = async (): Promise<void> => {
+    if (formatChecked) return
+    const stored = await port.storedFormat()
+    if (stored !== undefined && stored !== core.format)
+      throw formatMismatch(options.sessionId, stored, core.format)
+    formatChecked = stored !== undefined
+  }
   const readWindow = async (): Promise<ModelMessage[]> => {
+    await checkFormat()
     const stored = await port.window()
     const messages =
       format === 'model'
@@ -159,6 +171,7 @@ export function ledgerSession<S extends LedgerSessionStore = ContextStore>(
     loadUIMessages: (o = {}) =>
       archive.serial(async () => {
         needUI('loadUIMessages')
+        await checkFormat()
         const parsed = loadOptions.safeParse(o)
         if (!parsed.success) throw optionsError(parsed.error, 'loadUIMessages')
         return loadUIMessages(port, parsed.data)

@@ -302,6 +302,18 @@ describe('ledgerSession options', () => {
       expect.objectContaining({ code: 'INVALID_OPTIONS', path: 'tools.x' }),
     )
   })
+  it('refuses to read a session of the other format, as it refuses to write one', async () => {
+    const { store } = await open()
+    await ledgerSession({ store, sessionId: 'as-ui', format: 'ui' }).saveUIMessages([user('u0', 'hello')])
+    await ledgerSession({ store, sessionId: 'as-model' }).append([{ role: 'user', content: 'hello' }])
+    await expect(ledgerSession({ store, sessionId: 'as-ui' }).window()).rejects.toMatchObject({
+      code: 'FORMAT_MISMATCH',
+    })
+    const wrong = ledgerSession({ store, sessionId: 'as-model', format: 'ui' })
+    await expect(wrong.window()).rejects.toMatchObject({ code: 'FORMAT_MISMATCH' })
+    await expect(wrong.loadUIMessages()).rejects.toMatchObject({ code: 'FORMAT_MISMATCH' })
+  })
+
   it('cuts down to lowWaterMark of the limits when they are exceeded', async () => {
     const { store } = await open()
     const session = ledgerSession({
