@@ -143,7 +143,7 @@ export async function history(
     if (options.full === true) {
       for (const e of entries) {
         out.line(
-          c.bold(`seq ${e.seq} ${read(e.message).role}`) +
+          c.bold(`seq ${e.seq} ${format.facts(e.message).speaker}`) +
             `  ${dimEvicted(place(e))}  ${count(e.tokens)} tokens  ${time(e.createdAt)}  ${marks(e)}`,
         )
         out.line(messageText(read(e.message)))
@@ -164,7 +164,7 @@ export async function history(
       ],
       entries.map((e) => [
         String(e.seq),
-        read(e.message).role,
+        format.facts(e.message).speaker,
         place(e),
         count(e.tokens),
         time(e.createdAt),

@@ -131,8 +131,9 @@ export async function window(
       for (const m of w.messages) {
         const why = explain ? `  ${c.dim(m.reasons.map(describeReason).join('; '))}` : ''
         out.line(
-          c.bold(`[${m.index}] ${m.seq === undefined ? 'summary' : `seq ${m.seq}`} ${m.role}`) +
-            `  ${count(m.tokens)} tokens${why}`,
+          c.bold(
+            `[${m.index}] ${m.seq === undefined ? 'summary' : `seq ${m.seq}`} ${format.facts(m.message).speaker}`,
+          ) + `  ${count(m.tokens)} tokens${why}`,
         )
         out.line(messageText(read(m.message)))
         out.line()
@@ -152,7 +153,7 @@ export async function window(
       w.messages.map((m) => [
         String(m.index),
         m.seq === undefined ? '—' : String(m.seq),
-        m.role,
+        format.facts(m.message).speaker,
         count(m.tokens),
         ...(explain ? [m.reasons.map(describeReason).join('; ')] : []),
         messageLine(read(m.message)),
