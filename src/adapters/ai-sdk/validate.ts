@@ -8,7 +8,8 @@
 import { generateId, modelMessageSchema, safeValidateUIMessages } from 'ai'
 import type { ModelMessage, UIMessage } from 'ai'
 import { ContextLedgerError } from '../../errors.js'
-import { describeValue } from '../../messages/limits.js'
+import { DEFAULT_MESSAGE_LIMITS, describeValue } from '../../messages/limits.js'
+import { formatNamed } from '../../formats/index.js'
 
 type PathKey = PropertyKey | { readonly key: PropertyKey }
 
@@ -24,6 +25,18 @@ export function invalidMessage(path: string, problem: string, cause?: unknown): 
     path,
     ...(cause === undefined ? {} : { cause }),
   })
+}
+
+/** Where and why the `ai-sdk/model` format refuses a message, or undefined when it accepts it. */
+function formatProblem(message: unknown): { path: string; problem: string } | undefined {
+  try {
+    formatNamed('ai-sdk/model').snapshot(message, DEFAULT_MESSAGE_LIMITS)
+    return undefined
+  } catch (error) {
+    if (!(error instanceof ContextLedgerError) || error.path === undefined) return undefined
+    const path = error.path === '(message)' ? '' : error.path.startsWith('[') ? error.path : `.${error.path}`
+    return { path, problem: error.message.replace(/^Invalid message at [^:]*: /, '') }
+  }
 }
 
 function systemRefusal(index: number): ContextLedgerError {
@@ -57,6 +70,10 @@ export function checkModelMessages(messages: unknown): ModelMessage[] {
   list.forEach((m, i) => {
     const parsed = modelMessageSchema.safeParse(m)
     if (!parsed.success) {
+      // The SDK's schema is a union: its first issue is often "Invalid input" at the message itself.
+      // The format's own check names the field (`content[0].type`, with the part types it knows).
+      const ours = formatProblem(m)
+      if (ours !== undefined) throw invalidMessage(`[${i}]${ours.path}`, ours.problem, parsed.error)
       const issue = parsed.error.issues[0]
       throw invalidMessage(pathOf(i, issue?.path), issue?.message ?? 'not a ModelMessage', parsed.error)
     }

@@ -140,6 +140,12 @@ describe('agent loops, on either backend', () => {
       ui.saveUIMessages([user('u1', 'ok'), { id: 'u2', role: 'user', parts: [{ type: 'bogus' }] } as never]),
     )
     expect(unknown.path).toBe('[1].parts[0].type')
+    // A ModelMessage part of no known type is named as precisely, with the types the role takes.
+    const part = await refusal(
+      session.append([{ role: 'user', content: [{ type: 'txt', text: 'hi' }] } as never]),
+    )
+    expect(part.path).toBe('[0].content[0].type')
+    expect(part.message).toMatch(/known: text, file, image/)
     expect(await backend.checksum(handle)).toBe(before)
   })
 
