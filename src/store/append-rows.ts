@@ -47,9 +47,9 @@ export function appendRows(
   const now = Date.now()
   let n = session.message_count
   let total = session.total_tokens
-  // The previous message: its class (for the flags the next message settles), the flags it was written
-  // with, and whether it was appended by this call (then its calls are all still open, with real ids).
-  let prev: { seq: number; cls: MessageClass; trim: boolean; pair: boolean; inBatch: boolean } | undefined
+  // The previous message: its class (for the flags the next message settles) and the flags it was written
+  // with.
+  let prev: { seq: number; cls: MessageClass; trim: boolean; pair: boolean } | undefined
   if (known !== undefined && known.last_role !== null) {
     prev = {
       seq: n - 1,
@@ -62,7 +62,6 @@ export function appendRows(
       },
       trim: known.last_trim_point === 1,
       pair: known.last_pair_start === 1,
-      inBatch: false,
     }
   }
   // The calls waiting for their results before the next message, read from the session once (only when its
@@ -153,7 +152,7 @@ export function appendRows(
       st.insertToolCall.run(pk, u.id, u.name, seq)
     }
     if (m.pinned) st.insertPinEvent.run(pk, seq, 'pin', 'append', 'metadata.custom.pinned', now)
-    prev = { seq, cls: c, trim, pair, inBatch: true }
+    prev = { seq, cls: c, trim, pair }
     n++
     return { seq, shown }
   }

@@ -5,6 +5,7 @@
  * created it again in another format. The write compares the format with the row it reads and, when it
  * changed, writes nothing and runs again with the format read afresh.
  */
+import { ContextLedgerError } from '../errors.js'
 import type { BodyFormat } from '../formats/index.js'
 import type { Ledger } from './ledger.js'
 
@@ -36,24 +37,34 @@ export function formatChanged(format: BodyFormat, session: { format: string | nu
 
 /**
  * Runs `attempt` with the session's format as this connection knows it (null: `'strands'`; undefined:
- * no session), again with the format read afresh for as long as it returns {@link STALE_FORMAT}.
+ * no session), again with the format read afresh while it returns {@link STALE_FORMAT} — a few times:
+ * a session that other connections keep deleting and creating in other formats gets `FORMAT_MISMATCH`.
  *
  * @param ledger - the open ledger
  * @param sessionId - the session
  * @param attempt - the write; returns {@link STALE_FORMAT} having written nothing
  * @returns what the last attempt returned
+ * @throws ContextLedgerError `FORMAT_MISMATCH` when the format changed under every attempt
  */
 export function withSessionFormat<T>(
   ledger: Ledger,
   sessionId: string,
   attempt: (seen: string | null | undefined) => T | typeof STALE_FORMAT,
 ): T {
-  for (;;) {
+  for (let tries = 0; tries < MAX_FORMAT_TRIES; tries++) {
     const out = attempt(ledger.keys.formatOf(sessionId))
     if (out !== STALE_FORMAT) return out
     ledger.keys.forget(sessionId)
   }
+  throw new ContextLedgerError(
+    'FORMAT_MISMATCH',
+    `Session "${sessionId}" changed its message format under ${MAX_FORMAT_TRIES} attempts (other connections deleted it and created it again in another format); nothing was written`,
+    { sessionId },
+  )
 }
+
+/** How many times a write is tried again with the session's format read afresh. */
+const MAX_FORMAT_TRIES = 4
 
 /**
  * Prepares a write's messages in the format `seen`; when they are refused, and the session's row now
