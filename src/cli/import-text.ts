@@ -3,7 +3,7 @@
  * the body by the session's format, as an append derives it, never read from the export. A Strands body
  * keeps it null (the view `search_text` reads the body itself).
  */
-import type { BodyFormat } from '../formats/index.js'
+import { storedText, type BodyFormat } from '../formats/index.js'
 import type { StoredMessageData } from '../messages/types.js'
 
 /**
@@ -17,7 +17,7 @@ import type { StoredMessageData } from '../messages/types.js'
 export function searchableText(format: BodyFormat, body: string): string | null {
   if (format.name === 'strands') return null
   try {
-    return format.text(JSON.parse(body) as StoredMessageData)
+    return storedText(format, JSON.parse(body) as StoredMessageData)
   } catch {
     return null
   }

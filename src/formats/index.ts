@@ -4,6 +4,7 @@
  */
 import { ContextLedgerError } from '../errors.js'
 import { describeValue } from '../messages/limits.js'
+import { countTokens, estimateTokens, type TokenCounter } from '../messages/tokens.js'
 import type { StoredMessageData } from '../messages/types.js'
 import { aiSdkModelFormat } from './ai-sdk-model/index.js'
 import { aiSdkUiFormat } from './ai-sdk-ui/index.js'
@@ -70,4 +71,36 @@ export function checkFormatName(value: unknown, path = 'format'): MessageFormatN
  */
 export function storedFormatName(name: MessageFormatName): string | null {
   return name === 'strands' ? null : name
+}
+
+/**
+ * A message's tokens: the caller's counter, or — when it is the built-in `estimateTokens` (the default) —
+ * the format's own estimate, which reads that format's shape.
+ *
+ * @param counter - the configured counter
+ * @param format - the message's format
+ * @param message - the message
+ * @returns a non-negative integer
+ * @throws ContextLedgerError `INVALID_TOKEN_COUNT` when the counter throws or returns anything else
+ */
+export function countFormatTokens(
+  counter: TokenCounter,
+  format: BodyFormat,
+  message: StoredMessageData,
+): number {
+  return counter === estimateTokens && format.name !== 'strands'
+    ? countTokens(() => format.estimateTokens(message), message)
+    : countTokens(counter, message)
+}
+
+/**
+ * The searchable text stored with a message: null for a Strands message (the view `search_text` derives
+ * it from the body), the format's text for the others.
+ *
+ * @param format - the message's format
+ * @param message - the message
+ * @returns the text for the `text` column
+ */
+export function storedText(format: BodyFormat, message: StoredMessageData): string | null {
+  return format.name === 'strands' ? null : format.text(message)
 }

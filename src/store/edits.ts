@@ -6,7 +6,7 @@
  */
 import { ContextLedgerError } from '../errors.js'
 import type { MessageRow, SessionRow, Statements } from '../db/statements.js'
-import { formatNamed, type BodyFormat } from '../formats/index.js'
+import { formatNamed, storedText, type BodyFormat } from '../formats/index.js'
 import { REDACTED_TEXT } from '../messages/redact.js'
 import type { TokenCounter } from '../messages/tokens.js'
 import type { StoredMessageData } from '../messages/types.js'
@@ -224,7 +224,7 @@ export function replaceArchived(
 ): void {
   const st = ledger.st
   const body = JSON.stringify(next)
-  const text = format.name === 'strands' ? null : format.text(next)
+  const text = storedText(format, next)
   // The index entry goes with the old text and comes back with the new (see search-index.ts).
   ledger.search.replaceBody(session.pk, row.seq, () => st.setBody.run(body, text, session.pk, row.seq))
   // A late result's window form quotes the result: it is rebuilt from the new body.

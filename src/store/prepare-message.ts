@@ -7,12 +7,12 @@
  * the library writes are stripped from a caller's message (`messages/reserved-notes.ts`).
  */
 import { ContextLedgerError } from '../errors.js'
-import type { BodyFormat } from '../formats/index.js'
+import { countFormatTokens, storedText, type BodyFormat } from '../formats/index.js'
 import { strandsFormat } from '../formats/strands/index.js'
 import type { MessageFacts } from '../formats/types.js'
 import type { MessageClass } from '../messages/classify.js'
 import type { MessageLimits } from '../messages/schema.js'
-import { countTokens, estimateTokens, type TokenCounter } from '../messages/tokens.js'
+import type { TokenCounter } from '../messages/tokens.js'
 import { mintTrackingId } from '../messages/tracking-id.js'
 import type { StoredMessageData } from '../messages/types.js'
 
@@ -88,15 +88,12 @@ function prepared(
     toolResultIds: facts.toolResults.map((r) => r.id),
     plainUser: facts.plainUser,
   }
-  const tokens =
-    counter === estimateTokens && format !== strandsFormat
-      ? countTokens(() => format.estimateTokens(message), message)
-      : countTokens(counter, message)
+  const tokens = countFormatTokens(counter, format, message)
   return {
     message,
     uid,
     body,
-    text: format === strandsFormat ? null : format.text(message),
+    text: storedText(format, message),
     cls,
     facts,
     tokens,

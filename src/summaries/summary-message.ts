@@ -9,8 +9,8 @@ import { SUMMARY_MARKER } from '../messages/ledger-notes.js'
 import { describeValue } from '../messages/limits.js'
 import type { MessageLimits } from '../messages/schema.js'
 import { snapshotMessage } from '../messages/schema.js'
-import { countTokens, estimateTokens, type TokenCounter } from '../messages/tokens.js'
-import { formatNamed, type MessageFormatName } from '../formats/index.js'
+import type { TokenCounter } from '../messages/tokens.js'
+import { countFormatTokens, formatNamed, storedText, type MessageFormatName } from '../formats/index.js'
 import { mintTrackingId } from '../messages/tracking-id.js'
 import type { ContentBlockData, StoredMessageData } from '../messages/types.js'
 import type { MadeSummary } from '../store/context-store.js'
@@ -158,15 +158,11 @@ export function summaryFromOutput(
   } catch (error) {
     throw failed(sessionId, `returned text the store refuses (${describeThrown(error)})`, error)
   }
-  const counter = context.tokenCounter
   return {
     message,
     uid,
-    text: format.name === 'strands' ? null : format.text(message),
-    tokens:
-      counter === estimateTokens && format.name !== 'strands'
-        ? countTokens(() => format.estimateTokens(message), message)
-        : countTokens(counter, message),
+    text: storedText(format, message),
+    tokens: countFormatTokens(context.tokenCounter, format, message),
     model,
     promptHash: context.promptHash,
   }
