@@ -52,6 +52,8 @@ export {
   type HistoryOptions,
   type PinnedMessagesOptions,
   type LedgerEntry,
+  type WindowEntry,
+  type AppendOptions,
   type MessageRef,
   type PinAttribution,
   type PinEvent,
@@ -81,6 +83,7 @@ export { REDACTED_TEXT } from './messages/redact.js'
 export {
   PersistentConversationManager,
   type PersistentConversationManagerOptions,
+  type ManagerAppendOptions,
   type ReduceOptions,
   type ResummarizeOptions,
   type SummarizeExcessOptions,

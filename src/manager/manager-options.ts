@@ -1,13 +1,47 @@
 /**
- * The options the core manager's calls take besides its constructor's — `reduce`, `summarize`,
+ * The options the core manager's calls take besides its constructor's — `append`, `reduce`, `summarize`,
  * `summarizeExcess`, `resummarize` — with their checks: shared by the SQLite manager and the PostgreSQL
  * one (`src/backends/postgres/manager.ts`), which must not load the SQLite store to check them.
  */
 import { z } from 'zod'
 import { describeValue } from '../messages/limits.js'
-import { invalidOption } from '../store/check-args.js'
+import type { TokenCounter } from '../messages/tokens.js'
+import type { MessageFormatName } from '../formats/types.js'
+import type { AppendOptions } from '../store/append-format.js'
+import { checkKeys, invalidOption } from '../store/check-args.js'
 import type { Summarizer } from '../summaries/summarize.js'
 import type { FoldRequest } from '../window/plan-types.js'
+
+/** Options of `PersistentConversationManager.append` (and the PostgreSQL manager's). */
+export interface ManagerAppendOptions {
+  /**
+   * Compare-and-append: append only when the session holds exactly this many messages (0 when it does
+   * not exist yet); otherwise `APPEND_CONFLICT` and nothing is written. See the store's `append`.
+   */
+  readonly expectCount?: number | undefined
+}
+
+/**
+ * The store's append options for a manager's append: the manager's token counter and format, and the
+ * caller's `expectCount` (checked by the store).
+ *
+ * @param tokenCounter - the manager's token counter
+ * @param format - the manager's format, if named
+ * @param options - the caller's options (unchecked: an object with only `expectCount`)
+ * @returns the store's options
+ * @throws ContextLedgerError `INVALID_OPTIONS` for an unknown option
+ */
+export function managerAppendOptions(
+  tokenCounter: TokenCounter,
+  format: MessageFormatName | undefined,
+  options: unknown,
+): AppendOptions {
+  const { expectCount } = checkKeys(options ?? {}, 'options', ['expectCount'])
+  return expectCount === undefined
+    ? { tokenCounter, format }
+    : // Whatever it is, the store checks it (INVALID_OPTIONS at `expectCount`).
+      { tokenCounter, format, expectCount: expectCount as number }
+}
 
 /** Options of `PersistentConversationManager.reduce`. */
 export interface ReduceOptions {

@@ -20,6 +20,7 @@ import {
   type MessageEdit,
   type RedactOptions,
   type RedactResult,
+  type WindowEntry,
   type WindowReadOptions,
   type DeleteSessionResult,
   type PruneOptions,
@@ -39,9 +40,11 @@ import {
 import {
   checkSummarizer,
   excessOptions,
+  managerAppendOptions,
   resummarizeOptions,
   ratioFoldRequest,
   summarizeOptions,
+  type ManagerAppendOptions,
   type ReduceOptions,
   type ResummarizeOptions,
   type SummarizeExcessOptions,
@@ -55,6 +58,7 @@ import {
 } from '../window/window-options.js'
 
 export type {
+  ManagerAppendOptions,
   ReduceOptions,
   ResummarizeOptions,
   SummarizeExcessOptions,
@@ -148,17 +152,23 @@ export class PersistentConversationManager {
    * no-op returning the existing entry.
    *
    * @param messages - a message or an array of them, oldest first
+   * @param options - `expectCount`: append only when the session holds exactly that many messages
    * @returns the entry, or entries in input order
-   * @throws ContextLedgerError `INVALID_MESSAGE`, `DUPLICATE_MESSAGE`, `INVALID_TOKEN_COUNT`, `STORAGE_FULL`
+   * @throws ContextLedgerError `INVALID_MESSAGE`, `DUPLICATE_MESSAGE`, `INVALID_TOKEN_COUNT`, `STORAGE_FULL`,
+   *   `APPEND_CONFLICT` (the session does not hold `expectCount` messages; nothing is written)
    */
-  append(messages: MessageData): LedgerEntry
-  append(messages: readonly MessageData[]): LedgerEntry[]
-  append(messages: MessageData | readonly MessageData[]): LedgerEntry | LedgerEntry[] {
+  append(messages: MessageData, options?: ManagerAppendOptions): LedgerEntry
+  append(messages: readonly MessageData[], options?: ManagerAppendOptions): LedgerEntry[]
+  append(
+    messages: MessageData | readonly MessageData[],
+    options?: ManagerAppendOptions,
+  ): LedgerEntry | LedgerEntry[] {
     this.beforeUse?.()
-    const entries = this.store.append(this.sessionId, messages, {
-      tokenCounter: this.tokenCounter,
-      format: this.format,
-    })
+    const entries = this.store.append(
+      this.sessionId,
+      messages,
+      managerAppendOptions(this.tokenCounter, this.format, options),
+    )
     return Array.isArray(messages) ? entries : (entries[0] as LedgerEntry)
   }
 
@@ -199,6 +209,17 @@ export class PersistentConversationManager {
   window(options: WindowReadOptions = {}): StoredMessageData[] {
     this.beforeUse?.()
     return this.store.window(this.sessionId, options)
+  }
+
+  /**
+   * The window with each row's seq (undefined for the summary row), message (as `window()` returns it)
+   * and pin; see the store's `windowEntries`.
+   *
+   * @returns the window's rows in order
+   */
+  windowEntries(): WindowEntry[] {
+    this.beforeUse?.()
+    return this.store.windowEntries(this.sessionId)
   }
 
   /**

@@ -5,8 +5,9 @@
  */
 import { ContextLedgerError } from '../errors.js'
 import { checkFormatName, formatNamed, type BodyFormat, type MessageFormatName } from '../formats/index.js'
+import { describeValue } from '../messages/limits.js'
 import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
-import { checkTokenCounter } from './check-args.js'
+import { checkTokenCounter, invalidOption } from './check-args.js'
 
 /** Options of `append` besides the messages. */
 export interface AppendOptions {
@@ -17,6 +18,12 @@ export interface AppendOptions {
    * another with `FORMAT_MISMATCH`. Omitted: the session's own.
    */
   readonly format?: MessageFormatName | undefined
+  /**
+   * Compare-and-append: append only when the session holds exactly this many messages (its
+   * `messageCount`, repair rows included; 0 when it does not exist yet), checked in the write's own
+   * transaction. Otherwise `APPEND_CONFLICT` and nothing is written. Omitted: no check.
+   */
+  readonly expectCount?: number | undefined
 }
 
 /**
@@ -29,6 +36,7 @@ export interface AppendOptions {
 export function checkAppendOptions(value: unknown): {
   tokenCounter: TokenCounter
   format?: MessageFormatName
+  expectCount?: number
 } {
   if (value === undefined) return { tokenCounter: estimateTokens }
   if (typeof value === 'function') {
@@ -37,7 +45,7 @@ export function checkAppendOptions(value: unknown): {
   }
   // Anything but a function or an options object is a bad token counter, as before options existed.
   if (typeof value !== 'object' || value === null || Array.isArray(value)) checkTokenCounter(value)
-  const { tokenCounter, format, ...rest } = value as AppendOptions & Record<string, unknown>
+  const { tokenCounter, format, expectCount, ...rest } = value as AppendOptions & Record<string, unknown>
   const unknown = Object.keys(rest)[0]
   if (unknown !== undefined)
     throw new ContextLedgerError('INVALID_OPTIONS', `Invalid append options: unknown option "${unknown}"`, {
@@ -47,7 +55,32 @@ export function checkAppendOptions(value: unknown): {
   return {
     tokenCounter: tokenCounter ?? estimateTokens,
     ...(format === undefined ? {} : { format: checkFormatName(format) }),
+    ...(expectCount === undefined ? {} : { expectCount: checkExpectCount(expectCount) }),
   }
+}
+
+/** `expectCount` as given: an integer ≥ 0, else `INVALID_OPTIONS` at `expectCount`. */
+function checkExpectCount(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    throw invalidOption('expectCount', `expected an integer ≥ 0, got ${describeValue(value)}`)
+  return value
+}
+
+/**
+ * Refuses a compare-and-append whose session does not hold the count the caller expected.
+ *
+ * @param sessionId - the session
+ * @param expected - the caller's `expectCount` (undefined: no check)
+ * @param actual - the messages the session holds now (0 when it does not exist)
+ * @throws ContextLedgerError `APPEND_CONFLICT` (path `expectCount`) when they differ
+ */
+export function checkAppendCount(sessionId: string, expected: number | undefined, actual: number): void {
+  if (expected === undefined || expected === actual) return
+  throw new ContextLedgerError(
+    'APPEND_CONFLICT',
+    `Session "${sessionId}" holds ${actual} messages, not the ${expected} the append expected (nothing was written)`,
+    { sessionId, path: 'expectCount' },
+  )
 }
 
 /**

@@ -3,7 +3,7 @@
  * (`prepare-message.ts`), the rows written in one transaction (`append-rows.ts`), and the start of a
  * window that is empty or holds only kept rows kept valid for a provider.
  */
-import { appendFormat, checkAppendOptions, formatMismatch } from './append-format.js'
+import { appendFormat, checkAppendCount, checkAppendOptions, formatMismatch } from './append-format.js'
 import { protectedToRestore } from '../window/plan-cut.js'
 import { applyKeptChanges, PINS_ONLY } from './apply-window.js'
 import { recordEvictions, tailRuns } from './eviction-log.js'
@@ -24,7 +24,7 @@ import type { LedgerEntry } from './store-types.js'
  * @param ledger - the open ledger
  * @param sessionId - the session
  * @param messages - one message or several, oldest first
- * @param options - a token counter, or `{ tokenCounter?, format? }` (unchecked: checked here)
+ * @param options - a token counter, or `{ tokenCounter?, format?, expectCount? }` (unchecked: checked here)
  * @returns one entry per input message, in order
  */
 export function append(
@@ -35,7 +35,7 @@ export function append(
 ): LedgerEntry[] {
   ledger.ensureWritable()
   checkSessionId(sessionId)
-  const { tokenCounter, format: named } = checkAppendOptions(options)
+  const { tokenCounter, format: named, expectCount } = checkAppendOptions(options)
   const inputs: unknown[] = Array.isArray(messages) ? messages : [messages]
   const batch = Array.isArray(messages)
   return withSessionFormat(ledger, sessionId, (seen) => {
@@ -46,13 +46,19 @@ export function append(
     // Refused in a format the caller did not name: perhaps the cached one, no longer the session's.
     const prepared = named === undefined ? prepareIn(ledger, sessionId, seen, read) : read()
     if (prepared === STALE_FORMAT) return STALE_FORMAT
-    if (prepared.length === 0) return []
+    if (prepared.length === 0) {
+      // Nothing to write, but a count the session does not hold is still a conflict.
+      if (expectCount !== undefined) checkAppendCount(sessionId, expectCount, countNow(ledger, sessionId))
+      return []
+    }
     const appended = ledger.write(sessionId, () => {
       const before = ledger.st.sessionById.get(sessionId)
       if (before !== undefined) ledger.keys.remember(sessionId, before.pk)
       // Another connection deleted the session (and perhaps created it again in another format) since
       // the format was read: messages whose format the caller left to the session are read again.
       if (named === undefined && !sameFormat(seen, before?.format)) return STALE_FORMAT
+      // Compare-and-append: the count read here, under the write lock, is the one the rows follow.
+      checkAppendCount(sessionId, expectCount, before?.message_count ?? 0)
       if (before !== undefined && formatChanged(format, before))
         throw formatMismatch(sessionId, before.format, format.name)
       return writeBatch(ledger, sessionId, prepared, before, batch, format)
@@ -60,6 +66,15 @@ export function append(
     if (ledger.erasurePending) ledger.completeErasure()
     return appended
   })
+}
+
+/** How many messages a session holds (0 when it does not exist), in a read transaction. */
+function countNow(ledger: Ledger, sessionId: string): number {
+  return ledger.read(
+    () => ledger.keys.sessionRow(sessionId)?.message_count ?? 0,
+    `read session "${sessionId}"`,
+    sessionId,
+  )
 }
 
 /** The batch's rows, inside the append's transaction (see `append`). */

@@ -19,6 +19,7 @@ import {
   readSession,
   readSessions,
   readWindow,
+  readWindowEntries,
 } from './reads.js'
 import { resolveStoreOptions, type ContextStoreOptions } from './store-options.js'
 import { readSummaries, readSummary, type SummaryRecord } from './summaries.js'
@@ -33,6 +34,7 @@ import type {
   PinEvent,
   PinnedMessage,
   SessionSummary,
+  WindowEntry,
   WindowReadOptions,
 } from './store-types.js'
 
@@ -116,6 +118,17 @@ export abstract class ContextStoreReader {
    */
   window(sessionId: string, options: WindowReadOptions = {}): StoredMessageData[] {
     return readWindow(this.ledger, sessionId, options)
+  }
+
+  /**
+   * The window with where each row comes from: its seq (undefined for the summary row), the message
+   * exactly as `window()` returns it, and whether it is pinned — in one statement, so one committed state.
+   *
+   * @param sessionId - the session
+   * @returns the window's rows in order (empty for an unknown session)
+   */
+  windowEntries(sessionId: string): WindowEntry[] {
+    return readWindowEntries(this.ledger, sessionId)
   }
 
   /**

@@ -1,5 +1,6 @@
 /**
- * Turning stored rows into what the store returns: entries, pinned messages, pin and edit log entries.
+ * Turning stored rows into what the store returns: entries, window entries, pinned messages, pin and edit
+ * log entries.
  * Bodies are parsed from the JSON the store wrote; flags become booleans, times Dates, nulls undefined.
  */
 import type { BodyFormat } from '../formats/index.js'
@@ -7,7 +8,7 @@ import type { EditRow, MessageRow, PinEventRow, PinnedRow, SessionRow } from '..
 import { strandsFormat } from '../formats/strands/index.js'
 import type { StoredMessageData } from '../messages/types.js'
 import { MISSING_TOOL_RESULT_REPAIR } from '../messages/ledger-notes.js'
-import type { LedgerEntry, MessageEdit, PinEvent, PinnedMessage } from './store-types.js'
+import type { LedgerEntry, MessageEdit, PinEvent, PinnedMessage, WindowEntry } from './store-types.js'
 
 /**
  * Parses a body the store wrote.
@@ -111,4 +112,23 @@ export function toMessageEdit(sessionId: string, r: EditRow): MessageEdit {
 export function isRepairRow(body: string, format: BodyFormat): boolean {
   if (!body.includes(MISSING_TOOL_RESULT_REPAIR)) return false
   return format.notesOf(parseBody(body))?.repair === MISSING_TOOL_RESULT_REPAIR
+}
+
+/**
+ * A window row as returned: the summary's (sorted at `boundary - 0.5`, the one seq that is not an
+ * integer) has no seq.
+ *
+ * @param format - the session's format (what shows the body)
+ * @param k - the row's sort key: its seq, or the summary's `boundary - 0.5`
+ * @param body - the parsed body
+ * @param pinned - whether it is pinned
+ * @returns the entry
+ */
+export function toWindowEntry(
+  format: BodyFormat,
+  k: number,
+  body: StoredMessageData,
+  pinned: boolean,
+): WindowEntry {
+  return { seq: Number.isInteger(k) ? k : undefined, message: format.show(body, pinned), pinned }
 }

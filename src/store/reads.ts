@@ -4,7 +4,7 @@
  * committed state; a failure — of SQLite or of decoding a stored row — becomes a typed error.
  */
 import { toReadError } from '../db/sqlite-errors.js'
-import { formatNamed } from '../formats/index.js'
+import { formatNamed, type BodyFormat } from '../formats/index.js'
 import type { StoredMessageData } from '../messages/types.js'
 import { alternateRefused, alternateRoles } from '../window/alternate-roles.js'
 import {
@@ -15,11 +15,25 @@ import {
   checkWindowReadOptions,
   type MessageRef,
 } from './check-args.js'
-import { parseBody, toEntry, toMessageEdit, toPinEvent, toPinnedMessage } from './entries.js'
+import {
+  parseBody,
+  toEntry,
+  toMessageEdit,
+  toPinEvent,
+  toPinnedMessage,
+  toWindowEntry,
+} from './entries.js'
 import type { Ledger } from './ledger.js'
 import { findMessage } from './lookup.js'
 import { toSessionSummary } from './session-summary.js'
-import type { LedgerEntry, MessageEdit, PinEvent, PinnedMessage, SessionSummary } from './store-types.js'
+import type {
+  LedgerEntry,
+  MessageEdit,
+  PinEvent,
+  PinnedMessage,
+  SessionSummary,
+  WindowEntry,
+} from './store-types.js'
 
 /**
  * The messages the model should see, in order; see `ContextStore.window`.
@@ -33,8 +47,36 @@ export function readWindow(ledger: Ledger, sessionId: string, options: unknown):
   const alternate = checkWindowReadOptions(options)
   ledger.ensureOpen()
   checkSessionId(sessionId)
+  const entries = windowRows(ledger, sessionId, (format) => {
+    if (alternate && format.name !== 'strands') throw alternateRefused(sessionId, format.name)
+  })
+  const out = entries.map((e) => e.message)
+  return alternate ? alternateRoles(out) : out
+}
+
+/**
+ * The window with each row's seq and pin; see `ContextStore.windowEntries`.
+ *
+ * @param ledger - the open ledger
+ * @param sessionId - the session
+ * @returns the window's rows in order (empty for an unknown session)
+ */
+export function readWindowEntries(ledger: Ledger, sessionId: string): WindowEntry[] {
+  ledger.ensureOpen()
+  checkSessionId(sessionId)
+  return windowRows(ledger, sessionId)
+}
+
+/**
+ * The window's rows, shown in the session's format: one statement, so no read transaction; the session
+ * lookup and the decoding are mapped to typed errors here.
+ */
+function windowRows(
+  ledger: Ledger,
+  sessionId: string,
+  check?: (format: BodyFormat) => void,
+): WindowEntry[] {
   const st = ledger.st
-  // One statement, so no read transaction: the session lookup and the decoding are mapped here.
   try {
     let pk = ledger.keys.pk(sessionId)
     if (pk === undefined) return []
@@ -48,14 +90,8 @@ export function readWindow(ledger: Ledger, sessionId: string, options: unknown):
     }
     // The format of the session those rows are of, not one cached for an earlier session of this id.
     const format = formatNamed(ledger.keys.formatOf(sessionId, pk))
-    if (alternate && format.name !== 'strands') throw alternateRefused(sessionId, format.name)
-    const out = new Array<StoredMessageData>(rows.length)
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]
-      if (row === undefined) continue
-      out[i] = format.show(parseBody(row.body), row.pinned === 1)
-    }
-    return alternate ? alternateRoles(out) : out
+    check?.(format)
+    return rows.map((row) => toWindowEntry(format, row.seq, parseBody(row.body), row.pinned === 1))
   } catch (error) {
     throw toReadError(error, `read the window of session "${sessionId}"`, sessionId)
   }

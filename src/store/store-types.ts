@@ -43,6 +43,19 @@ export interface LedgerEntry {
   readonly repair?: LedgerEntry
 }
 
+/**
+ * One row of a session's window with where it comes from, as `windowEntries()` returns it: what lets a
+ * caller map what the model sees back to the archive (e.g. to `history()` entries).
+ */
+export interface WindowEntry {
+  /** The message's seq in the session; undefined for the summary row (it stands for folded messages). */
+  readonly seq: number | undefined
+  /** The row as the model sees it: exactly what `window()` returns at this position. */
+  readonly message: StoredMessageData
+  /** Whether the message is pinned (always false for the summary row). */
+  readonly pinned: boolean
+}
+
 /** A session as `sessions()` lists it. */
 export interface SessionSummary {
   /** The session id. */

@@ -7,6 +7,7 @@
 import type { MessageData, StoredMessageData } from '../../messages/types.js'
 import type { MessageLimits } from '../../messages/schema.js'
 import type {
+  ManagerAppendOptions,
   ReduceOptions,
   SummarizeExcessOptions,
   SummarizeOptions,
@@ -18,6 +19,7 @@ import type {
   MessageEdit,
   PinResult,
   SessionSummary,
+  WindowEntry,
   WindowReadOptions,
   WindowResult,
 } from '../../store/store-types.js'
@@ -82,14 +84,16 @@ export interface AsyncLedgerManager extends AsyncRecallManager {
   readonly sessionId: string
   /** Resolved window limits. */
   readonly limits: WindowLimits
-  /** Appends messages; see the core manager's `append`. */
-  append(messages: readonly MessageData[]): Promise<LedgerEntry[]>
+  /** Appends messages (`expectCount`: only onto that many); see the core manager's `append`. */
+  append(messages: readonly MessageData[], options?: ManagerAppendOptions): Promise<LedgerEntry[]>
   /** Applies the limits; see the core manager's `applyWindow`. */
   applyWindow(): Promise<WindowResult>
   /** Makes room; see the core manager's `reduce`. */
   reduce(options?: ReduceOptions): Promise<WindowResult>
   /** The window; see the core manager's `window`. */
   window(options?: WindowReadOptions): Promise<StoredMessageData[]>
+  /** The window with each row's seq and pin; see the core manager's `windowEntries`. */
+  windowEntries(): Promise<WindowEntry[]>
   /** The session's edit log; see the core manager's `edits`. */
   edits(): Promise<MessageEdit[]>
   /** Records an edit; see the core manager's `edit`. */

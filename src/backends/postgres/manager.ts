@@ -12,9 +12,11 @@ import type { MessageData, StoredMessageData } from '../../messages/types.js'
 import {
   checkSummarizer,
   excessOptions,
+  managerAppendOptions,
   resummarizeOptions,
   ratioFoldRequest,
   summarizeOptions,
+  type ManagerAppendOptions,
   type ReduceOptions,
   type ResummarizeOptions,
   type SummarizeExcessOptions,
@@ -39,6 +41,7 @@ import type {
   PinResult,
   RedactOptions,
   RedactResult,
+  WindowEntry,
   WindowReadOptions,
   WindowResult,
 } from '../../store/store-types.js'
@@ -148,16 +151,23 @@ export class PostgresConversationManager implements AsyncLedgerManager {
    * Appends one message or several (all or none); see `PersistentConversationManager.append`.
    *
    * @param messages - a message or an array of them, oldest first
+   * @param options - `expectCount`: append only when the session holds exactly that many messages
    * @returns the entry, or entries in input order
+   * @throws ContextLedgerError `APPEND_CONFLICT` (the session does not hold `expectCount` messages), and
+   *   what the store's `append` throws
    */
-  async append(messages: MessageData): Promise<LedgerEntry>
-  async append(messages: readonly MessageData[]): Promise<LedgerEntry[]>
-  async append(messages: MessageData | readonly MessageData[]): Promise<LedgerEntry | LedgerEntry[]> {
+  async append(messages: MessageData, options?: ManagerAppendOptions): Promise<LedgerEntry>
+  async append(messages: readonly MessageData[], options?: ManagerAppendOptions): Promise<LedgerEntry[]>
+  async append(
+    messages: MessageData | readonly MessageData[],
+    options?: ManagerAppendOptions,
+  ): Promise<LedgerEntry | LedgerEntry[]> {
     await this.before()
-    const entries = await this.store.append(this.sessionId, messages, {
-      tokenCounter: this.tokenCounter,
-      format: this.format,
-    })
+    const entries = await this.store.append(
+      this.sessionId,
+      messages,
+      managerAppendOptions(this.tokenCounter, this.format, options),
+    )
     return Array.isArray(messages) ? entries : (entries[0] as LedgerEntry)
   }
 
@@ -194,6 +204,16 @@ export class PostgresConversationManager implements AsyncLedgerManager {
   async window(options: WindowReadOptions = {}): Promise<StoredMessageData[]> {
     await this.before()
     return this.store.window(this.sessionId, options)
+  }
+
+  /**
+   * The window with each row's seq, message and pin; see `PersistentConversationManager.windowEntries`.
+   *
+   * @returns the window's rows in order
+   */
+  async windowEntries(): Promise<WindowEntry[]> {
+    await this.before()
+    return this.store.windowEntries(this.sessionId)
   }
 
   /**

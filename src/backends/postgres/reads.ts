@@ -8,10 +8,11 @@ import type { MessageRow, SessionRow, SummaryRow } from '../../db/statements.js'
 
 /**
  * The window: kept rows before the boundary, the summary, then the tail, in one statement; each row
- * carries the session's format (what shows its bodies).
+ * carries its sort key `k` (its seq; the summary's is `boundary - 0.5`) and the session's format (what
+ * shows its bodies).
  */
 export const WINDOW_SQL = `WITH s AS (SELECT pk, boundary, summary, format FROM context_ledger.sessions WHERE id = $1::text)
-SELECT w.body, w.pinned, (SELECT format FROM s) AS format FROM (
+SELECT w.k, w.body, w.pinned, (SELECT format FROM s) AS format FROM (
   SELECT m.seq::float8 AS k, coalesce(m.window_body, m.body) AS body, m.pinned
     FROM s JOIN context_ledger.messages m ON m.session = s.pk AND m.kept AND m.seq < s.boundary
   UNION ALL
@@ -23,6 +24,8 @@ SELECT w.body, w.pinned, (SELECT format FROM s) AS format FROM (
 
 /** A window row. */
 export interface PgWindowRow {
+  /** Its seq, or the summary's `boundary - 0.5` (a float8, so a JavaScript number). */
+  k: number
   body: string
   pinned: boolean
   /** The session's message format (null: `'strands'`). */

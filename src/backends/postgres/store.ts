@@ -19,7 +19,7 @@ import type { MessageLimits } from '../../messages/schema.js'
 import { estimateTokens, type TokenCounter } from '../../messages/tokens.js'
 import type { StoredMessageData } from '../../messages/types.js'
 import { append } from '../../store/append.js'
-import { checkAppendOptions, type AppendOptions } from '../../store/append-format.js'
+import { checkAppendCount, checkAppendOptions, type AppendOptions } from '../../store/append-format.js'
 import { appendSpec } from './append-spec.js'
 import { applyPlanned } from '../../store/apply-window.js'
 import {
@@ -35,7 +35,14 @@ import {
   type PinAttribution,
 } from '../../store/check-args.js'
 import { editMessage, redactMessage, replaceArchived, setWindowContent } from '../../store/edits.js'
-import { parseBody, toEntry, toMessageEdit, toPinEvent, toPinnedMessage } from '../../store/entries.js'
+import {
+  parseBody,
+  toEntry,
+  toMessageEdit,
+  toPinEvent,
+  toPinnedMessage,
+  toWindowEntry,
+} from '../../store/entries.js'
 import { checkPruneOptions } from '../../store/retention-options.js'
 import { formatNamed, type MessageFormatName } from '../../formats/index.js'
 import { REDACTED_TEXT } from '../../messages/redact.js'
@@ -63,6 +70,7 @@ import type {
   RedactOptions,
   RedactResult,
   SessionSummary,
+  WindowEntry,
   WindowReadOptions,
   WindowResult,
 } from '../../store/store-types.js'
@@ -395,10 +403,13 @@ export class PostgresContextStore implements AsyncContextStore {
    *
    * @param sessionId - the session
    * @param messages - one message or several, oldest first
-   * @param options - a token counter (default: the format's built-in estimate), or `{ tokenCounter?, format? }`
+   * @param options - a token counter (default: the format's built-in estimate), or
+   *   `{ tokenCounter?, format?, expectCount? }`; `expectCount` is checked against the slice the write
+   *   commits on (a writer that lost the race runs again on a new slice, and then sees the other's rows)
    * @returns one entry per input message, in order
    * @throws ContextLedgerError `INVALID_MESSAGE`, `INVALID_TOKEN_COUNT`, `DUPLICATE_MESSAGE`, `STORAGE_FULL`,
-   *   `FORMAT_MISMATCH` (messages of another format than the session's; nothing is written)
+   *   `FORMAT_MISMATCH` (messages of another format than the session's; nothing is written),
+   *   `APPEND_CONFLICT` (the session does not hold `expectCount` messages; nothing is written)
    */
   async append(
     sessionId: string,
@@ -407,8 +418,13 @@ export class PostgresContextStore implements AsyncContextStore {
   ): Promise<LedgerEntry[]> {
     this.ensureWritable()
     checkSessionId(sessionId)
-    const named = checkAppendOptions(options).format
-    if (Array.isArray(messages) && messages.length === 0) return []
+    const { format: named, expectCount } = checkAppendOptions(options)
+    if (Array.isArray(messages) && messages.length === 0) {
+      // Nothing to write, but a count the session does not hold is still a conflict.
+      if (expectCount !== undefined)
+        checkAppendCount(sessionId, expectCount, await this.messageCount(sessionId))
+      return []
+    }
     for (;;) {
       // The ids the messages name are read in the session's format: named, or as last seen here.
       const assumed = named ?? this.formats.get(sessionId)
@@ -911,6 +927,27 @@ export class PostgresContextStore implements AsyncContextStore {
     if (alternate && format.name !== 'strands') throw alternateRefused(sessionId, format.name)
     const out = rows.map((row) => format.show(parseBody(row.body), row.pinned))
     return alternate ? alternateRoles(out) : out
+  }
+
+  /**
+   * The window with each row's seq (undefined for the summary row), message (as `window()` returns it)
+   * and pin, in one round trip (the statement `window()` runs).
+   *
+   * @param sessionId - the session
+   * @returns the window's rows in order (empty for an unknown session)
+   */
+  async windowEntries(sessionId: string): Promise<WindowEntry[]> {
+    this.ensureOpen()
+    checkSessionId(sessionId)
+    const rows = await this.query<PgWindowRow>(
+      WINDOW_SQL,
+      [sessionId],
+      `read the window of session "${sessionId}"`,
+      sessionId,
+      'context_ledger_window',
+    )
+    const format = formatNamed(rows[0]?.format)
+    return rows.map((row) => toWindowEntry(format, row.k, parseBody(row.body), row.pinned))
   }
 
   /**
