@@ -15,14 +15,7 @@ import {
   checkWindowReadOptions,
   type MessageRef,
 } from './check-args.js'
-import {
-  parseBody,
-  toEntry,
-  toMessageEdit,
-  toPinEvent,
-  toPinnedMessage,
-  toWindowEntry,
-} from './entries.js'
+import { parseBody, toEntry, toMessageEdit, toPinEvent, toPinnedMessage, toWindowEntry } from './entries.js'
 import type { Ledger } from './ledger.js'
 import { findMessage } from './lookup.js'
 import { toSessionSummary } from './session-summary.js'
@@ -71,11 +64,7 @@ export function readWindowEntries(ledger: Ledger, sessionId: string): WindowEntr
  * The window's rows, shown in the session's format: one statement, so no read transaction; the session
  * lookup and the decoding are mapped to typed errors here.
  */
-function windowRows(
-  ledger: Ledger,
-  sessionId: string,
-  check?: (format: BodyFormat) => void,
-): WindowEntry[] {
+function windowRows(ledger: Ledger, sessionId: string, check?: (format: BodyFormat) => void): WindowEntry[] {
   const st = ledger.st
   try {
     let pk = ledger.keys.pk(sessionId)

@@ -44,7 +44,7 @@ import {
   toWindowEntry,
 } from '../../store/entries.js'
 import { checkPruneOptions } from '../../store/retention-options.js'
-import { formatNamed, type MessageFormatName } from '../../formats/index.js'
+import { formatNamed, type BodyFormat, type MessageFormatName } from '../../formats/index.js'
 import { REDACTED_TEXT } from '../../messages/redact.js'
 import type { DeleteSessionResult, PruneOptions, PruneResult } from '../../store/retention-options.js'
 import { findMessage } from '../../store/lookup.js'
@@ -914,18 +914,10 @@ export class PostgresContextStore implements AsyncContextStore {
    */
   async window(sessionId: string, options: WindowReadOptions = {}): Promise<StoredMessageData[]> {
     const alternate = checkWindowReadOptions(options)
-    this.ensureOpen()
-    checkSessionId(sessionId)
-    const rows = await this.query<PgWindowRow>(
-      WINDOW_SQL,
-      [sessionId],
-      `read the window of session "${sessionId}"`,
-      sessionId,
-      'context_ledger_window',
-    )
-    const format = formatNamed(rows[0]?.format)
-    if (alternate && format.name !== 'strands') throw alternateRefused(sessionId, format.name)
-    const out = rows.map((row) => format.show(parseBody(row.body), row.pinned))
+    const entries = await this.windowRows(sessionId, (format) => {
+      if (alternate && format.name !== 'strands') throw alternateRefused(sessionId, format.name)
+    })
+    const out = entries.map((e) => e.message)
     return alternate ? alternateRoles(out) : out
   }
 
@@ -937,6 +929,11 @@ export class PostgresContextStore implements AsyncContextStore {
    * @returns the window's rows in order (empty for an unknown session)
    */
   async windowEntries(sessionId: string): Promise<WindowEntry[]> {
+    return this.windowRows(sessionId)
+  }
+
+  /** The window's rows shown in the session's format (`check` sees the format first). */
+  private async windowRows(sessionId: string, check?: (format: BodyFormat) => void): Promise<WindowEntry[]> {
     this.ensureOpen()
     checkSessionId(sessionId)
     const rows = await this.query<PgWindowRow>(
@@ -947,6 +944,7 @@ export class PostgresContextStore implements AsyncContextStore {
       'context_ledger_window',
     )
     const format = formatNamed(rows[0]?.format)
+    check?.(format)
     return rows.map((row) => toWindowEntry(format, row.k, parseBody(row.body), row.pinned))
   }
 
