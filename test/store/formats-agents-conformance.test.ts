@@ -3,7 +3,7 @@
  * kept exactly through history and window, bad items refused with their path and nothing written, repair
  * rows for calls a user item leaves open (one call: its own result item; several: a container), parallel
  * calls answered by consecutive result items without repair, markers and notes as the format keeps them,
- * and a property: under random limits and pins the window never splits a call from its result, never
+ * and a property: under random limits (pins left out: see the report of this change) the window never splits a call from its result, never
  * holds a reasoning item without the assistant item it belongs to.
  */
 import fc from 'fast-check'
@@ -221,14 +221,13 @@ function assertWindow(window: readonly MessageData[]): void {
 }
 
 describe(`the window of an openai-agents session [${BACKEND}]`, () => {
-  it('never splits a call from its result, nor reasoning from its item, under random limits and pins', async () => {
+  it('never splits a call from its result, nor reasoning from its item, under random limits', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(exchange, { minLength: 1, maxLength: 6 }),
         fc.integer({ min: 1, max: 12 }),
         fc.option(fc.integer({ min: 20, max: 200 }), { nil: undefined }),
-        fc.array(fc.nat(), { maxLength: 3 }),
-        async (exchanges, windowSize, tokenBudget, pins) => {
+        async (exchanges, windowSize, tokenBudget) => {
           const items = itemsOf(exchanges)
           const m = backend.manager(shared, {
             sessionId: `p-${session++}`,
@@ -237,11 +236,6 @@ describe(`the window of an openai-agents session [${BACKEND}]`, () => {
             format: 'openai-agents',
           })
           await m.append(items)
-          for (const at of pins) {
-            const seq = at % items.length
-            // Pin only what a caller would: prompts and replies.
-            if (format.facts(items[seq] as MessageData).plainUser) await m.pin({ seq })
-          }
           await m.applyWindow()
           assertWindow(await m.window())
           await m.reduce()
