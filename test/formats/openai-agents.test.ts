@@ -326,7 +326,7 @@ describe('openai-agents repair and rewrites', () => {
   })
 
   it('shows a late result as a user message naming the call', () => {
-    const result = snap(VALID_AGENT_ITEMS[5] as object)
+    const result = snap(VALID_AGENT_ITEMS[5])
     const late = format.lateForm(result, [{ id: 'call_1', name: 'weather' }])
     expect(late).toMatchObject({ role: 'user', content: [{ type: 'input_text' }] })
     expect(format.text(late)).toMatch(/call_1.*weather[\s\S]*sunny/)
@@ -344,7 +344,7 @@ describe('openai-agents repair and rewrites', () => {
       status: 'completed',
       output: long,
     })
-    expect(String((must(format.truncate(fn)) as { output: string }).output)).toMatch(
+    expect((must(format.truncate(fn)) as unknown as { output: string }).output).toMatch(
       /<truncated chars="4600"\/>/,
     )
     const shell = item({
@@ -352,7 +352,7 @@ describe('openai-agents repair and rewrites', () => {
       callId: 's',
       output: [{ stdout: long, stderr: 'short', outcome: { type: 'timeout' } }],
     })
-    const cut = must(format.truncate(shell)) as { output: { stdout: string; stderr: string }[] }
+    const cut = must(format.truncate(shell)) as unknown as { output: { stdout: string; stderr: string }[] }
     expect(cut.output[0]?.stdout.length).toBeLessThan(500)
     expect(cut.output[0]?.stderr).toBe('short')
     const parts = item({
@@ -365,7 +365,7 @@ describe('openai-agents repair and rewrites', () => {
         { type: 'input_image', image: 'data' },
       ],
     })
-    expect((must(format.truncate(parts)) as { output: unknown }).output).toStrictEqual([
+    expect((must(format.truncate(parts)) as unknown as { output: unknown }).output).toStrictEqual([
       { type: 'input_text', text: 'ok' },
       { type: 'input_text', text: '[input_image]' },
     ])
@@ -407,11 +407,11 @@ describe('openai-agents repair and rewrites', () => {
     expect(format.notesOf(summary)).toStrictEqual({ summary: true })
     expect(format.text(summary)).toBe('one\ntwo')
     expect(format.facts(format.prompt('go')).plainUser).toBe(true)
-    const call = format.display(snap(VALID_AGENT_ITEMS[4] as object))
+    const call = format.display(snap(VALID_AGENT_ITEMS[4]))
     expect(call.content).toStrictEqual([
       { toolUse: { toolUseId: 'call_1', name: 'weather', input: { city: 'Paris' } } },
     ])
-    const result = format.display(snap(VALID_AGENT_ITEMS[5] as object))
+    const result = format.display(snap(VALID_AGENT_ITEMS[5]))
     expect(result).toMatchObject({
       role: 'user',
       content: [{ toolResult: { toolUseId: 'call_1', status: 'success', content: [{ text: 'sunny' }] } }],
@@ -421,7 +421,7 @@ describe('openai-agents repair and rewrites', () => {
       reasoning: { text: 'Thinking about the weather.\nraw thoughts' },
     })
     for (const m of VALID_AGENT_ITEMS) expect(format.display(snap(m)).content.length).toBeGreaterThan(0)
-    const shown = snap(VALID_AGENT_ITEMS[3] as object)
+    const shown = snap(VALID_AGENT_ITEMS[3])
     expect(format.show(shown, true)).toBe(shown)
     expect(format.withId(shown, 'x')).toBe(shown)
   })

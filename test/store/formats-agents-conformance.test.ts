@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ContextLedgerError, type MessageData } from '../../src/index.js'
+import { ContextLedgerError, type MessageData, type StoredMessageData } from '../../src/index.js'
 import { formatNamed } from '../../src/formats/index.js'
 import { withdrawalMarker, type AgentItemData } from '../../src/formats/openai-agents/index.js'
 import { BACKEND, makeBackend, type LedgerStore } from '../helpers/backend.js'
@@ -27,6 +27,7 @@ afterAll(async () => {
 
 const AGENTS = { format: 'openai-agents' } as const
 const format = formatNamed('openai-agents')
+const factsOf = (m: unknown) => format.facts(m as StoredMessageData)
 const as = (m: object): MessageData => m as MessageData
 const plain = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T
 const user = (text: string) => as({ role: 'user', content: text })
@@ -105,10 +106,10 @@ describe(`a session of the 'openai-agents' format [${BACKEND}]`, () => {
     await store.append('many', [user('q'), call('a'), call('b'), result('a'), user('stop')], AGENTS)
     const many = (await store.history('many')).map((e) => e.message as unknown as AgentItemData)
     expect(many).toHaveLength(6)
-    expect(format.facts(many[4] as MessageData).toolResults.map((r) => r.id)).toStrictEqual(['b'])
+    expect(factsOf(many[4]).toolResults.map((r) => r.id)).toStrictEqual(['b'])
     await store.append('three', [user('q'), call('a'), call('b'), call('c'), user('stop')], AGENTS)
     const three = (await store.history('three')).map((e) => e.message)
-    expect(format.facts(three[4] as MessageData).toolResults.map((r) => r.id)).toStrictEqual(['a', 'b', 'c'])
+    expect(factsOf(three[4]).toolResults.map((r) => r.id)).toStrictEqual(['a', 'b', 'c'])
     expect(three[4]).toMatchObject({
       type: 'unknown',
       providerData: { contextLedger: { repair: 'missing-tool-result' } },
@@ -175,13 +176,10 @@ const exchange = fc.record({
   answered: fc.boolean(),
 })
 
-function itemsOf(
-  exchanges: fc.RecordValue<{
-    steps: { reason: boolean; calls: number }[]
-    reply: boolean
-    answered: boolean
-  }>[],
-): MessageData[] {
+/** A generated exchange. */
+type Exchange = { steps: { reason: boolean; calls: number }[]; reply: boolean; answered: boolean }
+
+function itemsOf(exchanges: Exchange[]): MessageData[] {
   const out: MessageData[] = []
   let n = 0
   exchanges.forEach((e, i) => {
@@ -203,7 +201,7 @@ function assertWindow(window: readonly MessageData[]): void {
   const called = new Set<string>()
   const open = new Set<string>()
   window.forEach((m, i) => {
-    const facts = format.facts(m)
+    const facts = factsOf(m)
     for (const r of facts.toolResults) {
       expect(called.has(r.id), `result ${r.id} follows its call`).toBe(true)
       open.delete(r.id)
@@ -214,7 +212,7 @@ function assertWindow(window: readonly MessageData[]): void {
     }
     if (facts.plainUser) expect([...open], 'no call left open before a prompt').toStrictEqual([])
     if ((m as { type?: string }).type === 'reasoning' && i < window.length - 1) {
-      const next = format.facts(window[i + 1] as MessageData)
+      const next = factsOf(window[i + 1])
       expect(next.role, 'reasoning is followed by an item of the model').toBe('assistant')
     }
   })

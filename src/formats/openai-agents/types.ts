@@ -126,7 +126,7 @@ export type AgentItemData = MessageItemData | CallItemData | ResultItemData | Ot
 export type WithdrawData = { before: number } | { seqs: [number, number][] }
 
 /** The operation (a history transaction) a withdrawal marker records. */
-export interface MarkerOperationData {
+export type MarkerOperationData = {
   /** The operation's id (1 to 256 characters). */
   id: string
   /** The digest of the operation's content (64 hex characters). */
@@ -134,14 +134,14 @@ export interface MarkerOperationData {
 }
 
 /** The control note of a withdrawal marker (`providerData.contextLedger` of an `unknown` item). */
-export interface WithdrawalNote {
+export type WithdrawalNote = {
   withdraw: WithdrawData
   operation?: MarkerOperationData
   pinned?: true
 }
 
 /** A withdrawal marker: an `unknown` item holding only its control note. */
-export interface WithdrawalMarkerData {
+export type WithdrawalMarkerData = {
   type: 'unknown'
   providerData: { contextLedger: WithdrawalNote }
 }
