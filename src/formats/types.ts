@@ -8,7 +8,7 @@ import type { MessageLimits } from '../messages/limits.js'
 import type { StoredMessageData } from '../messages/types.js'
 
 /** The formats a session can hold; a session's format is fixed by its first append. */
-export const MESSAGE_FORMATS = Object.freeze(['strands', 'ai-sdk/model', 'ai-sdk/ui'] as const)
+export const MESSAGE_FORMATS = Object.freeze(['strands', 'ai-sdk/model', 'ai-sdk/ui', 'openai-agents'] as const)
 
 /** The name of a message format (see {@link MESSAGE_FORMATS}). */
 export type MessageFormatName = (typeof MESSAGE_FORMATS)[number]

@@ -77,7 +77,8 @@ function blockText(b: ContentBlockData, limit: number): string[] {
 }
 
 /**
- * The format of a stored body that is not a Strands message: an AI SDK `UIMessage` (`parts`) or
+ * The format of a stored body that is not a Strands message: an OpenAI Agents item (a `type`, or
+ * Responses-API parts), an AI SDK `UIMessage` (`parts`) or
  * `ModelMessage` (string content, a `tool`/`system` role, or typed parts). Bodies were validated by their
  * format at append, so the shapes cannot be confused; a Strands block never has a `type` key.
  *
@@ -85,8 +86,13 @@ function blockText(b: ContentBlockData, limit: number): string[] {
  * @returns its format, or undefined for a Strands message
  */
 function otherFormat(m: MessageData | undefined): BodyFormat | undefined {
-  const x = (m ?? {}) as { parts?: unknown; content?: unknown; role?: unknown }
+  const x = (m ?? {}) as { parts?: unknown; content?: unknown; role?: unknown; type?: unknown }
   if (Array.isArray(x.parts)) return formatNamed('ai-sdk/ui')
+  // An Agents item: a typed item, or a message whose parts are Responses-API parts (`input_text`, …).
+  const responsesPart = (b: unknown) =>
+    /^(input_|output_text$|refusal$|audio$)/.test(String((b as { type?: unknown } | null)?.type))
+  if (typeof x.type === 'string' || (Array.isArray(x.content) && x.content.some(responsesPart)))
+    return formatNamed('openai-agents')
   const typed =
     Array.isArray(x.content) &&
     x.content.some((b) => typeof (b as { type?: unknown } | null)?.type === 'string')
