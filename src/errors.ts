@@ -29,6 +29,7 @@ export const ERROR_CODES = [
   'SUMMARIZER_FAILED',
   'INVALID_QUERY',
   'FORMAT_MISMATCH',
+  'HISTORY_CONFLICT',
 ] as const
 
 /** A stable, machine-readable reason for a {@link ContextLedgerError}. */

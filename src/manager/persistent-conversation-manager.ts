@@ -40,7 +40,7 @@ import {
   checkSummarizer,
   excessOptions,
   resummarizeOptions,
-  ratioFoldRequest,
+  summarizeFoldRequest,
   summarizeOptions,
   type ReduceOptions,
   type ResummarizeOptions,
@@ -362,7 +362,7 @@ export class PersistentConversationManager {
     return foldIntoSummary(
       this.summaryContext(),
       summarizer,
-      ratioFoldRequest(o.summaryRatio, o.preserveRecentMessages),
+      summarizeFoldRequest(o),
       { systemPrompt: o.systemPrompt, model: o.model },
     )
   }

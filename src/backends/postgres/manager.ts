@@ -13,7 +13,7 @@ import {
   checkSummarizer,
   excessOptions,
   resummarizeOptions,
-  ratioFoldRequest,
+  summarizeFoldRequest,
   summarizeOptions,
   type ReduceOptions,
   type ResummarizeOptions,
@@ -306,7 +306,7 @@ export class PostgresConversationManager implements AsyncLedgerManager {
     return foldIntoSummary(
       this.summaryContext(),
       summarizer,
-      ratioFoldRequest(o.summaryRatio, o.preserveRecentMessages),
+      summarizeFoldRequest(o),
       { systemPrompt: o.systemPrompt, model: o.model },
     )
   }
