@@ -30,6 +30,7 @@ export const ERROR_CODES = [
   'INVALID_QUERY',
   'FORMAT_MISMATCH',
   'APPEND_CONFLICT',
+  'HISTORY_CONFLICT',
 ] as const
 
 /** A stable, machine-readable reason for a {@link ContextLedgerError}. */

@@ -59,6 +59,7 @@ const modelName = z
 export const summarizeOptions = z.strictObject({
   summaryRatio: z.number().optional(),
   preserveRecentMessages: z.number().int().min(0).optional(),
+  before: z.number().int().min(0).optional(),
   systemPrompt: text.optional(),
   model: modelName.optional(),
 })
@@ -82,6 +83,23 @@ export function ratioFoldRequest(
   }
 }
 
+/**
+ * The fold `summarize` asks for: every window message before `before` when given, else the ratio rule
+ * ({@link ratioFoldRequest}).
+ *
+ * @param options - `summarize`'s checked options
+ * @returns the fold request
+ */
+export function summarizeFoldRequest(options: {
+  summaryRatio?: number | undefined
+  preserveRecentMessages?: number | undefined
+  before?: number | undefined
+}): FoldRequest {
+  return options.before === undefined
+    ? ratioFoldRequest(options.summaryRatio, options.preserveRecentMessages)
+    : { kind: 'before', seq: options.before }
+}
+
 /** The options of `summarizeExcess`. */
 export const excessOptions = z.strictObject({
   systemPrompt: text.optional(),
@@ -100,6 +118,11 @@ export interface SummarizeOptions {
   summaryRatio?: number | undefined
   /** Never fold the newest N messages of the window. Default 10. */
   preserveRecentMessages?: number | undefined
+  /**
+   * Fold every window message before this seq instead (the ratio and preserve options are then ignored);
+   * when a summary cannot be followed by that message, the split moves forward as the ratio's does.
+   */
+  before?: number | undefined
   /** The summarizer's system prompt. Default `DEFAULT_SUMMARIZATION_PROMPT`. */
   systemPrompt?: string | undefined
   /** Who writes the summary (a model id), recorded with it unless the summarizer's output names one. */

@@ -42,7 +42,7 @@ import {
   excessOptions,
   managerAppendOptions,
   resummarizeOptions,
-  ratioFoldRequest,
+  summarizeFoldRequest,
   summarizeOptions,
   type ManagerAppendOptions,
   type ReduceOptions,
@@ -383,7 +383,7 @@ export class PersistentConversationManager {
     return foldIntoSummary(
       this.summaryContext(),
       summarizer,
-      ratioFoldRequest(o.summaryRatio, o.preserveRecentMessages),
+      summarizeFoldRequest(o),
       { systemPrompt: o.systemPrompt, model: o.model },
     )
   }

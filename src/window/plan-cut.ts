@@ -278,6 +278,12 @@ export function planCut(
     return { ...decision, folded: sortedUnique(folded) }
   }
   const planFold = (request: FoldRequest): CutDecision => {
+    if (request.kind === 'before') {
+      if (request.seq <= b) return nothing('too-few-messages')
+      if (request.seq >= n) return foldAt(n)
+      const c = view.firstSplitPoint(request.seq, n)
+      return c === undefined ? nothing('no-valid-cut') : foldAt(c)
+    }
     if (request.kind === 'ratio') {
       // Strands takes the oldest share of the window, protected messages included; they stay, so with
       // protected rows at the window's front (after a first fold, pins stand before the summary) its share

@@ -99,10 +99,13 @@ export interface CutDecision {
  * - `ratio`: Strands' `SummarizingConversationManager`: the oldest `max(1, ⌊len × ratio⌋)` window messages,
  *   at most `len − preserve`, moved forward past tool results and calls whose result does not follow;
  * - `excess`: what must leave for the window, with the new summary counted as one message of
- *   `reserveTokens`, to fit `windowSize` and `tokenBudget` (a low-water mark passes smaller ones).
+ *   `reserveTokens`, to fit `windowSize` and `tokenBudget` (a low-water mark passes smaller ones);
+ * - `before`: every window message before `seq`, moved forward like `ratio`'s split when a summary cannot
+ *   be followed by that message (a compaction the caller made stands for exactly what precedes it).
  */
 export type FoldRequest =
   | { readonly kind: 'ratio'; readonly ratio: number; readonly preserve: number }
+  | { readonly kind: 'before'; readonly seq: number }
   | {
       readonly kind: 'excess'
       readonly windowSize: number

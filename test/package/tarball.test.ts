@@ -110,9 +110,9 @@ describe('the tarball', () => {
     expect(built.filter((p) => p.endsWith('.d.ts') && read(p).includes('@internal'))).toStrictEqual([])
   })
 
-  it('keeps @strands-agents/sdk and ai out of the root entry', () => {
+  it('keeps @strands-agents/sdk, @openai/agents and ai out of the root entry', () => {
     const { bare } = importGraph(join(unpacked, 'package/dist/index.js'))
-    expect([...bare].filter((s) => s.startsWith('@strands-agents'))).toStrictEqual([])
+    expect([...bare].filter((s) => s.startsWith('@strands-agents') || s.startsWith('@openai/'))).toStrictEqual([])
     expect(
       [...bare].filter((s) => s === 'ai' || s.startsWith('ai/') || s.startsWith('@ai-sdk/')),
     ).toStrictEqual([])
@@ -129,6 +129,15 @@ describe('the tarball', () => {
       s.startsWith('node:')
     expect([...bare].filter((s) => !allowed(s))).toStrictEqual([])
     expect([...bare]).toContain('ai')
+  })
+
+  it('keeps @strands-agents/sdk, ai and pg out of the openai-agents entry, which loads @openai/agents', () => {
+    const { bare } = importGraph(join(unpacked, 'package/dist/adapters/openai-agents/index.js'))
+    const allowed = (s: string): boolean =>
+      ['@openai/agents', 'better-sqlite3', 'drizzle-orm', 'zod'].some((d) => s === d || s.startsWith(`${d}/`)) ||
+      s.startsWith('node:')
+    expect([...bare].filter((s) => !allowed(s))).toStrictEqual([])
+    expect([...bare]).toContain('@openai/agents')
   })
 
   it('keeps better-sqlite3 and @strands-agents/sdk out of the postgres entry, which loads pg', () => {

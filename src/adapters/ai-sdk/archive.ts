@@ -12,39 +12,16 @@
  * archived is skipped by the other.
  */
 import type { LedgerEntry } from '../../store/store-types.js'
-import type { LedgerPort } from './port.js'
+import type { LedgerPort } from '../port.js'
+import { serial, type SessionState } from '../session-queue.js'
+
+export { sessionState, type SessionState } from '../session-queue.js'
 
 /** What the store's retry rule compares of a ModelMessage (role and content), for a plain-JSON copy too. */
 const contentKey = (message: unknown): string | undefined => {
   if (typeof message !== 'object' || message === null) return undefined
   const { role, content } = JSON.parse(JSON.stringify(message)) as { role?: unknown; content?: unknown }
   return JSON.stringify([role, content])
-}
-
-/** What every `ledgerSession` of one session in a process shares: its queue and its archived objects. */
-export interface SessionState {
-  /** The end of the session's queue of calls. */
-  queue: Promise<unknown>
-  /** The message objects the session archived. */
-  readonly archived: WeakSet<object>
-}
-
-const states = new WeakMap<object, Map<string, SessionState>>()
-
-/**
- * The shared state of a session: one per store object and sessionId, for as long as the store lives.
- *
- * @param store - the store object the session was opened on
- * @param sessionId - the session
- * @returns its state
- */
-export function sessionState(store: object, sessionId: string): SessionState {
-  let sessions = states.get(store)
-  if (sessions === undefined) states.set(store, (sessions = new Map<string, SessionState>()))
-  let state = sessions.get(sessionId)
-  if (state === undefined)
-    sessions.set(sessionId, (state = { queue: Promise.resolve(), archived: new WeakSet() }))
-  return state
 }
 
 /** The session's writer: a queue of calls and the message objects already archived. */
@@ -71,9 +48,7 @@ export class Archive {
    * @returns its result
    */
   serial<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.state.queue.then(fn, fn)
-    this.state.queue = next.catch(() => undefined)
-    return next
+    return serial(this.state, fn)
   }
 
   /**

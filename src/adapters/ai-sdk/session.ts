@@ -20,7 +20,7 @@ import { isAsyncStore, type AsyncContextStore, type AsyncLedgerManager } from '.
 import { Archive, sessionState } from './archive.js'
 import { onStepEndOf, prepareStepOf, type PrepareStepInput, type StepEndInput } from './loop.js'
 import { checkSessionOptions, type LedgerSessionOptions, type LedgerSessionStore } from './options.js'
-import { asyncPort, sqlitePort, type LedgerPort } from './port.js'
+import { asyncPort, sqlitePort, type LedgerPort } from '../port.js'
 import { aiSdkSummarizer } from './summarize.js'
 import { ledgerTools, type LedgerTools, type ToModel } from './tools.js'
 import { loadUIMessages, planSave, writeSave, type LoadUIMessagesOptions } from './ui-messages.js'

@@ -23,7 +23,7 @@ import {
   type AsyncRecallManager,
   type RecallToolOptions,
 } from '../../tools/recall-tools.js'
-import type { LedgerPort } from './port.js'
+import type { LedgerPort } from '../port.js'
 import type { z } from 'zod'
 
 /** The session's tools, to spread into `tools` of `generateText` / `streamText` / `ToolLoopAgent`. */

@@ -16,7 +16,7 @@ import type { UIMessage } from 'ai'
 import type { LedgerEntry } from '../../store/store-types.js'
 import { AI_SDK_ACTOR, CONTINUED_REASON, continues, shownVersion } from './continuation.js'
 import { invalidMessage } from './validate.js'
-import type { LedgerPort } from './port.js'
+import type { LedgerPort } from '../port.js'
 
 /** Options of {@link LedgerSession.loadUIMessages}. */
 export interface LoadUIMessagesOptions {

@@ -14,7 +14,7 @@ import {
   excessOptions,
   managerAppendOptions,
   resummarizeOptions,
-  ratioFoldRequest,
+  summarizeFoldRequest,
   summarizeOptions,
   type ManagerAppendOptions,
   type ReduceOptions,
@@ -326,7 +326,7 @@ export class PostgresConversationManager implements AsyncLedgerManager {
     return foldIntoSummary(
       this.summaryContext(),
       summarizer,
-      ratioFoldRequest(o.summaryRatio, o.preserveRecentMessages),
+      summarizeFoldRequest(o),
       { systemPrompt: o.systemPrompt, model: o.model },
     )
   }

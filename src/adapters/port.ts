@@ -1,13 +1,13 @@
 /**
- * The adapter's only access to the store: a session's calls as Promises, over either backend — the
+ * An adapter's only access to the store: a session's calls as Promises, over either backend — the
  * SQLite core manager (each call answering at once) or the manager of an asynchronous store (the
  * PostgreSQL store of `context-ledger/postgres`, reached through `store.manager()` and described by
  * shape, so this entry loads nothing of PostgreSQL).
  */
-import type { MessageFormatName } from '../../formats/types.js'
-import { isContextLedgerError } from '../../errors.js'
-import type { PersistentConversationManager } from '../../manager/persistent-conversation-manager.js'
-import type { StoredMessageData } from '../../messages/types.js'
+import type { MessageFormatName } from '../formats/types.js'
+import { isContextLedgerError } from '../errors.js'
+import type { PersistentConversationManager } from '../manager/persistent-conversation-manager.js'
+import type { StoredMessageData } from '../messages/types.js'
 import type {
   EditAttribution,
   LedgerEntry,
@@ -15,24 +15,39 @@ import type {
   PinAttribution,
   PinResult,
   WindowResult,
-} from '../../store/context-store.js'
-import type { SummarizeOptions } from '../../manager/manager-options.js'
-import type { SummarizeResult, Summarizer } from '../../summaries/summarize.js'
-import type { AsyncRecallManager } from '../../tools/recall-tools.js'
-import type { AsyncContextStore, AsyncLedgerManager } from '../strands/async-ledger.js'
+} from '../store/context-store.js'
+import type { SummarizeOptions } from '../manager/manager-options.js'
+import type { SummarizeResult, Summarizer } from '../summaries/summarize.js'
+import type { AsyncRecallManager } from '../tools/recall-tools.js'
+import type { AsyncContextStore, AsyncLedgerManager } from './strands/async-ledger.js'
 
-/** What the AI SDK adapter asks of a session, every call answering with a Promise. */
+/** One row of the window with its place in the archive (`seq` undefined for the summary). */
+export interface PortWindowEntry {
+  /** Its seq, or undefined for the summary. */
+  readonly seq: number | undefined
+  /** The message as the window shows it. */
+  readonly message: StoredMessageData
+  /** Whether it is pinned. */
+  readonly pinned: boolean
+}
+
+/** What a framework adapter asks of a session, every call answering with a Promise. */
 export interface LedgerPort {
   /** The format the session's messages are in, or undefined before its first append. */
   storedFormat(): Promise<MessageFormatName | undefined>
   /** The manager the recall tools' handlers read (either backend's: they run on both). */
   readonly recall: PersistentConversationManager | AsyncRecallManager
-  /** Appends messages (all or none) in the session's format. */
-  append(messages: readonly unknown[]): Promise<LedgerEntry[]>
+  /**
+   * Appends messages (all or none) in the session's format; with `expectCount`, only when the session
+   * holds exactly that many messages (else `APPEND_CONFLICT`, nothing written).
+   */
+  append(messages: readonly unknown[], options?: { readonly expectCount?: number }): Promise<LedgerEntry[]>
   /** Enforces the window limits. */
   applyWindow(): Promise<WindowResult>
   /** The window, in the session's format. */
   window(): Promise<StoredMessageData[]>
+  /** The window with each row's seq and pin. */
+  windowEntries(): Promise<PortWindowEntry[]>
   /** A page of the archive. */
   history(fromSeq: number, limit: number): Promise<LedgerEntry[]>
   /** One message by tracking id, or undefined when the session has none. */
@@ -77,9 +92,13 @@ export function sqlitePort(manager: PersistentConversationManager): LedgerPort {
   const summary = () => manager.store.session(manager.sessionId)
   return {
     recall: manager,
-    append: (messages) => later(() => manager.append(messages as never[])),
+    append: (messages, options) =>
+      later(() =>
+        options === undefined ? manager.append(messages as never[]) : manager.append(messages as never[], options),
+      ),
     applyWindow: () => later(() => manager.applyWindow()),
     window: () => later(() => manager.window()),
+    windowEntries: () => later(() => manager.windowEntries()),
     history: (fromSeq, limit) => later(() => manager.history({ fromSeq, limit })),
     byTrackingId: (trackingId) => found(() => manager.message({ trackingId })),
     messageCount: () => later(() => summary()?.messageCount ?? 0),
@@ -107,9 +126,11 @@ export function asyncPort(store: AsyncContextStore, manager: AsyncLedgerManager)
   const summary = () => store.session(manager.sessionId)
   return {
     recall: manager,
-    append: (messages) => manager.append(messages as never[]),
+    append: (messages, options) =>
+      options === undefined ? manager.append(messages as never[]) : manager.append(messages as never[], options),
     applyWindow: () => manager.applyWindow(),
     window: () => manager.window(),
+    windowEntries: () => manager.windowEntries(),
     history: (fromSeq, limit) => manager.history({ fromSeq, limit }),
     byTrackingId: (trackingId) => found(() => manager.message({ trackingId })),
     messageCount: async () => (await summary())?.messageCount ?? 0,

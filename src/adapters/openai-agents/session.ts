@@ -1,0 +1,239 @@
+/**
+ * `LedgerSession`: the OpenAI Agents SDK's `Session` on the ledger. Every item the runner adds is stored
+ * exactly (format `openai-agents`) and never deleted; what the runner reads back (`getItems()`) is the
+ * session's window — bounded by `windowSize` / `tokenBudget`, pins and protected ranges kept, tool calls
+ * with their results — minus what the conversation withdrew (`popItem`, `clearSession`, a replaced
+ * suffix), which stays in the archive. See docs/openai-agents.md.
+ */
+import type { AgentInputItem, Session, SessionHistoryTransactionArgs } from '@openai/agents'
+import { formatMismatch } from '../../store/append-format.js'
+import { PersistentConversationManager, type SummarizeOptions } from '../../manager/persistent-conversation-manager.js'
+import { withdrawalMarker } from '../../formats/openai-agents/index.js'
+import { invalidOption } from '../../store/check-args.js'
+import type { ContextStore } from '../../store/context-store.js'
+import type { LedgerEntry } from '../../store/store-types.js'
+import type { SummarizeResult, Summarizer } from '../../summaries/summarize.js'
+import { isAsyncStore, type AsyncContextStore, type AsyncLedgerManager } from '../strands/async-ledger.js'
+import { asyncPort, sqlitePort, type LedgerPort } from '../port.js'
+import { serial, sessionState, type SessionState } from '../session-queue.js'
+import { foldCompaction } from './compaction.js'
+import { asInput, type AgentItem } from './items.js'
+import { checkSessionOptions, type LedgerSessionOptions, type LedgerSessionStore } from './options.js'
+import { agentsSummarizer } from './summarize.js'
+import { ledgerTools, type LedgerTools } from './tools.js'
+import { applyTransaction, markerFor } from './transactions.js'
+import { checkItems, invalidItem } from './validate.js'
+import { visibleItems, type VisibleItem } from './visible.js'
+
+/** The message format of a `LedgerSession`'s ledger session. */
+export const OPENAI_AGENTS_FORMAT = 'openai-agents'
+
+/** The core manager under a session: SQLite's, or for a PostgreSQL store its manager. */
+export type LedgerManagerOf<S> = S extends AsyncContextStore ? AsyncLedgerManager : PersistentConversationManager
+
+/**
+ * A durable `Session` for `run(agent, input, { session })`: every item kept, the model given the window.
+ *
+ * @example
+ * ```ts
+ * const store = openContextStore('agent.db')
+ * const session = new LedgerSession({ store, sessionId: 'support-42', windowSize: 40 })
+ * const result = await run(agent, 'Where is my order?', { session })
+ * ```
+ */
+export class LedgerSession<S extends LedgerSessionStore = ContextStore> implements Session {
+  /** The core manager underneath (on PostgreSQL, its calls awaited): pins, search, history, explain. */
+  readonly ledger: LedgerManagerOf<S>
+  /** `search_history`, `read_history` and `pin_message` as the SDK's function tools. */
+  readonly tools: LedgerTools
+  private readonly port: LedgerPort
+  private readonly state: SessionState
+  private readonly summarizer: Summarizer | undefined
+  private readonly sessionId: string
+  private formatChecked = false
+
+  /**
+   * @param options - store, session id, window limits, summaries, token counter
+   * @throws ContextLedgerError `INVALID_OPTIONS` naming a bad or unknown option
+   */
+  constructor(options: LedgerSessionOptions<S>) {
+    const { store, summarize, ...limits } = checkSessionOptions(options)
+    const core = { ...limits, format: OPENAI_AGENTS_FORMAT } as const
+    if (isAsyncStore(store)) {
+      const manager = store.manager(core)
+      this.ledger = manager as LedgerManagerOf<S>
+      this.port = asyncPort(store, manager)
+    } else {
+      const manager = new PersistentConversationManager({ ...core, store: store as ContextStore })
+      this.ledger = manager as LedgerManagerOf<S>
+      this.port = sqlitePort(manager)
+    }
+    this.sessionId = options.sessionId
+    this.state = sessionState(store, options.sessionId)
+    this.summarizer = summarize === undefined ? undefined : agentsSummarizer(summarize)
+    this.tools = ledgerTools(this.port, () => this.run(() => this.shown()))
+  }
+
+  /** The session's id. */
+  async getSessionId(): Promise<string> {
+    return this.sessionId
+  }
+
+  /**
+   * What the model is given: the window's items, oldest first, minus withdrawn ones; with `limit`, its
+   * newest `limit` (none for 0 or less). The whole archive is `history()`.
+   *
+   * @param limit - most items, the newest
+   */
+  async getItems(limit?: number): Promise<AgentInputItem[]> {
+    if (limit !== undefined && (typeof limit !== 'number' || Number.isNaN(limit)))
+      throw invalidOption('limit', 'expected a number')
+    return this.run(async () => {
+      const items = (await this.shown()).map((v) => asInput(v.item))
+      if (limit === undefined) return items
+      return limit <= 0 ? [] : items.slice(-Math.floor(limit))
+    })
+  }
+
+  /**
+   * Stores items exactly (checked with the SDK's schemas, all or none), then keeps the window within its
+   * limits — evicting, or folding into a summary with `summarize`. A compaction item folds what precedes
+   * it into a summary that stands for that range.
+   *
+   * @throws ContextLedgerError `INVALID_MESSAGE` with a path (nothing written)
+   */
+  async addItems(items: AgentInputItem[]): Promise<void> {
+    const checked = checkItems(items)
+    if (checked.length === 0) return
+    await this.run(async () => {
+      await this.checkFormat()
+      await this.write(checked)
+    })
+  }
+
+  /**
+   * Takes the newest item out of the conversation and returns it; the archive keeps it, withdrawn by a
+   * marker row (`history()` shows both). Undefined when the model sees nothing.
+   */
+  async popItem(): Promise<AgentInputItem | undefined> {
+    return this.run(() =>
+      this.withdraw(async (shown) => {
+        const last = shown.at(-1)
+        if (last === undefined) return { result: undefined, marker: undefined }
+        if (last.seq === undefined) return { result: undefined, marker: undefined }
+        return { result: asInput(last.item), marker: markerFor([last]) }
+      }),
+    )
+  }
+
+  /**
+   * Starts the conversation afresh: the model sees nothing of what came before. Nothing is deleted — the
+   * archive keeps every item, searchable; to erase for privacy, use `ledger` (`redact`) or the store's
+   * `deleteSession`.
+   */
+  async clearSession(): Promise<void> {
+    await this.run(() =>
+      this.withdraw(async (shown, count) => ({
+        result: undefined,
+        marker:
+          shown.length === 0 ? undefined : (withdrawalMarker({ before: count }, undefined, shown.some((v) => v.pinned)) as AgentItem),
+      })),
+    )
+  }
+
+  /**
+   * The SDK's atomic, idempotent history change (`append_items`, `replace_suffix`): see
+   * docs/openai-agents.md. A replaced suffix stays in the archive.
+   *
+   * @throws ContextLedgerError `HISTORY_CONFLICT` (id reused with another transaction, suffix mismatch),
+   *   `INVALID_MESSAGE`, `INVALID_OPTIONS`; nothing is written
+   */
+  async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
+    await this.run(async () => {
+      await this.checkFormat()
+      if (await applyTransaction(this.port, this.sessionId, args)) await this.enforce()
+    })
+  }
+
+  /**
+   * Replaces what the model sees with `[compaction, ...retained]`, destroying nothing: the items are
+   * appended and the compaction item stands for everything before it (a ledger summary over that range).
+   *
+   * @throws ContextLedgerError `INVALID_MESSAGE` when the first item is not a compaction item
+   */
+  async replaceHistoryWithCompaction(items: AgentInputItem[]): Promise<void> {
+    const checked = checkItems(items)
+    if (checked[0]?.type !== 'compaction') throw invalidItem('[0].type', 'expected a compaction item first')
+    await this.run(async () => {
+      await this.checkFormat()
+      await this.write(checked)
+    })
+  }
+
+  /**
+   * A page of the archive: every item ever added, withdrawn and evicted ones included, with the ledger's
+   * facts (seq, in window, pinned, tokens); markers and repair rows too.
+   *
+   * @param options - `fromSeq` (default 0) and `limit` (default 100)
+   */
+  async history(options: { fromSeq?: number; limit?: number } = {}): Promise<LedgerEntry[]> {
+    return this.port.history(options.fromSeq ?? 0, options.limit ?? 100)
+  }
+
+  /**
+   * Folds the oldest part of the window into a summary written by the configured model.
+   *
+   * @throws ContextLedgerError `INVALID_OPTIONS` when no `summarize` was configured
+   */
+  async summarize(options: SummarizeOptions = {}): Promise<SummarizeResult> {
+    const summarizer = this.summarizer
+    if (summarizer === undefined)
+      throw invalidOption('summarize', 'nothing to summarize with: pass `summarize: { model }` to LedgerSession')
+    return this.run(() => this.port.summarize(summarizer, options))
+  }
+
+  private run<T>(fn: () => Promise<T>): Promise<T> {
+    return serial(this.state, fn)
+  }
+
+  private async shown(): Promise<VisibleItem[]> {
+    await this.checkFormat()
+    return visibleItems(await this.port.windowEntries())
+  }
+
+  private async write(items: readonly unknown[]): Promise<void> {
+    await foldCompaction(this.port, await this.port.append(items))
+    await this.enforce()
+  }
+
+  private enforce(): Promise<unknown> {
+    const summarizer = this.summarizer
+    return summarizer === undefined ? this.port.applyWindow() : this.port.summarizeExcess(summarizer)
+  }
+
+  /** Appends the marker `decide` returns, against the count it read; read again when another writer moved. */
+  private async withdraw<T>(
+    decide: (shown: VisibleItem[], count: number) => Promise<{ result: T; marker: AgentItem | undefined }>,
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const count = await this.port.messageCount()
+      const { result, marker } = await decide(await this.shown(), count)
+      if (marker === undefined) return result
+      try {
+        await this.port.append([marker], { expectCount: count })
+        return result
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== 'APPEND_CONFLICT' || attempt >= 8) throw error
+      }
+    }
+  }
+
+  /** Refuses a session of another format (a Strands or AI SDK session under this id). */
+  private async checkFormat(): Promise<void> {
+    if (this.formatChecked) return
+    const stored = await this.port.storedFormat()
+    if (stored !== undefined && stored !== OPENAI_AGENTS_FORMAT)
+      throw formatMismatch(this.sessionId, stored, OPENAI_AGENTS_FORMAT)
+    this.formatChecked = stored !== undefined
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * `applyHistoryTransaction` on an append-only ledger. The SDK's contract: the operation id is stored
+ * atomically with the change, a retry with the same id and transaction is a no-op, the same id with
+ * another transaction — or a suffix that no longer matches — fails and changes nothing.
+ *
+ * Here one append does it all: a withdrawal marker carrying the operation's id and a SHA-256 digest of
+ * the transaction (and, for `replace_suffix`, the seqs of the items it replaces), then the new items.
+ * The append names the message count it read (`expectCount`), so a writer that slipped in between —
+ * another process running the same operation included — makes it fail with nothing written, and it is
+ * read and decided again. The replaced items stay in the archive, withdrawn from what the model sees.
+ */
+import { createHash } from 'node:crypto'
+import type { SessionHistoryTransactionArgs } from '@openai/agents'
+import { ContextLedgerError, isContextLedgerError } from '../../errors.js'
+import { describeValue } from '../../messages/limits.js'
+import { withdrawalMarker, withdrawalOf } from '../../formats/openai-agents/index.js'
+import type { LedgerPort } from '../port.js'
+import type { AgentItem } from './items.js'
+import { checkItems } from './validate.js'
+import { visibleItems, type VisibleItem } from './visible.js'
+
+/** How often a transaction is read and decided again when other writers keep moving the session. */
+const ATTEMPTS = 8
+
+/** A checked transaction and its digest. */
+interface Checked {
+  readonly operationId: string
+  readonly digest: string
+  readonly append: readonly Record<string, unknown>[]
+  readonly expectedSuffix: readonly Record<string, unknown>[] | undefined
+}
+
+/** JSON with object keys sorted, so equal values give equal text whatever their key order. */
+export function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  )
+}
+
+/** The error for a transaction refused before anything is read. */
+const badTransaction = (path: string, problem: string): ContextLedgerError =>
+  new ContextLedgerError('INVALID_OPTIONS', `Invalid history transaction: ${problem}`, { path })
+
+/** The error for an operation that cannot be applied: nothing was changed. */
+export const historyConflict = (sessionId: string, problem: string): ContextLedgerError =>
+  new ContextLedgerError(
+    'HISTORY_CONFLICT',
+    `History transaction refused for session "${sessionId}": ${problem}; nothing was changed`,
+    { path: 'transaction' },
+  )
+
+/** Checks the SDK's arguments (operation id, transaction kind, items) and digests the transaction. */
+function check(args: unknown): Checked {
+  if (typeof args !== 'object' || args === null) throw badTransaction('args', `expected an object, got ${describeValue(args)}`)
+  const { operationId, transaction } = args as Partial<SessionHistoryTransactionArgs>
+  if (typeof operationId !== 'string' || operationId.trim() === '' || operationId.length > 256)
+    throw badTransaction('operationId', 'expected a non-empty string of at most 256 characters')
+  if (typeof transaction !== 'object' || transaction === null)
+    throw badTransaction('transaction', `expected an object, got ${describeValue(transaction)}`)
+  const t = transaction as unknown as Record<string, unknown>
+  let snapshot: Record<string, unknown>
+  try {
+    snapshot = JSON.parse(JSON.stringify(t)) as Record<string, unknown>
+  } catch (cause) {
+    throw new ContextLedgerError('INVALID_OPTIONS', 'Invalid history transaction: not JSON', { path: 'transaction', cause })
+  }
+  if (t.type === 'append_items') {
+    const items = checkItems(snapshot.items)
+    return { operationId, digest: digest(snapshot), append: items, expectedSuffix: undefined }
+  }
+  if (t.type === 'replace_suffix') {
+    const expected = checkItems(snapshot.expectedSuffix)
+    const replacement = checkItems(snapshot.replacement)
+    return { operationId, digest: digest(snapshot), append: replacement, expectedSuffix: expected }
+  }
+  throw badTransaction('transaction.type', `expected "append_items" or "replace_suffix", got ${describeValue(t.type)}`)
+}
+
+const digest = (snapshot: unknown): string => createHash('sha256').update(canonical(snapshot)).digest('hex')
+
+/** Half-open seq ranges covering the seqs (ascending, merged). */
+export function rangesOf(seqs: readonly number[]): [number, number][] {
+  const sorted = [...new Set(seqs)].sort((a, b) => a - b)
+  const out: [number, number][] = []
+  for (const s of sorted) {
+    const last = out.at(-1)
+    if (last !== undefined && last[1] === s) last[1] = s + 1
+    else out.push([s, s + 1])
+  }
+  return out
+}
+
+/**
+ * The marker that withdraws `replaced` (pinned when one of them is pinned, so it outlives them in the
+ * window), carrying the operation when there is one.
+ */
+export function markerFor(replaced: readonly VisibleItem[], operation?: { id: string; digest: string }): AgentItem {
+  const seqs = replaced.flatMap((v) => (v.seq === undefined ? [] : [v.seq]))
+  const pinned = replaced.some((v) => v.pinned)
+  return withdrawalMarker({ seqs: rangesOf(seqs) }, operation, pinned) as AgentItem
+}
+
+/** Whether the stored suffix equals the expected one, item by item, as canonical JSON. */
+const sameItems = (a: readonly unknown[], b: readonly unknown[]): boolean =>
+  a.length === b.length && a.every((x, i) => canonical(x) === canonical(b[i]))
+
+/**
+ * Applies a history transaction (see the module's header).
+ *
+ * @param port - the session
+ * @param sessionId - its id, for errors
+ * @param args - the SDK's `{ operationId, transaction }`
+ * @returns whether anything was written (false for a retry of an applied operation)
+ * @throws ContextLedgerError `HISTORY_CONFLICT` (the id was used for another transaction, or the suffix
+ *   does not match), `INVALID_OPTIONS` / `INVALID_MESSAGE` (bad arguments); nothing is written
+ */
+export async function applyTransaction(port: LedgerPort, sessionId: string, args: unknown): Promise<boolean> {
+  const t = check(args)
+  for (let attempt = 1; ; attempt++) {
+    const count = await port.messageCount()
+    const applied = await port.byTrackingId(`op:${t.operationId}`)
+    if (applied !== undefined) {
+      const note = withdrawalOf(applied.message as unknown as AgentItem)
+      if (note?.operation?.digest === t.digest) return false
+      throw historyConflict(sessionId, `operation "${t.operationId}" was already applied with another transaction`)
+    }
+    const shown = visibleItems(await port.windowEntries())
+    let replaced: VisibleItem[] = []
+    if (t.expectedSuffix !== undefined) {
+      const k = t.expectedSuffix.length
+      replaced = k === 0 ? [] : shown.slice(-k)
+      if (replaced.length !== k || !sameItems(replaced.map((v) => v.item), t.expectedSuffix))
+        throw historyConflict(sessionId, "the expected suffix does not match the session's newest items")
+      if (replaced.some((v) => v.seq === undefined))
+        throw historyConflict(sessionId, 'the suffix reaches back into the summary, which cannot be replaced')
+    }
+    const marker = markerFor(replaced, { id: t.operationId, digest: t.digest })
+    try {
+      await port.append([marker, ...t.append], { expectCount: count })
+      return true
+    } catch (error) {
+      if (!isContextLedgerError(error, 'APPEND_CONFLICT') || attempt >= ATTEMPTS) throw error
+    }
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * What a session's model sees, from its window rows: the ledger's window, minus what the conversation
+ * withdrew (`popItem`, `clearSession`, a history transaction's replaced suffix — each recorded by a
+ * withdrawal marker row, never by deleting), with the library's notes taken off, a repair row answering
+ * several calls shown as one result item per call, and nothing a provider refuses: a tool result whose
+ * call is not shown (a call withdrawn before its repair row was written), or a reasoning item that is not
+ * followed by the output item it belongs to.
+ */
+import { expandRepair, withdrawalOf } from '../../formats/openai-agents/index.js'
+import type { PortWindowEntry } from '../port.js'
+import type { AgentItem } from './items.js'
+
+/** An item the model sees, with the row it comes from (`seq` undefined for the summary). */
+export interface VisibleItem {
+  /** The row's seq, or undefined for the summary. */
+  readonly seq: number | undefined
+  /** Whether the row is pinned. */
+  readonly pinned: boolean
+  /** The item as the model sees it (no library notes). */
+  readonly item: AgentItem
+}
+
+const RESULT_TYPES = new Set([
+  'function_call_result',
+  'computer_call_result',
+  'shell_call_output',
+  'apply_patch_call_output',
+  'program_output',
+])
+const CALL_TYPES = new Set(['function_call', 'computer_call', 'shell_call', 'apply_patch_call', 'program'])
+
+/** The item with `providerData.contextLedger` taken off (and `providerData` when nothing else is left). */
+export function withoutNotes(item: AgentItem): AgentItem {
+  const data = item.providerData as Record<string, unknown> | undefined
+  if (data === undefined || !('contextLedger' in data)) return item
+  const { contextLedger: _notes, ...rest } = data
+  const { providerData: _data, ...bare } = item
+  return (Object.keys(rest).length === 0 ? bare : { ...bare, providerData: rest }) as AgentItem
+}
+
+/** Whether the seq lies in one of the half-open ranges. */
+const within = (seq: number, ranges: readonly (readonly [number, number])[]): boolean =>
+  ranges.some(([from, to]) => seq >= from && seq < to)
+
+/** An item of the model's own output, which a reasoning item may precede. */
+const isOutput = (item: AgentItem): boolean =>
+  item.type !== 'reasoning' &&
+  (item.type === 'message' || item.type === undefined ? item.role === 'assistant' : !RESULT_TYPES.has(String(item.type)))
+
+/**
+ * The shown items: withdrawn rows and markers left out, repairs expanded, notes off, unpaired results and
+ * stray reasoning dropped.
+ *
+ * @param entries - the window rows, in window order
+ * @returns what the model sees, in order
+ */
+export function visibleItems(entries: readonly PortWindowEntry[]): VisibleItem[] {
+  let shown: VisibleItem[] = []
+  for (const entry of entries) {
+    const item = entry.message as unknown as AgentItem
+    const withdrawal = withdrawalOf(item)
+    if (withdrawal !== undefined) {
+      const w = withdrawal.withdraw
+      shown = 'before' in w ? [] : shown.filter((v) => v.seq === undefined || !within(v.seq, w.seqs))
+      continue
+    }
+    const expanded = expandRepair(item) ?? [item]
+    for (const one of expanded) shown.push({ seq: entry.seq, pinned: entry.pinned, item: withoutNotes(one) })
+  }
+  return paired(shown)
+}
+
+/** Drops results whose call is not shown before them, and reasoning not followed by its output item. */
+function paired(items: readonly VisibleItem[]): VisibleItem[] {
+  const calls = new Set<string>()
+  const out: VisibleItem[] = []
+  for (const v of items) {
+    const type = String(v.item.type)
+    const callId = v.item.callId
+    if (CALL_TYPES.has(type) && typeof callId === 'string') calls.add(callId)
+    if (RESULT_TYPES.has(type) && (typeof callId !== 'string' || !calls.has(callId))) continue
+    out.push(v)
+  }
+  return out.filter((v, i) => {
+    if (v.item.type !== 'reasoning') return true
+    let k = i + 1
+    while (out[k]?.item.type === 'reasoning') k++
+    const next = out[k]
+    return next !== undefined && isOutput(next.item)
+  })
+}
