@@ -44,6 +44,8 @@ export const CONFORMANCE = [
   'test/tools/recall-tools.test.ts',
   'test/adapters/strands/recall-agent.test.ts',
   'test/adapters/ai-sdk/session-conformance.test.ts',
+  'test/adapters/openai-agents/session-conformance.test.ts',
+  'test/adapters/openai-agents/transactions.test.ts',
   'test/store/append-expect-count.test.ts',
   'test/store/window-entries.test.ts',
 ]

@@ -94,7 +94,9 @@ export function sqlitePort(manager: PersistentConversationManager): LedgerPort {
     recall: manager,
     append: (messages, options) =>
       later(() =>
-        options === undefined ? manager.append(messages as never[]) : manager.append(messages as never[], options),
+        options === undefined
+          ? manager.append(messages as never[])
+          : manager.append(messages as never[], options),
       ),
     applyWindow: () => later(() => manager.applyWindow()),
     window: () => later(() => manager.window()),
@@ -127,7 +129,9 @@ export function asyncPort(store: AsyncContextStore, manager: AsyncLedgerManager)
   return {
     recall: manager,
     append: (messages, options) =>
-      options === undefined ? manager.append(messages as never[]) : manager.append(messages as never[], options),
+      options === undefined
+        ? manager.append(messages as never[])
+        : manager.append(messages as never[], options),
     applyWindow: () => manager.applyWindow(),
     window: () => manager.window(),
     windowEntries: () => manager.windowEntries(),

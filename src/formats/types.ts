@@ -8,7 +8,12 @@ import type { MessageLimits } from '../messages/limits.js'
 import type { StoredMessageData } from '../messages/types.js'
 
 /** The formats a session can hold; a session's format is fixed by its first append. */
-export const MESSAGE_FORMATS = Object.freeze(['strands', 'ai-sdk/model', 'ai-sdk/ui', 'openai-agents'] as const)
+export const MESSAGE_FORMATS = Object.freeze([
+  'strands',
+  'ai-sdk/model',
+  'ai-sdk/ui',
+  'openai-agents',
+] as const)
 
 /** The name of a message format (see {@link MESSAGE_FORMATS}). */
 export type MessageFormatName = (typeof MESSAGE_FORMATS)[number]
@@ -102,6 +107,11 @@ export interface MessageFormat<M = unknown> {
    * under a new id, as a Strands message sent again is.
    */
   readonly uniqueIds: boolean
+  /**
+   * A call id names one call for good (an Agents item's `callId`): a call made with an id the session
+   * already used is refused, instead of opening a second call under it once the first was answered.
+   */
+  readonly callIdsOnce: boolean
   /**
    * The message as stored under `id`: a format whose shape holds an id puts it there (Strands'
    * `trackingId`); the others return the message unchanged and the id lives only in the ledger's column.

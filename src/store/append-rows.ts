@@ -141,6 +141,14 @@ export function appendRows(
         st.setCutFlags.run(prevTrim ? 1 : 0, prevPair ? 1 : 0, pk, prev.seq)
     }
     for (const u of m.toolUses) {
+      if (format.callIdsOnce && st.madeCall.get(pk, u.id) !== undefined) {
+        const path = `${batch ? `[${index}].` : ''}${u.path}`
+        throw new ContextLedgerError(
+          'INVALID_MESSAGE',
+          `Invalid message at ${path}: session "${sessionId}" already made a call "${u.id}"; a call id names one call, so a new call needs a new id`,
+          { path, sessionId },
+        )
+      }
       if (st.openCallById.get(pk, u.id) !== undefined) {
         const path = `${batch ? `[${index}].` : ''}${u.path}`
         throw new ContextLedgerError(

@@ -7,7 +7,10 @@
  */
 import type { AgentInputItem, Session, SessionHistoryTransactionArgs } from '@openai/agents'
 import { formatMismatch } from '../../store/append-format.js'
-import { PersistentConversationManager, type SummarizeOptions } from '../../manager/persistent-conversation-manager.js'
+import {
+  PersistentConversationManager,
+  type SummarizeOptions,
+} from '../../manager/persistent-conversation-manager.js'
 import { withdrawalMarker } from '../../formats/openai-agents/index.js'
 import { invalidOption } from '../../store/check-args.js'
 import type { ContextStore } from '../../store/context-store.js'
@@ -29,7 +32,9 @@ import { visibleItems, type VisibleItem } from './visible.js'
 export const OPENAI_AGENTS_FORMAT = 'openai-agents'
 
 /** The core manager under a session: SQLite's, or for a PostgreSQL store its manager. */
-export type LedgerManagerOf<S> = S extends AsyncContextStore ? AsyncLedgerManager : PersistentConversationManager
+export type LedgerManagerOf<S> = S extends AsyncContextStore
+  ? AsyncLedgerManager
+  : PersistentConversationManager
 
 /**
  * A durable `Session` for `run(agent, input, { session })`: every item kept, the model given the window.
@@ -64,7 +69,7 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
       this.ledger = manager as LedgerManagerOf<S>
       this.port = asyncPort(store, manager)
     } else {
-      const manager = new PersistentConversationManager({ ...core, store: store as ContextStore })
+      const manager = new PersistentConversationManager({ ...core, store: store })
       this.ledger = manager as LedgerManagerOf<S>
       this.port = sqlitePort(manager)
     }
@@ -75,8 +80,8 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
   }
 
   /** The session's id. */
-  async getSessionId(): Promise<string> {
-    return this.sessionId
+  getSessionId(): Promise<string> {
+    return Promise.resolve(this.sessionId)
   }
 
   /**
@@ -117,7 +122,7 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
    */
   async popItem(): Promise<AgentInputItem | undefined> {
     return this.run(() =>
-      this.withdraw(async (shown) => {
+      this.withdraw((shown) => {
         const last = shown.at(-1)
         if (last === undefined) return { result: undefined, marker: undefined }
         if (last.seq === undefined) return { result: undefined, marker: undefined }
@@ -133,10 +138,16 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
    */
   async clearSession(): Promise<void> {
     await this.run(() =>
-      this.withdraw(async (shown, count) => ({
+      this.withdraw((shown, count) => ({
         result: undefined,
         marker:
-          shown.length === 0 ? undefined : (withdrawalMarker({ before: count }, undefined, shown.some((v) => v.pinned)) as AgentItem),
+          shown.length === 0
+            ? undefined
+            : (withdrawalMarker(
+                { before: count },
+                undefined,
+                shown.some((v) => v.pinned),
+              ) as AgentItem),
       })),
     )
   }
@@ -188,7 +199,10 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
   async summarize(options: SummarizeOptions = {}): Promise<SummarizeResult> {
     const summarizer = this.summarizer
     if (summarizer === undefined)
-      throw invalidOption('summarize', 'nothing to summarize with: pass `summarize: { model }` to LedgerSession')
+      throw invalidOption(
+        'summarize',
+        'nothing to summarize with: pass `summarize: { model }` to LedgerSession',
+      )
     return this.run(() => this.port.summarize(summarizer, options))
   }
 
@@ -213,11 +227,11 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
 
   /** Appends the marker `decide` returns, against the count it read; read again when another writer moved. */
   private async withdraw<T>(
-    decide: (shown: VisibleItem[], count: number) => Promise<{ result: T; marker: AgentItem | undefined }>,
+    decide: (shown: VisibleItem[], count: number) => { result: T; marker: AgentItem | undefined },
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const count = await this.port.messageCount()
-      const { result, marker } = await decide(await this.shown(), count)
+      const { result, marker } = decide(await this.shown(), count)
       if (marker === undefined) return result
       try {
         await this.port.append([marker], { expectCount: count })

@@ -23,13 +23,18 @@ function outputText(output: readonly unknown[]): string {
 
 /** The items a summarizer is given, as the model reads them. */
 export function summarizerInput(messages: readonly MessageData[]): AgentInputItem[] {
-  const entries = messages.map((message) => ({ seq: undefined, message: message as StoredMessageData, pinned: false }))
+  const entries = messages.map((message) => ({
+    seq: undefined,
+    message: message as StoredMessageData,
+    pinned: false,
+  }))
   return visibleItems(entries).map((v) => asInput(v.item))
 }
 
 /** A model's name as recorded with a summary, when it has one. */
 function modelName(model: Model): string | undefined {
-  const name = (model as { model?: unknown; modelId?: unknown }).model ?? (model as { modelId?: unknown }).modelId
+  const name =
+    (model as { model?: unknown; modelId?: unknown }).model ?? (model as { modelId?: unknown }).modelId
   return typeof name === 'string' ? name : undefined
 }
 

@@ -10,7 +10,6 @@
  * read and decided again. The replaced items stay in the archive, withdrawn from what the model sees.
  */
 import { createHash } from 'node:crypto'
-import type { SessionHistoryTransactionArgs } from '@openai/agents'
 import { ContextLedgerError, isContextLedgerError } from '../../errors.js'
 import { describeValue } from '../../messages/limits.js'
 import { withdrawalMarker, withdrawalOf } from '../../formats/openai-agents/index.js'
@@ -53,8 +52,9 @@ export const historyConflict = (sessionId: string, problem: string): ContextLedg
 
 /** Checks the SDK's arguments (operation id, transaction kind, items) and digests the transaction. */
 function check(args: unknown): Checked {
-  if (typeof args !== 'object' || args === null) throw badTransaction('args', `expected an object, got ${describeValue(args)}`)
-  const { operationId, transaction } = args as Partial<SessionHistoryTransactionArgs>
+  if (typeof args !== 'object' || args === null)
+    throw badTransaction('args', `expected an object, got ${describeValue(args)}`)
+  const { operationId, transaction } = args as Record<string, unknown>
   if (typeof operationId !== 'string' || operationId.trim() === '' || operationId.length > 256)
     throw badTransaction('operationId', 'expected a non-empty string of at most 256 characters')
   if (typeof transaction !== 'object' || transaction === null)
@@ -64,7 +64,10 @@ function check(args: unknown): Checked {
   try {
     snapshot = JSON.parse(JSON.stringify(t)) as Record<string, unknown>
   } catch (cause) {
-    throw new ContextLedgerError('INVALID_OPTIONS', 'Invalid history transaction: not JSON', { path: 'transaction', cause })
+    throw new ContextLedgerError('INVALID_OPTIONS', 'Invalid history transaction: not JSON', {
+      path: 'transaction',
+      cause,
+    })
   }
   if (t.type === 'append_items') {
     const items = checkItems(snapshot.items)
@@ -75,7 +78,10 @@ function check(args: unknown): Checked {
     const replacement = checkItems(snapshot.replacement)
     return { operationId, digest: digest(snapshot), append: replacement, expectedSuffix: expected }
   }
-  throw badTransaction('transaction.type', `expected "append_items" or "replace_suffix", got ${describeValue(t.type)}`)
+  throw badTransaction(
+    'transaction.type',
+    `expected "append_items" or "replace_suffix", got ${describeValue(t.type)}`,
+  )
 }
 
 const digest = (snapshot: unknown): string => createHash('sha256').update(canonical(snapshot)).digest('hex')
@@ -96,10 +102,13 @@ export function rangesOf(seqs: readonly number[]): [number, number][] {
  * The marker that withdraws `replaced` (pinned when one of them is pinned, so it outlives them in the
  * window), carrying the operation when there is one.
  */
-export function markerFor(replaced: readonly VisibleItem[], operation?: { id: string; digest: string }): AgentItem {
+export function markerFor(
+  replaced: readonly VisibleItem[],
+  operation?: { id: string; digest: string },
+): AgentItem {
   const seqs = replaced.flatMap((v) => (v.seq === undefined ? [] : [v.seq]))
   const pinned = replaced.some((v) => v.pinned)
-  return withdrawalMarker({ seqs: rangesOf(seqs) }, operation, pinned) as AgentItem
+  return withdrawalMarker({ seqs: rangesOf(seqs) }, operation, pinned)
 }
 
 /** Whether the stored suffix equals the expected one, item by item, as canonical JSON. */
@@ -122,16 +131,25 @@ export async function applyTransaction(port: LedgerPort, sessionId: string, args
     const count = await port.messageCount()
     const applied = await port.byTrackingId(`op:${t.operationId}`)
     if (applied !== undefined) {
-      const note = withdrawalOf(applied.message as unknown as AgentItem)
+      const note = withdrawalOf(applied.message)
       if (note?.operation?.digest === t.digest) return false
-      throw historyConflict(sessionId, `operation "${t.operationId}" was already applied with another transaction`)
+      throw historyConflict(
+        sessionId,
+        `operation "${t.operationId}" was already applied with another transaction`,
+      )
     }
     const shown = visibleItems(await port.windowEntries())
     let replaced: VisibleItem[] = []
     if (t.expectedSuffix !== undefined) {
       const k = t.expectedSuffix.length
       replaced = k === 0 ? [] : shown.slice(-k)
-      if (replaced.length !== k || !sameItems(replaced.map((v) => v.item), t.expectedSuffix))
+      if (
+        replaced.length !== k ||
+        !sameItems(
+          replaced.map((v) => v.item),
+          t.expectedSuffix,
+        )
+      )
         throw historyConflict(sessionId, "the expected suffix does not match the session's newest items")
       if (replaced.some((v) => v.seq === undefined))
         throw historyConflict(sessionId, 'the suffix reaches back into the summary, which cannot be replaced')

@@ -31,11 +31,11 @@ const CALL_TYPES = new Set(['function_call', 'computer_call', 'shell_call', 'app
 
 /** The item with `providerData.contextLedger` taken off (and `providerData` when nothing else is left). */
 export function withoutNotes(item: AgentItem): AgentItem {
-  const data = item.providerData as Record<string, unknown> | undefined
+  const data = item.providerData
   if (data === undefined || !('contextLedger' in data)) return item
   const { contextLedger: _notes, ...rest } = data
   const { providerData: _data, ...bare } = item
-  return (Object.keys(rest).length === 0 ? bare : { ...bare, providerData: rest }) as AgentItem
+  return Object.keys(rest).length === 0 ? bare : { ...bare, providerData: rest }
 }
 
 /** Whether the seq lies in one of the half-open ranges. */
@@ -45,7 +45,9 @@ const within = (seq: number, ranges: readonly (readonly [number, number])[]): bo
 /** An item of the model's own output, which a reasoning item may precede. */
 const isOutput = (item: AgentItem): boolean =>
   item.type !== 'reasoning' &&
-  (item.type === 'message' || item.type === undefined ? item.role === 'assistant' : !RESULT_TYPES.has(String(item.type)))
+  (item.type === 'message' || item.type === undefined
+    ? item.role === 'assistant'
+    : !RESULT_TYPES.has(item.type))
 
 /**
  * The shown items: withdrawn rows and markers left out, repairs expanded, notes off, unpaired results and
@@ -64,7 +66,7 @@ export function visibleItems(entries: readonly PortWindowEntry[]): VisibleItem[]
       shown = 'before' in w ? [] : shown.filter((v) => v.seq === undefined || !within(v.seq, w.seqs))
       continue
     }
-    const expanded = expandRepair(item) ?? [item]
+    const expanded = expandRepair(item as never) as unknown as AgentItem[]
     for (const one of expanded) shown.push({ seq: entry.seq, pinned: entry.pinned, item: withoutNotes(one) })
   }
   return paired(shown)

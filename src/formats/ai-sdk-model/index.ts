@@ -20,6 +20,7 @@ export const aiSdkModelFormat: MessageFormat<ModelMessageData> = Object.freeze({
   snapshot: snapshotModelMessage,
   idOf: () => undefined,
   uniqueIds: false,
+  callIdsOnce: false,
   withId: (message: ModelMessageData) => message,
   facts: modelFacts,
   contentKey: (message: ModelMessageData) => JSON.stringify([message.role, message.content]),

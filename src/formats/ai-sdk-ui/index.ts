@@ -22,6 +22,7 @@ export const aiSdkUiFormat: MessageFormat<UIMessageData> = Object.freeze({
   snapshot: snapshotUIMessage,
   idOf: (message: UIMessageData) => message.id,
   uniqueIds: true,
+  callIdsOnce: false,
   withId: (message: UIMessageData) => message,
   facts: uiFacts,
   contentKey: (message: UIMessageData) => JSON.stringify([message.role, message.parts]),

@@ -36,6 +36,7 @@ export const openaiAgentsFormat: MessageFormat<AgentItemData> = Object.freeze({
     return operation === undefined ? undefined : `op:${operation.id}`
   },
   uniqueIds: false,
+  callIdsOnce: true,
   withId: (item: AgentItemData) => item,
   facts: agentFacts,
   contentKey,

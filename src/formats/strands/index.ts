@@ -67,6 +67,7 @@ export const strandsFormat: MessageFormat<StoredMessageData> = Object.freeze<
   snapshot: (input, limits) => withoutReservedNotes(snapshotMessage(input, limits)) as StoredMessageData,
   idOf: (message) => message.trackingId,
   uniqueIds: false,
+  callIdsOnce: false,
   withId: (message, id) => (message.trackingId === id ? message : { ...message, trackingId: id }),
   facts,
   contentKey: (message) => JSON.stringify([message.role, message.content]),

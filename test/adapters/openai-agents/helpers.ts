@@ -30,7 +30,8 @@ export interface ToolLoopOptions {
 function sinceLastUser(input: AgentInputItem[]): AgentInputItem[] {
   for (let i = input.length - 1; i >= 0; i--) {
     const item = input[i] as { type?: string; role?: string }
-    if ((item.type === undefined || item.type === 'message') && item.role === 'user') return input.slice(i + 1)
+    if ((item.type === undefined || item.type === 'message') && item.role === 'user')
+      return input.slice(i + 1)
   }
   return input
 }
@@ -43,13 +44,20 @@ export class ToolLoopModel implements Model {
 
   constructor(private readonly options: ToolLoopOptions) {}
 
-  async getResponse(request: ModelRequest): Promise<ModelResponse> {
-    const input = typeof request.input === 'string' ? [{ role: 'user', content: request.input } as AgentInputItem] : request.input
+  getResponse(request: ModelRequest): Promise<ModelResponse> {
+    const input =
+      typeof request.input === 'string'
+        ? [{ role: 'user', content: request.input } as AgentInputItem]
+        : request.input
     this.inputs.push(structuredClone(input))
     const max = this.options.maxInputTokens
     if (max !== undefined && inputTokens(input) > max)
-      throw new ContextLengthExceeded(`input of ${inputTokens(input)} tokens is over the limit of ${max}`)
-    const done = sinceLastUser(input).filter((i) => (i as { type?: string }).type === 'function_call_result').length
+      return Promise.reject(
+        new ContextLengthExceeded(`input of ${inputTokens(input)} tokens is over the limit of ${max}`),
+      )
+    const done = sinceLastUser(input).filter(
+      (i) => (i as { type?: string }).type === 'function_call_result',
+    ).length
     const id = this.next++
     const reasoning: AgentInputItem[] = this.options.reasoning
       ? [{ type: 'reasoning', id: `rs_${id}`, content: [{ type: 'input_text', text: `thinking ${id}` }] }]
@@ -77,12 +85,11 @@ export class ToolLoopModel implements Model {
               content: [{ type: 'output_text', text: `done ${id}` }],
             },
           ]
-    return { usage: new Usage(), output: output as ModelResponse['output'], responseId: `resp_${id}` }
+    return Promise.resolve({ usage: new Usage(), output, responseId: `resp_${id}` })
   }
 
-  // eslint-disable-next-line require-yield -- the tests run the non-streamed loop; a stream call is a test bug
-  async *getStreamedResponse(): AsyncIterable<never> {
-    throw new Error('ToolLoopModel answers getResponse only')
+  getStreamedResponse(): AsyncIterable<never> {
+    throw new Error('ToolLoopModel answers getResponse only (the tests run the non-streamed loop)')
   }
 }
 
@@ -97,13 +104,22 @@ export function providerProblems(input: readonly AgentInputItem[]): string[] {
   const problems: string[] = []
   const items = input as { type?: string; role?: string; callId?: string }[]
   items.forEach((item, i) => {
-    if (item.type === 'function_call' && !items.slice(i + 1).some((r) => r.type === 'function_call_result' && r.callId === item.callId))
+    if (
+      item.type === 'function_call' &&
+      !items.slice(i + 1).some((r) => r.type === 'function_call_result' && r.callId === item.callId)
+    )
       problems.push(`call ${item.callId} at ${i} has no result`)
-    if (item.type === 'function_call_result' && !items.slice(0, i).some((c) => c.type === 'function_call' && c.callId === item.callId))
+    if (
+      item.type === 'function_call_result' &&
+      !items.slice(0, i).some((c) => c.type === 'function_call' && c.callId === item.callId)
+    )
       problems.push(`result ${item.callId} at ${i} has no call`)
     if (item.type === 'reasoning') {
       const next = items[i + 1]
-      if (next === undefined || !(next.type === 'function_call' || (next.type === 'message' && next.role === 'assistant')))
+      if (
+        next === undefined ||
+        !(next.type === 'function_call' || (next.type === 'message' && next.role === 'assistant'))
+      )
         problems.push(`reasoning at ${i} is not followed by its item`)
     }
   })

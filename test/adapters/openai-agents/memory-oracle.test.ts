@@ -5,6 +5,8 @@
  * and refuse the same calls. Tool calls come with their results in one `addItems` (as the runner writes a
  * turn), and a pop or a replaced suffix never splits a call from its result, so the ledger's rules for a
  * provider-valid window (repair rows, unpaired results) never differ from what MemorySession keeps.
+ * Every session opens with a user message, as the runner's do: the ledger never shows what precedes a
+ * session's first prompt (a window opens with one), where MemorySession would.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -27,15 +29,33 @@ type Op =
 
 const user = (t: string) => ({ type: 'message', role: 'user', content: t }) as AgentInputItem
 const said = (t: string) =>
-  ({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: t }] }) as AgentInputItem
+  ({
+    type: 'message',
+    role: 'assistant',
+    status: 'completed',
+    content: [{ type: 'output_text', text: t }],
+  }) as AgentInputItem
 let calls = 0
+let runs = 0
 const turn = (t: string, withCall: boolean): AgentInputItem[] => {
   const id = `c${calls++}`
   return withCall
     ? [
         user(t),
-        { type: 'function_call', callId: id, name: 'f', arguments: `{"t":"${t}"}`, status: 'completed' } as AgentInputItem,
-        { type: 'function_call_result', callId: id, name: 'f', status: 'completed', output: `out ${t}` } as AgentInputItem,
+        {
+          type: 'function_call',
+          callId: id,
+          name: 'f',
+          arguments: `{"t":"${t}"}`,
+          status: 'completed',
+        },
+        {
+          type: 'function_call_result',
+          callId: id,
+          name: 'f',
+          status: 'completed',
+          output: `out ${t}`,
+        },
         said(`re ${t}`),
       ]
     : [user(t), said(`re ${t}`)]
@@ -46,10 +66,20 @@ const items = fc.tuple(word, fc.boolean()).map(([t, c]) => turn(t, c))
 const messages = fc.array(fc.oneof(word.map(user), word.map(said)), { minLength: 1, maxLength: 3 })
 const op: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: items.map((i) => ({ kind: 'add' as const, items: i })), weight: 4 },
-  { arbitrary: fc.option(fc.integer({ min: -1, max: 6 }), { nil: undefined }).map((limit) => ({ kind: 'get' as const, limit })), weight: 2 },
+  {
+    arbitrary: fc
+      .option(fc.integer({ min: -1, max: 6 }), { nil: undefined })
+      .map((limit) => ({ kind: 'get' as const, limit })),
+    weight: 2,
+  },
   { arbitrary: fc.constant({ kind: 'pop' as const }), weight: 2 },
   { arbitrary: fc.constant({ kind: 'clear' as const }), weight: 1 },
-  { arbitrary: fc.tuple(fc.integer({ min: 0, max: 4 }), messages).map(([id, i]) => ({ kind: 'append-tx' as const, id, items: i })), weight: 2 },
+  {
+    arbitrary: fc
+      .tuple(fc.integer({ min: 0, max: 4 }), messages)
+      .map(([id, i]) => ({ kind: 'append-tx' as const, id, items: i })),
+    weight: 2,
+  },
   {
     arbitrary: fc
       .tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 1, max: 3 }), messages, fc.boolean())
@@ -62,8 +92,20 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 const cleanCut = (items: readonly AgentInputItem[], k: number): boolean => {
   const cut = items.length - k
   if (cut < 0) return false
-  const before = new Set(items.slice(0, cut).flatMap((i) => ((i as { type?: string }).type === 'function_call' ? [(i as { callId: string }).callId] : [])))
-  return !items.slice(cut).some((i) => (i as { type?: string }).type === 'function_call_result' && before.has((i as { callId: string }).callId))
+  const before = new Set(
+    items
+      .slice(0, cut)
+      .flatMap((i) =>
+        (i as { type?: string }).type === 'function_call' ? [(i as { callId: string }).callId] : [],
+      ),
+  )
+  return !items
+    .slice(cut)
+    .some(
+      (i) =>
+        (i as { type?: string }).type === 'function_call_result' &&
+        before.has((i as { callId: string }).callId),
+    )
 }
 
 const outcome = async <T>(p: Promise<T>): Promise<{ ok: T } | { failed: true }> =>
@@ -76,11 +118,12 @@ describe('LedgerSession against MemorySession', () => {
   it('gives back, pops and refuses the same as the SDK own session, step by step', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), async (ops) => {
-        const store = openContextStore(dir.file(`oracle-${calls}.db`))
+        const store = openContextStore(dir.file(`oracle-${runs++}.db`))
         try {
           const ledger = new LedgerSession({ store, sessionId: 's', windowSize: 10_000 })
           const memory = new MemorySession()
           const applied = new Map<number, string>()
+          for (const s of [ledger, memory]) await s.addItems([user('hello')])
           for (const o of ops) {
             const current = await memory.getItems()
             if (o.kind === 'add') {

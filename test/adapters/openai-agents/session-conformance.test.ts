@@ -55,7 +55,9 @@ describe('LedgerSession in the run loop, on either backend', () => {
       expect(providerProblems(input)).toStrictEqual([])
     }
     // Nothing lost: every prompt, call, result and answer is in the archive, once.
-    const items = (await history(session)).map((e) => e.message as unknown as { type?: string; role?: string; content?: unknown })
+    const items = (await history(session)).map(
+      (e) => e.message as unknown as { type?: string; role?: string; content?: unknown },
+    )
     expect(items.filter((i) => i.role === 'user').map((i) => i.content)).toStrictEqual(
       Array.from({ length: 30 }, (_, t) => `question ${t}`),
     )
@@ -64,7 +66,9 @@ describe('LedgerSession in the run loop, on either backend', () => {
     expect(items.filter((i) => i.type === 'reasoning').length).toBe(90)
 
     // The oracle: the SDK's own session hands the model everything and the provider refuses.
-    const oracle = agentWith(new ToolLoopModel({ calls: 2, tool: 'lookup', maxInputTokens: limit, reasoning: true }))
+    const oracle = agentWith(
+      new ToolLoopModel({ calls: 2, tool: 'lookup', maxInputTokens: limit, reasoning: true }),
+    )
     const memory = new MemorySession()
     await expect(async () => {
       for (let t = 0; t < 30; t++) await run(oracle, `question ${t}`, { session: memory })
@@ -78,11 +82,17 @@ describe('LedgerSession in the run loop, on either backend', () => {
     for (let t = 0; t < 6; t++) await run(agent, `question ${t}`, { session })
     const before = await session.getItems()
     expect(before.length).toBeLessThanOrEqual(9)
-    const again = new LedgerSession({ store: coreStoreOf(await backend.reopen(handle)), sessionId: 's', windowSize: 9 })
+    const again = new LedgerSession({
+      store: coreStoreOf(await backend.reopen(handle)),
+      sessionId: 's',
+      windowSize: 9,
+    })
     expect(json(await again.getItems())).toStrictEqual(json(before))
     const model = new ToolLoopModel({ calls: 0, tool: 'lookup' })
     await run(agentWith(model), 'and now?', { session: again })
-    expect(json(model.inputs[0])).toStrictEqual(json([...before, { type: 'message', role: 'user', content: 'and now?' }]))
+    expect(json(model.inputs[0])).toStrictEqual(
+      json([...before, { type: 'message', role: 'user', content: 'and now?' }]),
+    )
   })
 
   it('stores every kind of item exactly and gives it back', async () => {
@@ -90,18 +100,68 @@ describe('LedgerSession in the run loop, on either backend', () => {
     const session = new LedgerSession({ store, sessionId: 's' })
     const items = [
       { role: 'system', content: 'Be brief.' },
-      { role: 'user', content: [{ type: 'input_text', text: 'Look at this' }, { type: 'input_image', image: 'https://example.com/a.png', detail: 'auto' }] },
-      { type: 'reasoning', id: 'rs_1', content: [{ type: 'input_text', text: 'Need the weather' }], providerData: { encrypted: 'e' } },
-      { type: 'function_call', id: 'fc_1', callId: 'c1', name: 'weather', status: 'completed', arguments: '{"city":"Oslo"}' },
-      { type: 'function_call_result', callId: 'c1', name: 'weather', status: 'completed', output: { type: 'text', text: 'rain' } },
-      { type: 'hosted_tool_call', id: 'ws_1', name: 'web_search_call', status: 'completed', arguments: '{"query":"oslo"}', output: 'found' },
+      {
+        role: 'user',
+        content: [
+          { type: 'input_text', text: 'Look at this' },
+          { type: 'input_image', image: 'https://example.com/a.png', detail: 'auto' },
+        ],
+      },
+      {
+        type: 'reasoning',
+        id: 'rs_1',
+        content: [{ type: 'input_text', text: 'Need the weather' }],
+        providerData: { encrypted: 'e' },
+      },
+      {
+        type: 'function_call',
+        id: 'fc_1',
+        callId: 'c1',
+        name: 'weather',
+        status: 'completed',
+        arguments: '{"city":"Oslo"}',
+      },
+      {
+        type: 'function_call_result',
+        callId: 'c1',
+        name: 'weather',
+        status: 'completed',
+        output: { type: 'text', text: 'rain' },
+      },
+      {
+        type: 'hosted_tool_call',
+        id: 'ws_1',
+        name: 'web_search_call',
+        status: 'completed',
+        arguments: '{"query":"oslo"}',
+        output: 'found',
+      },
       { type: 'shell_call', callId: 's1', status: 'completed', action: { commands: ['ls -la'] } },
-      { type: 'shell_call_output', callId: 's1', output: [{ stdout: 'a b', stderr: '', outcome: { type: 'exit', exitCode: 0 } }] },
-      { type: 'apply_patch_call', callId: 'p1', status: 'completed', operation: { type: 'create_file', path: 'a.txt', diff: '+hi' } },
+      {
+        type: 'shell_call_output',
+        callId: 's1',
+        output: [{ stdout: 'a b', stderr: '', outcome: { type: 'exit', exitCode: 0 } }],
+      },
+      {
+        type: 'apply_patch_call',
+        callId: 'p1',
+        status: 'completed',
+        operation: { type: 'create_file', path: 'a.txt', diff: '+hi' },
+      },
       { type: 'apply_patch_call_output', callId: 'p1', status: 'completed', output: 'ok' },
       { type: 'computer_call', callId: 'k1', status: 'completed', action: { type: 'screenshot' } },
-      { type: 'computer_call_result', callId: 'k1', output: { type: 'computer_screenshot', data: 'data:image/png;base64,AAAA' } },
-      { type: 'message', role: 'assistant', id: 'msg_1', status: 'completed', content: [{ type: 'output_text', text: 'Rain in Oslo.' }] },
+      {
+        type: 'computer_call_result',
+        callId: 'k1',
+        output: { type: 'computer_screenshot', data: 'data:image/png;base64,AAAA' },
+      },
+      {
+        type: 'message',
+        role: 'assistant',
+        id: 'msg_1',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'Rain in Oslo.' }],
+      },
     ] as AgentInputItem[]
     await session.addItems(items)
     expect((await history(session)).map((e) => e.message)).toStrictEqual(json(items))
@@ -125,18 +185,28 @@ describe('LedgerSession in the run loop, on either backend', () => {
       expect(await backend.checksum(handle)).toBe(sum)
     }
     // The SDK's schema refuses it.
-    await refused([{ role: 'user', content: 'ok' }, { type: 'function_call', name: 'f', arguments: '{}' }], '[1].callId')
+    await refused(
+      [
+        { role: 'user', content: 'ok' },
+        { type: 'function_call', name: 'f', arguments: '{}' },
+      ],
+      '[1].callId',
+    )
     await refused([{ role: 'assistant', content: [{ type: 'output_text', text: 'x' }] }], '[0].status')
     await refused([{ type: 'teleport' }], '[0].type')
     // A result for a call the session never made.
     const orphan = await session
-      .addItems([{ type: 'function_call_result', callId: 'nope', name: 'f', status: 'completed', output: 'x' }] as AgentInputItem[])
+      .addItems([
+        { type: 'function_call_result', callId: 'nope', name: 'f', status: 'completed', output: 'x' },
+      ] as AgentInputItem[])
       .catch((e: unknown) => e)
     expect((orphan as ContextLedgerError).code).toBe('INVALID_MESSAGE')
     expect((orphan as ContextLedgerError).path).toMatch(/callId/)
     // A callId reused with other content.
     const reused = await session
-      .addItems([{ type: 'function_call', callId: 'c1', name: 'g', arguments: '{"other":1}' }] as AgentInputItem[])
+      .addItems([
+        { type: 'function_call', callId: 'c1', name: 'g', arguments: '{"other":1}' },
+      ] as AgentInputItem[])
       .catch((e: unknown) => e)
     expect((reused as ContextLedgerError).code).toBe('INVALID_MESSAGE')
     expect((reused as ContextLedgerError).path).toMatch(/callId/)
@@ -149,7 +219,12 @@ describe('LedgerSession in the run loop, on either backend', () => {
     const memory = new MemorySession()
     const items = [
       { role: 'user', content: 'one' },
-      { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'two' }] },
+      {
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'two' }],
+      },
       { role: 'user', content: 'three' },
     ] as AgentInputItem[]
     for (const s of [session, memory]) await s.addItems(structuredClone(items))
@@ -171,26 +246,44 @@ describe('LedgerSession in the run loop, on either backend', () => {
     const { store } = await open()
     const session = new LedgerSession({ store, sessionId: 's', windowSize: 4 })
     await session.addItems([{ role: 'user', content: 'the launch code is pelican' }] as AgentInputItem[])
-    const pinned = await session.tools.pin_message.invoke(undefined as never, JSON.stringify({ index: 0, reason: 'the code' }))
-    expect(String(pinned)).toMatch(/[Pp]inned/)
-    for (let t = 0; t < 6; t++) await session.addItems([{ role: 'user', content: `filler ${t}` }] as AgentInputItem[])
+    const pinned = await session.tools.pin_message.invoke(
+      undefined as never,
+      JSON.stringify({ index: 0, reason: 'the code' }),
+    )
+    expect(pinned).toMatch(/[Pp]inned/)
+    for (let t = 0; t < 6; t++)
+      await session.addItems([{ role: 'user', content: `filler ${t}` }] as AgentInputItem[])
     await session.addItems([{ role: 'user', content: 'the colour is teal' }] as AgentInputItem[])
-    for (let t = 6; t < 12; t++) await session.addItems([{ role: 'user', content: `filler ${t}` }] as AgentInputItem[])
+    for (let t = 6; t < 12; t++)
+      await session.addItems([{ role: 'user', content: `filler ${t}` }] as AgentInputItem[])
     const shown = json(await session.getItems()) as { content: string }[]
     expect(shown[0]?.content).toBe('the launch code is pelican')
     expect(shown.map((i) => i.content)).not.toContain('the colour is teal')
-    const found = await session.tools.search_history.invoke(undefined as never, JSON.stringify({ query: 'teal' }))
-    expect(String(found)).toContain('the colour is teal')
+    const found = await session.tools.search_history.invoke(
+      undefined as never,
+      JSON.stringify({ query: 'teal' }),
+    )
+    expect(found).toMatch(/seq \d+ \(user, no longer in your context\): the colour is \**teal/)
   })
 
   it('summarizes with an Agents model: what leaves the window is folded, the archive keeps it', async () => {
     const { store } = await open()
     const summarizer = new ToolLoopModel({ calls: 0, tool: 'none' })
-    const session = new LedgerSession({ store, sessionId: 's', windowSize: 6, summarize: { model: summarizer } })
+    const session = new LedgerSession({
+      store,
+      sessionId: 's',
+      windowSize: 6,
+      summarize: { model: summarizer },
+    })
     for (let t = 0; t < 10; t++)
       await session.addItems([
         { role: 'user', content: `question ${t}` },
-        { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: `answer ${t}` }] },
+        {
+          type: 'message',
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: `answer ${t}` }],
+        },
       ] as AgentInputItem[])
     expect(summarizer.inputs.length).toBeGreaterThan(0)
     const shown = json(await session.getItems()) as { role?: string; content?: unknown }[]

@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemorySession, OpenAIResponsesCompactionSession, type AgentInputItem } from '@openai/agents'
 import { LedgerSession, type LedgerSessionStore } from '../../../src/adapters/openai-agents/index.js'
-import { ContextLedgerError } from '../../../src/index.js'
+import { ContextLedgerError, type SummaryRecord } from '../../../src/index.js'
 import { coreStoreOf, makeBackend, type LedgerStore } from '../../helpers/backend.js'
 import { json } from './helpers.js'
 
@@ -25,7 +25,12 @@ async function opened(): Promise<{ handle: LedgerStore; session: LedgerSession<L
 
 const user = (text: string) => ({ type: 'message', role: 'user', content: text }) as AgentInputItem
 const said = (text: string) =>
-  ({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text }] }) as AgentInputItem
+  ({
+    type: 'message',
+    role: 'assistant',
+    status: 'completed',
+    content: [{ type: 'output_text', text }],
+  }) as AgentInputItem
 
 const code = async (p: Promise<unknown>): Promise<string | undefined> =>
   p.then(
@@ -36,7 +41,10 @@ const code = async (p: Promise<unknown>): Promise<string | undefined> =>
 describe('applyHistoryTransaction, on either backend', () => {
   it('appends, and a retry with the same id and transaction adds nothing', async () => {
     const { session } = await opened()
-    const args = { operationId: 'op-1', transaction: { type: 'append_items' as const, items: [user('a'), said('b')] } }
+    const args = {
+      operationId: 'op-1',
+      transaction: { type: 'append_items' as const, items: [user('a'), said('b')] },
+    }
     await session.applyHistoryTransaction(args)
     await session.applyHistoryTransaction(structuredClone(args))
     expect(json(await session.getItems())).toStrictEqual(json([user('a'), said('b')]))
@@ -48,7 +56,11 @@ describe('applyHistoryTransaction, on either backend', () => {
     for (const s of [session, memory]) await s.addItems([user('a'), said('draft answer')])
     const args = {
       operationId: 'op-2',
-      transaction: { type: 'replace_suffix' as const, expectedSuffix: [said('draft answer')], replacement: [said('final answer')] },
+      transaction: {
+        type: 'replace_suffix' as const,
+        expectedSuffix: [said('draft answer')],
+        replacement: [said('final answer')],
+      },
     }
     await session.applyHistoryTransaction(args)
     await memory.applyHistoryTransaction(structuredClone(args))
@@ -61,10 +73,18 @@ describe('applyHistoryTransaction, on either backend', () => {
 
   it('refuses the same id with another transaction, and changes nothing', async () => {
     const { handle, session } = await opened()
-    await session.applyHistoryTransaction({ operationId: 'op', transaction: { type: 'append_items', items: [user('a')] } })
+    await session.applyHistoryTransaction({
+      operationId: 'op',
+      transaction: { type: 'append_items', items: [user('a')] },
+    })
     const sum = await backend.checksum(handle)
     expect(
-      await code(session.applyHistoryTransaction({ operationId: 'op', transaction: { type: 'append_items', items: [user('b')] } })),
+      await code(
+        session.applyHistoryTransaction({
+          operationId: 'op',
+          transaction: { type: 'append_items', items: [user('b')] },
+        }),
+      ),
     ).toBe('HISTORY_CONFLICT')
     expect(await backend.checksum(handle)).toBe(sum)
     expect(json(await session.getItems())).toStrictEqual(json([user('a')]))
@@ -76,22 +96,38 @@ describe('applyHistoryTransaction, on either backend', () => {
     const sum = await backend.checksum(handle)
     const stale = {
       operationId: 'op',
-      transaction: { type: 'replace_suffix' as const, expectedSuffix: [said('not b')], replacement: [said('c')] },
+      transaction: {
+        type: 'replace_suffix' as const,
+        expectedSuffix: [said('not b')],
+        replacement: [said('c')],
+      },
     }
     expect(await code(session.applyHistoryTransaction(stale))).toBe('HISTORY_CONFLICT')
     const tooLong = {
       operationId: 'op2',
-      transaction: { type: 'replace_suffix' as const, expectedSuffix: [user('z'), user('a'), said('b')], replacement: [] },
+      transaction: {
+        type: 'replace_suffix' as const,
+        expectedSuffix: [user('z'), user('a'), said('b')],
+        replacement: [],
+      },
     }
     expect(await code(session.applyHistoryTransaction(tooLong))).toBe('HISTORY_CONFLICT')
-    expect(await code(session.applyHistoryTransaction({ operationId: '', transaction: { type: 'append_items', items: [] } }))).toBe(
-      'INVALID_OPTIONS',
-    )
+    expect(
+      await code(
+        session.applyHistoryTransaction({
+          operationId: '',
+          transaction: { type: 'append_items', items: [] },
+        }),
+      ),
+    ).toBe('INVALID_OPTIONS')
     expect(
       await code(
         session.applyHistoryTransaction({
           operationId: 'op3',
-          transaction: { type: 'append_items', items: [{ type: 'function_call', name: 'f' } as unknown as AgentInputItem] },
+          transaction: {
+            type: 'append_items',
+            items: [{ type: 'function_call', name: 'f' } as unknown as AgentInputItem],
+          },
         }),
       ),
     ).toBe('INVALID_MESSAGE')
@@ -105,11 +141,20 @@ describe('applyHistoryTransaction, on either backend', () => {
     const other = new LedgerSession({ store: coreStoreOf(await backend.reopen(handle)), sessionId: 's' })
     const args = {
       operationId: 'race',
-      transaction: { type: 'replace_suffix' as const, expectedSuffix: [said('draft')], replacement: [said('final')] },
+      transaction: {
+        type: 'replace_suffix' as const,
+        expectedSuffix: [said('draft')],
+        replacement: [said('final')],
+      },
     }
-    await Promise.all([session.applyHistoryTransaction(args), other.applyHistoryTransaction(structuredClone(args))])
+    await Promise.all([
+      session.applyHistoryTransaction(args),
+      other.applyHistoryTransaction(structuredClone(args)),
+    ])
     expect(json(await session.getItems())).toStrictEqual(json([user('a'), said('final')]))
-    const finals = (await session.history({ limit: 100 })).filter((e) => JSON.stringify(e.message).includes('final'))
+    const finals = (await session.history({ limit: 100 })).filter((e) =>
+      JSON.stringify(e.message).includes('final'),
+    )
     expect(finals.length).toBe(1)
   })
 })
@@ -125,12 +170,14 @@ describe('compaction, on either backend', () => {
     const at = shown.findIndex((i) => i.type === 'compaction')
     expect(at).toBeGreaterThanOrEqual(0)
     expect(shown.slice(at)).toStrictEqual(json([compaction, user('next question')]))
-    const summaries = await session.ledger.summaries()
-    expect(summaries.at(-1)?.messageCount).toBe(8)
+    const ledger = session.ledger as unknown as { summaries(): SummaryRecord[] | Promise<SummaryRecord[]> }
+    const newest = (await ledger.summaries())[0]
+    expect(newest?.messageCount).toBe(8)
+    expect(newest?.model).toBe('openai-compaction')
     expect((await session.history({ limit: 100 })).length).toBe(10)
-    expect(
-      await code(session.replaceHistoryWithCompaction([user('no compaction first')])),
-    ).toBe('INVALID_MESSAGE')
+    expect(await code(session.replaceHistoryWithCompaction([user('no compaction first')]))).toBe(
+      'INVALID_MESSAGE',
+    )
   })
 
   it('OpenAIResponsesCompactionSession around a LedgerSession compacts and loses nothing', async () => {
@@ -139,9 +186,17 @@ describe('compaction, on either backend', () => {
     const requests: unknown[] = []
     const client = {
       responses: {
-        compact: async (request: unknown) => {
+        compact: (request: unknown) => {
           requests.push(request)
-          return { output: [user('question 5'), compaction], usage: { input_tokens: 10, output_tokens: 2, total_tokens: 12 } }
+          const kept = {
+            type: 'message',
+            role: 'user',
+            content: [{ type: 'input_text', text: 'question 5' }],
+          }
+          return Promise.resolve({
+            output: [kept, compaction],
+            usage: { input_tokens: 10, output_tokens: 2, total_tokens: 12 },
+          })
         },
       },
     }
