@@ -15,7 +15,7 @@ import { protocol, type AgentInputItem, type Session } from '@openai/agents'
 /** An item the SDK's schema accepts, as it parsed it; undefined for anything else (skipped, as the example does). */
 function coerce(raw: unknown): AgentInputItem | undefined {
   const parsed = protocol.ModelItem.safeParse(raw)
-  return parsed.success ? (parsed.data as AgentInputItem) : undefined
+  return parsed.success ? parsed.data : undefined
 }
 
 /** The whole item list in one JSON file, rewritten on every change. */

@@ -61,7 +61,9 @@ async function ours(history: readonly AgentInputItem[], file: string): Promise<A
     checkpoint: () => {
       store.connection().pragma('wal_checkpoint(TRUNCATE)')
     },
-    close: () => store.close(),
+    close: () => {
+      store.close()
+    },
   }
 }
 

@@ -133,7 +133,7 @@ function flatness(results: ReadonlyMap<number, readonly AgentsCell[]>): string {
       rows.push([name, 'bytes written/turn', ...written.map(kb), ratio(written.at(-1), written[0])])
   })
   const at = sizes.map((n) => `at ${n.toLocaleString('en-US')} items`)
-  return table(['way', 'per turn', ...at, `${at.length > 1 ? 'last ÷ first' : '—'}`], rows)
+  return table(['way', 'per turn', ...at, at.length > 1 ? 'last ÷ first' : '—'], rows)
 }
 
 /**
@@ -162,7 +162,7 @@ export function renderAgents(
         us(c.median),
         us(c.p95),
         c.bytes === undefined ? '—' : kb(c.bytes),
-        String(c.items),
+        Math.round(c.items).toLocaleString('en-US'),
       ]),
     )
     const ours = cells[2] as AgentsCell
@@ -186,7 +186,7 @@ export function renderAgents(
     table(['items', 'ratio', 'time p50', 'p95', 'bytes'], ratios),
     '',
     'bytes written: wchar of /proc/self/io over the measured turns (for (c) the WAL and a checkpoint after the',
-    "turns); (b) writes nothing. items to the model: what getItems() returned (ours: the window).",
+    'turns); (b) writes nothing. items to the model: what getItems() returned (ours: the window).',
     '',
   ].join('\n')
 }
