@@ -36,8 +36,6 @@
  */
 import { mkdirSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import { safeValidateUIMessages, type ModelMessage } from 'ai'
 import { modelTokens } from '../src/formats/ai-sdk-model/derive.js'
 import type { ModelMessageData } from '../src/formats/ai-sdk-model/types.js'
@@ -45,9 +43,10 @@ import { parseOptions } from './args.js'
 import { runModelAppend } from './ai-sdk-append.js'
 import { UIChat, type ChatMessage } from './ai-sdk-fixtures.js'
 import { LOW_WATER_MARK, openSides, WINDOW, type ChatSide } from './ai-sdk-sides.js'
-import { median, Scratch } from './harness.js'
+import { kb, median, Scratch } from './harness.js'
 import { machine, wchar } from './machine.js'
 import { CACHE_READ, CACHE_WRITE, PrefixCounter } from './prefix-cache.js'
+import { gc, nextTick, percentile, settle, table, us } from './turn-timing.js'
 
 /** Untimed turns before the measured ones, per checkpoint. */
 const WARMUP = 3
@@ -69,31 +68,6 @@ export interface ChatCell {
   /** Input cost per turn with a prompt cache, base-price tokens. */
   readonly cost: number
 }
-
-function percentile(values: readonly number[], p: number): number {
-  const s = [...values].sort((x, y) => x - y)
-  return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)] ?? Number.NaN
-}
-
-/**
- * Waits 25 ms (untimed) after the forced collection: its concurrent sweeping, and the kernel's handling of
- * the megabytes (a) and (b) just wrote, otherwise run on the 2 cores during the next side's turn.
- */
-function settle(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 25))
-}
-
-function nextTick(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve))
-}
-
-setFlagsFromString('--expose-gc')
-/**
- * A full garbage collection, run (untimed) before every side's turn: otherwise the garbage of (a)'s and
- * (b)'s multi-megabyte parses is collected inside whichever turn comes next, often ours. Each side's own
- * garbage is then mostly collected outside its timing too, which flatters (a) and (b), not (c).
- */
-const gc = runInNewContext('gc') as () => void
 
 const tokensOf = (m: ModelMessage): number => modelTokens(m as ModelMessageData)
 
@@ -167,27 +141,6 @@ export async function runCheckpoint(
 
 const NAMES = ['(a) saveChat/loadChat, all', '(b) saveChat/loadChat + pruneMessages', '(c) ours (ledger)']
 
-function us(x: number): string {
-  return x >= 10_000
-    ? `${(x / 1000).toFixed(1)} ms`
-    : x >= 1000
-      ? `${(x / 1000).toFixed(2)} ms`
-      : `${x.toFixed(0)} µs`
-}
-
-function size(b: number): string {
-  return b >= 1 << 20 ? `${(b / 2 ** 20).toFixed(2)} MB` : `${(b / 1024).toFixed(1)} KB`
-}
-
-function table(header: readonly string[], rows: readonly string[][]): string {
-  const all = [header, ...rows]
-  const w = header.map((_, c) => Math.max(...all.map((r) => (r[c] ?? '').length)))
-  const line = (r: readonly string[]): string =>
-    `| ${r.map((x, c) => (c < 2 ? x.padEnd(w[c] as number) : x.padStart(w[c] as number))).join(' | ')} |`
-  const rule = `|${w.map((x, c) => (c < 2 ? '-'.repeat(x + 2) : `${'-'.repeat(x + 1)}:`)).join('|')}|`
-  return [line(header), rule, ...rows.map(line)].join('\n')
-}
-
 /**
  * The report: one table of every side at every checkpoint, one of the ratios.
  *
@@ -206,7 +159,7 @@ export function renderChat(results: ReadonlyMap<number, readonly ChatCell[]>, tu
         NAMES[i] as string,
         us(c.median),
         us(c.p95),
-        size(c.bytes),
+        kb(c.bytes),
         Math.round(c.tokens).toLocaleString('en-US'),
         c.share.toFixed(3),
         Math.round(c.cost).toLocaleString('en-US'),

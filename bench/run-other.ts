@@ -1,6 +1,7 @@
 /**
  * The benches `npm run bench` runs instead of rows a–h when given their flag: `--postgres [--search]`,
- * `--scale`, `--recall`, `--contention` and `--ai-sdk`; each parses the remaining options itself.
+ * `--scale`, `--recall`, `--contention`, `--ai-sdk` and `--openai-agents`; each parses the remaining
+ * options itself.
  */
 
 /**
@@ -50,6 +51,13 @@ export async function runOther(argv: readonly string[]): Promise<boolean> {
     // append against the Strands one (see bench/ai-sdk-chat.ts, bench/ai-sdk-append.ts).
     const { runAiSdkChat } = await import('./ai-sdk-chat.js')
     process.stdout.write(await runAiSdkChat(argv.filter((a) => a !== '--ai-sdk')))
+    return true
+  }
+  if (argv.includes('--openai-agents')) {
+    // An OpenAI Agents session: ours against the SDK examples' FileSession and its MemorySession, per turn
+    // at 200, 2,000 and 10,000 items (see bench/openai-agents.ts).
+    const { runOpenAIAgents } = await import('./openai-agents.js')
+    process.stdout.write(await runOpenAIAgents(argv.filter((a) => a !== '--openai-agents')))
     return true
   }
   return false

@@ -25,7 +25,9 @@
  * `--recall [--quick]` the full-text index's write cost (rows a and f with and without it) and a two-word
  * search over 1,000,000 messages (bench/recall-cost.ts, bench/recall-search.ts). `--ai-sdk [--quick]
  * [--turns N] [--runs N]` an AI SDK chat, ours against the docs' saveChat and pruneMessages, and row a2
- * (bench/ai-sdk-chat.ts). The flags are read in bench/run-other.ts.
+ * (bench/ai-sdk-chat.ts). `--openai-agents [--quick] [--turns N]` an OpenAI Agents session, time and bytes
+ * per turn at 200, 2,000 and 10,000 items: ours against the SDK examples' FileSession and its MemorySession
+ * (bench/openai-agents.ts). The flags are read in bench/run-other.ts.
  */
 import { openContextStore, PersistentConversationManager, type ContextStore } from '../src/index.js'
 import { WAL_CHECKPOINT_BYTES } from '../src/db/open.js'
