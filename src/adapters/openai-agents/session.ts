@@ -118,15 +118,18 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
 
   /**
    * Takes the newest item out of the conversation and returns it; the archive keeps it, withdrawn by a
-   * marker row (`history()` shows both). Undefined when the model sees nothing.
+   * marker row (`history()` shows both). Undefined when the model sees nothing — or when the newest
+   * thing it sees is a summary with pinned items before it (a summary has no place of its own to withdraw
+   * from; alone, it is withdrawn as a clear would).
    */
   async popItem(): Promise<AgentInputItem | undefined> {
     return this.run(() =>
-      this.withdraw((shown) => {
+      this.withdraw((shown, count) => {
         const last = shown.at(-1)
         if (last === undefined) return { result: undefined, marker: undefined }
-        if (last.seq === undefined) return { result: undefined, marker: undefined }
-        return { result: asInput(last.item), marker: markerFor([last]) }
+        if (last.seq !== undefined) return { result: asInput(last.item), marker: markerFor([last]) }
+        if (shown.length > 1) return { result: undefined, marker: undefined }
+        return { result: asInput(last.item), marker: withdrawalMarker({ before: count }) }
       }),
     )
   }
