@@ -65,14 +65,16 @@ export function appendRows(
     }
   }
   // The calls waiting for their results before the next message, read from the session once (only when its
-  // newest message may have left some: it makes or answers calls, or is a non-prompt user-side message)
-  // and kept up to date through the batch.
+  // newest message may have left some: it makes or answers calls, or is a non-prompt user-side message —
+  // or, in a format whose model-side items each carry open calls on (an Agents reasoning item or message
+  // after a call), any model-side message) and kept up to date through the batch.
   let waiting: { id: string; name: string }[] | undefined =
     known === undefined ||
     !(
       known.last_has_tool_use === 1 ||
       known.last_has_tool_result === 1 ||
-      (known.last_role === 'user' && known.last_plain_user !== 1)
+      (known.last_role === 'user' && known.last_plain_user !== 1) ||
+      (format.callIdsOnce && known.last_role === 'assistant')
     )
       ? []
       : undefined

@@ -78,6 +78,12 @@ export function checkItems(items: unknown): readonly Record<string, unknown>[] {
   items.forEach((item: unknown, i) => {
     if (typeof item !== 'object' || item === null || Array.isArray(item))
       throw invalidItem(`[${i}]`, `expected an AgentInputItem object, got ${describeValue(item)}`)
+    const data = (item as { providerData?: unknown }).providerData
+    if (typeof data === 'object' && data !== null && Object.hasOwn(data, 'contextLedger'))
+      throw invalidItem(
+        `[${i}].providerData.contextLedger`,
+        'this key is reserved for the ledger (its repair rows, summaries and withdrawal markers); it is never taken from an item given to the session',
+      )
     const schema = schemaOf(item as Record<string, unknown>)
     const where = (item as { type?: unknown }).type === undefined ? `[${i}]` : `[${i}].type`
     if (typeof schema === 'string') throw invalidItem(where === `[${i}]` ? `[${i}].role` : where, schema)

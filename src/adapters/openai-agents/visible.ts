@@ -3,8 +3,11 @@
  * withdrew (`popItem`, `clearSession`, a history transaction's replaced suffix — each recorded by a
  * withdrawal marker row, never by deleting), with the library's notes taken off, a repair row answering
  * several calls shown as one result item per call, and nothing a provider refuses: a tool result whose
- * call is not shown (a call withdrawn before its repair row was written), or a reasoning item that is not
- * followed by the output item it belongs to.
+ * call is not shown (a call withdrawn before its repair row was written), a call whose result is not shown
+ * once anything but other calls follows it (its result was withdrawn; the calls of the newest step may
+ * still wait for theirs), or a reasoning item that is not followed by the output item it belongs to. When a compaction
+ * item is shown, what the model is handed starts there, as the runner's replay does: the compaction item
+ * stands for everything before it.
  */
 import { expandRepair, withdrawalOf } from '../../formats/openai-agents/index.js'
 import type { PortWindowEntry } from '../port.js'
@@ -69,20 +72,33 @@ export function visibleItems(entries: readonly PortWindowEntry[]): VisibleItem[]
     const expanded = expandRepair(item as never) as unknown as AgentItem[]
     for (const one of expanded) shown.push({ seq: entry.seq, pinned: entry.pinned, item: withoutNotes(one) })
   }
-  return paired(shown)
+  const compaction = shown.findLastIndex((v) => v.item.type === 'compaction')
+  return paired(compaction > 0 ? shown.slice(compaction) : shown)
 }
 
 /** Drops results whose call is not shown before them, and reasoning not followed by its output item. */
 function paired(items: readonly VisibleItem[]): VisibleItem[] {
   const calls = new Set<string>()
-  const out: VisibleItem[] = []
+  const answered = new Set<string>()
+  const kept: VisibleItem[] = []
   for (const v of items) {
     const type = String(v.item.type)
     const callId = v.item.callId
     if (CALL_TYPES.has(type) && typeof callId === 'string') calls.add(callId)
-    if (RESULT_TYPES.has(type) && (typeof callId !== 'string' || !calls.has(callId))) continue
-    out.push(v)
+    if (RESULT_TYPES.has(type)) {
+      if (typeof callId !== 'string' || !calls.has(callId)) continue
+      answered.add(callId)
+    }
+    kept.push(v)
   }
+  // A call without a shown result stays only in the newest step, still waiting for it: when nothing but
+  // calls and reasoning items follow it.
+  const isCall = (v: VisibleItem): boolean => CALL_TYPES.has(String(v.item.type))
+  const settled = kept.findLastIndex((v) => !isCall(v) && v.item.type !== 'reasoning')
+  const out = kept.filter((v, i) => {
+    const callId = v.item.callId
+    return !(isCall(v) && typeof callId === 'string' && !answered.has(callId) && i < settled)
+  })
   return out.filter((v, i) => {
     if (v.item.type !== 'reasoning') return true
     let k = i + 1
