@@ -5,25 +5,17 @@
  * reopening the store, recall of the first turn's fact, `popItem` withdrawing the answer, a compaction item
  * the next run starts from — and the file it leaves says the same, for the library and for the CLI.
  */
-import { spawnSync } from 'node:child_process'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LedgerSession } from '../../src/adapters/openai-agents/index.js'
 import { openContextStore } from '../../src/index.js'
 import { CONTEXT_LIMIT, SESSION_ID, WINDOW_SIZE } from '../../examples/openai-agents-demo-agent.js'
+import { numbersIn, tsx } from '../helpers/demo-run.js'
 import { tempDir } from '../helpers/temp-store.js'
 
 const dir = tempDir('context-ledger-openai-agents-demo-')
 afterAll(() => {
   dir.cleanup()
 })
-const ROOT = join(import.meta.dirname, '..', '..')
-const tsx = (script: string, ...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 120_000,
-  })
 
 let out = ''
 let file = ''
@@ -35,7 +27,7 @@ beforeAll(() => {
   out = run.stdout
 }, 120_000)
 
-const numbers = (re: RegExp) => [...out.matchAll(re)].map((m) => Number((m[1] ?? '').replaceAll(',', '')))
+const numbers = (re: RegExp) => numbersIn(out, re)
 
 describe('npm run demo -- --openai-agents', () => {
   it('runs 20 run() turns with a tool call each; every input within the limit, the archive over it', () => {
