@@ -11,6 +11,7 @@
  *   npx tsx examples/strands-demo.ts --turns 500 --db ./demo.db
  *   npx tsx examples/strands-demo.ts --postgres       # on PostgreSQL (examples/postgres-demo.ts)
  *   npx tsx examples/strands-demo.ts --ai-sdk         # a Vercel AI SDK agent instead (examples/ai-sdk-demo.ts)
+ *   npx tsx examples/strands-demo.ts --openai-agents  # an OpenAI Agents SDK agent (examples/openai-agents-demo.ts)
  */
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -37,6 +38,11 @@ if (process.argv.includes('--postgres')) {
 // `npm run demo -- --ai-sdk`: a Vercel AI SDK agent session with ledgerSession (examples/ai-sdk-demo.ts).
 if (process.argv.includes('--ai-sdk')) {
   await import('./ai-sdk-demo.js')
+  process.exit(process.exitCode ?? 0)
+}
+// `npm run demo -- --openai-agents`: an OpenAI Agents SDK run() loop on a LedgerSession (examples/openai-agents-demo.ts).
+if (process.argv.includes('--openai-agents')) {
+  await import('./openai-agents-demo.js')
   process.exit(process.exitCode ?? 0)
 }
 

@@ -1,9 +1,10 @@
 /**
- * docs/api.md documents the whole public API: every value either entry exports has a heading, and every
- * public method of the classes a program calls (the store and both managers) has a heading in its class's
- * section. The names come from the code — the runtime exports of `src/index.ts` and
- * `src/adapters/strands/index.ts`, the methods from the compiler's view of each class — so a new export or
- * method without docs fails here, and a removed one needs nothing. Names tagged `@internal` are not public.
+ * docs/api.md documents the whole public API: every value each entry exports has a heading, and every
+ * public method of the classes a program calls (the store, both managers and `LedgerSession`) has a
+ * heading in its class's section. The names come from the code — the runtime exports of `src/index.ts`,
+ * `src/adapters/strands/index.ts` and `src/adapters/openai-agents/index.ts`, the methods from the
+ * compiler's view of each class — so a new export or method without docs fails here, and a removed one
+ * needs nothing. Names tagged `@internal` are not public.
  */
 import ts from 'typescript'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -12,6 +13,7 @@ import { headings, readRepoFile, ROOT, type Heading } from './markdown.js'
 const ENTRIES = {
   'context-ledger': 'src/index.ts',
   'context-ledger/strands': 'src/adapters/strands/index.ts',
+  'context-ledger/openai-agents': 'src/adapters/openai-agents/index.ts',
 } as const
 type Entry = keyof typeof ENTRIES
 
@@ -27,6 +29,11 @@ const CLASS_SECTIONS: readonly { entry: Entry; name: string; section: string }[]
     entry: 'context-ledger/strands',
     name: 'PersistentConversationManager',
     section: 'class PersistentConversationManager (context-ledger/strands)',
+  },
+  {
+    entry: 'context-ledger/openai-agents',
+    name: 'LedgerSession',
+    section: 'class LedgerSession (context-ledger/openai-agents)',
   },
 ]
 

@@ -11,8 +11,11 @@ import { openContextStore } from '../../src/index.js'
 import { tempDir } from '../helpers/temp-store.js'
 import { codeBlocks, readRepoFile, ROOT } from './markdown.js'
 
-// The starts: the blocks that import the package (the others are fragments of them).
-const blocks = codeBlocks(readRepoFile('README.md'), 'ts').filter((b) => /^import /m.test(b))
+// The starts: the blocks that import the package (the others are fragments of them); the OpenAI Agents
+// start runs in openai-agents-examples.test.ts.
+const blocks = codeBlocks(readRepoFile('README.md'), 'ts').filter(
+  (b) => /^import /m.test(b) && !b.includes("from 'context-ledger/openai-agents'"),
+)
 const dir = tempDir()
 // Inside the repository, so the module resolves the repository's node_modules.
 const moduleDir = join(ROOT, '.tmp', `readme-examples-${process.pid}`)

@@ -4,13 +4,12 @@
  * the budget, the window after the restart is the one before, recall found the fact that left the window,
  * summaries were written — and the file it leaves says the same, for the library and for the CLI.
  */
-import { spawnSync } from 'node:child_process'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ledgerSession } from '../../src/adapters/ai-sdk/index.js'
 import { openContextStore } from '../../src/index.js'
 import { SESSION_ID, TOKEN_BUDGET } from '../../examples/ai-sdk-demo-agent.js'
 import { jsonTokens } from '../../examples/ai-sdk-demo-model.js'
+import { numbersIn, tsx } from '../helpers/demo-run.js'
 import { tempDir } from '../helpers/temp-store.js'
 
 // One run for every test of the file (it takes a few seconds): a directory for the whole file.
@@ -18,13 +17,6 @@ const dir = tempDir('context-ledger-ai-sdk-demo-')
 afterAll(() => {
   dir.cleanup()
 })
-const ROOT = join(import.meta.dirname, '..', '..')
-const tsx = (script: string, ...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, script), ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 120_000,
-  })
 
 let out = ''
 let file = ''
@@ -36,7 +28,7 @@ beforeAll(() => {
   out = run.stdout
 }, 120_000)
 
-const numbers = (re: RegExp) => [...out.matchAll(re)].map((m) => Number((m[1] ?? '').replaceAll(',', '')))
+const numbers = (re: RegExp) => numbersIn(out, re)
 
 describe('npm run demo -- --ai-sdk', () => {
   it('runs 30+ generateText turns, and no prompt the model got was over the token budget', () => {
