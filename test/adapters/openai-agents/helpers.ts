@@ -24,6 +24,11 @@ export interface ToolLoopOptions {
   readonly maxInputTokens?: number
   /** Emit a reasoning item before each call and before the answer. */
   readonly reasoning?: boolean
+  /**
+   * Put before every id and answer (`fc_<prefix>3`, `done <prefix>3`), so models in several processes
+   * sharing a session never reuse a call id (the session refuses one reused with other content).
+   */
+  readonly prefix?: string
 }
 
 /** The items after the input's last user message. */
@@ -58,7 +63,8 @@ export class ToolLoopModel implements Model {
     const done = sinceLastUser(input).filter(
       (i) => (i as { type?: string }).type === 'function_call_result',
     ).length
-    const id = this.next++
+    const n = this.next++
+    const id = `${this.options.prefix ?? ''}${n}`
     const reasoning: AgentInputItem[] = this.options.reasoning
       ? [{ type: 'reasoning', id: `rs_${id}`, content: [{ type: 'input_text', text: `thinking ${id}` }] }]
       : []
@@ -72,7 +78,7 @@ export class ToolLoopModel implements Model {
               callId: `call_${id}`,
               name: this.options.tool,
               status: 'completed',
-              arguments: JSON.stringify({ n: id }),
+              arguments: JSON.stringify({ n }),
             },
           ]
         : [
