@@ -18,6 +18,7 @@
  */
 import type Database from 'better-sqlite3'
 import { prepareSpec } from '../db/typed-statement.js'
+import { formatNamed } from '../formats/index.js'
 import { parseLimits } from '../store/explain.js'
 import { isPlainUser, isTrimPointAt, type MessageShape } from './archive-facts.js'
 import { CHECK_READS, type CheckSessionRow } from './statements.js'
@@ -34,6 +35,32 @@ function isShapeToolPairStart(m: MessageShape, next: MessageShape | undefined): 
     next.role === 'user' &&
     next.results.length > 0
   )
+}
+
+/**
+ * For a format whose items each make one call (`callIdsOnce`): by seq, whether a call made before the
+ * message was still waiting when it came (a pair may not start there).
+ */
+function waitingBefore(shapes: readonly MessageShape[]): boolean[] {
+  const open = new Set<string>()
+  return shapes.map((m) => {
+    const blocked = open.size > 0
+    for (const id of m.results) open.delete(id)
+    for (const id of m.uses) open.add(id)
+    return blocked
+  })
+}
+
+/** `pair_start` as the store derives it for the session's format (see `pairAt` in append-rows.ts). */
+function pairStartsOf(session: CheckSessionRow, shapes: readonly MessageShape[]): (seq: number) => boolean {
+  const alone = formatNamed(session.format).callIdsOnce
+  const blocked = alone ? waitingBefore(shapes) : []
+  return (seq) => {
+    const m = shapes[seq]
+    const next = shapes[seq + 1]
+    if (m === undefined || !isShapeToolPairStart(m, next)) return false
+    return !alone || (blocked[seq] !== true && m.uses.every((id) => next?.results.includes(id) === true))
+  }
 }
 
 /**
@@ -67,6 +94,7 @@ export function checkLedgerRows(
   let sum = 0
   let kept = 0
   let keptTokens = 0
+  const pairStart = pairStartsOf(session, shapes)
   for (const r of prepareSpec(db, CHECK_READS.messages).iterate(pk)) {
     const m = shapes[r.seq]
     if (m === undefined) continue
@@ -74,13 +102,12 @@ export function checkLedgerRows(
     sum += r.tokens
     if (r.cum_tokens !== sum)
       sums.add(r.seq, `seq ${r.seq} has cum_tokens ${r.cum_tokens}, the running sum is ${sum}`)
-    const next = shapes[r.seq + 1]
     const derived: [string, number, boolean][] = [
       ['plain_user', r.plain_user, isPlainUser(m)],
       ['has_tool_use', r.has_tool_use, m.uses.length > 0],
       ['has_tool_result', r.has_tool_result, m.results.length > 0],
       ['trim_point', r.trim_point, isTrimPointAt(shapes, r.seq)],
-      ['pair_start', r.pair_start, isShapeToolPairStart(m, next)],
+      ['pair_start', r.pair_start, pairStart(r.seq)],
     ]
     for (const [column, stored, is] of derived)
       if ((stored === 1) !== is)

@@ -49,7 +49,7 @@ export function appendRows(
   let total = session.total_tokens
   // The previous message: its class (for the flags the next message settles) and the flags it was written
   // with.
-  let prev: { seq: number; cls: MessageClass; trim: boolean; pair: boolean } | undefined
+  let prev: { seq: number; cls: MessageClass; trim: boolean; pair: boolean; blocked: boolean } | undefined
   if (known !== undefined && known.last_role !== null) {
     prev = {
       seq: n - 1,
@@ -62,6 +62,8 @@ export function appendRows(
       },
       trim: known.last_trim_point === 1,
       pair: known.last_pair_start === 1,
+      // Settled below, from the calls waiting now, for a format whose calls each stand alone.
+      blocked: false,
     }
   }
   // The calls waiting for their results before the next message, read from the session once (only when its
@@ -80,6 +82,27 @@ export function appendRows(
       : undefined
   const waitingNow = (): { id: string; name: string }[] =>
     (waiting ??= st.openCalls.all(pk).map((c) => ({ id: c.tool_use_id, name: c.name })))
+  // In a format whose items each make one call (an Agents function_call), the newest row, when it makes a
+  // call, made the newest waiting one; any other waiting call was open before it.
+  if (format.callIdsOnce && prev !== undefined && prev.cls.toolUseIds.length > 0) {
+    const open = waitingNow()
+    const own = open.at(-1)
+    prev = {
+      ...prev,
+      cls: { ...prev.cls, toolUseIds: own === undefined ? [] : [own.id] },
+      blocked: open.length > 1,
+    }
+  }
+  /**
+   * Whether `current` starts a tool pair a window may open at. In a format whose items each make one call,
+   * only when the next item answers it and no other call waits before it (parallel calls, or another
+   * writer's round while a call waits for approval, would otherwise open a window between a call and its
+   * result).
+   */
+  const pairAt = (current: MessageClass, next: MessageClass | undefined, blocked: boolean): boolean =>
+    isToolPairStart(current, next) &&
+    (!format.callIdsOnce ||
+      (!blocked && current.toolUseIds.every((id) => next?.toolResultIds.includes(id) === true)))
   // `next` is the message expected to follow (the next one of the batch): flags that depend on it are
   // written with the row, and corrected below in the rare case something else followed.
   const insert = (
@@ -87,6 +110,7 @@ export function appendRows(
     next: MessageClass | undefined,
     index: number,
     repeatOf: number | null,
+    blocked = false,
   ): { seq: number; shown: StoredMessageData | undefined } => {
     const seq = n
     // Every result answers a call. A call the session never made is refused; one that is no longer
@@ -113,7 +137,7 @@ export function appendRows(
     const c = m.cls
     total += m.tokens
     const trim = isTrimPoint(c, next)
-    const pair = isToolPairStart(c, next)
+    const pair = pairAt(c, next, blocked)
     ledger.search.messageAppended(m.body.length)
     st.insertMessage.run(
       pk,
@@ -138,7 +162,7 @@ export function appendRows(
     )
     if (prev !== undefined) {
       const prevTrim = isTrimPoint(prev.cls, c)
-      const prevPair = isToolPairStart(prev.cls, c)
+      const prevPair = pairAt(prev.cls, c, prev.blocked)
       if (prevTrim !== prev.trim || prevPair !== prev.pair)
         st.setCutFlags.run(prevTrim ? 1 : 0, prevPair ? 1 : 0, pk, prev.seq)
     }
@@ -162,7 +186,7 @@ export function appendRows(
       st.insertToolCall.run(pk, u.id, u.name, seq)
     }
     if (m.pinned) st.insertPinEvent.run(pk, seq, 'pin', 'append', 'metadata.custom.pinned', now)
-    prev = { seq, cls: c, trim, pair }
+    prev = { seq, cls: c, trim, pair, blocked }
     n++
     return { seq, shown }
   }
@@ -243,7 +267,8 @@ export function appendRows(
       const row = interruptedToolResults(missing, ledger.limits, format)
       repair = entryOf(row, insert(row, m.cls, i, null), null)
     }
-    const at = insert(m, prepared[i + 1]?.cls, i, repeatOf)
+    // Calls still waiting before this message (none once a repair row answered them).
+    const at = insert(m, prepared[i + 1]?.cls, i, repeatOf, carries && missing.length > 0)
     waiting = [...(carries ? missing : []), ...m.toolUses.map((u) => ({ id: u.id, name: u.name }))]
     const entry = entryOf(m, at, repeatOf)
     entries.push(repair === undefined ? entry : { ...entry, repair })

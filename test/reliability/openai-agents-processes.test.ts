@@ -186,10 +186,9 @@ describe('LedgerSession under run() in several processes', () => {
     // Each repaired call's real result arrived late and is archived too (checked above, once).
     console.log('calls answered by a repair row, their result arriving late:', repairs.length)
     await expectValidItems(path)
-    // Not `expectWindowRules`: when one writer's call waits for approval and the other's whole tool round
-    // lands before its result (no prompt between, so no repair), the store may cut the window inside the
-    // waiting pair and show the result without its call; `getItems()` drops that result, so the model's
-    // input stays valid (asserted above), but the core's rule is broken. Left to the core (see the report).
+    // One writer's call waits for approval while the other's whole tool round lands before its result (no
+    // prompt between, so no repair): no window may open inside that waiting pair.
+    expectWindowRules(path)
   }, 600_000)
 
   it('loses no acknowledged turn when a process is killed mid-run, and a fresh process resumes the session', async () => {

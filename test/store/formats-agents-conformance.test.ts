@@ -163,13 +163,11 @@ describe(`a session of the 'openai-agents' format [${BACKEND}]`, () => {
 })
 
 /**
- * One generated exchange: a prompt, then steps of reasoning and a call, then a reply. One call a step:
- * parallel calls (several call items in a row) are left out of the window property because the core's
- * fallback cut (`isToolPairStart`: an assistant call followed by a result, ids not compared) may open a
- * window at the second call of a group, before the first call's result — a core rule to change, reported.
+ * One generated exchange: a prompt, then steps of reasoning and calls (parallel calls: several call items
+ * in a row, answered by several result items), then a reply.
  */
 const exchange = fc.record({
-  steps: fc.array(fc.record({ reason: fc.boolean(), calls: fc.integer({ min: 0, max: 1 }) }), {
+  steps: fc.array(fc.record({ reason: fc.boolean(), calls: fc.integer({ min: 0, max: 3 }) }), {
     maxLength: 3,
   }),
   reply: fc.boolean(),
@@ -219,13 +217,28 @@ function assertWindow(window: readonly MessageData[]): void {
 }
 
 describe(`the window of an openai-agents session [${BACKEND}]`, () => {
+  it("opens no window inside a call waiting for its result while another writer's round lands", async () => {
+    const m = backend.manager(shared, { sessionId: `w-${session++}`, windowSize: 4, format: 'openai-agents' })
+    // A call waits (for an approval); another writer's whole round lands; then the first call's result.
+    await m.append([user('go'), call('a')])
+    await m.append([call('b'), result('b'), answer('b done')])
+    await m.append([result('a')])
+    await m.applyWindow()
+    assertWindow(await m.window())
+    // Parallel calls answered after both were made.
+    await m.append([user('two at once'), call('p'), call('q'), result('p'), result('q')])
+    await m.applyWindow()
+    assertWindow(await m.window())
+  })
+
   it('never splits a call from its result, nor reasoning from its item, under random limits', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(exchange, { minLength: 1, maxLength: 6 }),
         fc.integer({ min: 1, max: 12 }),
         fc.option(fc.integer({ min: 20, max: 200 }), { nil: undefined }),
-        async (exchanges, windowSize, tokenBudget) => {
+        fc.array(fc.integer({ min: 1, max: 5 }), { maxLength: 8 }),
+        async (exchanges, windowSize, tokenBudget, chunks) => {
           const items = itemsOf(exchanges)
           const m = backend.manager(shared, {
             sessionId: `p-${session++}`,
@@ -233,7 +246,14 @@ describe(`the window of an openai-agents session [${BACKEND}]`, () => {
             tokenBudget,
             format: 'openai-agents',
           })
-          await m.append(items)
+          // Appended in chunks: a call and its result may arrive in different appends.
+          let at = 0
+          for (const size of chunks) {
+            if (at >= items.length) break
+            await m.append(items.slice(at, at + size))
+            at += size
+          }
+          if (at < items.length) await m.append(items.slice(at))
           await m.applyWindow()
           assertWindow(await m.window())
           await m.reduce()
