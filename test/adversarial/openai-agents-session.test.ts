@@ -97,9 +97,9 @@ describe('popItem and replace_suffix keep the model input provider-valid', () =>
     await s.popItem() // takes out user b
     const popped = await s.popItem()
     // The newest item the model saw (c2's result) is returned; the repair row it came from, which answered
-    // c1 as well, is withdrawn whole (documented): both calls now wait in the newest turn.
+    // c1 as well, is withdrawn whole (documented): calls whose results were withdrawn are not shown.
     expect(json(popped)).toMatchObject({ type: 'function_call_result', callId: 'c2' })
-    expect(json(await s.getItems())).toStrictEqual(json([user('a'), call('c1'), call('c2')]))
+    expect(json(await s.getItems())).toStrictEqual(json([user('a')]))
     // A new prompt: the calls are repaired again or left out, never shown without results.
     await s.addItems([user('c')])
     expect(providerProblems(await s.getItems())).toStrictEqual([])

@@ -3,9 +3,10 @@
  * withdrew (`popItem`, `clearSession`, a history transaction's replaced suffix — each recorded by a
  * withdrawal marker row, never by deleting), with the library's notes taken off, a repair row answering
  * several calls shown as one result item per call, and nothing a provider refuses: a tool result whose
- * call is not shown (a call withdrawn before its repair row was written), a call whose result is not shown
- * once anything but other calls follows it (its result was withdrawn; the calls of the newest step may
- * still wait for theirs), or a reasoning item that is not followed by the output item it belongs to. When a compaction
+ * call is not shown (a call withdrawn before its repair row was written), a call whose result was
+ * withdrawn or that a prompt follows without it (a call still waiting — for an approval, with another
+ * writer's items after it — stays), or a reasoning item not followed at once by the output item it
+ * belongs to. When a compaction
  * item is shown, what the model is handed starts there, as the runner's replay does: the compaction item
  * stands for everything before it.
  */
@@ -61,23 +62,37 @@ const isOutput = (item: AgentItem): boolean =>
  */
 export function visibleItems(entries: readonly PortWindowEntry[]): VisibleItem[] {
   let shown: VisibleItem[] = []
+  // Calls whose result a marker withdrew: shown again only with a result.
+  const withdrawnResults = new Set<string>()
   for (const entry of entries) {
     const item = entry.message as unknown as AgentItem
     const withdrawal = withdrawalOf(item)
     if (withdrawal !== undefined) {
       const w = withdrawal.withdraw
-      shown = 'before' in w ? [] : shown.filter((v) => v.seq === undefined || !within(v.seq, w.seqs))
+      const gone = (v: VisibleItem): boolean =>
+        'before' in w || (v.seq !== undefined && within(v.seq, w.seqs))
+      for (const v of shown)
+        if (gone(v) && RESULT_TYPES.has(String(v.item.type)) && typeof v.item.callId === 'string')
+          withdrawnResults.add(v.item.callId)
+      shown = shown.filter((v) => !gone(v))
       continue
     }
     const expanded = expandRepair(item as never) as unknown as AgentItem[]
     for (const one of expanded) shown.push({ seq: entry.seq, pinned: entry.pinned, item: withoutNotes(one) })
   }
   const compaction = shown.findLastIndex((v) => v.item.type === 'compaction')
-  return paired(compaction > 0 ? shown.slice(compaction) : shown)
+  return paired(compaction > 0 ? shown.slice(compaction) : shown, withdrawnResults)
 }
 
-/** Drops results whose call is not shown before them, and reasoning not followed by its output item. */
-function paired(items: readonly VisibleItem[]): VisibleItem[] {
+/** Whether the item is a prompt: a user message. */
+const isPrompt = (item: AgentItem): boolean =>
+  (item.type === 'message' || item.type === undefined) && item.role === 'user'
+
+/**
+ * Drops results whose call is not shown before them, calls whose result was withdrawn or that a prompt
+ * follows without their result, and reasoning not followed at once by its output item.
+ */
+function paired(items: readonly VisibleItem[], withdrawnResults: ReadonlySet<string>): VisibleItem[] {
   const calls = new Set<string>()
   const answered = new Set<string>()
   const kept: VisibleItem[] = []
@@ -91,19 +106,19 @@ function paired(items: readonly VisibleItem[]): VisibleItem[] {
     }
     kept.push(v)
   }
-  // A call without a shown result stays only in the newest step, still waiting for it: when nothing but
-  // calls and reasoning items follow it.
-  const isCall = (v: VisibleItem): boolean => CALL_TYPES.has(String(v.item.type))
-  const settled = kept.findLastIndex((v) => !isCall(v) && v.item.type !== 'reasoning')
+  // A call without a shown result may still be waiting for it (an approval, another writer's items in
+  // between): it stays unless its result was withdrawn, or a prompt follows it.
+  const lastPrompt = kept.findLastIndex((v) => isPrompt(v.item))
   const out = kept.filter((v, i) => {
     const callId = v.item.callId
-    return !(isCall(v) && typeof callId === 'string' && !answered.has(callId) && i < settled)
+    if (!CALL_TYPES.has(String(v.item.type)) || typeof callId !== 'string' || answered.has(callId))
+      return true
+    return !withdrawnResults.has(callId) && i > lastPrompt
   })
+  // A reasoning item goes with the output item right after it; without one, a provider refuses it.
   return out.filter((v, i) => {
     if (v.item.type !== 'reasoning') return true
-    let k = i + 1
-    while (out[k]?.item.type === 'reasoning') k++
-    const next = out[k]
+    const next = out[i + 1]
     return next !== undefined && isOutput(next.item)
   })
 }
