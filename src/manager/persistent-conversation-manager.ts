@@ -380,12 +380,10 @@ export class PersistentConversationManager {
     const parsed = summarizeOptions.safeParse(options)
     if (!parsed.success) throw optionsError(parsed.error, 'summarize')
     const o = parsed.data
-    return foldIntoSummary(
-      this.summaryContext(),
-      summarizer,
-      summarizeFoldRequest(o),
-      { systemPrompt: o.systemPrompt, model: o.model },
-    )
+    return foldIntoSummary(this.summaryContext(), summarizer, summarizeFoldRequest(o), {
+      systemPrompt: o.systemPrompt,
+      model: o.model,
+    })
   }
 
   /**

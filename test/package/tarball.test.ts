@@ -112,7 +112,9 @@ describe('the tarball', () => {
 
   it('keeps @strands-agents/sdk, @openai/agents and ai out of the root entry', () => {
     const { bare } = importGraph(join(unpacked, 'package/dist/index.js'))
-    expect([...bare].filter((s) => s.startsWith('@strands-agents') || s.startsWith('@openai/'))).toStrictEqual([])
+    expect(
+      [...bare].filter((s) => s.startsWith('@strands-agents') || s.startsWith('@openai/')),
+    ).toStrictEqual([])
     expect(
       [...bare].filter((s) => s === 'ai' || s.startsWith('ai/') || s.startsWith('@ai-sdk/')),
     ).toStrictEqual([])
@@ -134,8 +136,9 @@ describe('the tarball', () => {
   it('keeps @strands-agents/sdk, ai and pg out of the openai-agents entry, which loads @openai/agents', () => {
     const { bare } = importGraph(join(unpacked, 'package/dist/adapters/openai-agents/index.js'))
     const allowed = (s: string): boolean =>
-      ['@openai/agents', 'better-sqlite3', 'drizzle-orm', 'zod'].some((d) => s === d || s.startsWith(`${d}/`)) ||
-      s.startsWith('node:')
+      ['@openai/agents', 'better-sqlite3', 'drizzle-orm', 'zod'].some(
+        (d) => s === d || s.startsWith(`${d}/`),
+      ) || s.startsWith('node:')
     expect([...bare].filter((s) => !allowed(s))).toStrictEqual([])
     expect([...bare]).toContain('@openai/agents')
   })

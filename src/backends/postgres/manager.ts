@@ -323,12 +323,10 @@ export class PostgresConversationManager implements AsyncLedgerManager {
     const parsed = summarizeOptions.safeParse(options)
     if (!parsed.success) throw optionsError(parsed.error, 'summarize')
     const o = parsed.data
-    return foldIntoSummary(
-      this.summaryContext(),
-      summarizer,
-      summarizeFoldRequest(o),
-      { systemPrompt: o.systemPrompt, model: o.model },
-    )
+    return foldIntoSummary(this.summaryContext(), summarizer, summarizeFoldRequest(o), {
+      systemPrompt: o.systemPrompt,
+      model: o.model,
+    })
   }
 
   /**

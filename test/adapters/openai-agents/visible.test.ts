@@ -26,15 +26,13 @@ const row = (i: number) =>
     fc
       .integer({ min: 0, max: 5 })
       .map((c) => ({ type: 'function_call', callId: `c${c}`, name: 'f', arguments: '{}' })),
-    fc
-      .integer({ min: 0, max: 5 })
-      .map((c) => ({
-        type: 'function_call_result',
-        callId: `c${c}`,
-        name: 'f',
-        status: 'completed',
-        output: 'x',
-      })),
+    fc.integer({ min: 0, max: 5 }).map((c) => ({
+      type: 'function_call_result',
+      callId: `c${c}`,
+      name: 'f',
+      status: 'completed',
+      output: 'x',
+    })),
     fc.constant(withdrawalMarker({ before: i })),
     fc
       .tuple(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 1, max: 3 }))
