@@ -85,7 +85,7 @@ async function printWindowAndArchive(o: Opened): Promise<void> {
     `  archive (history(): every item ever added, nothing deleted) ${history.length} rows: ${tally(history)}`,
   )
   console.log(
-    "  (one window user message is the ledger's summary of what the compaction item replaced; the runner's input starts at the compaction item)",
+    '  (the window starts at the compaction item; the ledger summary standing for what it replaced, and every original, are in the archive: `window --explain` shows it)',
   )
 }
 

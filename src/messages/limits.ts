@@ -86,6 +86,8 @@ export function describeValue(value: unknown): string {
         : `a string of ${value.length} chars`
     case 'undefined':
       return 'undefined'
+    case 'object':
+      return 'an object'
     default:
       return `a ${typeof value}`
   }
