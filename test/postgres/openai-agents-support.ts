@@ -22,7 +22,13 @@ export const call = (id: string): AgentInputItem =>
   ({ type: 'function_call', callId: id, name: 'f', arguments: '{}', status: 'completed' }) as AgentInputItem
 /** Its result. */
 export const result = (id: string): AgentInputItem =>
-  ({ type: 'function_call_result', callId: id, name: 'f', status: 'completed', output: `out ${id}` }) as AgentInputItem
+  ({
+    type: 'function_call_result',
+    callId: id,
+    name: 'f',
+    status: 'completed',
+    output: `out ${id}`,
+  }) as AgentInputItem
 /** A compaction item. */
 export const compaction = (t: string): AgentInputItem =>
   ({ type: 'compaction', encrypted_content: t }) as AgentInputItem
@@ -38,7 +44,7 @@ export const turn = (tag: string): AgentInputItem[] => [
 /** Every stored message of a session, as JSON text, oldest first. */
 export async function archive(store: PostgresContextStore, sessionId: string): Promise<string[]> {
   const out: string[] = []
-  for (let from = 0; ; ) {
+  for (let from = 0; ;) {
     const page = await store.history(sessionId, { fromSeq: from, limit: 500 })
     if (page.length === 0) return out
     for (const e of page) out.push(JSON.stringify(e.message))
@@ -63,8 +69,9 @@ export async function occurrences(
 
 /** How many markers of the operation the archive holds. */
 export async function markersOf(store: PostgresContextStore, sessionId: string, id: string): Promise<number> {
-  return (await archive(store, sessionId)).filter((m) => m.includes(`"operation":{"id":${JSON.stringify(id)}`))
-    .length
+  return (await archive(store, sessionId)).filter((m) =>
+    m.includes(`"operation":{"id":${JSON.stringify(id)}`),
+  ).length
 }
 
 /** The error a rejected call gave: a ContextLedgerError's code, or a description of a raw error. */
@@ -80,6 +87,7 @@ export async function untilDone<T>(fn: () => Promise<T>, codes: string[], tries 
     } catch (error) {
       codes.push(typed(error))
       if (i >= tries) throw error
+      await sleep(10)
     }
   }
 }
