@@ -212,7 +212,7 @@ describe('the summary model fails after a call committed its items (no outage at
 /** Terminates every backend of the database every few ms, with a short refusal of connections now and then. */
 function storm(url: string, seed: number): { stop: () => Promise<number> } {
   const { cut, restore } = outage(url)
-  let running = true
+  const control = { running: true }
   let kills = 0
   let state = seed
   const rand = (n: number): number => {
@@ -220,7 +220,7 @@ function storm(url: string, seed: number): { stop: () => Promise<number> } {
     return state % n
   }
   const loop = (async () => {
-    while (running) {
+    while (control.running) {
       await sleep(20 + rand(60))
       await cut()
       kills++
@@ -231,7 +231,7 @@ function storm(url: string, seed: number): { stop: () => Promise<number> } {
   })()
   return {
     stop: async () => {
-      running = false
+      control.running = false
       await loop
       await restore()
       return kills

@@ -3,35 +3,36 @@
  * and a check that an error is the library's typed one.
  */
 import type { AgentInputItem } from '@openai/agents'
-import type { LedgerSession } from '../../src/adapters/openai-agents/index.js'
 import { ContextLedgerError } from '../../src/index.js'
 import type { PostgresContextStore } from '../../src/backends/postgres/index.js'
 
 /** A user message. */
 export const user = (t: string): AgentInputItem => ({ type: 'message', role: 'user', content: t })
 /** An assistant message. */
-export const said = (t: string): AgentInputItem =>
-  ({
-    type: 'message',
-    role: 'assistant',
-    status: 'completed',
-    content: [{ type: 'output_text', text: t }],
-  }) as AgentInputItem
+export const said = (t: string): AgentInputItem => ({
+  type: 'message',
+  role: 'assistant',
+  status: 'completed',
+  content: [{ type: 'output_text', text: t }],
+})
 /** A function call. */
-export const call = (id: string): AgentInputItem =>
-  ({ type: 'function_call', callId: id, name: 'f', arguments: '{}', status: 'completed' }) as AgentInputItem
+export const call = (id: string): AgentInputItem => ({
+  type: 'function_call',
+  callId: id,
+  name: 'f',
+  arguments: '{}',
+  status: 'completed',
+})
 /** Its result. */
-export const result = (id: string): AgentInputItem =>
-  ({
-    type: 'function_call_result',
-    callId: id,
-    name: 'f',
-    status: 'completed',
-    output: `out ${id}`,
-  }) as AgentInputItem
+export const result = (id: string): AgentInputItem => ({
+  type: 'function_call_result',
+  callId: id,
+  name: 'f',
+  status: 'completed',
+  output: `out ${id}`,
+})
 /** A compaction item. */
-export const compaction = (t: string): AgentInputItem =>
-  ({ type: 'compaction', encrypted_content: t }) as AgentInputItem
+export const compaction = (t: string): AgentInputItem => ({ type: 'compaction', encrypted_content: t })
 
 /** A full turn: prompt, call, result, answer — ids unique by `tag`. */
 export const turn = (tag: string): AgentInputItem[] => [
@@ -47,8 +48,10 @@ export async function archive(store: PostgresContextStore, sessionId: string): P
   for (let from = 0; ;) {
     const page = await store.history(sessionId, { fromSeq: from, limit: 500 })
     if (page.length === 0) return out
-    for (const e of page) out.push(JSON.stringify(e.message))
-    from = page.at(-1)!.seq + 1
+    for (const e of page) {
+      out.push(JSON.stringify(e.message))
+      from = e.seq + 1
+    }
   }
 }
 
@@ -90,11 +93,6 @@ export async function untilDone<T>(fn: () => Promise<T>, codes: string[], tries 
       await sleep(10)
     }
   }
-}
-
-/** The session's model input with its check. */
-export async function input(session: LedgerSession<PostgresContextStore>): Promise<AgentInputItem[]> {
-  return session.getItems()
 }
 
 /** Sleeps. */
