@@ -23,16 +23,6 @@ const lookup = tool({
   execute: ({ n }) => `result ${n}: ${'lorem ipsum '.repeat(40)}`,
 })
 
-/** An assistant message. */
-const answer = (text: string): AgentInputItem[] => [
-  {
-    type: 'message',
-    role: 'assistant',
-    status: 'completed',
-    content: [{ type: 'output_text', text }],
-  },
-]
-
 /** An Agents model that writes summaries: `words` words each time. */
 class SummaryModel implements Model {
   calls = 0
