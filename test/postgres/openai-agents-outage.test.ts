@@ -77,110 +77,92 @@ async function setup(windowSize: number): Promise<{
   store: PostgresContextStore
   arm: () => void
   restore: () => Promise<void>
+  errors: string[]
 }> {
   const url = await database()
   const store = await open(url)
   const { cut, restore } = outage(url)
   const { summarizer, arm } = cuttingSummarizer(cut)
-  const session = new LedgerSession({ store, sessionId: 's', windowSize, summarize: summarizer })
-  return { session, store, arm, restore }
+  const errors: string[] = []
+  const session = new LedgerSession({
+    store,
+    sessionId: 's',
+    windowSize,
+    summarize: summarizer,
+    onError: (e) => errors.push(typed(e)),
+  })
+  return { session, store, arm, restore, errors }
 }
 
+const outcome = (p: Promise<unknown>): Promise<string> =>
+  p.then(
+    () => 'resolved',
+    (e: unknown) => typed(e),
+  )
+
 describe('the database goes away after a call committed its items (during the summary model call)', () => {
-  it('FAILS: addItems rejects with STORAGE_ERROR although its items were stored; the retry stores them twice', async () => {
-    const { session, store, arm, restore } = await setup(4)
+  it('addItems resolves once its items are stored, tells onError, and the window is bounded at the next read', async () => {
+    const { session, store, arm, restore, errors } = await setup(4)
     await session.addItems(turn('0'))
     const items = [user('again?'), said('yes'), user('and?'), said('done')]
     arm()
-    const error = await session.addItems(items).then(
-      () => 'resolved',
-      (e: unknown) => typed(e),
-    )
+    // The items were committed before the summary model ran: the runner must not see a failure (it would
+    // take the run as failed, and a retry would store the turn twice).
+    expect(await outcome(session.addItems(items))).toBe('resolved')
+    expect(errors.length).toBeGreaterThan(0)
+    expect(errors.every((c) => !c.startsWith('not a'))).toBe(true)
     await restore()
-    // Typed, as promised.
-    expect(error).toBe('STORAGE_ERROR')
-    // "Nothing half-written is left … retrying it yourself is safe" (docs/postgres.md): the caller saw a
-    // failure, so it retries the same call.
-    await session.addItems(items)
-    const counts = await occurrences(store, 's', items)
-    // Got: each of the four items twice — the failed call had committed them; addItems' items get ids
-    // the ledger mints, so the retry is not recognised as one.
-    expect([...counts.values()]).toStrictEqual([1, 1, 1, 1])
+    expect([...(await occurrences(store, 's', items)).values()]).toStrictEqual([1, 1, 1, 1])
+    const shown = await session.getItems()
+    expect(shown.length).toBeLessThanOrEqual(4)
+    expect(providerProblems(shown)).toStrictEqual([])
   })
 
-  it('FAILS: the same retry of a turn with a tool call is refused as INVALID_MESSAGE (call id "already made")', async () => {
+  it('a turn with a tool call: stored once, nothing for the caller to retry', async () => {
     const { session, store, arm, restore } = await setup(4)
     await session.addItems(turn('0'))
     const items = turn('1')
     arm()
-    const error = await session.addItems(items).then(
-      () => 'resolved',
-      (e: unknown) => typed(e),
-    )
+    expect(await outcome(session.addItems(items))).toBe('resolved')
     await restore()
-    expect(error).toBe('STORAGE_ERROR')
-    // Got: INVALID_MESSAGE at [1].callId — the caller is told its input is bad, while the items it
-    // was told failed are in fact stored. Promised: retrying is safe (a no-op for what was written).
-    const retry = await session.addItems(items).then(
-      () => 'resolved',
-      (e: unknown) => typed(e),
-    )
-    expect(retry).toBe('resolved')
     expect([...(await occurrences(store, 's', items)).values()]).toStrictEqual([1, 1, 1, 1])
+    expect(providerProblems(await session.getItems())).toStrictEqual([])
   })
 
-  it('applyHistoryTransaction: the retry of the same operation id is a no-op — applied exactly once', async () => {
+  it('applyHistoryTransaction: resolves once applied, and a retry of the operation id is a no-op', async () => {
     const { session, store, arm, restore } = await setup(4)
     await session.addItems(turn('0'))
     const items = turn('1')
     const args = { operationId: 'op-1', transaction: { type: 'append_items' as const, items } }
     arm()
-    const error = await session.applyHistoryTransaction(args).then(
-      () => 'resolved',
-      (e: unknown) => typed(e),
-    )
+    expect(await outcome(session.applyHistoryTransaction(args))).toBe('resolved')
     await restore()
-    expect(error).toBe('STORAGE_ERROR')
     await session.applyHistoryTransaction(structuredClone(args))
     expect([...(await occurrences(store, 's', items)).values()]).toStrictEqual([1, 1, 1, 1])
     expect(await markersOf(store, 's', 'op-1')).toBe(1)
-    expect(providerProblems(await session.getItems())).toStrictEqual([])
+    const shown = await session.getItems()
+    expect(shown.length).toBeLessThanOrEqual(4)
+    expect(providerProblems(shown)).toStrictEqual([])
   })
 
-  it('FAILS: after that retry (a no-op) the window is left over its windowSize until the next write', async () => {
-    const { session, arm, restore } = await setup(4)
-    await session.addItems(turn('0'))
-    const args = { operationId: 'op-1', transaction: { type: 'append_items' as const, items: turn('1') } }
-    arm()
-    await session.applyHistoryTransaction(args).catch(() => undefined)
-    await restore()
-    await session.applyHistoryTransaction(structuredClone(args))
-    // The retry returns early (already applied) and skips the limits the failed call never wrote:
-    // "bounded by windowSize" (issue 23) does not hold for what the runner reads next.
-    // Got: 8 items shown (9 window rows with the marker) under windowSize 4.
-    expect((await session.getItems()).length).toBeLessThanOrEqual(4)
-  })
-
-  it('FAILS: replaceHistoryWithCompaction rejects although it was stored; the retry archives the compaction twice', async () => {
+  it('replaceHistoryWithCompaction resolves once stored; the compaction is archived once', async () => {
     const { session, store, arm, restore } = await setup(4)
     await session.addItems([...turn('0'), ...turn('1')])
     // Enough retained items that the window is over its limit after the fold: the summary model runs.
     const compacted = [compaction('ENC'), user('r1'), said('r2'), user('r3'), said('r4')]
     arm()
-    const error = await session.replaceHistoryWithCompaction(compacted).then(
-      () => 'resolved',
-      (e: unknown) => typed(e),
-    )
+    expect(await outcome(session.replaceHistoryWithCompaction(compacted))).toBe('resolved')
     await restore()
-    expect(error).toBe('STORAGE_ERROR')
-    await session.replaceHistoryWithCompaction(compacted)
-    expect(providerProblems(await session.getItems())).toStrictEqual([])
+    const shown = await session.getItems()
+    expect(providerProblems(shown)).toStrictEqual([])
+    // Five retained items under windowSize 4: the limits may take the compaction item out too.
+    expect(shown.length).toBeLessThanOrEqual(4)
     expect([...(await occurrences(store, 's', compacted)).values()]).toStrictEqual([1, 1, 1, 1, 1])
   })
 })
 
 describe('the summary model fails after a call committed its items (no outage at all)', () => {
-  it('FAILS: addItems rejects with SUMMARIZER_FAILED although its items were stored; the retry stores them twice', async () => {
+  it('addItems resolves, the window is cut by eviction instead, and onError is told', async () => {
     const url = await database()
     const store = await open(url)
     let fail = false
@@ -191,21 +173,21 @@ describe('the summary model fails after a call committed its items (no outage at
       }
       return { text: `summary of ${messages.length}`, model: 'scripted' }
     }
-    const session = new LedgerSession({ store, sessionId: 's', windowSize: 4, summarize: summarizer })
+    const errors: string[] = []
+    const session = new LedgerSession({
+      store,
+      sessionId: 's',
+      windowSize: 4,
+      summarize: summarizer,
+      onError: (e) => errors.push(typed(e)),
+    })
     await session.addItems(turn('0'))
     const items = [user('again?'), said('yes'), user('and?'), said('done')]
     fail = true
-    const error = await session.addItems(items).then(
-      () => 'resolved',
-      (e: unknown) => typed(e),
-    )
-    // Got: SUMMARIZER_FAILED, and each item twice after the retry — the items were committed before the
-    // summary model ran (a rate limit of the summary model is enough; no database fault needed).
-    if (error !== 'resolved') await session.addItems(items)
-    expect({ error, counts: [...(await occurrences(store, 's', items)).values()] }).toStrictEqual({
-      error,
-      counts: [1, 1, 1, 1],
-    })
+    expect(await outcome(session.addItems(items))).toBe('resolved')
+    expect(errors).toStrictEqual(['SUMMARIZER_FAILED'])
+    expect([...(await occurrences(store, 's', items)).values()]).toStrictEqual([1, 1, 1, 1])
+    expect((await session.getItems()).length).toBeLessThanOrEqual(4)
   })
 })
 

@@ -58,6 +58,8 @@ function sessionOn(
     store,
     sessionId: 's',
     windowSize: 30,
+    // A summary over the budget is refused and the window evicts instead: expected in one test, quiet here.
+    onError: () => undefined,
     tokenBudget: budget,
     summarize: { model: summary },
   })
@@ -114,7 +116,7 @@ describe('run() on a PostgreSQL LedgerSession with tools, summaries and a token 
         expect(all.filter((m) => m.includes(`"question ${i}.${t}"`))).toHaveLength(1)
   })
 
-  it('FAILS: a summary model that answers at length: every later run fails and the inputs grow past the provider', async () => {
+  it('a summary model that answers at length: every run succeeds, the window is cut by eviction instead, inputs stay bounded', async () => {
     const limit = 5000
     const store = await open(await database())
     // Each summary alone is about 3,000 tokens — more than the session's budget of 2,500.
@@ -127,10 +129,8 @@ describe('run() on a PostgreSQL LedgerSession with tools, summaries and a token 
       await run(agent, `question ${t}`, { session }).catch((e: unknown) =>
         errors.push(`${t}: ${(e as { code?: string }).code ?? ''} ${String(e)}`),
       )
-    // Got: from run 5 on, every run() rejects with SUMMARIZER_FAILED ("a summary of 3007 tokens, more than
-    // the tokenBudget of 2500; nothing was written") — after its items were stored and its model answered —
-    // and nothing is ever evicted instead, so from run 18 the input (5,065 tokens) is over the provider's
-    // limit: "bounded by windowSize / tokenBudget" (issue 23) no longer holds, and the session never recovers.
+    // Each summary is refused (SUMMARIZER_FAILED: over the tokenBudget, nothing written); the window is cut
+    // by eviction instead, the failure goes to onError, and no run fails.
     expect(errors).toStrictEqual([])
     checkInputs(model.inputs, limit)
   })

@@ -46,6 +46,12 @@ export interface LedgerSessionOptions<S extends LedgerSessionStore = ContextStor
   readonly summarize?: LedgerSummarizeConfig | undefined
   /** Counts an item's tokens (default: the format's built-in estimate). */
   readonly tokenCounter?: TokenCounter | undefined
+  /**
+   * Told when the window could not be brought within its limits after items were stored (a summary
+   * model failing, a database gone during the fold): the call that stored them still succeeds, the window
+   * is cut by eviction instead, or before the next read. Default: a process warning.
+   */
+  readonly onError?: ((error: unknown) => void) | undefined
 }
 
 const defined = (what: string) => z.custom<unknown>((v) => v !== undefined && v !== null, `expected ${what}`)
@@ -62,6 +68,9 @@ const optionsSchema = z.strictObject({
   protectedMessages: z.unknown().optional(),
   lowWaterMark: z.unknown().optional(),
   tokenCounter: z.custom<TokenCounter>((v) => typeof v === 'function', 'expected a function').optional(),
+  onError: z
+    .custom<(error: unknown) => void>((v) => typeof v === 'function', 'expected a function')
+    .optional(),
   summarize: z
     .union([
       z.custom<Summarizer>((v) => typeof v === 'function', 'expected a summarizer function'),

@@ -19,7 +19,7 @@ import type { SummarizeResult, Summarizer } from '../../summaries/summarize.js'
 import { isAsyncStore, type AsyncContextStore, type AsyncLedgerManager } from '../strands/async-ledger.js'
 import { asyncPort, sqlitePort, type LedgerPort } from '../port.js'
 import { serial, sessionState, type SessionState } from '../session-queue.js'
-import { foldCompaction } from './compaction.js'
+import { WindowKeeper, warnWindowError } from './keeper.js'
 import { asInput, type AgentItem } from './items.js'
 import { checkSessionOptions, type LedgerSessionOptions, type LedgerSessionStore } from './options.js'
 import { agentsSummarizer } from './summarize.js'
@@ -54,6 +54,7 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
   private readonly port: LedgerPort
   private readonly state: SessionState
   private readonly summarizer: Summarizer | undefined
+  private readonly keeper: WindowKeeper
   private readonly sessionId: string
   private formatChecked = false
 
@@ -62,7 +63,7 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
    * @throws ContextLedgerError `INVALID_OPTIONS` naming a bad or unknown option
    */
   constructor(options: LedgerSessionOptions<S>) {
-    const { store, summarize, ...limits } = checkSessionOptions(options)
+    const { store, summarize, onError, ...limits } = checkSessionOptions(options)
     const core = { ...limits, format: OPENAI_AGENTS_FORMAT } as const
     if (isAsyncStore(store)) {
       const manager = store.manager(core)
@@ -76,6 +77,7 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
     this.sessionId = options.sessionId
     this.state = sessionState(store, options.sessionId)
     this.summarizer = summarize === undefined ? undefined : agentsSummarizer(summarize)
+    this.keeper = new WindowKeeper(this.port, this.summarizer, onError ?? warnWindowError)
     this.tools = ledgerTools(this.port, () => this.run(() => this.shown()))
   }
 
@@ -165,7 +167,9 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
   async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
     await this.run(async () => {
       await this.checkFormat()
-      if (await applyTransaction(this.port, this.sessionId, args)) await this.enforce()
+      await applyTransaction(this.port, this.sessionId, args)
+      // A retry of an applied operation settles too: its first attempt may have failed before it did.
+      await this.keeper.settle()
     })
   }
 
@@ -215,17 +219,12 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
 
   private async shown(): Promise<VisibleItem[]> {
     await this.checkFormat()
+    await this.keeper.beforeRead()
     return visibleItems(await this.port.windowEntries())
   }
 
   private async write(items: readonly unknown[]): Promise<void> {
-    await foldCompaction(this.port, await this.port.append(items))
-    await this.enforce()
-  }
-
-  private enforce(): Promise<unknown> {
-    const summarizer = this.summarizer
-    return summarizer === undefined ? this.port.applyWindow() : this.port.summarizeExcess(summarizer)
+    await this.keeper.afterAppend(await this.port.append(items))
   }
 
   /** Appends the marker `decide` returns, against the count it read; read again when another writer moved. */

@@ -266,6 +266,37 @@ describe('LedgerSession in the run loop, on either backend', () => {
     expect(found).toMatch(/seq \d+ \(user, no longer in your context\): the colour is \**teal/)
   })
 
+  it('never fails a write after its items are stored: a failing summary model falls back to eviction', async () => {
+    const { store } = await open()
+    const errors: unknown[] = []
+    let calls = 0
+    const session = new LedgerSession({
+      store,
+      sessionId: 's',
+      windowSize: 4,
+      summarize: () => {
+        calls++
+        throw new Error('rate limited')
+      },
+      onError: (e) => errors.push(e),
+    })
+    for (let t = 0; t < 5; t++)
+      await session.addItems([
+        { role: 'user', content: `question ${t}` },
+        {
+          type: 'message',
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: `answer ${t}` }],
+        },
+      ] as AgentInputItem[])
+    expect(calls).toBeGreaterThan(0)
+    expect(errors.length).toBe(calls)
+    expect((errors[0] as ContextLedgerError).code).toBe('SUMMARIZER_FAILED')
+    expect((await session.getItems()).length).toBeLessThanOrEqual(4)
+    expect((await history(session)).length).toBe(10)
+  })
+
   it('summarizes with an Agents model: what leaves the window is folded, the archive keeps it', async () => {
     const { store } = await open()
     const summarizer = new ToolLoopModel({ calls: 0, tool: 'none' })
