@@ -7,6 +7,7 @@ import { z } from 'zod'
 import type { ContextStore } from '../../store/context-store.js'
 import {
   adapterOptionFields,
+  aFunction,
   checkAdapterOptions,
   defined,
   type AdapterSessionOptions,
@@ -33,6 +34,13 @@ export interface LedgerSessionOptions<
    * so a tool part's output becomes the model's input through the tool's `toModelOutput`.
    */
   readonly tools?: ToolSet | undefined
+  /**
+   * Told when the window could not be brought within its limits after messages were stored (the summary
+   * model failing or writing a summary over the budget, a database gone during the fold): the call that
+   * stored them still succeeds, the window is cut by eviction instead, or before the next read. Default:
+   * a process warning.
+   */
+  readonly onError?: ((error: unknown) => void) | undefined
 }
 
 const optionsSchema = z.strictObject({
@@ -46,6 +54,7 @@ const optionsSchema = z.strictObject({
     })
     .optional(),
   tools: z.record(z.string(), defined('a tool')).optional(),
+  onError: aFunction<(error: unknown) => void>().optional(),
 })
 
 /**

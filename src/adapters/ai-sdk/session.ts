@@ -21,6 +21,7 @@ import { Archive, sessionState } from './archive.js'
 import { onStepEndOf, prepareStepOf, type PrepareStepInput, type StepEndInput } from './loop.js'
 import { checkSessionOptions, type LedgerSessionOptions, type LedgerSessionStore } from './options.js'
 import { asyncPort, sqlitePort, type LedgerPort } from '../port.js'
+import { WindowKeeper, warnWindowError } from '../window-keeper.js'
 import { aiSdkSummarizer } from './summarize.js'
 import { ledgerTools, type LedgerTools, type ToModel } from './tools.js'
 import { loadUIMessages, planSave, writeSave, type LoadUIMessagesOptions } from './ui-messages.js'
@@ -105,7 +106,7 @@ const loadOptions = z.strictObject({
 export function ledgerSession<S extends LedgerSessionStore = ContextStore>(
   options: LedgerSessionOptions<S>,
 ): LedgerSession<S> {
-  const { store, format: given, summarize, tools, ...limits } = checkSessionOptions(options)
+  const { store, format: given, summarize, tools, onError, ...limits } = checkSessionOptions(options)
   const format = given ?? 'model'
   const core = { ...limits, format: format === 'model' ? 'ai-sdk/model' : 'ai-sdk/ui' } as const
   let ledger: PersistentConversationManager | AsyncLedgerManager
@@ -120,7 +121,9 @@ export function ledgerSession<S extends LedgerSessionStore = ContextStore>(
   const toModel: ToModel = (messages) =>
     convertToModelMessages(messages, tools === undefined ? {} : { tools })
   const summarizer = summarize === undefined ? undefined : aiSdkSummarizer(summarize, format, toModel)
-  const enforce = () => (summarizer === undefined ? port.applyWindow() : port.summarizeExcess(summarizer))
+  // Never fails a write once its messages are stored (see window-keeper.ts).
+  const keeper = new WindowKeeper(port, summarizer, onError ?? warnWindowError('context-ledger/ai-sdk'))
+  const enforce = () => keeper.settle()
   const archive = new Archive(port, enforce, sessionState(store, options.sessionId))
   const fromLedger = new WeakSet<object>()
   // A session of another format (a 'ui' session opened as 'model', or a Strands one) is refused on reads
@@ -135,6 +138,7 @@ export function ledgerSession<S extends LedgerSessionStore = ContextStore>(
   }
   const readWindow = async (): Promise<ModelMessage[]> => {
     await checkFormat()
+    await keeper.beforeRead()
     const stored = await port.window()
     const messages =
       format === 'model'

@@ -9,5 +9,5 @@ export { LedgerSession, OPENAI_AGENTS_FORMAT, type LedgerManagerOf } from './ses
 export type { LedgerSessionOptions, LedgerSessionStore, LedgerSummarizeConfig } from './options.js'
 export type { LedgerTools } from './tools.js'
 export { COMPACTION_MODEL } from './compaction.js'
-export type { WindowErrorHandler } from './keeper.js'
+export type { WindowErrorHandler } from '../window-keeper.js'
 export { DEFAULT_SUMMARIZATION_PROMPT } from '../../summaries/prompt.js'

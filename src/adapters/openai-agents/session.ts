@@ -19,7 +19,8 @@ import type { SummarizeResult, Summarizer } from '../../summaries/summarize.js'
 import { isAsyncStore, type AsyncContextStore, type AsyncLedgerManager } from '../strands/async-ledger.js'
 import { asyncPort, sqlitePort, type LedgerPort } from '../port.js'
 import { serial, sessionState, type SessionState } from '../session-queue.js'
-import { WindowKeeper, warnWindowError } from './keeper.js'
+import { WindowKeeper, warnWindowError } from '../window-keeper.js'
+import { foldCompaction } from './compaction.js'
 import { asInput, type AgentItem } from './items.js'
 import { checkSessionOptions, type LedgerSessionOptions, type LedgerSessionStore } from './options.js'
 import { agentsSummarizer } from './summarize.js'
@@ -55,6 +56,7 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
   private readonly state: SessionState
   private readonly summarizer: Summarizer | undefined
   private readonly keeper: WindowKeeper
+  private readonly onError: (error: unknown) => void
   private readonly sessionId: string
   private formatChecked = false
 
@@ -77,7 +79,8 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
     this.sessionId = options.sessionId
     this.state = sessionState(store, options.sessionId)
     this.summarizer = summarize === undefined ? undefined : agentsSummarizer(summarize)
-    this.keeper = new WindowKeeper(this.port, this.summarizer, onError ?? warnWindowError)
+    this.onError = onError ?? warnWindowError('context-ledger/openai-agents')
+    this.keeper = new WindowKeeper(this.port, this.summarizer, this.onError)
     this.tools = ledgerTools(this.port, () => this.run(() => this.shown()))
   }
 
@@ -224,7 +227,14 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
   }
 
   private async write(items: readonly unknown[]): Promise<void> {
-    await this.keeper.afterAppend(await this.port.append(items))
+    const entries = await this.port.append(items)
+    try {
+      await foldCompaction(this.port, entries)
+    } catch (error) {
+      // The compaction item is stored; what the model is handed starts there either way.
+      this.onError(error)
+    }
+    await this.keeper.settle()
   }
 
   /** Appends the marker `decide` returns, against the count it read; read again when another writer moved. */

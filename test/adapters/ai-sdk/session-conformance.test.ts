@@ -97,6 +97,34 @@ describe('agent loops, on either backend', () => {
     ).rejects.toThrow(/prompt too long/)
   })
 
+  it('never fails a step once its messages are stored: a failing summary model falls back to eviction', async () => {
+    const { store } = await open()
+    const errors: unknown[] = []
+    // A summary model that refuses every prompt, as a rate-limited one would.
+    const failing = toolLoopModel({ calls: 0, tool: 'none', maxPromptTokens: 0 })
+    const session = ledgerSession({
+      store,
+      sessionId: 's',
+      windowSize: 6,
+      summarize: { model: failing },
+      onError: (e) => errors.push(e),
+    })
+    await session.append([{ role: 'user', content: 'look up 10 numbers' }])
+    const result = await generateText({
+      model: toolLoopModel({ calls: 10, tool: 'lookup' }),
+      tools: { lookup },
+      messages: await session.window(),
+      prepareStep: session.prepareStep,
+      onStepEnd: session.onStepEnd,
+      stopWhen: stepCountIs(20),
+    })
+    expect(result.text).toBe('done')
+    expect(errors.length).toBeGreaterThan(0)
+    expect((errors[0] as ContextLedgerError).code).toBe('SUMMARIZER_FAILED')
+    expect((await session.window()).length).toBeLessThanOrEqual(6)
+    expect((await history(session)).length).toBe(22)
+  })
+
   it('a reopened ledger gives the same window, and the session carries on from it', async () => {
     const { handle, store } = await open()
     const session = ledgerSession({ store, sessionId: 's', windowSize: 5 })
