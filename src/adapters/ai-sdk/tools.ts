@@ -5,9 +5,6 @@
  */
 import { tool, type ModelMessage, type Tool, type UIMessage } from 'ai'
 import {
-  checkPinMessageInput,
-  describePinOutcome,
-  pinErrorResult,
   PIN_MESSAGE_TOOL_DESCRIPTION,
   pinMessageInputSchema,
   type PinMessageInput,
@@ -23,6 +20,7 @@ import {
   type AsyncRecallManager,
   type RecallToolOptions,
 } from '../../tools/recall-tools.js'
+import { runPin } from '../pin-runner.js'
 import type { LedgerPort } from '../port.js'
 import type { z } from 'zod'
 
@@ -51,29 +49,6 @@ async function targetOf(
   const owner: number[] = []
   for (const [i, m] of window.entries()) for (let k = (await toModel([m])).length; k > 0; k--) owner.push(i)
   return { count: owner.length, resolve: (index) => ({ windowIndex: owner[index] ?? index }) }
-}
-
-/**
- * Runs `pin_message` through the port: the core tool's input check, outcome and error texts.
- *
- * @param port - the session
- * @param target - the messages the model sees
- * @param input - the tool input as the model sent it
- * @returns the text the model reads
- */
-async function runPin(port: LedgerPort, target: PinMessageTarget, input: unknown): Promise<string> {
-  const checked = checkPinMessageInput(input, target.count)
-  if (!checked.ok) return checked.result.text
-  const { index, action, reason } = checked.input
-  const attribution = { actor: 'agent', ...(reason === undefined ? {} : { reason }) }
-  try {
-    const pin = await port.pin(target.resolve(index), action === 'pin', attribution)
-    return describePinOutcome(index, action, pin.changed).text
-  } catch (error) {
-    const result = pinErrorResult(error, index, action)
-    if (result === undefined) throw error
-    return result.text
-  }
 }
 
 /** Converts UI messages to the ModelMessages the model sees (the session's `convertToModelMessages`). */

@@ -19,11 +19,3 @@ export type AgentItem = {
  * @returns the same object, typed
  */
 export const asInput = (item: AgentItem): AgentInputItem => item as unknown as AgentInputItem
-
-/**
- * An SDK item as the adapter reads it.
- *
- * @param item - an item the SDK gave
- * @returns the same object, typed
- */
-export const asItem = (item: AgentInputItem): AgentItem => item as unknown as AgentItem

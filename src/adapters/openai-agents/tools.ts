@@ -7,13 +7,7 @@
  */
 import { tool, type FunctionTool } from '@openai/agents'
 import { z } from 'zod'
-import {
-  checkPinMessageInput,
-  describePinOutcome,
-  pinErrorResult,
-  PIN_MESSAGE_TOOL_DESCRIPTION,
-  pinMessageInputSchema,
-} from '../../tools/pin-message-tool.js'
+import { PIN_MESSAGE_TOOL_DESCRIPTION, pinMessageInputSchema } from '../../tools/pin-message-tool.js'
 import {
   handleReadHistory,
   handleSearchHistory,
@@ -24,6 +18,7 @@ import {
   type AsyncRecallManager,
   type RecallToolOptions,
 } from '../../tools/recall-tools.js'
+import { runPin, type PortPinTarget } from '../pin-runner.js'
 import type { LedgerPort } from '../port.js'
 import type { VisibleItem } from './visible.js'
 
@@ -56,27 +51,25 @@ function jsonSchema(schema: z.ZodType): Parameters {
   return { ...rest, additionalProperties: true } as unknown as Parameters
 }
 
-/** Pins or unpins the item at `index` of what the model sees, and the reasoning items just before it. */
-async function runPin(port: LedgerPort, shown: readonly VisibleItem[], input: unknown): Promise<string> {
-  const checked = checkPinMessageInput(input, shown.length)
-  if (!checked.ok) return checked.result.text
-  const { index, action, reason } = checked.input
-  const attribution = { actor: 'agent', ...(reason === undefined ? {} : { reason }) }
-  const target = shown[index]
-  try {
-    if (target?.seq === undefined)
-      return `Message ${index} is the summary of earlier messages; it cannot be pinned (pin the messages it stands for by reading them with read_history).`
-    const pin = await port.pin({ seq: target.seq }, action === 'pin', attribution)
+/** What the model sees as a pin target: each item by its row; a summary cannot be pinned; reasoning goes along. */
+function targetOf(shown: readonly VisibleItem[]): PortPinTarget {
+  const seqOf = (i: number): number | undefined => shown[i]?.seq
+  return {
+    count: shown.length,
+    resolve: (i) => ({ seq: seqOf(i) ?? -1 }),
+    refusal: (i) =>
+      seqOf(i) === undefined
+        ? `Message ${i} is the summary of earlier messages; it cannot be pinned (pin the messages it stands for by reading them with read_history).`
+        : undefined,
     // A reasoning item goes with the output item after it: pinned with it, so the window keeps them together.
-    for (let k = index - 1; k >= 0 && shown[k]?.item.type === 'reasoning'; k--) {
-      const seq = shown[k]?.seq
-      if (seq !== undefined) await port.pin({ seq }, action === 'pin', attribution)
-    }
-    return describePinOutcome(index, action, pin.changed).text
-  } catch (error) {
-    const result = pinErrorResult(error, index, action)
-    if (result === undefined) throw error
-    return result.text
+    companions: (i) => {
+      const refs: { seq: number }[] = []
+      for (let k = i - 1; k >= 0 && shown[k]?.item.type === 'reasoning'; k--) {
+        const seq = seqOf(k)
+        if (seq !== undefined) refs.push({ seq })
+      }
+      return refs
+    },
   }
 }
 
@@ -114,7 +107,7 @@ export function ledgerTools(
     description: PIN_MESSAGE_TOOL_DESCRIPTION,
     parameters: jsonSchema(pinMessageInputSchema),
     strict: false,
-    execute: async (input: unknown) => runPin(port, await shown(), input),
+    execute: async (input: unknown) => runPin(port, targetOf(await shown()), input),
   })
   return { search_history, read_history, pin_message, all: [search_history, read_history, pin_message] }
 }

@@ -33,15 +33,6 @@ const RESULT_TYPES = new Set([
 ])
 const CALL_TYPES = new Set(['function_call', 'computer_call', 'shell_call', 'apply_patch_call', 'program'])
 
-/** The item with `providerData.contextLedger` taken off (and `providerData` when nothing else is left). */
-export function withoutNotes(item: AgentItem): AgentItem {
-  const data = item.providerData
-  if (data === undefined || !('contextLedger' in data)) return item
-  const { contextLedger: _notes, ...rest } = data
-  const { providerData: _data, ...bare } = item
-  return Object.keys(rest).length === 0 ? bare : { ...bare, providerData: rest }
-}
-
 /** Whether the seq lies in one of the half-open ranges. */
 const within = (seq: number, ranges: readonly (readonly [number, number])[]): boolean =>
   ranges.some(([from, to]) => seq >= from && seq < to)
@@ -78,7 +69,7 @@ export function visibleItems(entries: readonly PortWindowEntry[]): VisibleItem[]
       continue
     }
     const expanded = expandRepair(item as never) as unknown as AgentItem[]
-    for (const one of expanded) shown.push({ seq: entry.seq, pinned: entry.pinned, item: withoutNotes(one) })
+    for (const one of expanded) shown.push({ seq: entry.seq, pinned: entry.pinned, item: one })
   }
   const compaction = shown.findLastIndex((v) => v.item.type === 'compaction')
   return paired(compaction > 0 ? shown.slice(compaction) : shown, withdrawnResults)

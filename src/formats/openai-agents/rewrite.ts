@@ -72,8 +72,8 @@ function withoutLedgerNotes(item: AgentItemData): AgentItemData {
 }
 
 /**
- * The items to show the model for an item of the window: a repair container's result items, a marked
- * repair result without its note; any other item as it is.
+ * The items to show the model for an item of the window: a repair container's result items; any other
+ * item without the library's notes (a repair result's, a summary's).
  *
  * @param item - an item the window holds
  * @returns the items that stand for it
@@ -81,7 +81,7 @@ function withoutLedgerNotes(item: AgentItemData): AgentItemData {
 export function expandRepair(item: AgentItemData): AgentItemData[] {
   const results = repairResults(item)
   if (results !== undefined) return results
-  return readNotes(item.providerData)?.repair === REPAIR ? [withoutLedgerNotes(item)] : [item]
+  return [withoutLedgerNotes(item)]
 }
 
 function lateText(item: ResultItemData, name: string): string {

@@ -297,6 +297,45 @@ describe('LedgerSession in the run loop, on either backend', () => {
     expect((await history(session)).length).toBe(10)
   })
 
+  it('pin_message pins the reasoning items before an item with it, and refuses the summary', async () => {
+    const { store } = await open()
+    const session = new LedgerSession({ store, sessionId: 's', summarize: () => 'earlier: a question' })
+    await session.addItems([
+      { role: 'user', content: 'q' },
+      { type: 'reasoning', content: [{ type: 'input_text', text: 'think' }] },
+      { type: 'function_call', callId: 'c1', name: 'f', arguments: '{}' },
+      { type: 'function_call_result', callId: 'c1', name: 'f', status: 'completed', output: 'r' },
+      {
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'a' }],
+      },
+      { role: 'user', content: 'next' },
+    ] as AgentInputItem[])
+    const pinned = await session.tools.pin_message.invoke(undefined as never, JSON.stringify({ index: 2 }))
+    expect(pinned).toMatch(/[Pp]inned/)
+    expect((await history(session)).filter((e) => e.pinned).map((e) => e.seq)).toStrictEqual([1, 2])
+    const other = new LedgerSession({ store, sessionId: 't', summarize: () => 'earlier: a question' })
+    for (let t = 0; t < 4; t++)
+      await other.addItems([
+        { role: 'user', content: `q${t}` },
+        {
+          type: 'message',
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: `a${t}` }],
+        },
+      ] as AgentInputItem[])
+    const folded = await other.summarize({ summaryRatio: 0.5, preserveRecentMessages: 2 })
+    expect(folded.reason).toBeUndefined()
+    const shown = await other.getItems()
+    const at = shown.findIndex((i) => JSON.stringify(i).includes('earlier: a question'))
+    expect(at).toBeGreaterThanOrEqual(0)
+    const refused = await other.tools.pin_message.invoke(undefined as never, JSON.stringify({ index: at }))
+    expect(refused).toMatch(/summary of earlier messages; it cannot be pinned/)
+  })
+
   it('summarizes with an Agents model: what leaves the window is folded, the archive keeps it', async () => {
     const { store } = await open()
     const summarizer = new ToolLoopModel({ calls: 0, tool: 'none' })
