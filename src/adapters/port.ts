@@ -6,7 +6,10 @@
  */
 import type { MessageFormatName } from '../formats/types.js'
 import { isContextLedgerError } from '../errors.js'
-import type { PersistentConversationManager } from '../manager/persistent-conversation-manager.js'
+import {
+  PersistentConversationManager,
+  type PersistentConversationManagerOptions,
+} from '../manager/persistent-conversation-manager.js'
 import type { StoredMessageData } from '../messages/types.js'
 import type {
   EditAttribution,
@@ -19,7 +22,13 @@ import type {
 import type { SummarizeOptions } from '../manager/manager-options.js'
 import type { SummarizeResult, Summarizer } from '../summaries/summarize.js'
 import type { AsyncRecallManager } from '../tools/recall-tools.js'
-import type { AsyncContextStore, AsyncLedgerManager } from './strands/async-ledger.js'
+import {
+  isAsyncStore,
+  type AsyncContextStore,
+  type AsyncLedgerManager,
+  type AsyncManagerOptions,
+} from './strands/async-ledger.js'
+import type { AdapterStore } from './session-options.js'
 
 /** One row of the window with its place in the archive (`seq` undefined for the summary). */
 export interface PortWindowEntry {
@@ -148,4 +157,29 @@ export function asyncPort(store: AsyncContextStore, manager: AsyncLedgerManager)
     pin: (ref, pinned, attribution) =>
       pinned ? manager.pin(ref, attribution) : manager.unpin(ref, attribution),
   }
+}
+
+/**
+ * Opens a session on either backend: the core manager (SQLite's, or the PostgreSQL store's manager) and
+ * the port over it.
+ *
+ * @param store - the store
+ * @param options - the manager's options (session, limits, token counter, format)
+ * @returns the manager and its port
+ * @throws ContextLedgerError `INVALID_OPTIONS` for a bad limit
+ */
+export function openPort(
+  store: AdapterStore,
+  options: AsyncManagerOptions,
+): { ledger: PersistentConversationManager | AsyncLedgerManager; port: LedgerPort } {
+  if (isAsyncStore(store)) {
+    const manager = store.manager(options)
+    return { ledger: manager, port: asyncPort(store, manager) }
+  }
+  // The limits are unknown here: the manager checks them (INVALID_OPTIONS naming the option).
+  const manager = new PersistentConversationManager({
+    ...options,
+    store,
+  } as PersistentConversationManagerOptions)
+  return { ledger: manager, port: sqlitePort(manager) }
 }

@@ -25,14 +25,15 @@ export function isJsonObject(value: unknown): value is JsonObject {
 }
 
 /**
- * The ledger's notes in `holder[NOTES_KEY]`: only the fields and values the library writes count.
+ * The ledger's notes in `holder[key]`: only the fields and values the library writes count.
  *
  * @param holder - `providerOptions` or `metadata`, or anything else (then there are none)
+ * @param key - the key of the notes in it (`context_ledger` in a LangChain message's `additional_kwargs`)
  * @returns the notes, or undefined when there are none
  */
-export function readNotes(holder: unknown): LedgerNotes | undefined {
+export function readNotes(holder: unknown, key: string = NOTES_KEY): LedgerNotes | undefined {
   if (!isJsonObject(holder)) return undefined
-  const raw = holder[NOTES_KEY]
+  const raw = holder[key]
   if (!isJsonObject(raw)) return undefined
   const notes: { repair?: 'missing-tool-result'; pruned?: true; summary?: true } = {}
   if (raw.repair === 'missing-tool-result') notes.repair = 'missing-tool-result'
@@ -42,14 +43,15 @@ export function readNotes(holder: unknown): LedgerNotes | undefined {
 }
 
 /**
- * `holder` without {@link NOTES_KEY}; undefined when nothing else is left in it.
+ * `holder` without its notes (at {@link NOTES_KEY}, or `key`); undefined when nothing else is left in it.
  *
  * @param holder - an object (not changed)
+ * @param key - the key of the notes
  * @returns a copy without the notes, `holder` itself when it has none, or undefined when it empties
  */
-export function withoutNotes(holder: JsonObject): JsonObject | undefined {
-  if (!Object.hasOwn(holder, NOTES_KEY)) return holder
-  const { [NOTES_KEY]: _notes, ...rest } = holder
+export function withoutNotes(holder: JsonObject, key: string = NOTES_KEY): JsonObject | undefined {
+  if (!Object.hasOwn(holder, key)) return holder
+  const { [key]: _notes, ...rest } = holder
   return Object.keys(rest).length > 0 ? rest : undefined
 }
 

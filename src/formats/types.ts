@@ -13,6 +13,7 @@ export const MESSAGE_FORMATS = Object.freeze([
   'ai-sdk/model',
   'ai-sdk/ui',
   'openai-agents',
+  'langchain',
 ] as const)
 
 /** The name of a message format (see {@link MESSAGE_FORMATS}). */

@@ -4,6 +4,7 @@
  * `search_text` indexes), each field cut to a limit saying how much was left out.
  */
 import { formatNamed, type BodyFormat } from '../formats/index.js'
+import { LANGCHAIN_TYPES } from '../formats/langchain/types.js'
 import type { ContentBlockData, MessageData, StoredMessageData } from '../messages/types.js'
 import type { LedgerEntry } from '../store/store-types.js'
 
@@ -77,7 +78,8 @@ function blockText(b: ContentBlockData, limit: number): string[] {
 }
 
 /**
- * The format of a stored body that is not a Strands message: an OpenAI Agents item (a `type`, or
+ * The format of a stored body that is not a Strands message: a LangChain `StoredMessage` (a `type` of
+ * LangChain's and a `data` object), an OpenAI Agents item (any other `type`, or
  * Responses-API parts), an AI SDK `UIMessage` (`parts`) or
  * `ModelMessage` (string content, a `tool`/`system` role, or typed parts). Bodies were validated by their
  * format at append, so the shapes cannot be confused; a Strands block never has a `type` key.
@@ -88,6 +90,10 @@ function blockText(b: ContentBlockData, limit: number): string[] {
 function otherFormat(m: MessageData | undefined): BodyFormat | undefined {
   const x = (m ?? {}) as { parts?: unknown; content?: unknown; role?: unknown; type?: unknown }
   if (Array.isArray(x.parts)) return formatNamed('ai-sdk/ui')
+  // No Agents item type is a LangChain message type, and no Agents item holds `data`.
+  const data = (m as { data?: unknown } | undefined)?.data
+  if ((LANGCHAIN_TYPES as readonly unknown[]).includes(x.type) && typeof data === 'object' && data !== null)
+    return formatNamed('langchain')
   // An Agents item: a typed item, or a message whose parts are Responses-API parts (`input_text`, …).
   const responsesPart = (b: unknown) =>
     /^(input_|output_text$|refusal$|audio$)/.test(String((b as { type?: unknown } | null)?.type))

@@ -198,7 +198,7 @@ describe('the header', () => {
   it('refuses a format it does not know, naming the field, with nothing written', async () => {
     const lines = (await exportOf('model')).trimEnd().split('\n')
     const header = JSON.parse(lines[0] ?? '{}') as { session: Record<string, unknown> }
-    header.session.format = 'langchain'
+    header.session.format = 'crewai'
     const target = dir.file('unknown-format.db')
     const r = await cli(['import', target], {
       stdin: `${[JSON.stringify(header), ...lines.slice(1)].join('\n')}\n`,

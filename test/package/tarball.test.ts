@@ -110,10 +110,17 @@ describe('the tarball', () => {
     expect(built.filter((p) => p.endsWith('.d.ts') && read(p).includes('@internal'))).toStrictEqual([])
   })
 
-  it('keeps @strands-agents/sdk, @openai/agents and ai out of the root entry', () => {
+  it('keeps @strands-agents/sdk, @openai/agents, LangChain and ai out of the root entry', () => {
     const { bare } = importGraph(join(unpacked, 'package/dist/index.js'))
     expect(
-      [...bare].filter((s) => s.startsWith('@strands-agents') || s.startsWith('@openai/')),
+      [...bare].filter(
+        (s) =>
+          s.startsWith('@strands-agents') ||
+          s.startsWith('@openai/') ||
+          s.startsWith('@langchain/') ||
+          s === 'langchain' ||
+          s.startsWith('langchain/'),
+      ),
     ).toStrictEqual([])
     expect(
       [...bare].filter((s) => s === 'ai' || s.startsWith('ai/') || s.startsWith('@ai-sdk/')),
@@ -141,6 +148,17 @@ describe('the tarball', () => {
       ) || s.startsWith('node:')
     expect([...bare].filter((s) => !allowed(s))).toStrictEqual([])
     expect([...bare]).toContain('@openai/agents')
+  })
+
+  it('keeps @strands-agents/sdk, @openai/agents, ai and pg out of the langchain entry, which loads langchain and @langchain/core', () => {
+    const { bare } = importGraph(join(unpacked, 'package/dist/adapters/langchain/index.js'))
+    const allowed = (s: string): boolean =>
+      ['langchain', '@langchain/core', 'better-sqlite3', 'drizzle-orm', 'zod'].some(
+        (d) => s === d || s.startsWith(`${d}/`),
+      ) || s.startsWith('node:')
+    expect([...bare].filter((s) => !allowed(s))).toStrictEqual([])
+    expect([...bare]).toContain('langchain')
+    expect([...bare].some((s) => s.startsWith('@langchain/core/'))).toBe(true)
   })
 
   it('keeps better-sqlite3 and @strands-agents/sdk out of the postgres entry, which loads pg', () => {
