@@ -12,21 +12,27 @@
  *   (c) ours:    the ledger middleware (`ledgerMiddleware({ store, windowSize: 40, keepStateToWindow:
  *                true })`, `context-ledger/langchain`) with the `SqliteSaver` beside it: the state is the
  *                window, the ledger keeps everything;
- *   (d) ours, no checkpointer: the ledger middleware alone (the ledger is the memory).
+ *   (d) ours, no checkpointer: the same middleware, with the same options, alone (the ledger is the
+ *                memory): (c) − (d) is what the saver beside it costs.
  *
  * Every side is seeded with the same history, untimed: one `updateState` of the whole history for (a)
- * and (b) (one checkpoint holding it, as after the turns that made it), appends to the ledger for (c) and
- * (d) (their checkpointer, if any, holds the window after the first turn, a warm-up one).
+ * and (b) (one checkpoint holding it, as after the turns that made it), `LedgerChatMessageHistory`
+ * `addMessages` of 1,000 messages at a time for (c) and (d) (the saver of (c) holds the window after the
+ * first turn, a warm-up one).
  */
 import { HumanMessage, trimMessages, type BaseMessage } from '@langchain/core/messages'
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite'
 import { createAgent, createMiddleware, type AgentMiddleware } from 'langchain'
+import { LedgerChatMessageHistory, ledgerMiddleware } from '../src/adapters/langchain/index.js'
+import { openContextStore } from '../src/index.js'
 import { ScriptedChatModel, searchTool, Stage, type TurnScript } from './langchain-fixtures.js'
 
 /** The window of ours, and what (b) trims to: the same as every other bench's. */
 export const WINDOW = 40
 /** The thread every side plays. */
 export const THREAD = 'bench'
+/** Messages per `addMessages()` when a ledger is seeded. */
+const FILL_BATCH = 1_000
 /** The agent's system prompt. */
 const SYSTEM = 'You are a helpful assistant. Search the documentation before you answer.'
 
@@ -164,5 +170,37 @@ export const SIDES: Readonly<Record<SideKey, string>> = {
  */
 export async function openSide(key: SideKey, history: BaseMessage[], dir: string): Promise<LangChainSide> {
   if (key === 'a' || key === 'b') return saverSide(key, history, `${dir}/${key}-checkpoints.db`)
-  throw new Error(`side ${key}: the ledger middleware is not merged yet`)
+  return oursSide(key, history, dir)
+}
+
+/**
+ * (c) or (d): the ledger middleware, seeded through `LedgerChatMessageHistory` in batches of
+ * {@link FILL_BATCH}; (c) with a `SqliteSaver` beside it, the state kept to the window.
+ *
+ * @param key - `c` (with the saver) or `d` (without)
+ * @param history - the messages before the first turn
+ * @param dir - its directory
+ * @returns the side
+ */
+export async function oursSide(key: 'c' | 'd', history: BaseMessage[], dir: string): Promise<LangChainSide> {
+  const stage = new Stage()
+  const store = openContextStore(`${dir}/${key}-ledger.db`)
+  const seed = new LedgerChatMessageHistory({ store, sessionId: THREAD, windowSize: WINDOW })
+  for (let i = 0; i < history.length; i += FILL_BATCH)
+    await seed.addMessages(history.slice(i, i + FILL_BATCH))
+  const checkpointer = key === 'c' ? SqliteSaver.fromConnString(`${dir}/c-checkpoints.db`) : undefined
+  const agent = createAgent({
+    model: new ScriptedChatModel(stage),
+    tools: [searchTool(stage)],
+    systemPrompt: SYSTEM,
+    ...(checkpointer === undefined ? {} : { checkpointer }),
+    middleware: [ledgerMiddleware({ store, windowSize: WINDOW, keepStateToWindow: true })],
+  })
+  const ledger = {
+    pragma: (sql: string) => store.connection().pragma(sql),
+    close: () => {
+      store.close()
+    },
+  }
+  return new AgentSide(key, stage, agent, checkpointer === undefined ? [ledger] : [ledger, checkpointer.db])
 }

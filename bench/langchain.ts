@@ -7,7 +7,7 @@
  * without a checkpointer.
  *
  * A turn is one `agent.invoke` with a human prompt: the model calls `search_docs`, the tool answers, the
- * model answers — 4 messages, ~3.3 KB of text. Measured at 200, 2,000 and 10,000 messages of history:
+ * model answers — 4 messages, ~2.8 KB of text (~3.8 KB as LangChain's stored JSON). Measured at 200, 2,000 and 10,000 messages of history:
  * each side is seeded with the same history (untimed; bench/langchain-sides.ts says how), then
  * `--warmup` turns (default 3), then `--turns` measured turns (default 20) running across the point, the
  * sides in rotating order turn by turn; a full garbage collection and a 25 ms pause, untimed, before every
@@ -171,7 +171,8 @@ export async function measureLangChain(
 function ratio(x: number | undefined, y: number | undefined): string {
   if (x === undefined || y === undefined) return '—'
   const r = x / y
-  return r >= 0.1 ? `${r.toFixed(2)}×` : `${r.toFixed(3)}×`
+  // Two significant figures below 0.1: ours ÷ theirs goes down to 1/2,000 and less.
+  return r >= 0.1 ? `${r.toFixed(2)}×` : `${r.toPrecision(2)}×`
 }
 
 const count = (x: number): string => Math.round(x).toLocaleString('en-US')
@@ -280,7 +281,7 @@ export function langChainConfig(argv: readonly string[]): LangChainConfig {
     points: POINTS,
     turns: o.turns ?? (o.quick ? 5 : 20),
     warmup: o.warmup ?? 3,
-    sides: ['a', 'b'],
+    sides: Object.keys(SIDES) as SideKey[],
   }
 }
 

@@ -14,7 +14,7 @@ import {
 import { MESSAGES_PER_TURN } from '../../bench/langchain-fixtures.js'
 import { SIDES, WINDOW, type SideKey } from '../../bench/langchain-sides.js'
 
-const cfg: LangChainConfig = { points: [16, 120], turns: 2, warmup: 1, sides: ['a', 'b'] }
+const cfg: LangChainConfig = { points: [16, 120], turns: 2, warmup: 1, sides: ['a', 'b', 'c', 'd'] }
 const scratch = new Scratch()
 afterAll(() => {
   scratch.dispose()
@@ -47,9 +47,19 @@ describe('the LangChain bench at tiny sizes', () => {
     expect(at(120, 'a').toModel).toBeGreaterThan(WINDOW)
     // The saver writes the whole state at every step: more history, more bytes a turn.
     expect(at(120, 'a').bytes).toBeGreaterThan(at(16, 'a').bytes)
+    // Ours: the model gets the window, the state (and so the saver of (c)) holds the window, and the
+    // ledger alone writes less than the ledger and the saver together, which write less than the saver
+    // with the whole state.
+    for (const key of ['c', 'd'] as const) {
+      expect(at(120, key).toModel, key).toBeLessThanOrEqual(WINDOW)
+      expect(at(120, key).state, key).toBeLessThanOrEqual(WINDOW + MESSAGES_PER_TURN)
+    }
+    expect(at(120, 'd').bytes).toBeLessThan(at(120, 'c').bytes)
+    expect(at(120, 'c').bytes).toBeLessThan(at(120, 'a').bytes)
 
     const report = renderLangChain(results, cfg, [0, 0])
     for (const key of cfg.sides) expect(report).toContain(SIDES[key])
     expect(report).toContain('| 120 ')
+    for (const r of ['c ÷ a', 'c ÷ b', 'd ÷ a', 'd ÷ b']) expect(report).toContain(r)
   })
 })
