@@ -12,8 +12,11 @@
  *   (c) ours:    the ledger middleware (`ledgerMiddleware({ store, windowSize: 40, keepStateToWindow:
  *                true })`, `context-ledger/langchain`) with the `SqliteSaver` beside it: the state is the
  *                window, the ledger keeps everything;
- *   (d) ours, no checkpointer: the same middleware, with the same options, alone (the ledger is the
- *                memory): (c) − (d) is what the saver beside it costs.
+ *   (d) ours, no checkpointer: the ledger middleware alone, with its default `keepStateToWindow: false`
+ *                (there is no checkpointed state to keep small; the ledger is the memory);
+ *   (e) no memory: the same agent with no checkpointer and no middleware — each turn starts from its
+ *                prompt alone. Not a way to keep a conversation: the loop's own cost, the floor of the
+ *                others' times.
  *
  * Every side is seeded with the same history, untimed: one `updateState` of the whole history for (a)
  * and (b) (one checkpoint holding it, as after the turns that made it), `LedgerChatMessageHistory`
@@ -37,7 +40,7 @@ const FILL_BATCH = 1_000
 const SYSTEM = 'You are a helpful assistant. Search the documentation before you answer.'
 
 /** The sides' keys, in the order they are reported. */
-export type SideKey = 'a' | 'b' | 'c' | 'd'
+export type SideKey = 'a' | 'b' | 'c' | 'd' | 'e'
 
 /** One way of keeping the conversation. */
 export interface LangChainSide {
@@ -156,8 +159,9 @@ export async function saverSide(
 export const SIDES: Readonly<Record<SideKey, string>> = {
   a: '(a) SqliteSaver, whole state',
   b: '(b) SqliteSaver + trimMessages',
-  c: '(c) ours + SqliteSaver (window state)',
+  c: '(c) ours + SqliteSaver (state = window)',
   d: '(d) ours, no checkpointer',
+  e: '(e) no memory (the loop alone)',
 }
 
 /**
@@ -170,12 +174,28 @@ export const SIDES: Readonly<Record<SideKey, string>> = {
  */
 export async function openSide(key: SideKey, history: BaseMessage[], dir: string): Promise<LangChainSide> {
   if (key === 'a' || key === 'b') return saverSide(key, history, `${dir}/${key}-checkpoints.db`)
+  if (key === 'e') return loopSide()
   return oursSide(key, history, dir)
 }
 
 /**
+ * (e): the agent with nothing to remember: no checkpointer, no middleware.
+ *
+ * @returns the side
+ */
+export function loopSide(): LangChainSide {
+  const stage = new Stage()
+  const agent = createAgent({
+    model: new ScriptedChatModel(stage),
+    tools: [searchTool(stage)],
+    systemPrompt: SYSTEM,
+  })
+  return new AgentSide('e', stage, agent, [])
+}
+
+/**
  * (c) or (d): the ledger middleware, seeded through `LedgerChatMessageHistory` in batches of
- * {@link FILL_BATCH}; (c) with a `SqliteSaver` beside it, the state kept to the window.
+ * {@link FILL_BATCH}; (c) with a `SqliteSaver` beside it and the state kept to the window, (d) alone.
  *
  * @param key - `c` (with the saver) or `d` (without)
  * @param history - the messages before the first turn
@@ -194,7 +214,7 @@ export async function oursSide(key: 'c' | 'd', history: BaseMessage[], dir: stri
     tools: [searchTool(stage)],
     systemPrompt: SYSTEM,
     ...(checkpointer === undefined ? {} : { checkpointer }),
-    middleware: [ledgerMiddleware({ store, windowSize: WINDOW, keepStateToWindow: true })],
+    middleware: [ledgerMiddleware({ store, windowSize: WINDOW, keepStateToWindow: key === 'c' })],
   })
   const ledger = {
     pragma: (sql: string) => store.connection().pragma(sql),

@@ -4,7 +4,7 @@
  * (bench/langchain-fixtures.ts): (a) LangGraph's `SqliteSaver` as the checkpointer, the whole state;
  * (b) the same with `trimMessages` to the last 40 messages before the model; (c) ours — the ledger
  * middleware (`windowSize: 40, keepStateToWindow: true`) with the `SqliteSaver` beside it; (d) ours
- * without a checkpointer.
+ * without a checkpointer; and, for reference, (e) the agent with no memory at all (the loop's own cost).
  *
  * A turn is one `agent.invoke` with a human prompt: the model calls `search_docs`, the tool answers, the
  * model answers — 4 messages, ~2.8 KB of text (~3.8 KB as LangChain's stored JSON). Measured at 200, 2,000 and 10,000 messages of history:
@@ -169,7 +169,7 @@ export async function measureLangChain(
 }
 
 function ratio(x: number | undefined, y: number | undefined): string {
-  if (x === undefined || y === undefined) return '—'
+  if (x === undefined || y === undefined || y === 0) return '—'
   const r = x / y
   // Two significant figures below 0.1: ours ÷ theirs goes down to 1/2,000 and less.
   return r >= 0.1 ? `${r.toFixed(2)}×` : `${r.toPrecision(2)}×`
