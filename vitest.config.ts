@@ -37,6 +37,7 @@ export const CONFORMANCE = [
   'test/store/formats-conformance.test.ts',
   'test/store/formats-ui-conformance.test.ts',
   'test/store/formats-agents-conformance.test.ts',
+  'test/store/formats-langchain-conformance.test.ts',
   'test/window/formats-equivalence.test.ts',
   'test/formats/adversarial-approvals.test.ts',
   'test/store/search-filters-property.test.ts',
