@@ -22,6 +22,7 @@ import {
   ask,
   conversation,
   dicts,
+  inputTokens,
   lookup,
   pairingProblems,
   planOf,
@@ -67,6 +68,33 @@ describe('ledgerMiddleware in createAgent, on either backend', () => {
     ])
     expect(new Set(history.map((m) => m.id)).size).toBe(history.length)
     expect(dicts(history.filter((m) => m.type === 'ai'))).toStrictEqual(dicts(run.model.outputs))
+  })
+
+  it('keeps every input of 20 turns within a provider`s limit, where the plain agent overflows', async () => {
+    const limit = 3000
+    const { store } = await open()
+    const run = agentOn(
+      store,
+      { plan: planOf(Array.from({ length: 20 }, () => [2])), maxInputTokens: limit },
+      { tokenBudget: limit / 2, windowSize: 500 },
+    )
+    for (let t = 0; t < 20; t++) await ask(run, `question ${t}`)
+    for (const input of run.model.inputs) expect(inputTokens(input)).toBeLessThanOrEqual(limit)
+    expectWindows(run)
+    expect((await run.mw.session('t').history()).length).toBe(20 * 5)
+    // The oracle: the same agent without the ledger, its checkpointer handing the model everything.
+    const plain = createAgent({
+      model: new ScriptedChatModel({
+        plan: planOf(Array.from({ length: 20 }, () => [2])),
+        maxInputTokens: limit,
+      }),
+      tools: [lookup],
+      checkpointer: new MemorySaver(),
+    })
+    await expect(async () => {
+      for (let t = 0; t < 20; t++)
+        await plain.invoke({ messages: [{ role: 'user', content: `question ${t}` }] }, threadOf('t'))
+    }).rejects.toThrow(/over the limit/)
   })
 
   it('stores the whole graph state exactly once, as LangChain serializes it', async () => {

@@ -7,9 +7,10 @@
  */
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
-import { HumanMessage } from '@langchain/core/messages'
+import { HumanMessage, type BaseMessage } from '@langchain/core/messages'
 import { fakeModel } from '@langchain/core/testing'
 import { MemorySaver } from '@langchain/langgraph'
+import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite'
 import { createAgent, createMiddleware } from 'langchain'
 import {
   LedgerChatMessageHistory,
@@ -72,6 +73,36 @@ describe('every message in the ledger exactly once (property)', () => {
       ),
       { numRuns: Number(process.env.FC_RUNS ?? 25) },
     )
+  })
+})
+
+describe('keepStateToWindow beside LangGraph`s SqliteSaver', () => {
+  it('checkpoints the window, not the history, and a new process resumes from the checkpoint', async () => {
+    const store = open()
+    const checkpoints = (dir ??= tempDir()).file('checkpoints.db')
+    const windowSize = 5
+    const first = agentOn(
+      store,
+      { plan: planOf(Array.from({ length: 8 }, () => [1])), prefix: 'a-' },
+      { windowSize, keepStateToWindow: true, checkpointer: SqliteSaver.fromConnString(checkpoints) },
+    )
+    for (let t = 0; t < 8; t++) await ask(first, `q${t}`)
+    const onThread = { configurable: { thread_id: 't' } }
+    const values = async (run: typeof first) =>
+      ((await run.agent.graph.getState(onThread)) as { values: { messages: BaseMessage[] } }).values.messages
+    expect((await values(first)).length).toBeLessThanOrEqual(windowSize + 2)
+    // Another process: the checkpointer's state (the window) and the ledger agree; the run goes on.
+    const second = agentOn(
+      store,
+      { plan: [1, 0], prefix: 'b-' },
+      { windowSize, keepStateToWindow: true, checkpointer: SqliteSaver.fromConnString(checkpoints) },
+    )
+    expect(dicts(await values(second))).toStrictEqual(dicts(await values(first)))
+    await ask(second, 'q8')
+    expect(dicts(conversation(second.model.inputs[0] ?? []))).toStrictEqual(dicts(second.windows[0] ?? []))
+    const history = await second.mw.session('t').history()
+    expect(history.length).toBe(9 * 4)
+    expect(new Set(history.map((m) => m.id)).size).toBe(history.length)
   })
 })
 

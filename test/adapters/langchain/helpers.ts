@@ -15,7 +15,7 @@ import {
 } from '@langchain/core/messages'
 import type { ChatResult } from '@langchain/core/outputs'
 import { tool } from '@langchain/core/tools'
-import type { MemorySaver } from '@langchain/langgraph'
+import type { BaseCheckpointSaver } from '@langchain/langgraph'
 import { createAgent, createMiddleware, type ReactAgent } from 'langchain'
 import { z } from 'zod'
 import {
@@ -163,7 +163,7 @@ export interface AgentRun {
 
 /** Options of {@link agentOn}: the middleware's, and a checkpointer for the agent. */
 export type AgentRunOptions = Omit<LedgerMiddlewareOptions<LedgerLangChainStore>, 'store'> & {
-  readonly checkpointer?: MemorySaver | undefined
+  readonly checkpointer?: BaseCheckpointSaver | undefined
 }
 
 /**
