@@ -5,6 +5,9 @@
  * ledger exactly once; a repair when a run dies between a call and its result; a summary model that
  * fails; the options refused by name.
  */
+import { spawnSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { HumanMessage, type BaseMessage } from '@langchain/core/messages'
@@ -73,6 +76,48 @@ describe('every message in the ledger exactly once (property)', () => {
       ),
       { numRuns: Number(process.env.FC_RUNS ?? 25) },
     )
+  })
+})
+
+describe('a restart in a second process', () => {
+  it('resumes the thread`s window there, and the next turn starts from it', async () => {
+    const file = (dir ??= tempDir()).file('shared.db')
+    const run = agentOn(
+      dir.open('shared.db'),
+      { plan: planOf([[2], [1], [1, 1]]), prefix: 'parent-' },
+      {
+        windowSize: 6,
+      },
+    )
+    for (const q of ['one', 'two', 'three']) await ask(run, q)
+    const before = dicts(await run.mw.session('t').window())
+    const script = join(dir.path, 'resume.mts')
+    const root = process.cwd()
+    writeFileSync(
+      script,
+      `import { openContextStore } from '${root}/src/index.js'
+import { agentOn, ask, conversation, dicts } from '${root}/test/adapters/langchain/helpers.js'
+const store = openContextStore(${JSON.stringify(file)})
+const run = agentOn(store, { plan: [0], prefix: 'child-' }, { windowSize: 8 })
+const window = dicts(await run.mw.session('t').window())
+await ask(run, 'four')
+process.stdout.write(JSON.stringify({ window, input: dicts(conversation(run.model.inputs[0])) }))
+store.close()
+`,
+    )
+    const child = spawnSync('npx', ['tsx', script], { encoding: 'utf8' })
+    expect(child.stderr).toBe('')
+    const { window, input } = JSON.parse(child.stdout) as {
+      window: unknown[]
+      input: { data: { content: unknown } }[]
+    }
+    expect(window).toStrictEqual(before)
+    expect(input.at(-1)?.data.content).toBe('four')
+    // The window had room for the new prompt: the model saw all of it, then the prompt.
+    expect(input.slice(0, -1)).toStrictEqual(before)
+    // The child's turn is in the ledger for this process too.
+    const history = await run.mw.session('t').history()
+    expect(history.at(-1)?.id).toBe('ai-child-0')
   })
 })
 
