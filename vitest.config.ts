@@ -47,6 +47,8 @@ export const CONFORMANCE = [
   'test/adapters/ai-sdk/session-conformance.test.ts',
   'test/adapters/openai-agents/session-conformance.test.ts',
   'test/adapters/openai-agents/transactions.test.ts',
+  'test/adapters/langchain/agent-conformance.test.ts',
+  'test/adapters/langchain/history-conformance.test.ts',
   'test/store/append-expect-count.test.ts',
   'test/store/window-entries.test.ts',
 ]

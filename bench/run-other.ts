@@ -1,6 +1,6 @@
 /**
  * The benches `npm run bench` runs instead of rows a–h when given their flag: `--postgres [--search]`,
- * `--scale`, `--recall`, `--contention`, `--ai-sdk` and `--openai-agents`; each parses the remaining
+ * `--scale`, `--recall`, `--contention`, `--ai-sdk`, `--openai-agents` and `--langchain`; each parses the remaining
  * options itself.
  */
 
@@ -58,6 +58,13 @@ export async function runOther(argv: readonly string[]): Promise<boolean> {
     // at 200, 2,000 and 10,000 items (see bench/openai-agents.ts).
     const { runOpenAIAgents } = await import('./openai-agents.js')
     process.stdout.write(await runOpenAIAgents(argv.filter((a) => a !== '--openai-agents')))
+    return true
+  }
+  if (argv.includes('--langchain')) {
+    // A LangChain createAgent session with a tool: ours against LangGraph's SqliteSaver (plain, and with
+    // trimMessages before the model), per turn at 200, 2,000 and 10,000 messages (see bench/langchain.ts).
+    const { runLangChain } = await import('./langchain.js')
+    process.stdout.write(await runLangChain(argv.filter((a) => a !== '--langchain')))
     return true
   }
   return false

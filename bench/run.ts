@@ -27,7 +27,10 @@
  * [--turns N] [--runs N]` an AI SDK chat, ours against the docs' saveChat and pruneMessages, and row a2
  * (bench/ai-sdk-chat.ts). `--openai-agents [--quick] [--turns N]` an OpenAI Agents session, time and bytes
  * per turn at 200, 2,000 and 10,000 items: ours against the SDK examples' FileSession and its MemorySession
- * (bench/openai-agents.ts). The flags are read in bench/run-other.ts.
+ * (bench/openai-agents.ts). `--langchain [--quick] [--turns N]` a LangChain `createAgent` session with a
+ * tool, time and bytes per turn at 200, 2,000 and 10,000 messages: ours (the ledger middleware, with and
+ * without a checkpointer) against LangGraph's SqliteSaver, plain and with trimMessages (bench/langchain.ts).
+ * The flags are read in bench/run-other.ts.
  */
 import { openContextStore, PersistentConversationManager, type ContextStore } from '../src/index.js'
 import { WAL_CHECKPOINT_BYTES } from '../src/db/open.js'

@@ -5,8 +5,12 @@
  * shape, so this entry loads nothing of PostgreSQL).
  */
 import type { MessageFormatName } from '../formats/types.js'
+import { formatMismatch } from '../store/append-format.js'
 import { isContextLedgerError } from '../errors.js'
-import type { PersistentConversationManager } from '../manager/persistent-conversation-manager.js'
+import {
+  PersistentConversationManager,
+  type PersistentConversationManagerOptions,
+} from '../manager/persistent-conversation-manager.js'
 import type { StoredMessageData } from '../messages/types.js'
 import type {
   EditAttribution,
@@ -19,7 +23,13 @@ import type {
 import type { SummarizeOptions } from '../manager/manager-options.js'
 import type { SummarizeResult, Summarizer } from '../summaries/summarize.js'
 import type { AsyncRecallManager } from '../tools/recall-tools.js'
-import type { AsyncContextStore, AsyncLedgerManager } from './strands/async-ledger.js'
+import {
+  isAsyncStore,
+  type AsyncContextStore,
+  type AsyncLedgerManager,
+  type AsyncManagerOptions,
+} from './strands/async-ledger.js'
+import type { AdapterStore } from './session-options.js'
 
 /** One row of the window with its place in the archive (`seq` undefined for the summary). */
 export interface PortWindowEntry {
@@ -147,5 +157,54 @@ export function asyncPort(store: AsyncContextStore, manager: AsyncLedgerManager)
     },
     pin: (ref, pinned, attribution) =>
       pinned ? manager.pin(ref, attribution) : manager.unpin(ref, attribution),
+  }
+}
+
+/**
+ * Opens a session on either backend: the core manager (SQLite's, or the PostgreSQL store's manager) and
+ * the port over it.
+ *
+ * @param store - the store
+ * @param options - the manager's options (session, limits, token counter, format)
+ * @returns the manager and its port
+ * @throws ContextLedgerError `INVALID_OPTIONS` for a bad limit
+ */
+export function openPort(
+  store: AdapterStore,
+  options: AsyncManagerOptions,
+): { ledger: PersistentConversationManager | AsyncLedgerManager; port: LedgerPort } {
+  if (isAsyncStore(store)) {
+    const manager = store.manager(options)
+    return { ledger: manager, port: asyncPort(store, manager) }
+  }
+  // The limits are unknown here: the manager checks them (INVALID_OPTIONS naming the option).
+  const manager = new PersistentConversationManager({
+    ...options,
+    store,
+  } as PersistentConversationManagerOptions)
+  return { ledger: manager, port: sqlitePort(manager) }
+}
+
+/**
+ * A check that refuses a session of another format (a Strands session under the id an AI SDK session
+ * opens, say), on reads as appends refuse it on writes; it reads the session's format until the session
+ * exists in the right one, then never again.
+ *
+ * @param port - the session
+ * @param sessionId - its id, for the error
+ * @param format - the adapter's format
+ * @returns the check
+ */
+export function formatGuard(
+  port: LedgerPort,
+  sessionId: string,
+  format: MessageFormatName,
+): () => Promise<void> {
+  let checked = false
+  return async () => {
+    if (checked) return
+    const stored = await port.storedFormat()
+    if (stored !== undefined && stored !== format) throw formatMismatch(sessionId, stored, format)
+    checked = stored !== undefined
   }
 }

@@ -147,6 +147,17 @@ describe('the tarball', () => {
     expect([...bare]).toContain('@openai/agents')
   })
 
+  it('keeps @strands-agents/sdk, @openai/agents, ai and pg out of the langchain entry, which loads langchain and @langchain/core', () => {
+    const { bare } = importGraph(join(unpacked, 'package/dist/adapters/langchain/index.js'))
+    const allowed = (s: string): boolean =>
+      ['langchain', '@langchain/core', 'better-sqlite3', 'drizzle-orm', 'zod'].some(
+        (d) => s === d || s.startsWith(`${d}/`),
+      ) || s.startsWith('node:')
+    expect([...bare].filter((s) => !allowed(s))).toStrictEqual([])
+    expect([...bare]).toContain('langchain')
+    expect([...bare].some((s) => s.startsWith('@langchain/core/'))).toBe(true)
+  })
+
   it('keeps better-sqlite3 and @strands-agents/sdk out of the postgres entry, which loads pg', () => {
     const { bare } = importGraph(join(unpacked, 'package/dist/backends/postgres/index.js'))
     const allowed = (s: string): boolean =>

@@ -13,10 +13,13 @@ import { createHash } from 'node:crypto'
 import { ContextLedgerError, isContextLedgerError } from '../../errors.js'
 import { describeValue } from '../../messages/limits.js'
 import { withdrawalMarker, withdrawalOf } from '../../formats/openai-agents/index.js'
+import { canonical } from '../canonical.js'
 import type { LedgerPort } from '../port.js'
 import type { AgentItem } from './items.js'
 import { checkItems } from './validate.js'
 import { visibleItems, type VisibleItem } from './visible.js'
+
+export { canonical } from '../canonical.js'
 
 /** How often a transaction is read and decided again when other writers keep moving the session. */
 const ATTEMPTS = 8
@@ -27,15 +30,6 @@ interface Checked {
   readonly digest: string
   readonly append: readonly Record<string, unknown>[]
   readonly expectedSuffix: readonly Record<string, unknown>[] | undefined
-}
-
-/** JSON with object keys sorted, so equal values give equal text whatever their key order. */
-export function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === 'object' && v !== null && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : v,
-  )
 }
 
 /** The error for a transaction refused before anything is read. */

@@ -1,0 +1,141 @@
+/**
+ * What the model sees, as LangChain messages: the session's window rows (pins kept, tool pairs whole, as
+ * the core computes them), a repair row answering several calls shown as one `ToolMessage` per call, the
+ * ledger's notes taken off — minus what a cleared conversation hides (`LedgerChatMessageHistory.clear()`
+ * appends a marker row; what the window held before it stays in the archive, and out of sight).
+ *
+ * Ids: a row shown exactly as stored keeps its own id (LangGraph's reducer and the next sync know it by
+ * that id). A row the ledger made or shows rewritten — the summary, a repair, a late or truncated form, a
+ * message stored without an id — gets an id starting `context-ledger:`, so nothing mistakes it for the
+ * caller's message under that id, and it is never appended again.
+ */
+import type { BaseMessage } from '@langchain/core/messages'
+import { formatNamed } from '../../formats/index.js'
+import { expandRepair } from '../../formats/langchain/index.js'
+import type { MessageData } from '../../messages/types.js'
+import type { LedgerEntry } from '../../store/store-types.js'
+import type { LedgerPort, PortWindowEntry } from '../port.js'
+import { fromBody, isLedgerId, LEDGER_ID_PREFIX, type LangChainBody } from './messages.js'
+
+/** A message the model sees, with the row it comes from (`seq` undefined for the summary). */
+export interface ShownMessage {
+  /** The row's seq, or undefined for the summary. */
+  readonly seq: number | undefined
+  /** Whether the row is pinned. */
+  readonly pinned: boolean
+  /** The message as the model sees it. */
+  readonly message: BaseMessage
+}
+
+/** The id prefix of the marker rows `clear()` appends. */
+export const CLEAR_ID_PREFIX = `${LEDGER_ID_PREFIX}clear:`
+
+/** The text of a clear marker, as history and search show it. */
+export const CLEAR_TEXT =
+  'The conversation was cleared here (LedgerChatMessageHistory.clear()): what came before stays in the archive, out of the window.'
+
+/**
+ * The marker row that hides what the window holds before it.
+ *
+ * @param id - a fresh id after {@link CLEAR_ID_PREFIX}
+ * @returns its body
+ */
+export const clearMarker = (id: string): LangChainBody => ({
+  type: 'system',
+  data: { content: CLEAR_TEXT, id: `${CLEAR_ID_PREFIX}${id}` },
+})
+
+/**
+ * Whether a body is a clear marker.
+ *
+ * @param body - a stored body
+ * @returns true for one
+ */
+export function isClearMarker(body: unknown): boolean {
+  const id = (body as Partial<LangChainBody> | undefined)?.data?.id
+  return typeof id === 'string' && id.startsWith(CLEAR_ID_PREFIX)
+}
+
+/**
+ * The part of a list of window rows (or bodies) after the newest clear marker.
+ *
+ * @param rows - rows in window order
+ * @param bodyOf - a row's body
+ * @returns the rows the model may see
+ */
+export function afterClear<T>(rows: readonly T[], bodyOf: (row: T) => unknown): readonly T[] {
+  const marker = rows.findLastIndex((r) => isClearMarker(bodyOf(r)))
+  return marker < 0 ? rows : rows.slice(marker + 1)
+}
+
+/** The id the adapter gives a message the ledger made or rewrote. */
+function ledgerIdOf(seq: number | undefined, index: number, count: number): string {
+  if (seq === undefined) return `${LEDGER_ID_PREFIX}summary${count > 1 ? `:${index}` : ''}`
+  return `${LEDGER_ID_PREFIX}seq:${seq}${count > 1 ? `:${index}` : ''}`
+}
+
+/**
+ * The LangChain messages that stand for one row: a repair's result per call, notes off; its own id when
+ * it is shown exactly as stored, the ledger's otherwise.
+ *
+ * @param seq - the row's seq (undefined for the summary)
+ * @param body - the body shown
+ * @param rewritten - whether the window shows it otherwise than stored (a late or truncated form)
+ * @returns the messages
+ */
+export function messagesOfRow(seq: number | undefined, body: MessageData, rewritten: boolean): BaseMessage[] {
+  const own = (body as unknown as LangChainBody).data.id
+  const keepsId =
+    seq !== undefined &&
+    !rewritten &&
+    typeof own === 'string' &&
+    !isLedgerId(own) &&
+    formatNamed('langchain').notesOf(body as never) === undefined
+  const bodies = expandRepair(body as never) as unknown as LangChainBody[]
+  return bodies.map((b, i) => fromBody(b, keepsId ? own : ledgerIdOf(seq, i, bodies.length)))
+}
+
+/** The archive's entries at `seqs`, read a run of consecutive seqs at a time. */
+async function entriesAt(port: LedgerPort, seqs: readonly number[]): Promise<Map<number, LedgerEntry>> {
+  const sorted = [...new Set(seqs)].sort((a, b) => a - b)
+  const found = new Map<number, LedgerEntry>()
+  for (let i = 0; i < sorted.length;) {
+    const from = sorted[i] as number
+    let to = from + 1
+    while (sorted[i + to - from] === to) to++
+    for (const e of await port.history(from, to - from)) found.set(e.seq, e)
+    i += to - from
+  }
+  return found
+}
+
+/**
+ * What the model sees now (see the module comment).
+ *
+ * @param port - the session
+ * @returns the messages, in order, with their rows
+ */
+export async function shownMessages(port: LedgerPort): Promise<ShownMessage[]> {
+  const rows = afterClear(await port.windowEntries(), (e: PortWindowEntry) => e.message)
+  const stored = await entriesAt(
+    port,
+    rows.flatMap((r) => (r.seq === undefined ? [] : [r.seq])),
+  )
+  return rows.flatMap((r) => {
+    const rewritten = r.seq !== undefined && stored.get(r.seq)?.windowMessage !== undefined
+    return messagesOfRow(r.seq, r.message, rewritten).map((message) => ({
+      seq: r.seq,
+      pinned: r.pinned,
+      message,
+    }))
+  })
+}
+
+/**
+ * Archive entries as LangChain messages, each as stored (a repair's results one per call, notes off).
+ *
+ * @param entries - entries of the archive
+ * @returns the messages
+ */
+export const archivedMessages = (entries: readonly LedgerEntry[]): BaseMessage[] =>
+  entries.flatMap((e) => messagesOfRow(e.seq, e.message, false))
