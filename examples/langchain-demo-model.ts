@@ -82,7 +82,8 @@ export class SupportModel extends BaseChatModel {
       tool_calls: calls.map((c, k) => ({ ...c, id: `call-${id}-${k}`, type: 'tool_call' as const })),
       usage_metadata: { input_tokens: tokens, output_tokens: 12, total_tokens: tokens + 12 },
       response_metadata: { model_name: 'scripted-support' },
-    })
+      // LangChain's field types, under exactOptionalPropertyTypes, refuse usage_metadata here.
+    } as unknown as ConstructorParameters<typeof AIMessage>[0])
     return Promise.resolve({ generations: [{ text, message }] })
   }
 
