@@ -6,7 +6,7 @@
  * of the first turn's fact with `search_history` — and the files it leaves say the same, for the library,
  * for LangGraph's checkpointer and for the CLI.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   CONTEXT_LIMIT,
   FACT,
@@ -17,44 +17,29 @@ import {
 } from '../../examples/langchain-demo-agent.js'
 import { SupportModel } from '../../examples/langchain-demo-model.js'
 import { LEDGER_ID_PREFIX } from '../../src/adapters/langchain/index.js'
-import { numbersIn, tsx } from '../helpers/demo-run.js'
-import { tempDir } from '../helpers/temp-store.js'
+import { runDemoOnce, tsx } from '../helpers/demo-run.js'
 
 const TURNS = 20
-const dir = tempDir('context-ledger-langchain-demo-')
-afterAll(() => {
-  dir.cleanup()
-})
-
-let out = ''
-let file = ''
-beforeAll(() => {
-  file = dir.file('support.db')
-  const run = tsx('examples/strands-demo.ts', '--langchain', '--db', file)
-  expect(run.stderr).not.toMatch(/Error/)
-  expect(run.status).toBe(0)
-  out = run.stdout
-}, 120_000)
-
-const numbers = (re: RegExp) => numbersIn(out, re)
-const turnLines = () => out.split('\n').filter((l) => /^ {2}turn +\d+ /u.test(l))
+// One run for every test of the file (it takes seconds): what it printed, the file it left.
+const demo = runDemoOnce('langchain', 'support.db')
+const turnLines = () => demo.out.split('\n').filter((l) => /^ {2}turn +\d+ /u.test(l))
 
 describe('npm run demo -- --langchain', () => {
   it('runs 20 createAgent turns with tool calls; every input within the limit, the archive over it', () => {
     expect(turnLines()).toHaveLength(TURNS)
-    const largest = numbers(/^ {2}turn +\d+ .* largest input +([\d,]+) tok/gmu)
+    const largest = demo.numbers(/^ {2}turn +\d+ .* largest input +([\d,]+) tok/gmu)
     expect(largest).toHaveLength(TURNS)
     for (const n of largest) expect(n).toBeLessThanOrEqual(CONTEXT_LIMIT)
     // Every fourth turn asks about two orders: the model calls lookup_order twice in one message.
     expect(turnLines().filter((l) => l.includes('Where are orders'))).toHaveLength(5)
-    expect(out).toMatch(/refused: 0/u)
-    expect(numbers(/the archive would be a ([\d,]+)-token input/gu)[0]).toBeGreaterThan(CONTEXT_LIMIT)
+    expect(demo.out).toMatch(/refused: 0/u)
+    expect(demo.numbers(/the archive would be a ([\d,]+)-token input/gu)[0]).toBeGreaterThan(CONTEXT_LIMIT)
   })
 
   it('keeps the window and the graph state bounded while the archive grows', () => {
-    const windows = numbers(/ window +(\d+) msgs/gu)
-    const states = numbers(/ graph state +(\d+) msgs/gu)
-    const archives = numbers(/ archive +(\d+) msgs/gu)
+    const windows = demo.numbers(/ window +(\d+) msgs/gu)
+    const states = demo.numbers(/ graph state +(\d+) msgs/gu)
+    const archives = demo.numbers(/ archive +(\d+) msgs/gu)
     expect(Math.max(...windows)).toBeLessThanOrEqual(WINDOW_SIZE)
     // The state is the window the last model call was given, and its answer.
     expect(Math.max(...states)).toBeLessThanOrEqual(WINDOW_SIZE + 1)
@@ -63,21 +48,21 @@ describe('npm run demo -- --langchain', () => {
   })
 
   it('resumes the same window in a second process by thread id, and recalls what left it', () => {
-    expect(out).toMatch(/process 2 \(pid \d+\): .* fingerprint ([0-9a-f]{16}): the same window: yes/u)
-    const before = /window fingerprint ([0-9a-f]{16})\)/u.exec(out)?.[1]
-    expect(out).toContain(`fingerprint ${before ?? '?'}: the same window: yes`)
-    expect(out).toContain('the refund code of the first turn is in the window: no')
-    expect(out).toMatch(/model call 1: .* the code among them: no → it calls search_history/u)
-    expect(out).toMatch(/model call 2: .* the search result among them: yes/u)
-    expect(out).toContain(
+    expect(demo.out).toMatch(/process 2 \(pid \d+\): .* fingerprint ([0-9a-f]{16}): the same window: yes/u)
+    const before = /window fingerprint ([0-9a-f]{16})\)/u.exec(demo.out)?.[1]
+    expect(demo.out).toContain(`fingerprint ${before ?? '?'}: the same window: yes`)
+    expect(demo.out).toContain('the refund code of the first turn is in the window: no')
+    expect(demo.out).toMatch(/model call 1: .* the code among them: no → it calls search_history/u)
+    expect(demo.out).toMatch(/model call 2: .* the search result among them: yes/u)
+    expect(demo.out).toContain(
       'answer: "Your refund code is RF-7731." (search_history found it in the archive: yes)',
     )
-    expect(out).toContain('the first message: in the archive, not in the window: yes')
-    expect(out).toContain('Look inside the file with the CLI')
+    expect(demo.out).toContain('the first message: in the archive, not in the window: yes')
+    expect(demo.out).toContain('Look inside the file with the CLI')
   })
 
   it('leaves files that say the same, for the library, the checkpointer and the CLI', async () => {
-    const o = open(file, new SupportModel())
+    const o = open(demo.file, new SupportModel())
     try {
       const thread = o.ledger.session(THREAD_ID)
       const archive = await thread.history()
@@ -89,7 +74,7 @@ describe('npm run demo -- --langchain', () => {
       expect(count('ai')).toBe(1 + 2 * (TURNS - 1) + 2)
       expect(new Set(archive.map((m) => m.id)).size).toBe(archive.length)
       expect(archive[0]?.text).toBe(FACT)
-      const end = out.slice(out.indexOf('At the end:'))
+      const end = demo.out.slice(demo.out.indexOf('At the end:'))
       expect(end).toContain(`${window.length} messages,`)
       expect(end).toContain(`${archive.length} messages,`)
       // The checkpointed state holds the window's messages under their stored ids, not the history.
@@ -102,10 +87,10 @@ describe('npm run demo -- --langchain', () => {
     } finally {
       o.close()
     }
-    const cli = tsx('src/cli/main.ts', 'search', file, 'refund code', '--session', THREAD_ID)
+    const cli = tsx('src/cli/main.ts', 'search', demo.file, 'refund code', '--session', THREAD_ID)
     expect(cli.status).toBe(0)
     expect(cli.stdout).toContain('RF-7731')
-    const check = tsx('src/cli/main.ts', 'check', file)
+    const check = tsx('src/cli/main.ts', 'check', demo.file)
     expect(check.status).toBe(0)
   })
 })
