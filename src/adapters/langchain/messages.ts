@@ -10,6 +10,7 @@ import { ContextLedgerError } from '../../errors.js'
 import { canonical } from '../canonical.js'
 import { describeValue, type MessageLimits } from '../../messages/limits.js'
 import { snapshotJson } from '../../messages/json-snapshot.js'
+import { LC_NOTES_KEY } from '../../formats/langchain/index.js'
 
 /** A stored LangChain message as plain JSON: `{ type, data }`. */
 export interface LangChainBody {
@@ -110,6 +111,12 @@ export function toBody(message: unknown, path: string, limits: Readonly<MessageL
     const inner = error.path === undefined || error.path === '(message)' ? '' : `.${error.path}`
     throw invalidMessage(`${path}${inner}`, error.message.replace(/^Invalid message at [^:]*: /, ''), error)
   }
+  const kwargs = body.data.additional_kwargs
+  if (typeof kwargs === 'object' && kwargs !== null && Object.hasOwn(kwargs, LC_NOTES_KEY))
+    throw invalidMessage(
+      `${path}.data.additional_kwargs.${LC_NOTES_KEY}`,
+      'this key is reserved for the ledger (its repair rows and summaries); it is never taken from a message given to it',
+    )
   try {
     revive(body)
   } catch (cause) {

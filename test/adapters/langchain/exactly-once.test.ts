@@ -1,0 +1,176 @@
+/**
+ * `ledgerMiddleware` in the real `createAgent` loop (SQLite): a fast-check property over random scripts
+ * (multi-step, parallel tool calls), window sizes, state modes and checkpointers — every model input is
+ * the session's window at that moment and pairs every call with its results, and every message is in the
+ * ledger exactly once; a repair when a run dies between a call and its result; a summary model that
+ * fails; the options refused by name.
+ */
+import fc from 'fast-check'
+import { afterEach, describe, expect, it } from 'vitest'
+import { HumanMessage } from '@langchain/core/messages'
+import { fakeModel } from '@langchain/core/testing'
+import { MemorySaver } from '@langchain/langgraph'
+import { createAgent, createMiddleware } from 'langchain'
+import {
+  LedgerChatMessageHistory,
+  ledgerMiddleware,
+  ledgerTools,
+} from '../../../src/adapters/langchain/index.js'
+import type { ContextStore } from '../../../src/index.js'
+import { tempDir, type TempDir } from '../../helpers/temp-store.js'
+import {
+  agentOn,
+  ask,
+  conversation,
+  dicts,
+  lookup,
+  pairingProblems,
+  planOf,
+  ScriptedChatModel,
+} from './helpers.js'
+
+let dir: TempDir | undefined
+afterEach(() => {
+  dir?.cleanup()
+  dir = undefined
+})
+let opened = 0
+const open = (): ContextStore => (dir ??= tempDir()).open(`ledger-${opened++}.db`)
+
+describe('every message in the ledger exactly once (property)', () => {
+  const turns = fc.array(fc.array(fc.integer({ min: 1, max: 3 }), { maxLength: 3 }), {
+    minLength: 1,
+    maxLength: 5,
+  })
+  it('over random scripts, window sizes, state modes and checkpointers', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        turns,
+        fc.integer({ min: 2, max: 12 }),
+        fc.boolean(),
+        fc.boolean(),
+        async (script, windowSize, keepStateToWindow, checkpoint) => {
+          const store = open()
+          const run = agentOn(
+            store,
+            { plan: planOf(script) },
+            { windowSize, keepStateToWindow, ...(checkpoint ? { checkpointer: new MemorySaver() } : {}) },
+          )
+          for (const [t] of script.entries()) await ask(run, `q${t}`)
+          for (const [i, input] of run.model.inputs.entries()) {
+            const shown = conversation(input)
+            expect(pairingProblems(shown)).toStrictEqual([])
+            expect(dicts(shown)).toStrictEqual(dicts(run.windows[i] ?? []))
+          }
+          const history = await run.mw.session('t').history()
+          expect(new Set(history.map((m) => m.id)).size).toBe(history.length)
+          const calls = script.flat().reduce((a, b) => a + b, 0)
+          expect(history.length).toBe(script.length * 2 + script.flat().length + calls)
+          expect(dicts(history.filter((m) => m.type === 'ai'))).toStrictEqual(dicts(run.model.outputs))
+          store.close()
+        },
+      ),
+      { numRuns: Number(process.env.FC_RUNS ?? 25) },
+    )
+  })
+})
+
+describe('ledgerMiddleware when things go wrong', () => {
+  it('answers the calls of a run that died before its results, so the next input still pairs', async () => {
+    const store = open()
+    let fail = true
+    // A tool middleware's error is not turned into a ToolMessage: it ends the run, after the model's
+    // message (with its two calls) was stored.
+    const crash = createMiddleware({
+      name: 'Crash',
+      wrapToolCall: (request, handler) => {
+        if (fail) throw new Error('the tool process died')
+        return handler(request)
+      },
+    })
+    const model = new ScriptedChatModel({ plan: [2, 0] })
+    const mw = ledgerMiddleware({ store })
+    const agent = createAgent({ model, tools: [lookup], middleware: [mw, crash] })
+    const onThread = { configurable: { thread_id: 't' } }
+    // Both parallel calls fail: LangGraph reports them together.
+    await expect(agent.invoke({ messages: [new HumanMessage('go')] }, onThread)).rejects.toThrow(
+      /Multiple errors/,
+    )
+    expect(store.session('t')?.messageCount).toBe(2)
+    fail = false
+    await agent.invoke({ messages: [new HumanMessage('again')] }, onThread)
+    const input = conversation(model.inputs.at(-1) ?? [])
+    expect(pairingProblems(input)).toStrictEqual([])
+    expect(input.map((m) => m.id)).toStrictEqual([
+      expect.any(String),
+      'ai-0',
+      'context-ledger:seq:2:0',
+      'context-ledger:seq:2:1',
+      expect.any(String),
+    ])
+    expect(input.slice(2, 4).map((m) => (m as { status?: unknown }).status)).toStrictEqual(['error', 'error'])
+  })
+
+  it('falls back to eviction when the summary model fails, telling onError; the run succeeds', async () => {
+    const errors: unknown[] = []
+    const run = agentOn(
+      open(),
+      { plan: planOf([[1], [1], [1]]) },
+      {
+        windowSize: 4,
+        summarize: { model: fakeModel().alwaysThrow(new Error('rate limited')) },
+        onError: (e) => errors.push(e),
+      },
+    )
+    for (let t = 0; t < 3; t++) await ask(run, `q${t}`)
+    expect(errors.length).toBeGreaterThan(0)
+    for (const input of run.model.inputs) expect(conversation(input).length).toBeLessThanOrEqual(4)
+    expect((await run.mw.session('t').history()).length).toBe(3 * 4)
+  })
+
+  it('refuses a run with no thread id and no sessionId, naming the option', async () => {
+    const store = open()
+    const run = agentOn(store, { plan: [0] })
+    const error: unknown = await run.agent
+      .invoke({ messages: [new HumanMessage('hi')] })
+      .catch((e: unknown) => e)
+    expect((error as { cause?: unknown }).cause).toMatchObject({ code: 'INVALID_OPTIONS', path: 'sessionId' })
+    expect(store.sessions()).toStrictEqual([])
+  })
+
+  it('refuses bad options by name, and summarize() without a model', async () => {
+    const store = open()
+    const refused = (make: () => unknown) => {
+      try {
+        make()
+        return undefined
+      } catch (e) {
+        return e
+      }
+    }
+    expect(refused(() => ledgerMiddleware({ store, windowSize: 0 }))).toMatchObject({
+      code: 'INVALID_OPTIONS',
+    })
+    expect(refused(() => ledgerMiddleware({ store, keepState: true } as never))).toMatchObject({
+      code: 'INVALID_OPTIONS',
+      path: 'keepState',
+    })
+    expect(refused(() => ledgerMiddleware({ store, summarize: { model: {} } } as never))).toMatchObject({
+      code: 'INVALID_OPTIONS',
+      path: 'summarize.model',
+    })
+    expect(refused(() => new LedgerChatMessageHistory({ store } as never))).toMatchObject({
+      code: 'INVALID_OPTIONS',
+      path: 'sessionId',
+    })
+    expect(refused(() => ledgerTools({ store: {} as never, sessionId: 's' }))).toMatchObject({
+      code: 'INVALID_OPTIONS',
+      path: 'store',
+    })
+    await expect(ledgerMiddleware({ store, sessionId: 's' }).session().summarize()).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      path: 'summarize',
+    })
+    expect(refused(() => ledgerMiddleware({ store }).session())).toMatchObject({ path: 'sessionId' })
+  })
+})
