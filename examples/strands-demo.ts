@@ -12,6 +12,7 @@
  *   npx tsx examples/strands-demo.ts --postgres       # on PostgreSQL (examples/postgres-demo.ts)
  *   npx tsx examples/strands-demo.ts --ai-sdk         # a Vercel AI SDK agent instead (examples/ai-sdk-demo.ts)
  *   npx tsx examples/strands-demo.ts --openai-agents  # an OpenAI Agents SDK agent (examples/openai-agents-demo.ts)
+ *   npx tsx examples/strands-demo.ts --langchain      # a LangChain createAgent agent (examples/langchain-demo.ts)
  */
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -43,6 +44,11 @@ if (process.argv.includes('--ai-sdk')) {
 // `npm run demo -- --openai-agents`: an OpenAI Agents SDK run() loop on a LedgerSession (examples/openai-agents-demo.ts).
 if (process.argv.includes('--openai-agents')) {
   await import('./openai-agents-demo.js')
+  process.exit(process.exitCode ?? 0)
+}
+// `npm run demo -- --langchain`: a LangChain createAgent loop with ledgerMiddleware (examples/langchain-demo.ts).
+if (process.argv.includes('--langchain')) {
+  await import('./langchain-demo.js')
   process.exit(process.exitCode ?? 0)
 }
 

@@ -1,10 +1,11 @@
 /**
  * docs/api.md documents the whole public API: every value each entry exports has a heading, and every
- * public method of the classes a program calls (the store, both managers and `LedgerSession`) has a
- * heading in its class's section. The names come from the code — the runtime exports of `src/index.ts`,
- * `src/adapters/strands/index.ts` and `src/adapters/openai-agents/index.ts`, the methods from the
- * compiler's view of each class — so a new export or method without docs fails here, and a removed one
- * needs nothing. Names tagged `@internal` are not public.
+ * public method of the classes a program calls (the store, both managers, `LedgerSession` and
+ * `LedgerChatMessageHistory`) has a heading in its class's section. The names come from the code — the
+ * runtime exports of `src/index.ts`, `src/adapters/strands/index.ts`, `src/adapters/openai-agents/index.ts`
+ * and `src/adapters/langchain/index.ts`, the methods from the compiler's view of each class — so a new
+ * export or method without docs fails here, and a removed one needs nothing. Names tagged `@internal` are
+ * not public.
  */
 import ts from 'typescript'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -14,6 +15,7 @@ const ENTRIES = {
   'context-ledger': 'src/index.ts',
   'context-ledger/strands': 'src/adapters/strands/index.ts',
   'context-ledger/openai-agents': 'src/adapters/openai-agents/index.ts',
+  'context-ledger/langchain': 'src/adapters/langchain/index.ts',
 } as const
 type Entry = keyof typeof ENTRIES
 
@@ -34,6 +36,11 @@ const CLASS_SECTIONS: readonly { entry: Entry; name: string; section: string }[]
     entry: 'context-ledger/openai-agents',
     name: 'LedgerSession',
     section: 'class LedgerSession (context-ledger/openai-agents)',
+  },
+  {
+    entry: 'context-ledger/langchain',
+    name: 'LedgerChatMessageHistory',
+    section: 'class LedgerChatMessageHistory (context-ledger/langchain)',
   },
 ]
 

@@ -12,9 +12,12 @@ import { tempDir } from '../helpers/temp-store.js'
 import { codeBlocks, readRepoFile, ROOT } from './markdown.js'
 
 // The starts: the blocks that import the package (the others are fragments of them); the OpenAI Agents
-// start runs in openai-agents-examples.test.ts.
+// start runs in openai-agents-examples.test.ts, the LangChain one in langchain-examples.test.ts.
 const blocks = codeBlocks(readRepoFile('README.md'), 'ts').filter(
-  (b) => /^import /m.test(b) && !b.includes("from 'context-ledger/openai-agents'"),
+  (b) =>
+    /^import /m.test(b) &&
+    !b.includes("from 'context-ledger/openai-agents'") &&
+    !b.includes("from 'context-ledger/langchain'"),
 )
 const dir = tempDir()
 // Inside the repository, so the module resolves the repository's node_modules.

@@ -5,58 +5,45 @@
  * reopening the store, recall of the first turn's fact, `popItem` withdrawing the answer, a compaction item
  * the next run starts from — and the file it leaves says the same, for the library and for the CLI.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { LedgerSession } from '../../src/adapters/openai-agents/index.js'
 import { openContextStore } from '../../src/index.js'
 import { CONTEXT_LIMIT, SESSION_ID, WINDOW_SIZE } from '../../examples/openai-agents-demo-agent.js'
-import { numbersIn, tsx } from '../helpers/demo-run.js'
-import { tempDir } from '../helpers/temp-store.js'
+import { runDemoOnce, tsx } from '../helpers/demo-run.js'
 
-const dir = tempDir('context-ledger-openai-agents-demo-')
-afterAll(() => {
-  dir.cleanup()
-})
-
-let out = ''
-let file = ''
-beforeAll(() => {
-  file = dir.file('support.db')
-  const run = tsx('examples/strands-demo.ts', '--openai-agents', '--db', file)
-  expect(run.stderr).not.toMatch(/Error/)
-  expect(run.status).toBe(0)
-  out = run.stdout
-}, 120_000)
-
-const numbers = (re: RegExp) => numbersIn(out, re)
+// One run for every test of the file (it takes seconds): what it printed, the file it left.
+const demo = runDemoOnce('openai-agents', 'support.db')
 
 describe('npm run demo -- --openai-agents', () => {
   it('runs 20 run() turns with a tool call each; every input within the limit, the archive over it', () => {
-    const largest = numbers(/^ {2}turn +\d+ .* largest input +([\d,]+) tok/gmu)
+    const largest = demo.numbers(/^ {2}turn +\d+ .* largest input +([\d,]+) tok/gmu)
     expect(largest.length).toBe(23)
     for (const n of largest) expect(n).toBeLessThanOrEqual(CONTEXT_LIMIT)
-    const windows = numbers(/ window +(\d+) items/gu)
+    const windows = demo.numbers(/ window +(\d+) items/gu)
     expect(Math.max(...windows)).toBe(WINDOW_SIZE)
-    expect(out).toMatch(/refused: 0/u)
-    expect(numbers(/the archive would be a ([\d,]+)-token input/gu)[0]).toBeGreaterThan(CONTEXT_LIMIT)
+    expect(demo.out).toMatch(/refused: 0/u)
+    expect(demo.numbers(/the archive would be a ([\d,]+)-token input/gu)[0]).toBeGreaterThan(CONTEXT_LIMIT)
   })
 
   it('gives the same window after the store is reopened, and recalls what left it', () => {
-    expect(out).toMatch(/a new LedgerSession: the same window \([0-9a-f]{16}\): yes/u)
-    expect(out).toContain('the first turn is in the window: no')
-    expect(out).toContain(
+    expect(demo.out).toMatch(/a new LedgerSession: the same window \([0-9a-f]{16}\): yes/u)
+    expect(demo.out).toContain('the first turn is in the window: no')
+    expect(demo.out).toContain(
       'answer: "Your refund code is RF-7731." (search_history found it in the archive: yes)',
     )
   })
 
   it('withdraws with popItem and compacts, keeping everything in the archive', () => {
-    expect(out).toMatch(/popItem\(\): took back .*Order A-1002 is .*the window no longer shows it: yes/u)
-    expect(out).toMatch(/folded the \d+ rows the window held into summary #1 \(model "openai-compaction"\)/u)
-    expect(out).toContain("the run's first model call got 2 items")
-    expect(out).toContain('Look inside the file with the CLI')
+    expect(demo.out).toMatch(/popItem\(\): took back .*Order A-1002 is .*the window no longer shows it: yes/u)
+    expect(demo.out).toMatch(
+      /folded the \d+ rows the window held into summary #1 \(model "openai-compaction"\)/u,
+    )
+    expect(demo.out).toContain("the run's first model call got 2 items")
+    expect(demo.out).toContain('Look inside the file with the CLI')
   })
 
   it('leaves a file that says the same, for the library and for the CLI', async () => {
-    const store = openContextStore(file)
+    const store = openContextStore(demo.file)
     try {
       const session = new LedgerSession({ store, sessionId: SESSION_ID, windowSize: WINDOW_SIZE })
       const shown = (await session.getItems()) as { type?: string }[]
@@ -64,14 +51,14 @@ describe('npm run demo -- --openai-agents', () => {
       const archive = (await session.history({ limit: 1000 })).map((e) => JSON.stringify(e.message))
       expect(archive.some((m) => m.includes('RF-7731'))).toBe(true)
       expect(archive.some((m) => m.includes('Order A-1002 is'))).toBe(true)
-      const end = out.slice(out.indexOf('At the end:'))
+      const end = demo.out.slice(demo.out.indexOf('At the end:'))
       expect(end).toContain(`${shown.length} items:`)
       expect(end).toContain(`${archive.length} rows:`)
       expect(store.summaries(SESSION_ID)[0]?.model).toBe('openai-compaction')
     } finally {
       store.close()
     }
-    const cli = tsx('src/cli/main.ts', 'search', file, 'refund code', '--session', SESSION_ID)
+    const cli = tsx('src/cli/main.ts', 'search', demo.file, 'refund code', '--session', SESSION_ID)
     expect(cli.status).toBe(0)
     expect(cli.stdout).toContain('RF-')
   })
