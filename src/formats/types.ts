@@ -108,6 +108,8 @@ export interface MessageFormat<M = unknown> {
    * under a new id, as a Strands message sent again is.
    */
   readonly uniqueIds: boolean
+  /** Where that id sits in the message, for error paths (default `id`: a UIMessage's; `data.id` in LangChain's). */
+  readonly idPath?: string
   /**
    * A call id names one call for good (an Agents item's `callId`): a call made with an id the session
    * already used is refused, instead of opening a second call under it once the first was answered.

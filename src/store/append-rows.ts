@@ -232,7 +232,7 @@ export function appendRows(
         entries.push(toEntry({ ...session, message_count: n }, existing))
         continue
       }
-      const path = `${batch ? `[${i}].` : ''}id`
+      const path = `${batch ? `[${i}].` : ''}${format.idPath ?? 'id'}`
       throw new ContextLedgerError(
         'DUPLICATE_MESSAGE',
         `Invalid message at ${path}: session "${sessionId}" already holds another message with id ${JSON.stringify(m.uid)} (seq ${existing.seq}); a ${format.name} id names one message`,

@@ -146,6 +146,8 @@ describe(`a session of the 'langchain' format [${BACKEND}]`, () => {
     expect(await backend.checksum(store)).toBe(before)
     const other = await refusalOf(() => store.append('s', stored([human('not q', 'h1')])))
     expect(other.code).toBe('DUPLICATE_MESSAGE')
+    // The id sits at data.id in LangChain's stored form, and the error says so.
+    expect(other.path).toBe('[0].data.id')
     expect(await backend.checksum(store)).toBe(before)
   })
 

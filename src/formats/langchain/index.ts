@@ -65,6 +65,7 @@ export const langchainFormat: MessageFormat<LangChainMessageData> = Object.freez
   idOf: (message: LangChainMessageData) =>
     typeof message.data.id === 'string' ? message.data.id : undefined,
   uniqueIds: true,
+  idPath: 'data.id',
   callIdsOnce: false,
   withId: (message: LangChainMessageData) => message,
   facts: langchainFacts,
