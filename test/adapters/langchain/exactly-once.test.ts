@@ -12,13 +12,14 @@ import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { HumanMessage, type BaseMessage } from '@langchain/core/messages'
 import { fakeModel } from '@langchain/core/testing'
-import { MemorySaver } from '@langchain/langgraph'
+import { MemorySaver, REMOVE_ALL_MESSAGES as LANGGRAPH_REMOVE_ALL } from '@langchain/langgraph'
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite'
 import { createAgent, createMiddleware } from 'langchain'
 import {
   LedgerChatMessageHistory,
   ledgerMiddleware,
   ledgerTools,
+  REMOVE_ALL_MESSAGES,
 } from '../../../src/adapters/langchain/index.js'
 import type { ContextStore } from '../../../src/index.js'
 import { tempDir, type TempDir } from '../../helpers/temp-store.js'
@@ -212,6 +213,10 @@ describe('ledgerMiddleware when things go wrong', () => {
       .catch((e: unknown) => e)
     expect((error as { cause?: unknown }).cause).toMatchObject({ code: 'INVALID_OPTIONS', path: 'sessionId' })
     expect(store.sessions()).toStrictEqual([])
+  })
+
+  it('writes LangGraph`s REMOVE_ALL_MESSAGES out as LangGraph has it', () => {
+    expect(REMOVE_ALL_MESSAGES).toBe(LANGGRAPH_REMOVE_ALL)
   })
 
   it('refuses bad options by name, and summarize() without a model', async () => {
