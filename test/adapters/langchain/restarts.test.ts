@@ -18,7 +18,7 @@ import {
   ledgerTools,
   REMOVE_ALL_MESSAGES,
 } from '../../../src/adapters/langchain/index.js'
-import type { ContextStore } from '../../../src/index.js'
+import { PersistentConversationManager, type ContextStore } from '../../../src/index.js'
 import { tempDir, type TempDir } from '../../helpers/temp-store.js'
 import {
   agentOn,
@@ -212,5 +212,13 @@ describe('ledgerMiddleware when things go wrong', () => {
       path: 'summarize',
     })
     expect(refused(() => ledgerMiddleware({ store }).session())).toMatchObject({ path: 'sessionId' })
+    // A session of another format under the id is refused, reading and writing.
+    new PersistentConversationManager({ store, sessionId: 'old' }).append({
+      role: 'user',
+      content: [{ text: 'a Strands message' }],
+    })
+    const other = new LedgerChatMessageHistory({ store, sessionId: 'old' })
+    await expect(other.getMessages()).rejects.toMatchObject({ code: 'FORMAT_MISMATCH' })
+    await expect(other.addMessage(new HumanMessage('hi'))).rejects.toMatchObject({ code: 'FORMAT_MISMATCH' })
   })
 })
