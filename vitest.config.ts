@@ -37,6 +37,7 @@ export const CONFORMANCE = [
   'test/store/formats-conformance.test.ts',
   'test/store/formats-ui-conformance.test.ts',
   'test/store/formats-agents-conformance.test.ts',
+  'test/store/formats-langchain-conformance.test.ts',
   'test/window/formats-equivalence.test.ts',
   'test/formats/adversarial-approvals.test.ts',
   'test/store/search-filters-property.test.ts',
@@ -46,6 +47,8 @@ export const CONFORMANCE = [
   'test/adapters/ai-sdk/session-conformance.test.ts',
   'test/adapters/openai-agents/session-conformance.test.ts',
   'test/adapters/openai-agents/transactions.test.ts',
+  'test/adapters/langchain/agent-conformance.test.ts',
+  'test/adapters/langchain/history-conformance.test.ts',
   'test/store/append-expect-count.test.ts',
   'test/store/window-entries.test.ts',
 ]

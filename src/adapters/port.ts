@@ -5,6 +5,7 @@
  * shape, so this entry loads nothing of PostgreSQL).
  */
 import type { MessageFormatName } from '../formats/types.js'
+import { formatMismatch } from '../store/append-format.js'
 import { isContextLedgerError } from '../errors.js'
 import {
   PersistentConversationManager,
@@ -182,4 +183,28 @@ export function openPort(
     store,
   } as PersistentConversationManagerOptions)
   return { ledger: manager, port: sqlitePort(manager) }
+}
+
+/**
+ * A check that refuses a session of another format (a Strands session under the id an AI SDK session
+ * opens, say), on reads as appends refuse it on writes; it reads the session's format until the session
+ * exists in the right one, then never again.
+ *
+ * @param port - the session
+ * @param sessionId - its id, for the error
+ * @param format - the adapter's format
+ * @returns the check
+ */
+export function formatGuard(
+  port: LedgerPort,
+  sessionId: string,
+  format: MessageFormatName,
+): () => Promise<void> {
+  let checked = false
+  return async () => {
+    if (checked) return
+    const stored = await port.storedFormat()
+    if (stored !== undefined && stored !== format) throw formatMismatch(sessionId, stored, format)
+    checked = stored !== undefined
+  }
 }

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod'
 import type { TokenCounter } from '../messages/tokens.js'
+import type { Summarizer } from '../summaries/summarize.js'
 import { checkObject } from '../store/check-args.js'
 import { ContextStore } from '../store/context-store.js'
 import type { ProtectedMessages } from '../window/window-options.js'
@@ -46,6 +47,38 @@ export const defined = (what: string) =>
 
 /** A function, for option schemas. */
 export const aFunction = <F>() => z.custom<F>((v) => typeof v === 'function', 'expected a function')
+
+/** How an adapter's summaries are written: by a framework's model `M`, or by any summarizer function. */
+export type ModelSummarizeConfig<M> =
+  | {
+      /** The model that writes them. */
+      readonly model: M
+      /** The system prompt (default `DEFAULT_SUMMARIZATION_PROMPT`). */
+      readonly systemPrompt?: string | undefined
+    }
+  | Summarizer
+
+/**
+ * The schema of a `summarize` option ({@link ModelSummarizeConfig}): a summarizer function, or
+ * `{ model, systemPrompt? }` with a model recognized by a method it has.
+ *
+ * @param what - the model, as the error names it (`an Agents Model`)
+ * @param method - a method every such model has (`getResponse`)
+ * @returns the optional field's schema
+ */
+export const summarizeOption = (what: string, method: string) =>
+  z
+    .union([
+      z.custom<Summarizer>((v) => typeof v === 'function', 'expected a summarizer function'),
+      z.strictObject({
+        model: defined(what).refine(
+          (m) => typeof (m as Record<string, unknown>)[method] === 'function',
+          `expected ${what} (an object with ${method})`,
+        ),
+        systemPrompt: z.string().min(1).optional(),
+      }),
+    ])
+    .optional()
 
 /** The zod fields of {@link AdapterSessionOptions}, to spread into an adapter's strict schema. */
 export const adapterOptionFields = {

@@ -1,5 +1,5 @@
 /**
- * `export` then `import` of sessions of the AI SDK formats: the header names the format, the import
+ * `export` then `import` of sessions of the AI SDK formats and the `langchain` format: the header names the format, the import
  * writes it on the session row and derives each body's searchable text with it (never from the file),
  * and the imported session reads as the original does — history, window, search, summaries, evictions,
  * `check`. A header naming no known format is refused with nothing written; an export of a Strands
@@ -12,9 +12,13 @@ import { openContextStore, PersistentConversationManager, type ContextStore } fr
 import { tempDir, type TempDir } from '../helpers/temp-store.js'
 import { cli } from './support.js'
 import { buildModelSession } from '../helpers/ai-sdk-sessions.js'
+import { buildLangChainSession } from '../helpers/langchain-sessions.js'
 
 let dir: TempDir
 let source: string
+/** The langchain session's own file: summary ids count per file, and the model session has one too. */
+let langchainSource: string
+const sourceOf = (sessionId: string): string => (sessionId === 'langchain' ? langchainSource : source)
 
 /** One UI turn: a question, and an answer that called a tool and used its output. */
 function uiTurn(i: number): unknown[] {
@@ -120,7 +124,7 @@ async function printed(path: string, sessionId: string, query: string): Promise<
 }
 
 async function exportOf(sessionId: string): Promise<string> {
-  const r = await cli(['export', source, sessionId])
+  const r = await cli(['export', sourceOf(sessionId), sessionId])
   expect(r.code, r.stderr).toBe(0)
   return r.stdout
 }
@@ -136,6 +140,10 @@ beforeAll(async () => {
     content: [{ text: 'a Strands drizzle' }],
   })
   store.close()
+  langchainSource = dir.file('langchain.db')
+  const langchain = openContextStore(langchainSource)
+  await buildLangChainSession(langchain)
+  langchain.close()
 })
 afterAll(() => {
   dir.cleanup()
@@ -144,6 +152,7 @@ afterAll(() => {
 describe.each([
   ['model', 'ai-sdk/model', 'drizzle'],
   ['ui', 'ai-sdk/ui', 'harbour pier'],
+  ['langchain', 'langchain', 'drizzle'],
 ])('export and import of the %s session', (sessionId, format, query) => {
   it('names the format in the header and restores the session as it was', async () => {
     const exported = await exportOf(sessionId)
@@ -160,11 +169,13 @@ describe.each([
       messages: { text: unknown }[]
       summaries: { text: unknown }[]
     }
-    expect(restored).toStrictEqual(textRows(source, sessionId))
+    expect(restored).toStrictEqual(textRows(sourceOf(sessionId), sessionId))
     expect(restored.format).toBe(format)
     for (const row of [...restored.messages, ...restored.summaries]) expect(typeof row.text).toBe('string')
-    expect(reads(target, sessionId, query)).toStrictEqual(reads(source, sessionId, query))
-    expect(await printed(target, sessionId, query)).toStrictEqual(await printed(source, sessionId, query))
+    expect(reads(target, sessionId, query)).toStrictEqual(reads(sourceOf(sessionId), sessionId, query))
+    expect(await printed(target, sessionId, query)).toStrictEqual(
+      await printed(sourceOf(sessionId), sessionId, query),
+    )
     const checked = await cli(['check', target, '--session', sessionId])
     expect(checked.code, checked.stdout + checked.stderr).toBe(0)
     const { sessions } = JSON.parse((await cli(['sessions', target, '--json'])).stdout) as {

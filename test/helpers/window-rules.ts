@@ -13,7 +13,8 @@
  * The conformance suite calls {@link assertWindowRulesOf} and {@link assertStepRulesOf}, which take either
  * backend's store: a SQLite store goes through `checkSession` as above; a PostgreSQL store is read in one
  * REPEATABLE READ snapshot (`store.reading`) through its API and checked by the same `WindowRules` — the
- * window rules in full — and `MessageRules` (bodies, window forms, summaries against append's validator;
+ * window rules in full, a session of another format than Strands read as skeletons as `checkSession`
+ * reads it — and `MessageRules` (bodies, window forms, summaries against append's validator;
  * `repeatOf`); the SQLite-only bookkeeping columns `ledger-rows.ts` reads are not checked there.
  */
 import { shapeOf } from '../../src/check/archive-facts.js'
@@ -21,10 +22,20 @@ import { checkSummaryBodies, MessageRules } from '../../src/check/message-rules.
 import { problemList } from '../../src/check/problems.js'
 import { checkSession } from '../../src/check/check-session.js'
 import { checkProgress, checkStepRules } from '../../src/check/step-rules.js'
-import { describeProblem, WindowRules, type WindowRuleProblem } from '../../src/check/window-rules.js'
+import {
+  describeProblem,
+  WindowRules,
+  type SessionView,
+  type WindowRuleProblem,
+} from '../../src/check/window-rules.js'
+import { skeletonOf } from '../../src/check/skeleton.js'
+import { formatNamed, type BodyFormat } from '../../src/formats/index.js'
+import { strandsFormat } from '../../src/formats/strands/index.js'
+import { withPinFlag } from '../../src/messages/pin-flag.js'
 import type {
   ContextStore,
   LedgerEntry,
+  SessionSummary,
   StoredMessageData,
   SummaryRecord,
   WindowLimits,
@@ -203,7 +214,7 @@ export async function assertWindowRulesOf(
 ): Promise<WindowRulesReport> {
   const sqlite = sqliteOf(store)
   if (sqlite !== undefined) return assertWindowRules(sqlite.store, sessionId, ranges, options)
-  const { view, history } = await store.reading(async (s) => {
+  const { view, history, format, summaries } = await store.reading(async (s) => {
     const history: LedgerEntry[] = []
     for (;;) {
       const page = await s.history(sessionId, { fromSeq: history.length, limit: PAGE })
@@ -211,37 +222,76 @@ export async function assertWindowRulesOf(
       if (page.length < PAGE) break
     }
     const facts = await s.session(sessionId)
+    const format = formatNamed(facts?.format)
+    const summaries = await s.summaries(sessionId, { limit: 10_000 })
+    if (format !== strandsFormat)
+      return { history, format, summaries, view: await skeletonView(s, facts, history, format, summaries) }
     return {
       history,
+      format,
+      summaries,
       view: {
-        session:
-          facts === undefined
-            ? undefined
-            : {
-                messageCount: facts.messageCount,
-                boundary: facts.boundary,
-                windowMessages: facts.windowMessages,
-                summaryId: facts.summaryId,
-              },
+        session: sessionFacts(facts),
         window: await s.window(sessionId),
         alternate: await s.window(sessionId, { alternate: true }),
-        summaries: await s.summaries(sessionId, { limit: 10_000 }),
+        summaries,
       },
     }
   })
   const rules = new WindowRules(sessionId, view, { ...options, ranges })
   // The bodies and summaries against append's validator, as checkSession holds a SQLite session to them.
-  const bodies = new MessageRules()
+  const bodies = new MessageRules(format)
   for (const e of history) {
-    rules.entry(e)
-    bodies.entry(e)
+    // Another format's rules read the skeleton its body becomes, as checkSession's do.
+    const read = bodies.entry(e)
+    rules.entry(format === strandsFormat ? e : read)
   }
   const r = rules.finish()
   const rows = problemList(sessionId)
   bodies.report(rows.fail)
-  checkSummaryBodies(view.summaries, rows.fail)
+  checkSummaryBodies(summaries, rows.fail, format)
   throwFirst([...rows.problems, ...r.problems])
   return { ...r, history }
+}
+
+/** The session's facts the window rules read, from what `session()` returned. */
+function sessionFacts(facts: SessionSummary | undefined): SessionView['session'] {
+  return facts === undefined
+    ? undefined
+    : {
+        messageCount: facts.messageCount,
+        boundary: facts.boundary,
+        windowMessages: facts.windowMessages,
+        summaryId: facts.summaryId,
+      }
+}
+
+/**
+ * What the window rules read of a PostgreSQL session of another format than Strands, as `checkSession`
+ * reads a SQLite one: the window and the summaries as skeletons (`src/check/skeleton.ts`) under their
+ * trackingIds, pinned messages flagged as a Strands window shows them; no alternating form.
+ */
+async function skeletonView(
+  s: LedgerStore,
+  facts: SessionSummary | undefined,
+  history: readonly LedgerEntry[],
+  format: BodyFormat,
+  summaries: readonly SummaryRecord[],
+): Promise<SessionView> {
+  const uids = new Map(history.map((e) => [e.seq, e.trackingId]))
+  const shown = summaries.find((x) => x.id === facts?.summaryId)?.trackingId ?? ''
+  const entries = facts === undefined ? [] : await s.windowEntries(facts.id)
+  return {
+    session: sessionFacts(facts),
+    window: entries.map((e) =>
+      withPinFlag(
+        skeletonOf(format, e.message, e.seq === undefined ? shown : (uids.get(e.seq) ?? '')),
+        e.pinned,
+      ),
+    ),
+    alternate: undefined,
+    summaries: summaries.map((x) => ({ ...x, message: skeletonOf(format, x.message, x.trackingId) })),
+  }
 }
 
 /**

@@ -3,24 +3,21 @@
  * or UIMessages for a chat UI (`'ui'`), stored exactly, and the window given back as the ModelMessages a
  * model call takes. Every call returns a Promise, as the SDK's own do.
  */
-import { formatMismatch } from '../../store/append-format.js'
 import { convertToModelMessages } from 'ai'
 import type { ModelMessage, UIMessage } from 'ai'
 import { z } from 'zod'
-import {
-  PersistentConversationManager,
-  type SummarizeOptions,
-} from '../../manager/persistent-conversation-manager.js'
+import type { PersistentConversationManager } from '../../manager/persistent-conversation-manager.js'
+import { type SummarizeOptions } from '../../manager/persistent-conversation-manager.js'
 import { invalidOption } from '../../store/check-args.js'
 import type { LedgerEntry } from '../../store/store-types.js'
 import type { SummarizeResult } from '../../summaries/summarize.js'
 import { optionsError } from '../../window/window-options.js'
 import type { ContextStore } from '../../store/context-store.js'
-import { isAsyncStore, type AsyncContextStore, type AsyncLedgerManager } from '../strands/async-ledger.js'
+import type { AsyncContextStore, AsyncLedgerManager } from '../strands/async-ledger.js'
 import { Archive, sessionState } from './archive.js'
 import { onStepEndOf, prepareStepOf, type PrepareStepInput, type StepEndInput } from './loop.js'
 import { checkSessionOptions, type LedgerSessionOptions, type LedgerSessionStore } from './options.js'
-import { asyncPort, sqlitePort, type LedgerPort } from '../port.js'
+import { formatGuard, openPort } from '../port.js'
 import { WindowKeeper, warnWindowError } from '../window-keeper.js'
 import { aiSdkSummarizer } from './summarize.js'
 import { ledgerTools, type LedgerTools, type ToModel } from './tools.js'
@@ -109,15 +106,7 @@ export function ledgerSession<S extends LedgerSessionStore = ContextStore>(
   const { store, format: given, summarize, tools, onError, ...limits } = checkSessionOptions(options)
   const format = given ?? 'model'
   const core = { ...limits, format: format === 'model' ? 'ai-sdk/model' : 'ai-sdk/ui' } as const
-  let ledger: PersistentConversationManager | AsyncLedgerManager
-  let port: LedgerPort
-  if (isAsyncStore(store)) {
-    const manager = store.manager(core)
-    ;[ledger, port] = [manager, asyncPort(store, manager)]
-  } else {
-    const manager = new PersistentConversationManager({ ...core, store })
-    ;[ledger, port] = [manager, sqlitePort(manager)]
-  }
+  const { ledger, port } = openPort(store, core)
   const toModel: ToModel = (messages) =>
     convertToModelMessages(messages, tools === undefined ? {} : { tools })
   const summarizer = summarize === undefined ? undefined : aiSdkSummarizer(summarize, format, toModel)
@@ -127,15 +116,8 @@ export function ledgerSession<S extends LedgerSessionStore = ContextStore>(
   const archive = new Archive(port, enforce, sessionState(store, options.sessionId))
   const fromLedger = new WeakSet<object>()
   // A session of another format (a 'ui' session opened as 'model', or a Strands one) is refused on reads
-  // too, as appends refuse it; checked until the session exists in the right format.
-  let formatChecked = false
-  const checkFormat = async (): Promise<void> => {
-    if (formatChecked) return
-    const stored = await port.storedFormat()
-    if (stored !== undefined && stored !== core.format)
-      throw formatMismatch(options.sessionId, stored, core.format)
-    formatChecked = stored !== undefined
-  }
+  // too, as appends refuse it.
+  const checkFormat = formatGuard(port, options.sessionId, core.format)
   const readWindow = async (): Promise<ModelMessage[]> => {
     await checkFormat()
     await keeper.beforeRead()

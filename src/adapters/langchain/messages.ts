@@ -10,6 +10,7 @@ import { ContextLedgerError } from '../../errors.js'
 import { canonical } from '../canonical.js'
 import { describeValue, type MessageLimits } from '../../messages/limits.js'
 import { snapshotJson } from '../../messages/json-snapshot.js'
+import { LC_NOTES_KEY } from '../../formats/langchain/index.js'
 
 /** A stored LangChain message as plain JSON: `{ type, data }`. */
 export interface LangChainBody {
@@ -74,14 +75,15 @@ function revivalField(error: unknown): string {
 }
 
 /**
- * Revives a body as LangChain does.
+ * Revives a body as LangChain does, on a copy: `mapStoredMessagesToChatMessages` changes the objects it
+ * is given (a v1 AIMessage's fields), and the body is the ledger's.
  *
  * @param body - a stored message
  * @returns the message
  * @throws what LangChain throws for a body it cannot revive
  */
 const revive = (body: LangChainBody): BaseMessage =>
-  mapStoredMessagesToChatMessages([body as unknown as StoredMessage])[0] as BaseMessage
+  mapStoredMessagesToChatMessages([structuredClone(body) as unknown as StoredMessage])[0] as BaseMessage
 
 /**
  * A LangChain message as the body the ledger stores: the plain-JSON copy of `toDict()`, revived once
@@ -110,6 +112,12 @@ export function toBody(message: unknown, path: string, limits: Readonly<MessageL
     const inner = error.path === undefined || error.path === '(message)' ? '' : `.${error.path}`
     throw invalidMessage(`${path}${inner}`, error.message.replace(/^Invalid message at [^:]*: /, ''), error)
   }
+  const kwargs = body.data.additional_kwargs
+  if (typeof kwargs === 'object' && kwargs !== null && Object.hasOwn(kwargs, LC_NOTES_KEY))
+    throw invalidMessage(
+      `${path}.data.additional_kwargs.${LC_NOTES_KEY}`,
+      'this key is reserved for the ledger (its repair rows and summaries); it is never taken from a message given to it',
+    )
   try {
     revive(body)
   } catch (cause) {

@@ -6,28 +6,24 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { z } from 'zod'
 import type { ContextStore } from '../../store/context-store.js'
-import type { Summarizer } from '../../summaries/summarize.js'
 import {
   adapterOptionFields,
   aFunction,
   checkAdapterOptions,
-  defined,
+  summarizeOption,
   type AdapterSessionOptions,
   type AdapterStore,
+  type ModelSummarizeConfig,
 } from '../session-options.js'
 
 /** A store the LangChain adapter takes: SQLite's (`openContextStore`) or PostgreSQL's (`openPostgresContextStore`). */
 export type LedgerLangChainStore = AdapterStore
 
-/** How summaries are written: by a LangChain chat model, or by any summarizer function. */
-export type LedgerSummarizeConfig =
-  | {
-      /** The chat model that writes them (any `BaseChatModel`: `ChatOpenAI`, `ChatAnthropic`…). */
-      readonly model: BaseChatModel
-      /** The system prompt (default `DEFAULT_SUMMARIZATION_PROMPT`). */
-      readonly systemPrompt?: string | undefined
-    }
-  | Summarizer
+/**
+ * How summaries are written: by a LangChain chat model (any `BaseChatModel`: `ChatOpenAI`,
+ * `ChatAnthropic`…) and a system prompt, or by any summarizer function.
+ */
+export type LedgerSummarizeConfig = ModelSummarizeConfig<BaseChatModel>
 
 /** What every LangChain adapter object takes besides the store and the session. */
 interface LedgerBehaviour {
@@ -78,21 +74,8 @@ export interface LedgerMiddlewareOptions<S extends LedgerLangChainStore = Contex
 /** Options of `ledgerTools`. */
 export type LedgerToolsOptions<S extends LedgerLangChainStore = ContextStore> = AdapterSessionOptions<S>
 
-const summarizeField = z
-  .union([
-    z.custom<Summarizer>((v) => typeof v === 'function', 'expected a summarizer function'),
-    z.strictObject({
-      model: defined('a LangChain chat model').refine(
-        (m) => typeof (m as { invoke?: unknown }).invoke === 'function',
-        'expected a LangChain chat model (an object with invoke)',
-      ),
-      systemPrompt: z.string().min(1).optional(),
-    }),
-  ])
-  .optional()
-
 const behaviourFields = {
-  summarize: summarizeField,
+  summarize: summarizeOption('a LangChain chat model', 'invoke'),
   onError: aFunction<(error: unknown) => void>().optional(),
 }
 

@@ -10,11 +10,10 @@ import { isContextLedgerError } from '../../errors.js'
 import type { PersistentConversationManager } from '../../manager/persistent-conversation-manager.js'
 import type { SummarizeOptions } from '../../manager/manager-options.js'
 import type { MessageLimits } from '../../messages/limits.js'
-import { formatMismatch } from '../../store/append-format.js'
 import { invalidOption } from '../../store/check-args.js'
 import type { LedgerEntry } from '../../store/store-types.js'
 import type { SummarizeResult, Summarizer } from '../../summaries/summarize.js'
-import { openPort, type LedgerPort } from '../port.js'
+import { formatGuard, openPort, type LedgerPort } from '../port.js'
 import type { PortPinTarget } from '../pin-runner.js'
 import { serial, sessionState, type SessionState } from '../session-queue.js'
 import type { AdapterSessionOptions, AdapterStore } from '../session-options.js'
@@ -83,7 +82,8 @@ export class ThreadSession<S extends AdapterStore = AdapterStore> implements Led
   private readonly queue: SessionState
   private readonly keeper: WindowKeeper
   private readonly limits: Readonly<MessageLimits>
-  private formatChecked = false
+  /** Refuses a session of another format (a Strands, AI SDK or OpenAI Agents session under this id). */
+  private readonly checkFormat: () => Promise<void>
 
   /**
    * @param options - store, session id, window limits and token counter
@@ -102,6 +102,7 @@ export class ThreadSession<S extends AdapterStore = AdapterStore> implements Led
     this.limits = store.limits
     this.queue = sessionState(store, options.sessionId)
     this.keeper = new WindowKeeper(this.port, behaviour.summarizer, behaviour.onError)
+    this.checkFormat = formatGuard(this.port, this.sessionId, LANGCHAIN_FORMAT)
   }
 
   /**
@@ -217,14 +218,5 @@ export class ThreadSession<S extends AdapterStore = AdapterStore> implements Led
           ? `Message ${i} is the summary of earlier messages; it cannot be pinned (read the messages it stands for with read_history, and pin those).`
           : undefined,
     }
-  }
-
-  /** Refuses a session of another format (a Strands, AI SDK or OpenAI Agents session under this id). */
-  private async checkFormat(): Promise<void> {
-    if (this.formatChecked) return
-    const stored = await this.port.storedFormat()
-    if (stored !== undefined && stored !== LANGCHAIN_FORMAT)
-      throw formatMismatch(this.sessionId, stored, LANGCHAIN_FORMAT)
-    this.formatChecked = stored !== undefined
   }
 }

@@ -5,28 +5,24 @@
 import type { Model } from '@openai/agents'
 import { z } from 'zod'
 import type { ContextStore } from '../../store/context-store.js'
-import type { Summarizer } from '../../summaries/summarize.js'
 import {
   adapterOptionFields,
   aFunction,
   checkAdapterOptions,
-  defined,
+  summarizeOption,
   type AdapterSessionOptions,
   type AdapterStore,
+  type ModelSummarizeConfig,
 } from '../session-options.js'
 
 /** A store a `LedgerSession` takes: SQLite's (`openContextStore`) or PostgreSQL's (`openPostgresContextStore`). */
 export type LedgerSessionStore = AdapterStore
 
-/** How a session's summaries are written: by an Agents `Model`, or by any summarizer function. */
-export type LedgerSummarizeConfig =
-  | {
-      /** The model that writes them (any `Model`: `OpenAIResponsesModel`, an AI SDK model via `aisdk()`…). */
-      readonly model: Model
-      /** The system prompt (default `DEFAULT_SUMMARIZATION_PROMPT`). */
-      readonly systemPrompt?: string | undefined
-    }
-  | Summarizer
+/**
+ * How a session's summaries are written: by an Agents `Model` (any `Model`: `OpenAIResponsesModel`, an
+ * AI SDK model via `aisdk()`…) and a system prompt, or by any summarizer function.
+ */
+export type LedgerSummarizeConfig = ModelSummarizeConfig<Model>
 
 /** Options of {@link LedgerSession}. */
 export interface LedgerSessionOptions<
@@ -48,18 +44,7 @@ export interface LedgerSessionOptions<
 const optionsSchema = z.strictObject({
   ...adapterOptionFields,
   onError: aFunction<(error: unknown) => void>().optional(),
-  summarize: z
-    .union([
-      z.custom<Summarizer>((v) => typeof v === 'function', 'expected a summarizer function'),
-      z.strictObject({
-        model: defined('an Agents Model').refine(
-          (m) => typeof (m as { getResponse?: unknown }).getResponse === 'function',
-          'expected an Agents Model (an object with getResponse)',
-        ),
-        systemPrompt: z.string().min(1).optional(),
-      }),
-    ])
-    .optional(),
+  summarize: summarizeOption('an Agents Model', 'getResponse'),
 })
 
 /**

@@ -6,18 +6,17 @@
  * suffix), which stays in the archive. See docs/openai-agents.md.
  */
 import type { AgentInputItem, Session, SessionHistoryTransactionArgs } from '@openai/agents'
-import { formatMismatch } from '../../store/append-format.js'
-import {
+import type {
   PersistentConversationManager,
-  type SummarizeOptions,
+  SummarizeOptions,
 } from '../../manager/persistent-conversation-manager.js'
 import { withdrawalMarker } from '../../formats/openai-agents/index.js'
 import { invalidOption } from '../../store/check-args.js'
 import type { ContextStore } from '../../store/context-store.js'
 import type { LedgerEntry } from '../../store/store-types.js'
 import type { SummarizeResult, Summarizer } from '../../summaries/summarize.js'
-import { isAsyncStore, type AsyncContextStore, type AsyncLedgerManager } from '../strands/async-ledger.js'
-import { asyncPort, sqlitePort, type LedgerPort } from '../port.js'
+import type { AsyncContextStore, AsyncLedgerManager } from '../strands/async-ledger.js'
+import { formatGuard, openPort, type LedgerPort } from '../port.js'
 import { serial, sessionState, type SessionState } from '../session-queue.js'
 import { WindowKeeper, warnWindowError } from '../window-keeper.js'
 import { foldCompaction } from './compaction.js'
@@ -58,7 +57,8 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
   private readonly keeper: WindowKeeper
   private readonly onError: (error: unknown) => void
   private readonly sessionId: string
-  private formatChecked = false
+  /** Refuses a session of another format (a Strands or AI SDK session under this id). */
+  private readonly checkFormat: () => Promise<void>
 
   /**
    * @param options - store, session id, window limits, summaries, token counter
@@ -66,17 +66,11 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
    */
   constructor(options: LedgerSessionOptions<S>) {
     const { store, summarize, onError, ...limits } = checkSessionOptions(options)
-    const core = { ...limits, format: OPENAI_AGENTS_FORMAT } as const
-    if (isAsyncStore(store)) {
-      const manager = store.manager(core)
-      this.ledger = manager as LedgerManagerOf<S>
-      this.port = asyncPort(store, manager)
-    } else {
-      const manager = new PersistentConversationManager({ ...core, store: store })
-      this.ledger = manager as LedgerManagerOf<S>
-      this.port = sqlitePort(manager)
-    }
+    const opened = openPort(store, { ...limits, format: OPENAI_AGENTS_FORMAT })
+    this.ledger = opened.ledger as LedgerManagerOf<S>
+    this.port = opened.port
     this.sessionId = options.sessionId
+    this.checkFormat = formatGuard(this.port, this.sessionId, OPENAI_AGENTS_FORMAT)
     this.state = sessionState(store, options.sessionId)
     this.summarizer = summarize === undefined ? undefined : agentsSummarizer(summarize)
     this.onError = onError ?? warnWindowError('context-ledger/openai-agents')
@@ -252,14 +246,5 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
         if ((error as { code?: unknown }).code !== 'APPEND_CONFLICT' || attempt >= 8) throw error
       }
     }
-  }
-
-  /** Refuses a session of another format (a Strands or AI SDK session under this id). */
-  private async checkFormat(): Promise<void> {
-    if (this.formatChecked) return
-    const stored = await this.port.storedFormat()
-    if (stored !== undefined && stored !== OPENAI_AGENTS_FORMAT)
-      throw formatMismatch(this.sessionId, stored, OPENAI_AGENTS_FORMAT)
-    this.formatChecked = stored !== undefined
   }
 }

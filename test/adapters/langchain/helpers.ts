@@ -7,6 +7,7 @@
 import { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import {
   AIMessage,
+  HumanMessage,
   ToolMessage,
   type BaseMessage,
   type AIMessageFields,
@@ -14,7 +15,15 @@ import {
 } from '@langchain/core/messages'
 import type { ChatResult } from '@langchain/core/outputs'
 import { tool } from '@langchain/core/tools'
+import type { BaseCheckpointSaver } from '@langchain/langgraph'
+import { createAgent, createMiddleware, type ReactAgent } from 'langchain'
 import { z } from 'zod'
+import {
+  ledgerMiddleware,
+  type LedgerLangChainStore,
+  type LedgerMiddleware,
+  type LedgerMiddlewareOptions,
+} from '../../../src/adapters/langchain/index.js'
 
 /** What a provider says when the input does not fit. */
 export class ContextLengthExceeded extends Error {
@@ -139,3 +148,68 @@ export const dicts = (messages: readonly BaseMessage[]): StoredMessage[] =>
 /** The model input without the system prompt. */
 export const conversation = (input: readonly BaseMessage[]): BaseMessage[] =>
   input.filter((m) => m.type !== 'system')
+
+/** An agent on the ledger, its scripted model, and the windows the session showed at each model call. */
+export interface AgentRun {
+  /** The scripted model. */
+  readonly model: ScriptedChatModel
+  /** The ledger middleware. */
+  readonly mw: LedgerMiddleware<LedgerLangChainStore>
+  /** At each model call, the session's window as application code read it just before. */
+  readonly windows: BaseMessage[][]
+  /** The agent. */
+  readonly agent: ReactAgent
+}
+
+/** Options of {@link agentOn}: the middleware's, and a checkpointer for the agent. */
+export type AgentRunOptions = Omit<LedgerMiddlewareOptions<LedgerLangChainStore>, 'store'> & {
+  readonly checkpointer?: BaseCheckpointSaver | undefined
+}
+
+/**
+ * `createAgent` with the scripted model, the `lookup` tool, `ledgerMiddleware` first, and a middleware
+ * after it that records the session's window at each model call.
+ *
+ * @param store - the ledger
+ * @param script - the model's plan
+ * @param options - the middleware's options and a checkpointer
+ * @returns the run
+ */
+export function agentOn(
+  store: LedgerLangChainStore,
+  script: ScriptedOptions,
+  options: AgentRunOptions = {},
+): AgentRun {
+  const { checkpointer, ...middleware } = options
+  const model = new ScriptedChatModel(script)
+  const mw = ledgerMiddleware({ store, ...middleware })
+  const windows: BaseMessage[][] = []
+  const spy = createMiddleware({
+    name: 'WindowSpy',
+    wrapModelCall: async (request, handler) => {
+      windows.push(await mw.session(String(request.runtime.configurable?.thread_id)).window())
+      return handler(request)
+    },
+  })
+  const agent = createAgent({
+    model,
+    tools: [lookup],
+    middleware: [mw, spy],
+    ...(checkpointer === undefined ? {} : { checkpointer }),
+  }) as unknown as ReactAgent
+  return { model, mw, windows, agent }
+}
+
+/**
+ * One turn: a human message (id `human-<thread>-<text>`) on a thread.
+ *
+ * @param run - the agent
+ * @param text - the prompt
+ * @param thread - the thread id (default `t`)
+ * @returns the final state
+ */
+export const ask = (run: AgentRun, text: string, thread = 't'): Promise<{ messages: BaseMessage[] }> =>
+  run.agent.invoke(
+    { messages: [new HumanMessage({ content: text, id: `human-${thread}-${text}` })] },
+    { configurable: { thread_id: thread } },
+  ) as Promise<{ messages: BaseMessage[] }>
