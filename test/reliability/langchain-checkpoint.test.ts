@@ -17,8 +17,10 @@ import {
   argv,
   expectCheck,
   expectClean,
+  expectFirstInput,
   expectValidWindow,
   keysOf,
+  promptDict,
   range,
   runWorker,
   stepKeys,
@@ -88,11 +90,7 @@ describe('keepStateToWindow beside a SqliteSaver checkpointer, across processes'
     const second = await run({ path, checkpoint, name: 'beta', turns: 2, 'print-first': true })
     expectClean(second, 0, 2)
     expectStateBounded(second)
-    const prompt = {
-      type: 'human',
-      data: { content: 'beta prompt 0', additional_kwargs: {}, response_metadata: {}, id: 'beta.human.0' },
-    }
-    expect(JSON.parse(tagged(second, 'first')[0] ?? 'null')).toStrictEqual([...window, prompt])
+    expectFirstInput(second, [...window, promptDict('beta', 0)])
     expect(archiveKeys(path, THREAD)).toStrictEqual([
       ...turnKeys('alpha', 0, range(0, 6)),
       ...turnKeys('beta', 0, range(0, 2)),

@@ -18,7 +18,9 @@ import {
   expectCheck,
   expectClean,
   expectOnce,
+  expectFirstInput,
   expectValidWindow,
+  promptDict,
   range,
   runWorker,
   stepKeys,
@@ -65,11 +67,7 @@ describe('ledgerMiddleware under createAgent in several processes', () => {
 
     const second = await run({ path, name: 'beta', turns: 2, 'print-first': true })
     expectClean(second, 0, 2)
-    const prompt = {
-      type: 'human',
-      data: { content: 'beta prompt 0', additional_kwargs: {}, response_metadata: {}, id: 'beta.human.0' },
-    }
-    expect(JSON.parse(tagged(second, 'first')[0] ?? 'null')).toStrictEqual([...window, prompt])
+    expectFirstInput(second, [...window, promptDict('beta', 0)])
 
     // One writer at a time: the archive is every turn's messages once, in order, nothing else.
     expect(archiveKeys(path, THREAD)).toStrictEqual([

@@ -13,6 +13,9 @@ import { cli } from '../cli/support.js'
 import { readHistory } from '../helpers/window-rules.js'
 import { collect, type WorkerExit, type WorkerLauncher } from './support.js'
 
+/** A message as LangChain stores it: `{ type, data }`. */
+type Body = { type: string; data: Record<string, unknown> }
+
 /** A worker's options: `--key value` each, a flag for `true`. */
 export type WorkerOptions = Record<string, string | number | boolean>
 
@@ -49,6 +52,22 @@ export function expectClean(exit: WorkerExit, from: number, turns: number): void
   expect(tagged(exit, 'ok')).toStrictEqual(Array.from({ length: turns }, (_, i) => String(from + i)))
 }
 
+/** The worker's prompt of turn `t` as LangChain stores it (`toDict()`). */
+export const promptDict = (name: string, t: number, tag = name): Body => ({
+  type: 'human',
+  data: {
+    content: `${name} prompt ${t}`,
+    additional_kwargs: {},
+    response_metadata: {},
+    id: `${tag}.human.${t}`,
+  },
+})
+
+/** Asserts the first model input a worker printed (`--print-first`) is `expected`. */
+export function expectFirstInput(exit: WorkerExit, expected: readonly Body[]): void {
+  expect(JSON.parse(tagged(exit, 'first')[0] ?? 'null')).toStrictEqual(expected)
+}
+
 /**
  * The keys of the three model calls from `n`: the model's message `n` making two lookups, their results,
  * message `n + 1` making one, its result, and the answer `n + 2`. With `pin`, the second call of `n` is
@@ -69,8 +88,6 @@ export function stepKeys(tag: string, n: number): string[] {
 /** The keys of a worker's finished turns `turns` (numbered from `from`, the worker's first). */
 export const turnKeys = (tag: string, from: number, turns: readonly number[]): string[] =>
   turns.flatMap((t) => [`human:${tag}.human.${t}`, ...stepKeys(tag, 3 * (t - from))])
-
-type Body = { type: string; data: Record<string, unknown> }
 
 /**
  * What a row says, as keys: `human:<id>`, `ai:<id>`, `result:<tool_call_id>`, `repair:<tool_call_id>` per
