@@ -2,9 +2,9 @@
  * `ledgerMiddleware` under LangChain's real `createAgent` in several processes (worker
  * `workers/langchain-agent.ts`: a scripted model making parallel and single tool calls, three model calls a
  * turn, window limits small enough that the window moves every turn): a second process picking the thread
- * up after the first exited, two threads in two processes at once, two processes on one thread at once,
- * and processes killed with SIGKILL during a tool call and right after the model answered, then resumed by
- * fresh ones. Whatever happens, every message of every finished turn is archived exactly once, every
+ * up after the first exited, two threads in two processes at once, two processes on one thread at once
+ * (with and without keepStateToWindow), and processes killed with SIGKILL during a tool call and right
+ * after the model answered, then resumed by fresh ones. Whatever happens, every message of every finished turn is archived exactly once, every
  * model input pairs every call with its results, and `context-ledger check` passes on the file.
  *
  * Default: 20 turns per writer. `CONTEXT_LEDGER_LONG=1`: 100, and more kills.
@@ -92,26 +92,28 @@ describe('ledgerMiddleware under createAgent in several processes', () => {
     await expectCheck(path)
   }, 600_000)
 
-  it('runs two processes on one thread at once: nothing lost, nothing twice, every input paired', async () => {
-    const path = dir.file('shared.db')
-    openContextStore(path).close()
-    const exits = await together([
-      { path, name: 'alpha', turns: TURNS, seed: 7 },
-      { path, name: 'beta', turns: TURNS, seed: 8 },
-    ])
-    for (const exit of exits) expectClean(exit, 0, TURNS)
-    const keys = archiveKeys(path, THREAD)
-    const expected = [...turnKeys('alpha', 0, range(0, TURNS)), ...turnKeys('beta', 0, range(0, TURNS))]
-    expectOnce(keys, expected)
-    // Anything more is the ledger's repair of a call whose result was not there when the other
-    // writer's message came; the real result came late, and is archived too (once, checked above).
-    const more = keys.filter((k) => !expected.includes(k))
-    expect(more.filter((k) => !k.startsWith('repair:'))).toStrictEqual([])
-    expect(more.filter((k) => !keys.includes(k.replace(/^repair:/, 'result:')))).toStrictEqual([])
-    console.log('calls answered by a repair row, their result arriving late:', more.length)
-    await expectValidWindow(launch, path, THREAD)
-    await expectCheck(path)
-  }, 600_000)
+  // With keepStateToWindow, each run's graph state is cut to a window holding the other's messages too.
+  for (const keepState of [false, true])
+    it(`runs two processes on one thread at once${keepState ? ', the state kept to the window' : ''}: nothing lost, nothing twice, every input paired`, async () => {
+      const path = dir.file(`shared-${keepState}.db`)
+      openContextStore(path).close()
+      const exits = await together([
+        { path, name: 'alpha', turns: TURNS, seed: 7, 'keep-state': keepState },
+        { path, name: 'beta', turns: TURNS, seed: 8, 'keep-state': keepState },
+      ])
+      for (const exit of exits) expectClean(exit, 0, TURNS)
+      const keys = archiveKeys(path, THREAD)
+      const expected = [...turnKeys('alpha', 0, range(0, TURNS)), ...turnKeys('beta', 0, range(0, TURNS))]
+      expectOnce(keys, expected)
+      // Anything more is the ledger's repair of a call whose result was not there when the other
+      // writer's message came; the real result came late, and is archived too (once, checked above).
+      const more = keys.filter((k) => !expected.includes(k))
+      expect(more.filter((k) => !k.startsWith('repair:'))).toStrictEqual([])
+      expect(more.filter((k) => !keys.includes(k.replace(/^repair:/, 'result:')))).toStrictEqual([])
+      console.log('calls answered by a repair row, their result arriving late:', more.length)
+      await expectValidWindow(launch, path, THREAD)
+      await expectCheck(path)
+    }, 600_000)
 })
 
 /** Where a worker is killed: at the `k`-th occasion of a kind (see the worker). */
