@@ -8,7 +8,6 @@
  * The deterministic cut: the database goes away while the session's summary model runs — that is, after
  * the call's items were committed and before the limits it applies next were written.
  */
-import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import type { AgentInputItem } from '@openai/agents'
 import { LedgerSession } from '../../src/adapters/openai-agents/index.js'
@@ -17,13 +16,13 @@ import type { Summarizer } from '../../src/summaries/summarize.js'
 import { useNoUncaught } from '../helpers/no-uncaught.js'
 import { providerProblems } from '../adapters/openai-agents/helpers.js'
 import { useDatabases } from './databases.js'
+import { outage, storm } from './outage.js'
 import {
   archive,
   compaction,
   said,
   markersOf,
   occurrences,
-  sleep,
   turn,
   typed,
   untilDone,
@@ -32,28 +31,6 @@ import {
 
 const { adminUrl, database, open } = useDatabases()
 useNoUncaught()
-
-/** Cuts and restores a database: refuses new connections and ends the ones it has. */
-function outage(url: string): { cut: () => Promise<void>; restore: () => Promise<void> } {
-  const name = new URL(url).pathname.slice(1)
-  if (!/^cl_[a-z0-9_]+$/.test(name)) throw new Error(`bad database name ${name}`)
-  const admin = async (sql: string): Promise<void> => {
-    const c = new pg.Client({ connectionString: adminUrl })
-    await c.connect()
-    try {
-      await c.query(sql)
-    } finally {
-      await c.end()
-    }
-  }
-  return {
-    cut: () =>
-      admin(
-        `ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false; SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> pg_backend_pid()`,
-      ),
-    restore: () => admin(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS true`),
-  }
-}
 
 /** A summarizer that cuts the database the first time it is armed and called. */
 function cuttingSummarizer(cut: () => Promise<void>): { summarizer: Summarizer; arm: () => void } {
@@ -81,7 +58,7 @@ async function setup(windowSize: number): Promise<{
 }> {
   const url = await database()
   const store = await open(url)
-  const { cut, restore } = outage(url)
+  const { cut, restore } = outage(adminUrl, url)
   const { summarizer, arm } = cuttingSummarizer(cut)
   const errors: string[] = []
   const session = new LedgerSession({
@@ -191,36 +168,6 @@ describe('the summary model fails after a call committed its items (no outage at
   })
 })
 
-/** Terminates every backend of the database every few ms, with a short refusal of connections now and then. */
-function storm(url: string, seed: number): { stop: () => Promise<number> } {
-  const { cut, restore } = outage(url)
-  const control = { running: true }
-  let kills = 0
-  let state = seed
-  const rand = (n: number): number => {
-    state = (state * 1103515245 + 12345) % 2147483648
-    return state % n
-  }
-  const loop = (async () => {
-    while (control.running) {
-      await sleep(20 + rand(60))
-      await cut()
-      kills++
-      // Mostly a kill with connections allowed again at once; now and then a longer outage.
-      if (rand(5) === 0) await sleep(30 + rand(80))
-      await restore()
-    }
-  })()
-  return {
-    stop: async () => {
-      control.running = false
-      await loop
-      await restore()
-      return kills
-    },
-  }
-}
-
 const SEED = Number(process.env.CONTEXT_LEDGER_SEED ?? Date.now() % 1_000_000)
 
 describe(
@@ -234,7 +181,7 @@ describe(
       await session.addItems(turn('start'))
       const codes: string[] = []
       const appended: AgentInputItem[] = []
-      const killer = storm(url, SEED)
+      const killer = storm(adminUrl, url, SEED)
       try {
         for (let i = 0; i < 25; i++) {
           const items = turn(`op${i}`)
@@ -258,7 +205,7 @@ describe(
       const session = new LedgerSession({ store, sessionId: 's', windowSize: 12 })
       const codes: string[] = []
       const added: AgentInputItem[] = []
-      const killer = storm(url, SEED + 1)
+      const killer = storm(adminUrl, url, SEED + 1)
       try {
         for (let i = 0; i < 12; i++) {
           const items = turn(`p${i}`)

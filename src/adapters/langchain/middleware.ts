@@ -18,6 +18,7 @@ import { checkMiddlewareOptions, type LedgerLangChainStore, type LedgerMiddlewar
 import { langchainSummarizer } from './summarize.js'
 import { ThreadSession, type LedgerThread, type ThreadBehaviour } from './thread.js'
 import { recallTools } from './tools.js'
+import { withoutCallsInFlight } from './window.js'
 
 /**
  * LangGraph's `REMOVE_ALL_MESSAGES` (`@langchain/langgraph`): a `RemoveMessage` with this id makes the
@@ -103,7 +104,7 @@ export function ledgerMiddleware<S extends LedgerLangChainStore = ContextStore>(
             const thread = ofRun(runtime.configurable)
             const shown = await thread.run(async () => {
               await thread.sync(state.messages, 'messages')
-              return thread.shown()
+              return withoutCallsInFlight(await thread.shown())
             })
             return {
               messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...shown.map((s) => s.message)],
@@ -115,9 +116,9 @@ export function ledgerMiddleware<S extends LedgerLangChainStore = ContextStore>(
       const thread = ofRun(request.runtime.configurable)
       const shown = await thread.run(async () => {
         await thread.sync(request.state.messages, 'messages')
-        return thread.shown()
+        return withoutCallsInFlight(await thread.shown())
       })
-      thread.lastShown = shown
+      thread.lastShown = [...shown]
       return handler({ ...request, messages: shown.map((s) => s.message) })
     },
     afterModel: async (state, runtime) => {

@@ -9,7 +9,7 @@
  * message stored without an id — gets an id starting `context-ledger:`, so nothing mistakes it for the
  * caller's message under that id, and it is never appended again.
  */
-import type { BaseMessage } from '@langchain/core/messages'
+import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages'
 import { formatNamed } from '../../formats/index.js'
 import { expandRepair } from '../../formats/langchain/index.js'
 import type { MessageData } from '../../messages/types.js'
@@ -139,3 +139,28 @@ export async function shownMessages(port: LedgerPort): Promise<ShownMessage[]> {
  */
 export const archivedMessages = (entries: readonly LedgerEntry[]): BaseMessage[] =>
   entries.flatMap((e) => messagesOfRow(e.seq, e.message, false))
+
+/**
+ * What a model call of `ledgerMiddleware` is given: the shown messages without a trailing `AIMessage`
+ * whose calls are not all answered after it (nor the results after it). At a model call the run's own
+ * calls are answered — their results were stored first — so such calls are another writer's on the same
+ * thread, its tools still running: a provider refuses a call without its results, and the model sees them
+ * once they are answered (or repaired, when this call's answer is stored after them). Nothing is dropped
+ * from the ledger or from `window()`, where a chat history's caller may be about to add the results.
+ *
+ * @param shown - what the window shows, in order
+ * @returns the model's input
+ */
+export function withoutCallsInFlight(shown: readonly ShownMessage[]): readonly ShownMessage[] {
+  const last = shown.findLastIndex((s) => AIMessage.isInstance(s.message))
+  const ai = shown[last]?.message
+  if (ai === undefined || !AIMessage.isInstance(ai) || (ai.tool_calls ?? []).length === 0) return shown
+  const answered = new Set<string>()
+  for (const s of shown.slice(last + 1)) {
+    if (!ToolMessage.isInstance(s.message)) return shown
+    answered.add(s.message.tool_call_id)
+  }
+  return (ai.tool_calls ?? []).every((c) => c.id !== undefined && answered.has(c.id))
+    ? shown
+    : shown.slice(0, last)
+}

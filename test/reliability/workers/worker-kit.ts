@@ -17,6 +17,9 @@ export const SUMMARY_CRASH_RANGES = { first: 1, last: 0 } as const
 /** The window limits every writer of the concurrency test applies to every session. */
 export const CONCURRENT_LIMITS = { windowSize: 24, protectedMessages: { first: 2, last: 4 } } as const
 
+/** The LangChain agent worker's window limits: small, so the window moves on every turn. */
+export const LANGCHAIN_LIMITS = { windowSize: 10, tokenBudget: 1500 } as const
+
 /** A small, fast, seedable PRNG (mulberry32). */
 export interface Rng {
   /** A float in [0, 1). */
