@@ -95,12 +95,14 @@ const revive = (body: LangChainBody): BaseMessage =>
  * @throws ContextLedgerError `INVALID_MESSAGE` naming the path of the first bad field
  */
 export function toBody(message: unknown, path: string, limits: Readonly<MessageLimits>): LangChainBody {
-  if (!BaseMessage.isInstance(message))
-    throw invalidMessage(path, `expected a LangChain BaseMessage, got ${describeValue(message)}`)
   let dict: unknown
   try {
+    // LangChain's own check reads the message's fields, so a hostile getter can throw from it too.
+    if (!BaseMessage.isInstance(message))
+      throw invalidMessage(path, `expected a LangChain BaseMessage, got ${describeValue(message)}`)
     dict = message.toDict()
   } catch (cause) {
+    if (cause instanceof ContextLedgerError) throw cause
     throw invalidMessage(path, 'LangChain could not serialize it (toDict failed)', cause)
   }
   let body: LangChainBody

@@ -10,7 +10,7 @@
 import type { BaseMessage } from '@langchain/core/messages'
 import { ContextLedgerError, isContextLedgerError } from '../../errors.js'
 import { formatNamed } from '../../formats/index.js'
-import type { MessageLimits } from '../../messages/limits.js'
+import { describeValue, type MessageLimits } from '../../messages/limits.js'
 import type { LedgerEntry } from '../../store/store-types.js'
 import type { LedgerPort } from '../port.js'
 import { invalidMessage, isLedgerId, normalBody, pathIn, toBody, type LangChainBody } from './messages.js'
@@ -126,6 +126,12 @@ export async function appendMessages(
   messages: readonly unknown[],
   limits: Readonly<MessageLimits>,
 ): Promise<number> {
+  // JavaScript callers can pass anything.
+  if (!Array.isArray(messages))
+    throw invalidMessage(
+      'messages',
+      `expected an array of LangChain messages, got ${describeValue(messages)}`,
+    )
   const bodies = messages.map((m, i) => toBody(m, pathIn('', i), limits))
   const kept = bodies.flatMap((b, i) => (isLedgerId(b.data.id) ? [] : [{ b, i }]))
   if (kept.length === 0) return 0
