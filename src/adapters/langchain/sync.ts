@@ -22,15 +22,24 @@ const contentKey = (body: LangChainBody): string => {
 }
 
 /**
- * Refuses a message met under a stored id with other content.
+ * Refuses a message met under a stored id with other content — unless the ledger erased the stored one
+ * (a redaction, or retention's pruning): the caller's copy (a checkpointed graph state) predates the
+ * erasure and cannot be compared with it; the erasure stands, and the copy is not stored again.
  *
+ * @param port - the session
  * @param stored - the entry under its id
  * @param body - the message met, as a body
  * @param path - where it is
  * @throws ContextLedgerError `INVALID_MESSAGE` at `path.id`
  */
-function checkSame(stored: LedgerEntry, body: LangChainBody, path: string): void {
+async function checkSame(
+  port: LedgerPort,
+  stored: LedgerEntry,
+  body: LangChainBody,
+  path: string,
+): Promise<void> {
   if (contentKey(stored.message as unknown as LangChainBody) === contentKey(body)) return
+  if ((await port.edits()).some((e) => e.seq === stored.seq && e.kind === 'redact')) return
   throw invalidMessage(
     `${path}.data.id`,
     `message id ${JSON.stringify(stored.trackingId)} is already stored (seq ${stored.seq}) with other content; a new message needs a new id (a middleware that rewrites a message in place after the ledger stored it should come after ledgerMiddleware in the agent's middleware list)`,
@@ -58,7 +67,7 @@ async function heldPrefix(
     if (typeof id !== 'string' || id === '') continue
     const stored = await port.byTrackingId(id)
     if (stored === undefined) continue
-    checkSame(stored, toBody(messages[i], pathIn(root, i), limits), pathIn(root, i))
+    await checkSame(port, stored, toBody(messages[i], pathIn(root, i), limits), pathIn(root, i))
     return i + 1
   }
   return 0
