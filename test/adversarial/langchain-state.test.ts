@@ -10,11 +10,11 @@
  * thread), were fixed, and stay as regression tests.
  */
 import { describe, expect, it } from 'vitest'
-import { HumanMessage } from '@langchain/core/messages'
+import { HumanMessage, type BaseMessage } from '@langchain/core/messages'
 import { MemorySaver } from '@langchain/langgraph'
-import { createAgent } from 'langchain'
+import { createAgent, piiMiddleware, type AgentMiddleware } from 'langchain'
 import { ledgerMiddleware } from '../../src/adapters/langchain/index.js'
-import { conversation, lookup, ScriptedChatModel } from '../adapters/langchain/helpers.js'
+import { conversation, lookup, pairingProblems, ScriptedChatModel } from '../adapters/langchain/helpers.js'
 import { onThread, problems, useStores } from './langchain-support.js'
 
 const { open } = useStores()
@@ -40,6 +40,42 @@ describe('a redaction of a message the checkpointed state still holds', () => {
         ...['human', 'ai', 'tool', 'ai'],
         ...['human', 'ai', 'human', 'ai'],
       ])
+      expect(problems(store, 't')).toStrictEqual([])
+    })
+})
+
+describe('piiMiddleware after ledgerMiddleware', () => {
+  const email = 'bob@example.com'
+  const humans = (messages: readonly BaseMessage[]) =>
+    messages.filter((m) => m.type === 'human').map((m) => m.text)
+
+  for (const keepStateToWindow of [false, true])
+    it(`stores the prompt as the PII middleware redacted it (keepStateToWindow: ${keepStateToWindow})`, async () => {
+      const store = open()
+      const model = new ScriptedChatModel({ plan: [1, 0, 0, 0] })
+      const mw = ledgerMiddleware({ store, keepStateToWindow, windowSize: 6 })
+      // langchain's own typing of this middleware fails under exactOptionalPropertyTypes.
+      const pii = piiMiddleware('email', {
+        strategy: 'redact',
+        applyToInput: true,
+        applyToToolResults: true,
+      }) as unknown as AgentMiddleware
+      const agent = createAgent({
+        model,
+        tools: [lookup],
+        middleware: [mw, pii],
+        checkpointer: new MemorySaver(),
+      })
+      await agent.invoke({ messages: [new HumanMessage(`mail me at ${email}`)] }, onThread('t'))
+      await agent.invoke({ messages: [new HumanMessage(`or at ${email}`)] }, onThread('t'))
+      const archive = await mw.session('t').history()
+      expect(humans(archive)).toStrictEqual(['mail me at [REDACTED_EMAIL]', 'or at [REDACTED_EMAIL]'])
+      expect(JSON.stringify(store.history('t', { limit: 100 }))).not.toContain(email)
+      for (const input of model.inputs) {
+        expect(JSON.stringify(input.map((m) => m.toDict()))).not.toContain(email)
+        expect(pairingProblems(conversation(input))).toStrictEqual([])
+      }
+      expect(new Set(archive.map((m) => m.id)).size).toBe(archive.length)
       expect(problems(store, 't')).toStrictEqual([])
     })
 })

@@ -54,8 +54,9 @@ async function checkSame(
  * @param root - its name in error paths (`messages`)
  * @param limits - the store's validation limits
  * @returns the index of the first new message
+ * @throws ContextLedgerError `INVALID_MESSAGE` for a held id met with other content
  */
-async function heldPrefix(
+export async function heldPrefix(
   port: LedgerPort,
   messages: readonly BaseMessage[],
   root: string,

@@ -19,7 +19,7 @@ import { serial, sessionState, type SessionState } from '../session-queue.js'
 import type { AdapterSessionOptions, AdapterStore } from '../session-options.js'
 import type { AsyncContextStore, AsyncLedgerManager } from '../strands/async-ledger.js'
 import { WindowKeeper, type WindowErrorHandler } from '../window-keeper.js'
-import { appendMessages, syncMessages } from './sync.js'
+import { appendMessages, heldPrefix, syncMessages } from './sync.js'
 import { afterClear, archivedMessages, clearMarker, shownMessages, type ShownMessage } from './window.js'
 
 /** The message format of the adapter's sessions. */
@@ -128,6 +128,19 @@ export class ThreadSession<S extends AdapterStore = AdapterStore> implements Led
     const written = await syncMessages(this.port, messages, root, this.limits)
     if (written > 0) await this.keeper.settle()
     return written
+  }
+
+  /**
+   * The messages of `messages` the ledger does not hold yet (see sync.ts), without storing them. Call
+   * inside {@link run}.
+   *
+   * @param messages - the graph state's messages
+   * @param root - their name in error paths
+   * @returns the new messages, in order
+   */
+  async unheld(messages: readonly BaseMessage[], root: string): Promise<BaseMessage[]> {
+    await this.checkFormat()
+    return messages.slice(await heldPrefix(this.port, messages, root, this.limits))
   }
 
   /**
