@@ -130,8 +130,9 @@ export function ledgerMiddleware<S extends LedgerLangChainStore = ContextStore>(
         await thread.sync(request.state.messages, 'messages')
         return thread.shown()
       })
-      thread.lastShown = shown
-      return handler({ ...request, messages: shown.map((s) => s.message) })
+      const reply = await handler({ ...request, messages: shown.map((s) => s.message) })
+      thread.remember(shown, reply)
+      return reply
     },
     // The model's message, as the middlewares after this one left it; with keepStateToWindow the state
     // is the window again (the message last, under its own id), so a checkpoint never holds more than
