@@ -15,6 +15,13 @@ import {
   type BaseMessage,
 } from '@langchain/core/messages'
 
+/** The provider's own calls, which @langchain/openai keeps in `additional_kwargs` (a field LangChain deprecates). */
+const OPENAI_RAW_CALLS: Record<string, unknown> = {
+  tool_calls: [
+    { id: 'call_4', type: 'function', function: { name: 'search', arguments: '{"q":"gliders"}' } },
+  ],
+}
+
 /** LangChain messages of each type, with ids, metadata, content blocks, calls and results. */
 export function corpusMessages(): BaseMessage[] {
   return [
@@ -81,6 +88,25 @@ export function corpusMessages(): BaseMessage[] {
       ],
       response_metadata: { output_version: 'v1' },
     }),
+    // As @langchain/openai writes it: the provider's raw calls beside the parsed ones.
+    new AIMessage({
+      id: 'ai-4',
+      content: '',
+      tool_calls: [{ id: 'call_4', name: 'search', args: { q: 'gliders' } }],
+      additional_kwargs: OPENAI_RAW_CALLS,
+    }),
+    new ToolMessage({ content: 'found gliders', tool_call_id: 'call_4' }),
+    // v1 content: the call is a block as well as a tool call.
+    new AIMessage({
+      id: 'ai-5',
+      content: [
+        { type: 'text', text: 'One more search.' },
+        { type: 'tool_call', id: 'call_5', name: 'search', args: { q: 'kites' } },
+      ],
+      tool_calls: [{ id: 'call_5', name: 'search', args: { q: 'kites' } }],
+      response_metadata: { output_version: 'v1' },
+    }),
+    new ToolMessage({ content: 'found kites', tool_call_id: 'call_5', status: 'success' }),
   ]
 }
 

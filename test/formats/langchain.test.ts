@@ -4,6 +4,7 @@
  * message type, the repair messages and their expansion, and the rewritten forms — each a message
  * LangChain revives.
  */
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   mapChatMessagesToStoredMessages,
@@ -17,7 +18,9 @@ import {
   langchainFormat as format,
   type LangChainMessageData,
 } from '../../src/formats/langchain/index.js'
-import { must, refusalOf } from './helpers.js'
+import { ContextLedgerError } from '../../src/errors.js'
+import { fcRuns } from '../helpers/runs.js'
+import { must, mutate, refusalOf } from './helpers.js'
 import { INVALID_LANGCHAIN_MESSAGES, corpusStored } from './langchain-corpus.js'
 
 const snap = (m: unknown) => format.snapshot(m, DEFAULT_MESSAGE_LIMITS)
@@ -66,7 +69,7 @@ describe('langchain snapshot', () => {
     ).toMatch(/tool call needs a non-empty id/)
     expect(
       refusal({ type: 'human', data: { content_blocks: [{ type: 'text', text: 'x' }] } }).message,
-    ).toMatch(/data\.content/)
+    ).toMatch(/data\.content: .*content_blocks/)
     // LangChain itself refuses these two.
     expect(() =>
       mapStoredMessagesToChatMessages([{ type: 'tool', data: { content: 'x' } } as unknown as StoredMessage]),
@@ -74,6 +77,61 @@ describe('langchain snapshot', () => {
     expect(() =>
       mapStoredMessagesToChatMessages([{ type: 'user', data: { content: 'x' } } as unknown as StoredMessage]),
     ).toThrow(/unexpected type/)
+  })
+
+  it('accepts only what LangChain revives with the calls the ledger pairs, and again after a round trip', () => {
+    const values = fc.oneof(
+      fc.constant(undefined),
+      fc.constant(null),
+      fc.string({ maxLength: 3 }),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant([]),
+      fc.constant({}),
+      fc.constantFrom(
+        'human',
+        'ai',
+        'tool',
+        'system',
+        'generic',
+        'function',
+        'tool_call',
+        'text',
+        'v1',
+        'error',
+      ),
+    )
+    fc.assert(
+      fc.property(fc.constantFrom(...STORED), fc.nat(), values, (message, pick, value) => {
+        const mutated = mutate(structuredClone(message), pick, value)
+        let accepted: LangChainMessageData
+        try {
+          accepted = snap(mutated)
+        } catch (error) {
+          expect(error, JSON.stringify(mutated)).toBeInstanceOf(ContextLedgerError)
+          return
+        }
+        // LangChain changes what it revives from (v1 content): it gets a copy.
+        const [revivedMessage] = mapStoredMessagesToChatMessages([
+          structuredClone(accepted) as unknown as StoredMessage,
+        ])
+        const m = must(revivedMessage) as { tool_calls?: { id?: string }[]; tool_call_id?: string }
+        const facts = format.facts(accepted)
+        expect(
+          (m.tool_calls ?? []).map((c) => c.id),
+          JSON.stringify(mutated),
+        ).toStrictEqual(facts.toolUses.map((u) => u.id))
+        if (accepted.type === 'tool')
+          expect(facts.toolResults.map((r) => r.id)).toStrictEqual([m.tool_call_id])
+        // Serialized again (a checkpointer's state sent back): the same message for the ledger.
+        const again = snap(
+          JSON.parse(JSON.stringify(mapChatMessagesToStoredMessages([must(revivedMessage)])[0])),
+        )
+        expect(format.contentKey(again), JSON.stringify(mutated)).toBe(format.contentKey(accepted))
+        expect(format.facts(again)).toStrictEqual(facts)
+      }),
+      { numRuns: fcRuns(400) },
+    )
   })
 
   it('refuses bytes (stricter than LangChain, on purpose)', () => {

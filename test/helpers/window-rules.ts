@@ -231,15 +231,7 @@ export async function assertWindowRulesOf(
       format,
       summaries,
       view: {
-        session:
-          facts === undefined
-            ? undefined
-            : {
-                messageCount: facts.messageCount,
-                boundary: facts.boundary,
-                windowMessages: facts.windowMessages,
-                summaryId: facts.summaryId,
-              },
+        session: sessionFacts(facts),
         window: await s.window(sessionId),
         alternate: await s.window(sessionId, { alternate: true }),
         summaries,
@@ -262,6 +254,18 @@ export async function assertWindowRulesOf(
   return { ...r, history }
 }
 
+/** The session's facts the window rules read, from what `session()` returned. */
+function sessionFacts(facts: SessionSummary | undefined): SessionView['session'] {
+  return facts === undefined
+    ? undefined
+    : {
+        messageCount: facts.messageCount,
+        boundary: facts.boundary,
+        windowMessages: facts.windowMessages,
+        summaryId: facts.summaryId,
+      }
+}
+
 /**
  * What the window rules read of a PostgreSQL session of another format than Strands, as `checkSession`
  * reads a SQLite one: the window and the summaries as skeletons (`src/check/skeleton.ts`) under their
@@ -278,15 +282,7 @@ async function skeletonView(
   const shown = summaries.find((x) => x.id === facts?.summaryId)?.trackingId ?? ''
   const entries = facts === undefined ? [] : await s.windowEntries(facts.id)
   return {
-    session:
-      facts === undefined
-        ? undefined
-        : {
-            messageCount: facts.messageCount,
-            boundary: facts.boundary,
-            windowMessages: facts.windowMessages,
-            summaryId: facts.summaryId,
-          },
+    session: sessionFacts(facts),
     window: entries.map((e) =>
       withPinFlag(
         skeletonOf(format, e.message, e.seq === undefined ? shown : (uids.get(e.seq) ?? '')),

@@ -12,6 +12,7 @@ import { ContextLedgerError, type MessageData, type StoredMessageData } from '..
 import { formatNamed } from '../../src/formats/index.js'
 import { withdrawalMarker, type AgentItemData } from '../../src/formats/openai-agents/index.js'
 import { BACKEND, makeBackend, type LedgerStore } from '../helpers/backend.js'
+import { appendInChunks } from '../helpers/chunked.js'
 import { fcRuns } from '../helpers/runs.js'
 import { VALID_AGENT_ITEMS } from '../formats/openai-agents-corpus.js'
 
@@ -247,13 +248,7 @@ describe(`the window of an openai-agents session [${BACKEND}]`, () => {
             format: 'openai-agents',
           })
           // Appended in chunks: a call and its result may arrive in different appends.
-          let at = 0
-          for (const size of chunks) {
-            if (at >= items.length) break
-            await m.append(items.slice(at, at + size))
-            at += size
-          }
-          if (at < items.length) await m.append(items.slice(at))
+          await appendInChunks(m, items, chunks)
           await m.applyWindow()
           assertWindow(await m.window())
           await m.reduce()

@@ -20,11 +20,13 @@ import {
   type StoredMessage,
 } from '@langchain/core/messages'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ContextLedgerError, type MessageData } from '../../src/index.js'
+import type { MessageData } from '../../src/index.js'
 import { expandRepair, type LangChainMessageData } from '../../src/formats/langchain/index.js'
 import { formatNamed } from '../../src/formats/index.js'
 import { BACKEND, makeBackend, type LedgerStore } from '../helpers/backend.js'
+import { appendInChunks } from '../helpers/chunked.js'
 import { fcRuns } from '../helpers/runs.js'
+import { refusalOf } from '../helpers/refusal.js'
 import { assertWindowRulesOf } from '../helpers/window-rules.js'
 import { corpusMessages } from '../formats/langchain-corpus.js'
 
@@ -61,16 +63,6 @@ const tool = (call: string, id?: string) =>
     name: 'lookup',
     ...(id === undefined ? {} : { id }),
   })
-
-async function failure(p: Promise<unknown>): Promise<ContextLedgerError> {
-  try {
-    await p
-  } catch (error) {
-    if (error instanceof ContextLedgerError) return error
-    throw error
-  }
-  throw new Error('expected the call to fail')
-}
 
 /** What LangChain's own messages carry that must come back equal. */
 function fieldsOf(m: BaseMessage): unknown {
@@ -124,17 +116,19 @@ describe(`a session of the 'langchain' format [${BACKEND}]`, () => {
     await store.append('s', stored([human('hi', 'h1')]), LC)
     const before = await backend.checksum(store)
     const noId = { type: 'ai', data: { content: '', tool_calls: [{ name: 'f', args: {} }] } }
-    const bad = await failure(store.append('s', [...stored([human('ok')]), noId as unknown as MessageData]))
+    const bad = await refusalOf(() =>
+      store.append('s', [...stored([human('ok')]), noId as unknown as MessageData]),
+    )
     expect(bad.code).toBe('INVALID_MESSAGE')
     expect(bad.path).toBe('[1].data.tool_calls[0].id')
-    const block = await failure(
+    const block = await refusalOf(() =>
       store.append('s', {
         type: 'human',
         data: { content: [{ type: 'text', text: 1 }] },
       }),
     )
     expect(block.path).toBe('data.content[0].text')
-    const stray = await failure(store.append('s', stored([tool('never')])[0]))
+    const stray = await refusalOf(() => store.append('s', stored([tool('never')])[0]))
     expect(stray.code).toBe('INVALID_MESSAGE')
     expect(stray.path).toBe('data.tool_call_id')
     expect(await backend.checksum(store)).toBe(before)
@@ -150,7 +144,7 @@ describe(`a session of the 'langchain' format [${BACKEND}]`, () => {
     a1.data.response_metadata = { model_name: 'other' }
     await store.append('s', again)
     expect(await backend.checksum(store)).toBe(before)
-    const other = await failure(store.append('s', stored([human('not q', 'h1')])))
+    const other = await refusalOf(() => store.append('s', stored([human('not q', 'h1')])))
     expect(other.code).toBe('DUPLICATE_MESSAGE')
     expect(await backend.checksum(store)).toBe(before)
   })
@@ -273,13 +267,7 @@ describe(`the window of a langchain session [${BACKEND}]`, () => {
             format: 'langchain',
           })
           // Appended in chunks: a call and its results may arrive in different appends.
-          let at = 0
-          for (const size of chunks) {
-            if (at >= messages.length) break
-            await m.append(messages.slice(at, at + size))
-            at += size
-          }
-          if (at < messages.length) await m.append(messages.slice(at))
+          await appendInChunks(m, messages, chunks)
           const count = (await m.store.session(m.sessionId))?.messageCount ?? 1
           for (const seq of pins) await m.pin({ seq: seq % count })
           await m.applyWindow()

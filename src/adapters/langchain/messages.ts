@@ -75,14 +75,15 @@ function revivalField(error: unknown): string {
 }
 
 /**
- * Revives a body as LangChain does.
+ * Revives a body as LangChain does, on a copy: `mapStoredMessagesToChatMessages` changes the objects it
+ * is given (a v1 AIMessage's fields), and the body is the ledger's.
  *
  * @param body - a stored message
  * @returns the message
  * @throws what LangChain throws for a body it cannot revive
  */
 const revive = (body: LangChainBody): BaseMessage =>
-  mapStoredMessagesToChatMessages([body as unknown as StoredMessage])[0] as BaseMessage
+  mapStoredMessagesToChatMessages([structuredClone(body) as unknown as StoredMessage])[0] as BaseMessage
 
 /**
  * A LangChain message as the body the ledger stores: the plain-JSON copy of `toDict()`, revived once

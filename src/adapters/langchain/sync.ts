@@ -84,7 +84,7 @@ function rebased(error: unknown, root: string, indexOf: (k: number) => number): 
   const match = /^\[(\d+)\]\.?(.*)$/.exec(error.path ?? '')
   // The store names a reused id `id`; a LangChain message holds it at `data.id`.
   const field = error.code === 'DUPLICATE_MESSAGE' && match?.[2] === 'id' ? 'data.id' : match?.[2]
-  const path = match === null ? root : pathIn(root, indexOf(Number(match[1])), field)
+  const path = match === null ? root || 'messages' : pathIn(root, indexOf(Number(match[1])), field)
   const problem = error.message.replace(/^Invalid message at [^:]*: /, '')
   return new ContextLedgerError('INVALID_MESSAGE', `Invalid message at ${path}: ${problem}`, {
     path,

@@ -20,7 +20,7 @@ import {
 } from './rewrite.js'
 import { snapshotLangChainMessage } from './schema.js'
 import { truncateLangChainMessage } from './truncate.js'
-import type { LangChainMessageData } from './types.js'
+import type { LangChainMessageData, MessageContentData } from './types.js'
 
 export type * from './types.js'
 export { LANGCHAIN_TYPES } from './types.js'
@@ -28,10 +28,20 @@ export { expandRepair, withoutLedgerNotes } from './rewrite.js'
 export { LC_NOTES_KEY } from './derive.js'
 
 /**
+ * A message's content as the key reads it: a string as one text block (none when empty), as LangChain
+ * reads it (`contentBlocks`) and as it revives a v1 `AIMessage`'s string content; without `tool_call`
+ * blocks, which a v1 `AIMessage` gains on revival for its `tool_calls` (the calls are keyed by those).
+ */
+function contentBlocks(content: MessageContentData): MessageContentData {
+  if (typeof content !== 'string') return content.filter((b) => b.type !== 'tool_call')
+  return content === '' ? [] : [{ type: 'text', text: content }]
+}
+
+/**
  * What must match for a message sent again under its id to be the same message: its type, role, name,
- * content, calls (id, name, args) and the call it answers with its outcome. Metadata (`additional_kwargs`,
- * `response_metadata`, `usage_metadata`) may differ between attempts, and LangChain adds empty ones when
- * it revives a message.
+ * content (as {@link contentBlocks} reads it), calls (id, name, args) and the call it answers
+ * with its outcome. Metadata (`additional_kwargs`, `response_metadata`, `usage_metadata`) may differ
+ * between attempts, and LangChain adds empty ones when it revives a message.
  *
  * @param message - a stored message
  * @returns the key
@@ -42,7 +52,7 @@ function contentKey(message: LangChainMessageData): string {
     message.type,
     message.type === 'generic' ? message.data.role : null,
     d.name ?? null,
-    d.content,
+    contentBlocks(d.content),
     message.type === 'ai' ? (message.data.tool_calls ?? []).map((c) => [c.id, c.name, c.args]) : null,
     message.type === 'tool' ? [message.data.tool_call_id, toolStatus(message)] : null,
   ])

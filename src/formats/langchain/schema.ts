@@ -117,12 +117,17 @@ function checkType(type: unknown): asserts type is LangChainMessageData['type'] 
   )
 }
 
-function checkContent(content: unknown): void {
+/** LangChain serializes a message made with `contentBlocks` under `content_blocks`, and revives it empty. */
+const CONTENT_BLOCKS_HINT =
+  ' (this message holds content_blocks: LangChain revives a message without content as empty, so pass its content)'
+
+function checkContent(data: Record<string, unknown>): void {
+  const content = data.content
   if (typeof content === 'string') return
   if (!Array.isArray(content))
     throw invalidMessage(
       ['data', 'content'],
-      `expected a string or an array of content blocks, got ${content === undefined ? 'nothing' : describeType(content)}`,
+      `expected a string or an array of content blocks, got ${content === undefined ? 'nothing' : describeType(content)}${content === undefined && Object.hasOwn(data, 'content_blocks') ? CONTENT_BLOCKS_HINT : ''}`,
     )
   content.forEach((b, i) => {
     const at: Path = ['data', 'content', i]
@@ -203,7 +208,7 @@ function checkMessage(value: unknown): asserts value is LangChainMessageData {
       `a ChatMessage with role ${shown(data.role)} answers a call it cannot name: use a ToolMessage`,
     )
   checkWith(DATA[value.type], data, ['data'])
-  checkContent(data.content)
+  checkContent(data)
   if (value.type === 'ai') checkRevivedCalls(data)
 }
 

@@ -2,36 +2,20 @@
  * `ledgerMiddleware` in the real `createAgent` loop (SQLite): a fast-check property over random scripts
  * (multi-step, parallel tool calls), window sizes, state modes and checkpointers — every model input is
  * the session's window at that moment and pairs every call with its results, and every message is in the
- * ledger exactly once; a repair when a run dies between a call and its result; a summary model that
- * fails; the options refused by name.
+ * ledger exactly once; and LangChain's own fake models (`fakeModel()`, `FakeToolCallingModel`) as the
+ * agent's model.
  */
-import { spawnSync } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
-import { HumanMessage, type BaseMessage } from '@langchain/core/messages'
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
+import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messages'
 import { fakeModel } from '@langchain/core/testing'
 import { MemorySaver } from '@langchain/langgraph'
-import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite'
-import { createAgent, createMiddleware } from 'langchain'
-import {
-  LedgerChatMessageHistory,
-  ledgerMiddleware,
-  ledgerTools,
-} from '../../../src/adapters/langchain/index.js'
+import { createAgent, createMiddleware, FakeToolCallingModel } from 'langchain'
+import { ledgerMiddleware } from '../../../src/adapters/langchain/index.js'
 import type { ContextStore } from '../../../src/index.js'
 import { tempDir, type TempDir } from '../../helpers/temp-store.js'
-import {
-  agentOn,
-  ask,
-  conversation,
-  dicts,
-  lookup,
-  pairingProblems,
-  planOf,
-  ScriptedChatModel,
-} from './helpers.js'
+import { agentOn, ask, conversation, dicts, lookup, pairingProblems, planOf } from './helpers.js'
 
 let dir: TempDir | undefined
 afterEach(() => {
@@ -79,174 +63,64 @@ describe('every message in the ledger exactly once (property)', () => {
   })
 })
 
-describe('a restart in a second process', () => {
-  it('resumes the thread`s window there, and the next turn starts from it', async () => {
-    const file = (dir ??= tempDir()).file('shared.db')
-    const run = agentOn(
-      dir.open('shared.db'),
-      { plan: planOf([[2], [1], [1, 1]]), prefix: 'parent-' },
-      {
-        windowSize: 6,
-      },
-    )
-    for (const q of ['one', 'two', 'three']) await ask(run, q)
-    const before = dicts(await run.mw.session('t').window())
-    const script = join(dir.path, 'resume.mts')
-    const root = process.cwd()
-    writeFileSync(
-      script,
-      `import { openContextStore } from '${root}/src/index.js'
-import { agentOn, ask, conversation, dicts } from '${root}/test/adapters/langchain/helpers.js'
-const store = openContextStore(${JSON.stringify(file)})
-const run = agentOn(store, { plan: [0], prefix: 'child-' }, { windowSize: 8 })
-const window = dicts(await run.mw.session('t').window())
-await ask(run, 'four')
-process.stdout.write(JSON.stringify({ window, input: dicts(conversation(run.model.inputs[0])) }))
-store.close()
-`,
-    )
-    const child = spawnSync('npx', ['tsx', script], { encoding: 'utf8' })
-    expect(child.stderr).toBe('')
-    const { window, input } = JSON.parse(child.stdout) as {
-      window: unknown[]
-      input: { data: { content: unknown } }[]
-    }
-    expect(window).toStrictEqual(before)
-    expect(input.at(-1)?.data.content).toBe('four')
-    // The window had room for the new prompt: the model saw all of it, then the prompt.
-    expect(input.slice(0, -1)).toStrictEqual(before)
-    // The child's turn is in the ledger for this process too.
-    const history = await run.mw.session('t').history()
-    expect(history.at(-1)?.id).toBe('ai-child-0')
-  })
-})
-
-describe('keepStateToWindow beside LangGraph`s SqliteSaver', () => {
-  it('checkpoints the window, not the history, and a new process resumes from the checkpoint', async () => {
-    const store = open()
-    const checkpoints = (dir ??= tempDir()).file('checkpoints.db')
-    const windowSize = 5
-    const first = agentOn(
-      store,
-      { plan: planOf(Array.from({ length: 8 }, () => [1])), prefix: 'a-' },
-      { windowSize, keepStateToWindow: true, checkpointer: SqliteSaver.fromConnString(checkpoints) },
-    )
-    for (let t = 0; t < 8; t++) await ask(first, `q${t}`)
-    const onThread = { configurable: { thread_id: 't' } }
-    const values = async (run: typeof first) =>
-      ((await run.agent.graph.getState(onThread)) as { values: { messages: BaseMessage[] } }).values.messages
-    expect((await values(first)).length).toBeLessThanOrEqual(windowSize + 2)
-    // Another process: the checkpointer's state (the window) and the ledger agree; the run goes on.
-    const second = agentOn(
-      store,
-      { plan: [1, 0], prefix: 'b-' },
-      { windowSize, keepStateToWindow: true, checkpointer: SqliteSaver.fromConnString(checkpoints) },
-    )
-    expect(dicts(await values(second))).toStrictEqual(dicts(await values(first)))
-    await ask(second, 'q8')
-    expect(dicts(conversation(second.model.inputs[0] ?? []))).toStrictEqual(dicts(second.windows[0] ?? []))
-    const history = await second.mw.session('t').history()
-    expect(history.length).toBe(9 * 4)
-    expect(new Set(history.map((m) => m.id)).size).toBe(history.length)
-  })
-})
-
-describe('ledgerMiddleware when things go wrong', () => {
-  it('answers the calls of a run that died before its results, so the next input still pairs', async () => {
-    const store = open()
-    let fail = true
-    // A tool middleware's error is not turned into a ToolMessage: it ends the run, after the model's
-    // message (with its two calls) was stored.
-    const crash = createMiddleware({
-      name: 'Crash',
-      wrapToolCall: (request, handler) => {
-        if (fail) throw new Error('the tool process died')
+describe("LangChain's own fake models as the agent's model", () => {
+  /** createAgent with `model`, the ledger first and a spy recording the window at each model call. */
+  function withModel(model: BaseChatModel) {
+    const mw = ledgerMiddleware({ store: open(), windowSize: 5 })
+    const windows: BaseMessage[][] = []
+    const spy = createMiddleware({
+      name: 'WindowSpy',
+      wrapModelCall: async (request, handler) => {
+        windows.push(await mw.session('t').window())
         return handler(request)
       },
     })
-    const model = new ScriptedChatModel({ plan: [2, 0] })
-    const mw = ledgerMiddleware({ store })
-    const agent = createAgent({ model, tools: [lookup], middleware: [mw, crash] })
-    const onThread = { configurable: { thread_id: 't' } }
-    // Both parallel calls fail: LangGraph reports them together.
-    await expect(agent.invoke({ messages: [new HumanMessage('go')] }, onThread)).rejects.toThrow(
-      /Multiple errors/,
+    const agent = createAgent({ model, tools: [lookup], middleware: [mw, spy] })
+    const ask = (text: string) =>
+      agent.invoke({ messages: [new HumanMessage(text)] }, { configurable: { thread_id: 't' } })
+    return { mw, windows, ask }
+  }
+
+  it('fakeModel() through three turns of parallel and multi-step calls', async () => {
+    const model = fakeModel()
+      .respondWithTools([
+        { name: 'lookup', args: { n: 1, k: 0 } },
+        { name: 'lookup', args: { n: 1, k: 1 } },
+      ])
+      .respondWithTools([{ name: 'lookup', args: { n: 2, k: 0 } }])
+      .respond(new AIMessage('first done'))
+      .respond(new AIMessage('second done'))
+      .respondWithTools([{ name: 'lookup', args: { n: 3, k: 0 } }])
+      .respond(new AIMessage('third done'))
+    const run = withModel(model)
+    for (const q of ['one', 'two', 'three']) await run.ask(q)
+    expect(model.callCount).toBe(6)
+    model.calls.forEach((call, i) => {
+      expect(pairingProblems(call.messages)).toStrictEqual([])
+      expect(dicts(call.messages)).toStrictEqual(dicts(run.windows[i] ?? []))
+    })
+    const history = await run.mw.session('t').history()
+    expect(history.map((m) => m.type).join(' ')).toBe(
+      'human ai tool tool ai tool ai human ai human ai tool ai',
     )
-    expect(store.session('t')?.messageCount).toBe(2)
-    fail = false
-    await agent.invoke({ messages: [new HumanMessage('again')] }, onThread)
-    const input = conversation(model.inputs.at(-1) ?? [])
-    expect(pairingProblems(input)).toStrictEqual([])
-    expect(input.map((m) => m.id)).toStrictEqual([
-      expect.any(String),
-      'ai-0',
-      'context-ledger:seq:2:0',
-      'context-ledger:seq:2:1',
-      expect.any(String),
-    ])
-    expect(input.slice(2, 4).map((m) => (m as { status?: unknown }).status)).toStrictEqual(['error', 'error'])
   })
 
-  it('falls back to eviction when the summary model fails, telling onError; the run succeeds', async () => {
-    const errors: unknown[] = []
-    const run = agentOn(
-      open(),
-      { plan: planOf([[1], [1], [1]]) },
-      {
-        windowSize: 4,
-        summarize: { model: fakeModel().alwaysThrow(new Error('rate limited')) },
-        onError: (e) => errors.push(e),
-      },
-    )
-    for (let t = 0; t < 3; t++) await ask(run, `q${t}`)
-    expect(errors.length).toBeGreaterThan(0)
-    for (const input of run.model.inputs) expect(conversation(input).length).toBeLessThanOrEqual(4)
-    expect((await run.mw.session('t').history()).length).toBe(3 * 4)
-  })
-
-  it('refuses a run with no thread id and no sessionId, naming the option', async () => {
-    const store = open()
-    const run = agentOn(store, { plan: [0] })
-    const error: unknown = await run.agent
-      .invoke({ messages: [new HumanMessage('hi')] })
-      .catch((e: unknown) => e)
-    expect((error as { cause?: unknown }).cause).toMatchObject({ code: 'INVALID_OPTIONS', path: 'sessionId' })
-    expect(store.sessions()).toStrictEqual([])
-  })
-
-  it('refuses bad options by name, and summarize() without a model', async () => {
-    const store = open()
-    const refused = (make: () => unknown) => {
-      try {
-        make()
-        return undefined
-      } catch (e) {
-        return e
-      }
-    }
-    expect(refused(() => ledgerMiddleware({ store, windowSize: 0 }))).toMatchObject({
-      code: 'INVALID_OPTIONS',
+  it('FakeToolCallingModel through a multi-step turn', async () => {
+    const model = new FakeToolCallingModel({
+      toolCalls: [
+        [
+          { name: 'lookup', args: { n: 0, k: 0 }, id: 'a' },
+          { name: 'lookup', args: { n: 0, k: 1 }, id: 'b' },
+        ],
+        [{ name: 'lookup', args: { n: 1, k: 0 }, id: 'c' }],
+        [],
+      ],
     })
-    expect(refused(() => ledgerMiddleware({ store, keepState: true } as never))).toMatchObject({
-      code: 'INVALID_OPTIONS',
-      path: 'keepState',
-    })
-    expect(refused(() => ledgerMiddleware({ store, summarize: { model: {} } } as never))).toMatchObject({
-      code: 'INVALID_OPTIONS',
-      path: 'summarize.model',
-    })
-    expect(refused(() => new LedgerChatMessageHistory({ store } as never))).toMatchObject({
-      code: 'INVALID_OPTIONS',
-      path: 'sessionId',
-    })
-    expect(refused(() => ledgerTools({ store: {} as never, sessionId: 's' }))).toMatchObject({
-      code: 'INVALID_OPTIONS',
-      path: 'store',
-    })
-    await expect(ledgerMiddleware({ store, sessionId: 's' }).session().summarize()).rejects.toMatchObject({
-      code: 'INVALID_OPTIONS',
-      path: 'summarize',
-    })
-    expect(refused(() => ledgerMiddleware({ store }).session())).toMatchObject({ path: 'sessionId' })
+    const run = withModel(model)
+    await run.ask('go')
+    const history = await run.mw.session('t').history()
+    expect(history.map((m) => m.type).join(' ')).toBe('human ai tool tool ai tool ai')
+    expect(history.filter((m) => m.type === 'ai').map((m) => m.id)).toStrictEqual(['0', '1', '2'])
+    for (const window of run.windows) expect(pairingProblems(window)).toStrictEqual([])
   })
 })

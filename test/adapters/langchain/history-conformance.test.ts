@@ -18,6 +18,7 @@ import { ChatPromptTemplate, MessagesPlaceholder } from '@langchain/core/prompts
 import { RunnableWithMessageHistory } from '@langchain/core/runnables'
 import { fakeModel } from '@langchain/core/testing'
 import { LedgerChatMessageHistory, type LedgerLangChainStore } from '../../../src/adapters/langchain/index.js'
+import type { LedgerEntry } from '../../../src/index.js'
 import { coreStoreOf, makeBackend, type LedgerStore } from '../../helpers/backend.js'
 import { agentOn, ask, dicts } from './helpers.js'
 
@@ -87,6 +88,59 @@ describe('LedgerChatMessageHistory, on either backend', () => {
       't1',
       'context-ledger:seq:3',
     ])
+  })
+
+  it('stores exactly what toDict() gives, a v1 AIMessage (which LangChain changes as it revives) included', async () => {
+    const { store } = await open()
+    const history = new LedgerChatMessageHistory({ store, sessionId: 's' })
+    const v1 = new AIMessage({
+      id: 'a1',
+      content: [{ type: 'text', text: 'hi' }],
+      tool_calls: [{ id: 'c1', name: 'f', args: { x: 1 } }],
+      response_metadata: { output_version: 'v1', model_name: 'm' },
+    })
+    ;(v1 as { usage_metadata?: unknown }).usage_metadata = {
+      input_tokens: 3,
+      output_tokens: 2,
+      total_tokens: 5,
+    }
+    const messages = [new HumanMessage({ content: 'go', id: 'h1' }), v1]
+    await history.addMessages(messages)
+    const stored = await (
+      history.ledger as { history(o: object): LedgerEntry[] | Promise<LedgerEntry[]> }
+    ).history({})
+    expect(stored.map((e) => e.message)).toStrictEqual(dicts(messages))
+    // And LangChain's revival of it, sent again, is the same message.
+    await history.addMessages(await history.getMessages())
+    expect(await count(store)).toBe(2)
+  })
+
+  it('shows what the ledger made or rewrote under its own ids: a repair, a late result', async () => {
+    const { store } = await open()
+    const history = new LedgerChatMessageHistory({ store, sessionId: 's' })
+    await history.addMessages([
+      new HumanMessage({ content: 'go', id: 'h1' }),
+      new AIMessage({ content: '', id: 'a1', tool_calls: [{ id: 'c1', name: 'f', args: {} }] }),
+      // The call was never answered: the ledger answers it (a repair) before this prompt.
+      new HumanMessage({ content: 'next', id: 'h2' }),
+    ])
+    // Its result arrives after all: archived as sent, shown as text.
+    await history.addMessage(new ToolMessage({ content: 'late answer', tool_call_id: 'c1', id: 't1' }))
+    const shown = await history.getMessages()
+    expect(shown.map((m) => [m.type, m.id])).toStrictEqual([
+      ['human', 'h1'],
+      ['ai', 'a1'],
+      ['tool', 'context-ledger:seq:2'],
+      ['human', 'h2'],
+      ['human', 'context-ledger:seq:4'],
+    ])
+    expect(shown[4]?.text).toContain('late answer')
+    // Handing the window back writes nothing; the archive has the result as it was sent.
+    await history.addMessages(shown)
+    expect(await count(store)).toBe(5)
+    const archive = await history.history()
+    expect(archive.map((m) => m.id)).toStrictEqual(['h1', 'a1', 'context-ledger:seq:2', 'h2', 't1'])
+    expect(ToolMessage.isInstance(archive[4]) && archive[4].tool_call_id).toBe('c1')
   })
 
   it('clears the window without deleting anything, a pinned message included', async () => {
