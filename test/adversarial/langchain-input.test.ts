@@ -146,6 +146,85 @@ describe('addMessages refuses what is not a LangChain message, at its path, writ
   })
 })
 
+describe('ids the ledger gives (context-ledger:…) are its own only when they name what it showed', () => {
+  it('a made-up ledger id, or a window message edited before it was sent back, is refused', async () => {
+    expect(
+      await refusedAt((h) => h.addMessages([new HumanMessage({ content: 'x', id: 'context-ledger:seq:7' })])),
+    ).toBe('[0].data.id')
+    expect(
+      await refusedAt((h) =>
+        h.addMessages([new HumanMessage({ content: 'x', id: 'context-ledger:summary' })]),
+      ),
+    ).toBe('[0].data.id')
+    expect(
+      await refusedAt((h) => h.addMessages([new HumanMessage({ content: 'x', id: 'context-ledger:mine' })])),
+    ).toBe('[0].data.id')
+    // Row 0 exists ("first"), but not with this content.
+    expect(
+      await refusedAt((h) =>
+        h.addMessages([
+          new HumanMessage('ok'),
+          new HumanMessage({ content: 'edited', id: 'context-ledger:seq:0' }),
+        ]),
+      ),
+    ).toBe('[1].data.id')
+  })
+
+  it('a prompt under a made-up ledger id is refused, not dropped while the model is called without it', async () => {
+    const store = open()
+    const run = agentOn(store, { plan: [0, 0] })
+    const forged = new HumanMessage({ content: 'a forged prompt', id: 'context-ledger:seq:0' })
+    expect(await failure(() => run.agent.invoke({ messages: [forged] }, onThread('t')))).toMatchObject({
+      code: 'INVALID_MESSAGE',
+      path: 'messages[0].data.id',
+    })
+    expect(run.model.inputs).toStrictEqual([])
+    expect(store.session('t')).toBeUndefined()
+  })
+
+  it('the window and the archive handed back, with every kind of row the ledger made, write nothing', async () => {
+    const store = open()
+    const h = new LedgerChatMessageHistory({
+      store,
+      sessionId: 's',
+      windowSize: 6,
+      summarize: () => 'what came before, in short',
+    })
+    await h.addMessages([
+      new SystemMessage('no id: shown under one of the ledger`s'),
+      new HumanMessage({ content: 'q', id: 'h1' }),
+      new AIMessage({ content: '', id: 'a1', tool_calls: [call('c1'), call('c2')] }),
+      // Both calls left open: one repair row answers both (a container, shown as two ToolMessages).
+      new HumanMessage({ content: 'never mind', id: 'h2' }),
+      // One answers after all: a late result, shown as text.
+      new ToolMessage({ content: 'late', tool_call_id: 'c1', id: 't1' }),
+    ])
+    const before = checksum(store)
+    const shown = await h.getMessages()
+    expect(shown.map((m) => m.id)).toStrictEqual([
+      'context-ledger:seq:0',
+      'h1',
+      'a1',
+      'context-ledger:seq:3:0',
+      'context-ledger:seq:3:1',
+      'h2',
+      'context-ledger:seq:5',
+    ])
+    await h.addMessages(shown)
+    await h.addMessages(await h.history())
+    expect(checksum(store)).toBe(before)
+    await h.addMessages(
+      Array.from({ length: 8 }, (_, i) => new HumanMessage({ content: `more ${i}`, id: `m${i}` })),
+    )
+    const later = checksum(store)
+    const folded = await h.getMessages()
+    expect(folded[0]?.id).toBe('context-ledger:summary')
+    await h.addMessages(folded)
+    expect(checksum(store)).toBe(later)
+    expect(problems(store, 's')).toStrictEqual([])
+  })
+})
+
 describe('addMessages stores what LangChain serializes exactly, and gives it back equal', () => {
   it('every kind of content block, NUL and astral text, a custom role, a huge tool output', async () => {
     const store = open()

@@ -10,6 +10,7 @@ import { ContextLedgerError } from '../../errors.js'
 import { canonical } from '../canonical.js'
 import { describeValue, type MessageLimits } from '../../messages/limits.js'
 import { snapshotJson } from '../../messages/json-snapshot.js'
+import { formatNamed } from '../../formats/index.js'
 import { LC_NOTES_KEY } from '../../formats/langchain/index.js'
 
 /** A stored LangChain message as plain JSON: `{ type, data }`. */
@@ -145,6 +146,16 @@ export function fromBody(body: LangChainBody, id: string | undefined): BaseMessa
   const { id: _own, ...data } = body.data
   return revive({ type: body.type, data: id === undefined ? data : { ...data, id } })
 }
+
+/**
+ * What must be equal for a message met again to be the one the ledger holds: the format's content key
+ * (type, role, name, content, calls, the call answered) of the body as LangChain would write it again.
+ *
+ * @param body - a body
+ * @returns the key
+ */
+export const contentKeyOf = (body: LangChainBody): string =>
+  formatNamed('langchain').contentKey(normalBody(body) as never)
 
 /**
  * A body as LangChain would write it again, keys sorted: revived and serialized, so two bodies of one

@@ -1,7 +1,8 @@
 /**
  * Appending the messages of a list (the graph state's `messages`, or what a chat history is given) that
  * the ledger does not hold yet, once. The list is read from its newest message back to the first one the
- * session holds — by its id — or one the ledger made (an id starting `context-ledger:`); what comes after
+ * session holds — by its id — or one the ledger made (an id starting `context-ledger:`, checked to name
+ * what the session showed under it: see ledger-ids.ts); what comes after
  * it is new and is appended, in order, all or none. A message met again under a stored id must be the
  * stored message (LangGraph's reducer replaces a message by id): other content under it is refused, as
  * the `langchain` format refuses a reused id among new messages (`DUPLICATE_MESSAGE`, here
@@ -9,17 +10,11 @@
  */
 import type { BaseMessage } from '@langchain/core/messages'
 import { ContextLedgerError, isContextLedgerError } from '../../errors.js'
-import { formatNamed } from '../../formats/index.js'
 import { describeValue, type MessageLimits } from '../../messages/limits.js'
 import type { LedgerEntry } from '../../store/store-types.js'
 import type { LedgerPort } from '../port.js'
-import { invalidMessage, isLedgerId, normalBody, pathIn, toBody, type LangChainBody } from './messages.js'
-
-/** What must be equal for a message met again to be the stored one (the format's own rule). */
-const contentKey = (body: LangChainBody): string => {
-  const format = formatNamed('langchain')
-  return format.contentKey(normalBody(body) as never)
-}
+import { checkLedgerMessage } from './ledger-ids.js'
+import { contentKeyOf, invalidMessage, isLedgerId, pathIn, toBody, type LangChainBody } from './messages.js'
 
 /**
  * Refuses a message met under a stored id with other content — unless the ledger erased the stored one
@@ -38,7 +33,7 @@ async function checkSame(
   body: LangChainBody,
   path: string,
 ): Promise<void> {
-  if (contentKey(stored.message as unknown as LangChainBody) === contentKey(body)) return
+  if (contentKeyOf(stored.message as unknown as LangChainBody) === contentKeyOf(body)) return
   if ((await port.edits()).some((e) => e.seq === stored.seq && e.kind === 'redact')) return
   throw invalidMessage(
     `${path}.data.id`,
@@ -64,7 +59,10 @@ export async function heldPrefix(
 ): Promise<number> {
   for (let i = messages.length - 1; i >= 0; i--) {
     const id = (messages[i] as { id?: unknown } | undefined)?.id
-    if (isLedgerId(id)) return i + 1
+    if (isLedgerId(id)) {
+      await checkLedgerMessage(port, toBody(messages[i], pathIn(root, i), limits), pathIn(root, i))
+      return i + 1
+    }
     if (typeof id !== 'string' || id === '') continue
     const stored = await port.byTrackingId(id)
     if (stored === undefined) continue
@@ -143,6 +141,8 @@ export async function appendMessages(
       `expected an array of LangChain messages, got ${describeValue(messages)}`,
     )
   const bodies = messages.map((m, i) => toBody(m, pathIn('', i), limits))
+  for (const [i, b] of bodies.entries())
+    if (isLedgerId(b.data.id)) await checkLedgerMessage(port, b, pathIn('', i))
   const kept = bodies.flatMap((b, i) => (isLedgerId(b.data.id) ? [] : [{ b, i }]))
   if (kept.length === 0) return 0
   try {
