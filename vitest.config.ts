@@ -15,6 +15,8 @@ import { defineConfig } from 'vitest/config'
  */
 const reliability = ['test/reliability/**/*.test.ts']
 const pkg = ['test/package/**/*.test.ts']
+/** PostgreSQL-only tests kept beside their subject's other tests (not in `test/postgres/`). */
+const postgresOnly = ['test/adversarial/langchain-postgres.test.ts']
 
 /** The conformance suite: test files written against either backend (see test/helpers/backend.ts). */
 export const CONFORMANCE = [
@@ -64,7 +66,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: [...reliability, ...pkg, 'test/postgres/**'],
+          exclude: [...reliability, ...pkg, ...postgresOnly, 'test/postgres/**'],
           isolate: false,
           sequence: { groupOrder: 0 },
         },
@@ -77,7 +79,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'postgres',
-          include: [...CONFORMANCE, 'test/postgres/**/*.test.ts'],
+          include: [...CONFORMANCE, ...postgresOnly, 'test/postgres/**/*.test.ts'],
           env: { CONTEXT_LEDGER_BACKEND: 'postgres' },
           globalSetup: ['test/postgres/global-setup.ts'],
           sequence: { groupOrder: 1 },

@@ -15,6 +15,7 @@ import type { StoredMessageData } from '../messages/types.js'
 import type {
   EditAttribution,
   LedgerEntry,
+  MessageEdit,
   MessageRef,
   PinAttribution,
   PinResult,
@@ -70,6 +71,8 @@ export interface LedgerPort {
   summarizeExcess(summarizer: Summarizer): Promise<SummarizeResult>
   /** Folds the oldest part of the window into a summary (the core's `summarize`). */
   summarize(summarizer: Summarizer, options: SummarizeOptions): Promise<SummarizeResult>
+  /** The session's edit log (edits and redactions), oldest first. */
+  edits(): Promise<MessageEdit[]>
   /** Shows `message` in the window in place of `ref`'s message, recorded in the edit log. */
   edit(ref: MessageRef, message: unknown, attribution: EditAttribution): Promise<void>
   /** Pins (`true`) or unpins a message. */
@@ -118,6 +121,7 @@ export function sqlitePort(manager: PersistentConversationManager): LedgerPort {
     windowCount: () => later(() => summary()?.windowMessages ?? 0),
     summarizeExcess: (summarizer) => manager.summarizeExcess(summarizer),
     summarize: (summarizer, options) => manager.summarize(summarizer, options),
+    edits: () => later(() => manager.edits()),
     edit: (ref, message, attribution) =>
       later(() => {
         manager.edit(ref, message as never, attribution)
@@ -152,6 +156,7 @@ export function asyncPort(store: AsyncContextStore, manager: AsyncLedgerManager)
     windowCount: async () => (await summary())?.windowMessages ?? 0,
     summarizeExcess: (summarizer) => manager.summarizeExcess(summarizer),
     summarize: (summarizer, options) => manager.summarize(summarizer, options),
+    edits: () => manager.edits(),
     edit: async (ref, message, attribution) => {
       await manager.edit(ref, message as never, attribution)
     },

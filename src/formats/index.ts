@@ -99,12 +99,13 @@ export function countFormatTokens(
 
 /**
  * The searchable text stored with a message: null for a Strands message (the view `search_text` derives
- * it from the body), the format's text for the others.
+ * it from the body), the format's text for the others, a NUL (U+0000) as a space — as search shows a
+ * NUL of any body, and because PostgreSQL's text cannot hold one (the body, JSON, holds it escaped).
  *
  * @param format - the message's format
  * @param message - the message
  * @returns the text for the `text` column
  */
 export function storedText(format: BodyFormat, message: StoredMessageData): string | null {
-  return format.name === 'strands' ? null : format.text(message)
+  return format.name === 'strands' ? null : format.text(message).replaceAll('\u0000', ' ')
 }

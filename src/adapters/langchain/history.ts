@@ -77,8 +77,8 @@ export class LedgerChatMessageHistory<
    * Stores messages, all or none, after checking each with LangChain's own (de)serialization (its
    * `toDict()` must revive through `mapStoredMessagesToChatMessages`); then keeps the window within its
    * limits. A message whose id the session holds with equal content writes nothing, one the window
-   * handed out under a `context-ledger:` id is the ledger's already; other content under a stored id is
-   * refused.
+   * handed out under a `context-ledger:` id is the ledger's already; other content under a stored id, or
+   * a `context-ledger:` id that names nothing the session showed with that content, is refused.
    *
    * @throws ContextLedgerError `INVALID_MESSAGE` with a path (`[1].data.tool_call_id`; nothing written)
    */

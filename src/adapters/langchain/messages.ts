@@ -10,6 +10,7 @@ import { ContextLedgerError } from '../../errors.js'
 import { canonical } from '../canonical.js'
 import { describeValue, type MessageLimits } from '../../messages/limits.js'
 import { snapshotJson } from '../../messages/json-snapshot.js'
+import { formatNamed } from '../../formats/index.js'
 import { LC_NOTES_KEY } from '../../formats/langchain/index.js'
 
 /** A stored LangChain message as plain JSON: `{ type, data }`. */
@@ -96,12 +97,14 @@ const revive = (body: LangChainBody): BaseMessage =>
  * @throws ContextLedgerError `INVALID_MESSAGE` naming the path of the first bad field
  */
 export function toBody(message: unknown, path: string, limits: Readonly<MessageLimits>): LangChainBody {
-  if (!BaseMessage.isInstance(message))
-    throw invalidMessage(path, `expected a LangChain BaseMessage, got ${describeValue(message)}`)
   let dict: unknown
   try {
+    // LangChain's own check reads the message's fields, so a hostile getter can throw from it too.
+    if (!BaseMessage.isInstance(message))
+      throw invalidMessage(path, `expected a LangChain BaseMessage, got ${describeValue(message)}`)
     dict = message.toDict()
   } catch (cause) {
+    if (cause instanceof ContextLedgerError) throw cause
     throw invalidMessage(path, 'LangChain could not serialize it (toDict failed)', cause)
   }
   let body: LangChainBody
@@ -143,6 +146,16 @@ export function fromBody(body: LangChainBody, id: string | undefined): BaseMessa
   const { id: _own, ...data } = body.data
   return revive({ type: body.type, data: id === undefined ? data : { ...data, id } })
 }
+
+/**
+ * What must be equal for a message met again to be the one the ledger holds: the format's content key
+ * (type, role, name, content, calls, the call answered) of the body as LangChain would write it again.
+ *
+ * @param body - a body
+ * @returns the key
+ */
+export const contentKeyOf = (body: LangChainBody): string =>
+  formatNamed('langchain').contentKey(normalBody(body) as never)
 
 /**
  * A body as LangChain would write it again, keys sorted: revived and serialized, so two bodies of one

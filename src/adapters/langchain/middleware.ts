@@ -7,7 +7,7 @@
  * same window by thread id. With `keepStateToWindow` the graph state itself is cut to the window before
  * each model call, so a checkpointer stops storing ever-growing copies of the history.
  */
-import { RemoveMessage } from '@langchain/core/messages'
+import { RemoveMessage, type BaseMessage } from '@langchain/core/messages'
 import type { ToolRunnableConfig } from '@langchain/core/tools'
 import { createMiddleware, type AgentMiddleware } from 'langchain'
 import { ContextLedgerError } from '../../errors.js'
@@ -18,7 +18,7 @@ import { checkMiddlewareOptions, type LedgerLangChainStore, type LedgerMiddlewar
 import { langchainSummarizer } from './summarize.js'
 import { ThreadSession, type LedgerThread, type ThreadBehaviour } from './thread.js'
 import { recallTools } from './tools.js'
-import { withoutCallsInFlight } from './window.js'
+import { withoutCallsInFlight, type ShownMessage } from './window.js'
 
 /**
  * LangGraph's `REMOVE_ALL_MESSAGES` (`@langchain/langgraph`): a `RemoveMessage` with this id makes the
@@ -38,6 +38,17 @@ export type LedgerMiddleware<S extends LedgerLangChainStore = ContextStore> = Ag
    */
   session(threadId?: string): LedgerThread<S>
 }
+
+/**
+ * The graph state update that replaces `messages` by the window, then `fresh`.
+ *
+ * @param shown - the window
+ * @param fresh - messages not stored yet, kept after it as they are
+ * @returns the update
+ */
+const windowState = (shown: readonly ShownMessage[], fresh: readonly BaseMessage[] = []) => ({
+  messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...shown.map((s) => s.message), ...fresh],
+})
 
 /** How many threads' sessions a middleware keeps open in memory (their state is in the ledger). */
 const OPEN_THREADS = 1000
@@ -96,19 +107,20 @@ export function ledgerMiddleware<S extends LedgerLangChainStore = ContextStore>(
     return thread
   }
   const ofRun = (configurable: unknown) => session(threadIdOf(configurable))
+  const keep = keepStateToWindow === true
   const middleware = createMiddleware({
     name: name ?? 'ContextLedger',
-    ...(keepStateToWindow === true
+    // Stores nothing: the new messages stay in the state as they are, after the window, for the
+    // middlewares whose beforeModel runs after this one to rewrite (piiMiddleware redacts the prompt and
+    // tool results in place); wrapModelCall, after every beforeModel, stores them as they left them.
+    ...(keep
       ? {
           beforeModel: async (state, runtime) => {
             const thread = ofRun(runtime.configurable)
-            const shown = await thread.run(async () => {
-              await thread.sync(state.messages, 'messages')
-              return withoutCallsInFlight(await thread.shown())
+            return thread.run(async () => {
+              const fresh = await thread.unheld(state.messages, 'messages')
+              return windowState(withoutCallsInFlight(await thread.shown()), fresh)
             })
-            return {
-              messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...shown.map((s) => s.message)],
-            }
           },
         }
       : {}),
@@ -118,12 +130,19 @@ export function ledgerMiddleware<S extends LedgerLangChainStore = ContextStore>(
         await thread.sync(request.state.messages, 'messages')
         return withoutCallsInFlight(await thread.shown())
       })
-      thread.lastShown = [...shown]
-      return handler({ ...request, messages: shown.map((s) => s.message) })
+      const reply = await handler({ ...request, messages: shown.map((s) => s.message) })
+      thread.remember(shown, reply)
+      return reply
     },
+    // The model's message, as the middlewares after this one left it; with keepStateToWindow the state
+    // is the window again (the message last, under its own id), so a checkpoint never holds more than
+    // the window and one step's results.
     afterModel: async (state, runtime) => {
       const thread = ofRun(runtime.configurable)
-      await thread.run(() => thread.sync(state.messages, 'messages'))
+      return thread.run(async () => {
+        await thread.sync(state.messages, 'messages')
+        return keep ? windowState(await thread.shown()) : undefined
+      })
     },
     afterAgent: async (state, runtime) => {
       const thread = ofRun(runtime.configurable)

@@ -55,8 +55,10 @@ export interface LedgerMiddlewareOptions<S extends LedgerLangChainStore = Contex
   /**
    * Keep the graph state's `messages` down to the window: before each model call the state is replaced
    * by the window (`RemoveMessage(REMOVE_ALL_MESSAGES)`, then the window's messages under their stored
-   * ids), so a checkpointer stores the window, not the whole history (the ledger holds that). Default
-   * false: the state grows as LangGraph grows it, and only the model's input is the window.
+   * ids), followed by the messages not stored yet (the prompt, the tool results), which the model call
+   * stores once the other middlewares' `beforeModel` hooks have run; so a checkpointer stores the window,
+   * not the whole history (the ledger holds that). Default false: the state grows as LangGraph grows
+   * it, and only the model's input is the window.
    */
   readonly keepStateToWindow?: boolean | undefined
   /**

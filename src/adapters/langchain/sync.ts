@@ -1,7 +1,8 @@
 /**
  * Appending the messages of a list (the graph state's `messages`, or what a chat history is given) that
  * the ledger does not hold yet, once. The list is read from its newest message back to the first one the
- * session holds — by its id — or one the ledger made (an id starting `context-ledger:`); what comes after
+ * session holds — by its id — or one the ledger made (an id starting `context-ledger:`, checked to name
+ * what the session showed under it: see ledger-ids.ts); what comes after
  * it is new and is appended, in order, all or none. A message met again under a stored id must be the
  * stored message (LangGraph's reducer replaces a message by id): other content under it is refused, as
  * the `langchain` format refuses a reused id among new messages (`DUPLICATE_MESSAGE`, here
@@ -9,28 +10,31 @@
  */
 import type { BaseMessage } from '@langchain/core/messages'
 import { ContextLedgerError, isContextLedgerError } from '../../errors.js'
-import { formatNamed } from '../../formats/index.js'
-import type { MessageLimits } from '../../messages/limits.js'
+import { describeValue, type MessageLimits } from '../../messages/limits.js'
 import type { LedgerEntry } from '../../store/store-types.js'
 import type { LedgerPort } from '../port.js'
-import { invalidMessage, isLedgerId, normalBody, pathIn, toBody, type LangChainBody } from './messages.js'
-
-/** What must be equal for a message met again to be the stored one (the format's own rule). */
-const contentKey = (body: LangChainBody): string => {
-  const format = formatNamed('langchain')
-  return format.contentKey(normalBody(body) as never)
-}
+import { checkLedgerMessage } from './ledger-ids.js'
+import { contentKeyOf, invalidMessage, isLedgerId, pathIn, toBody, type LangChainBody } from './messages.js'
 
 /**
- * Refuses a message met under a stored id with other content.
+ * Refuses a message met under a stored id with other content — unless the ledger erased the stored one
+ * (a redaction, or retention's pruning): the caller's copy (a checkpointed graph state) predates the
+ * erasure and cannot be compared with it; the erasure stands, and the copy is not stored again.
  *
+ * @param port - the session
  * @param stored - the entry under its id
  * @param body - the message met, as a body
  * @param path - where it is
  * @throws ContextLedgerError `INVALID_MESSAGE` at `path.id`
  */
-function checkSame(stored: LedgerEntry, body: LangChainBody, path: string): void {
-  if (contentKey(stored.message as unknown as LangChainBody) === contentKey(body)) return
+async function checkSame(
+  port: LedgerPort,
+  stored: LedgerEntry,
+  body: LangChainBody,
+  path: string,
+): Promise<void> {
+  if (contentKeyOf(stored.message as unknown as LangChainBody) === contentKeyOf(body)) return
+  if ((await port.edits()).some((e) => e.seq === stored.seq && e.kind === 'redact')) return
   throw invalidMessage(
     `${path}.data.id`,
     `message id ${JSON.stringify(stored.trackingId)} is already stored (seq ${stored.seq}) with other content; a new message needs a new id (a middleware that rewrites a message in place after the ledger stored it should come after ledgerMiddleware in the agent's middleware list)`,
@@ -45,8 +49,9 @@ function checkSame(stored: LedgerEntry, body: LangChainBody, path: string): void
  * @param root - its name in error paths (`messages`)
  * @param limits - the store's validation limits
  * @returns the index of the first new message
+ * @throws ContextLedgerError `INVALID_MESSAGE` for a held id met with other content
  */
-async function heldPrefix(
+export async function heldPrefix(
   port: LedgerPort,
   messages: readonly BaseMessage[],
   root: string,
@@ -54,11 +59,14 @@ async function heldPrefix(
 ): Promise<number> {
   for (let i = messages.length - 1; i >= 0; i--) {
     const id = (messages[i] as { id?: unknown } | undefined)?.id
-    if (isLedgerId(id)) return i + 1
+    if (isLedgerId(id)) {
+      await checkLedgerMessage(port, toBody(messages[i], pathIn(root, i), limits), pathIn(root, i))
+      return i + 1
+    }
     if (typeof id !== 'string' || id === '') continue
     const stored = await port.byTrackingId(id)
     if (stored === undefined) continue
-    checkSame(stored, toBody(messages[i], pathIn(root, i), limits), pathIn(root, i))
+    await checkSame(port, stored, toBody(messages[i], pathIn(root, i), limits), pathIn(root, i))
     return i + 1
   }
   return 0
@@ -126,7 +134,15 @@ export async function appendMessages(
   messages: readonly unknown[],
   limits: Readonly<MessageLimits>,
 ): Promise<number> {
+  // JavaScript callers can pass anything.
+  if (!Array.isArray(messages))
+    throw invalidMessage(
+      'messages',
+      `expected an array of LangChain messages, got ${describeValue(messages)}`,
+    )
   const bodies = messages.map((m, i) => toBody(m, pathIn('', i), limits))
+  for (const [i, b] of bodies.entries())
+    if (isLedgerId(b.data.id)) await checkLedgerMessage(port, b, pathIn('', i))
   const kept = bodies.flatMap((b, i) => (isLedgerId(b.data.id) ? [] : [{ b, i }]))
   if (kept.length === 0) return 0
   try {

@@ -5,7 +5,7 @@
  * the window and archive as LangChain messages.
  */
 import { randomUUID } from 'node:crypto'
-import type { BaseMessage } from '@langchain/core/messages'
+import { AIMessage, type BaseMessage } from '@langchain/core/messages'
 import { isContextLedgerError } from '../../errors.js'
 import type { PersistentConversationManager } from '../../manager/persistent-conversation-manager.js'
 import type { SummarizeOptions } from '../../manager/manager-options.js'
@@ -19,7 +19,7 @@ import { serial, sessionState, type SessionState } from '../session-queue.js'
 import type { AdapterSessionOptions, AdapterStore } from '../session-options.js'
 import type { AsyncContextStore, AsyncLedgerManager } from '../strands/async-ledger.js'
 import { WindowKeeper, type WindowErrorHandler } from '../window-keeper.js'
-import { appendMessages, syncMessages } from './sync.js'
+import { appendMessages, heldPrefix, syncMessages } from './sync.js'
 import { afterClear, archivedMessages, clearMarker, shownMessages, type ShownMessage } from './window.js'
 
 /** The message format of the adapter's sessions. */
@@ -72,13 +72,25 @@ export interface ThreadBehaviour {
 
 const PAGE = 500
 
+/** How many tool calls' views a session remembers for `pin_message` (the newest). */
+const VIEWS = 256
+
+/** Per session (its queue's state: one per store object and session id), the view of each tool call. */
+const sessionViews = new WeakMap<SessionState, Map<string, readonly ShownMessage[]>>()
+
+function viewsOf(state: SessionState): Map<string, readonly ShownMessage[]> {
+  let views = sessionViews.get(state)
+  if (views === undefined) sessionViews.set(state, (views = new Map<string, readonly ShownMessage[]>()))
+  return views
+}
+
 /** The session behind every LangChain adapter object (see the module comment). */
 export class ThreadSession<S extends AdapterStore = AdapterStore> implements LedgerThread<S> {
   readonly sessionId: string
   readonly ledger: LedgerManagerOf<S>
   readonly port: LedgerPort
   /** What the model was given at its last call through this object, for `pin_message`'s positions. */
-  lastShown: ShownMessage[] | undefined
+  lastShown: readonly ShownMessage[] | undefined
   private readonly queue: SessionState
   private readonly keeper: WindowKeeper
   private readonly limits: Readonly<MessageLimits>
@@ -128,6 +140,19 @@ export class ThreadSession<S extends AdapterStore = AdapterStore> implements Led
     const written = await syncMessages(this.port, messages, root, this.limits)
     if (written > 0) await this.keeper.settle()
     return written
+  }
+
+  /**
+   * The messages of `messages` the ledger does not hold yet (see sync.ts), without storing them. Call
+   * inside {@link run}.
+   *
+   * @param messages - the graph state's messages
+   * @param root - their name in error paths
+   * @returns the new messages, in order
+   */
+  async unheld(messages: readonly BaseMessage[], root: string): Promise<BaseMessage[]> {
+    await this.checkFormat()
+    return messages.slice(await heldPrefix(this.port, messages, root, this.limits))
   }
 
   /**
@@ -205,11 +230,36 @@ export class ThreadSession<S extends AdapterStore = AdapterStore> implements Led
   }
 
   /**
-   * `pin_message`'s view: the messages the model was last given through this object (else the window
-   * now), each resolving to its row; the summary cannot be pinned. Call inside {@link run}.
+   * Records what the model was given, for `pin_message`: the view of each tool call the model made
+   * from it (whichever object of this session runs the tool: `ledgerTools` beside the middleware), and
+   * the last view of this object.
+   *
+   * @param shown - what the model was given
+   * @param reply - what it answered
    */
-  async pinTarget(): Promise<PortPinTarget> {
-    const shown = this.lastShown ?? (await this.shown())
+  remember(shown: readonly ShownMessage[], reply: unknown): void {
+    this.lastShown = shown
+    if (!AIMessage.isInstance(reply)) return
+    const views = viewsOf(this.queue)
+    for (const call of reply.tool_calls ?? []) {
+      if (call.id === undefined) continue
+      views.delete(call.id)
+      views.set(call.id, shown)
+      if (views.size > VIEWS) views.delete(views.keys().next().value as string)
+    }
+  }
+
+  /**
+   * `pin_message`'s view, each message resolving to its row (the summary cannot be pinned): what the
+   * model was given when it made the call `callId` — not the view of another run's model call on the
+   * thread since, nor the window after storing the model's message evicted its oldest — else what this
+   * object last gave a model, else the window now. Call inside {@link run}.
+   *
+   * @param callId - the id of the `pin_message` call, when known
+   */
+  async pinTarget(callId?: string): Promise<PortPinTarget> {
+    const view = callId === undefined ? undefined : viewsOf(this.queue).get(callId)
+    const shown = view ?? this.lastShown ?? (await this.shown())
     return {
       count: shown.length,
       resolve: (i) => ({ seq: shown[i]?.seq ?? -1 }),

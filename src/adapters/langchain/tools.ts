@@ -48,7 +48,9 @@ export function recallTools(resolve: ResolveThread): StructuredTool[] {
     tool(
       async (input, config) => {
         const thread = resolve(config)
-        return thread.run(async () => runPin(thread.port, await thread.pinTarget(), input))
+        // The call's own id: pin_message resolves positions against what the model that made it saw.
+        const callId = (config as ToolRunnableConfig | undefined)?.toolCall?.id
+        return thread.run(async () => runPin(thread.port, await thread.pinTarget(callId), input))
       },
       { name: 'pin_message', description: PIN_MESSAGE_TOOL_DESCRIPTION, schema: pinMessageInputSchema },
     ),
