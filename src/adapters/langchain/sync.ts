@@ -35,9 +35,11 @@ async function checkSame(
 ): Promise<void> {
   if (contentKeyOf(stored.message as unknown as LangChainBody) === contentKeyOf(body)) return
   if ((await port.edits()).some((e) => e.seq === stored.seq && e.kind === 'redact')) return
-  throw invalidMessage(
-    `${path}.data.id`,
-    `message id ${JSON.stringify(stored.trackingId)} is already stored (seq ${stored.seq}) with other content; a new message needs a new id (a middleware that rewrites a message in place after the ledger stored it should come after ledgerMiddleware in the agent's middleware list)`,
+  const where = `${path}.data.id`
+  throw new ContextLedgerError(
+    'INVALID_MESSAGE',
+    `Invalid message at ${where}: message id ${JSON.stringify(stored.trackingId)} is already stored in session "${stored.sessionId}" (seq ${stored.seq}) with other content; a new message needs a new id. Two usual causes: a model that reuses ids across runs (LangChain's fakeModel() ids its answers "0", "1", … in every process), or a middleware that rewrites a message in place after the ledger stored it (humanInTheLoopMiddleware's edit: list it after ledgerMiddleware)`,
+    { path: where, sessionId: stored.sessionId },
   )
 }
 

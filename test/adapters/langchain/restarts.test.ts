@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { HumanMessage, type BaseMessage } from '@langchain/core/messages'
+import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messages'
 import { fakeModel } from '@langchain/core/testing'
 import { REMOVE_ALL_MESSAGES as LANGGRAPH_REMOVE_ALL } from '@langchain/langgraph'
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite'
@@ -18,7 +18,7 @@ import {
   ledgerTools,
   REMOVE_ALL_MESSAGES,
 } from '../../../src/adapters/langchain/index.js'
-import { PersistentConversationManager, type ContextStore } from '../../../src/index.js'
+import { isContextLedgerError, PersistentConversationManager, type ContextStore } from '../../../src/index.js'
 import { tempDir, type TempDir } from '../../helpers/temp-store.js'
 import {
   agentOn,
@@ -220,5 +220,34 @@ describe('ledgerMiddleware when things go wrong', () => {
     const other = new LedgerChatMessageHistory({ store, sessionId: 'old' })
     await expect(other.getMessages()).rejects.toMatchObject({ code: 'FORMAT_MISMATCH' })
     await expect(other.addMessage(new HumanMessage('hi'))).rejects.toMatchObject({ code: 'FORMAT_MISMATCH' })
+  })
+})
+
+describe('a model that reuses message ids across runs', () => {
+  it('is refused at the id, naming the session and the likely cause, with nothing of that answer written', async () => {
+    const store = open()
+    const config = { configurable: { thread_id: 'reused' } }
+    // fakeModel().respondWithTools ids its answers by call index: "0" in every new process; the same here.
+    const first = fakeModel().respond((_messages) => new AIMessage({ content: 'first answer', id: '0' }))
+    await createAgent({ model: first, tools: [], middleware: [ledgerMiddleware({ store })] }).invoke(
+      { messages: [new HumanMessage('one')] },
+      config,
+    )
+    const again = fakeModel().respond((_messages) => new AIMessage({ content: 'another answer', id: '0' }))
+    const failed = await createAgent({ model: again, tools: [], middleware: [ledgerMiddleware({ store })] })
+      .invoke({ messages: [new HumanMessage('two')] }, config)
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+    const refusal = isContextLedgerError(failed) ? failed : (failed as Error | undefined)?.cause
+    expect(isContextLedgerError(refusal, 'INVALID_MESSAGE')).toBe(true)
+    if (!isContextLedgerError(refusal)) return
+    expect(refusal.path).toMatch(/\.data\.id$/)
+    expect(refusal.sessionId).toBe('reused')
+    expect(refusal.message).toContain('fakeModel()')
+    const texts = store.history('reused').map((e) => JSON.stringify(e.message))
+    expect(texts.some((t) => t.includes('another answer'))).toBe(false)
+    expect(texts.filter((t) => t.includes('first answer'))).toHaveLength(1)
   })
 })
