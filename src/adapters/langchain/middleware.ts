@@ -119,7 +119,9 @@ export function ledgerMiddleware<S extends LedgerLangChainStore = ContextStore>(
             const thread = ofRun(runtime.configurable)
             return thread.run(async () => {
               const fresh = await thread.unheld(state.messages, 'messages')
-              return windowState(withoutCallsInFlight(await thread.shown()), fresh)
+              // Another writer's calls in flight stay out of the state; this run's own are answered by
+              // its results among `fresh` (stored by wrapModelCall), and stay.
+              return windowState(withoutCallsInFlight(await thread.shown(), fresh), fresh)
             })
           },
         }

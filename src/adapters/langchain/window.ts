@@ -149,13 +149,19 @@ export const archivedMessages = (entries: readonly LedgerEntry[]): BaseMessage[]
  * from the ledger or from `window()`, where a chat history's caller may be about to add the results.
  *
  * @param shown - what the window shows, in order
+ * @param after - messages that follow the window, not stored yet (`keepStateToWindow`'s `beforeModel`:
+ *   the run's own tool results, which answer its calls)
  * @returns the model's input
  */
-export function withoutCallsInFlight(shown: readonly ShownMessage[]): readonly ShownMessage[] {
+export function withoutCallsInFlight(
+  shown: readonly ShownMessage[],
+  after: readonly BaseMessage[] = [],
+): readonly ShownMessage[] {
   const last = shown.findLastIndex((s) => AIMessage.isInstance(s.message))
   const ai = shown[last]?.message
   if (ai === undefined || !AIMessage.isInstance(ai) || (ai.tool_calls ?? []).length === 0) return shown
   const answered = new Set<string>()
+  for (const m of after) if (ToolMessage.isInstance(m)) answered.add(m.tool_call_id)
   for (const s of shown.slice(last + 1)) {
     if (!ToolMessage.isInstance(s.message)) return shown
     answered.add(s.message.tool_call_id)
