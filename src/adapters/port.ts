@@ -79,8 +79,13 @@ export interface LedgerPort {
   pin(ref: MessageRef, pinned: boolean, attribution: PinAttribution): Promise<PinResult>
 }
 
-/** Runs a synchronous call as a Promise: its value, or a rejection with what it threw. */
-async function later<T>(fn: () => T): Promise<T> {
+/**
+ * Runs a synchronous call as a Promise: its value, or a rejection with what it threw.
+ *
+ * @param fn - the call
+ * @returns its value, a turn of the event loop later
+ */
+export async function later<T>(fn: () => T): Promise<T> {
   await Promise.resolve()
   return fn()
 }
