@@ -53,6 +53,12 @@ export const CONFORMANCE = [
   'test/adapters/langchain/history-conformance.test.ts',
   'test/store/append-expect-count.test.ts',
   'test/store/window-entries.test.ts',
+  'test/adapters/claude-agent-sdk/conformance.test.ts',
+  'test/adapters/claude-agent-sdk/bad-input.test.ts',
+  'test/adapters/claude-agent-sdk/oracle.test.ts',
+  'test/adapters/claude-agent-sdk/transcripts.test.ts',
+  'test/adapters/claude-agent-sdk/sdk-functions.test.ts',
+  'test/adapters/claude-agent-sdk/retention.test.ts',
 ]
 
 export default defineConfig({

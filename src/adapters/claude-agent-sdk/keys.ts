@@ -43,7 +43,10 @@ function checkPart(value: unknown, field: string): string {
  */
 export function checkKey(key: unknown, field = 'key'): CheckedKey {
   if (!isRecord(key))
-    throw invalidOption(field, `expected a SessionKey { projectKey, sessionId, subpath? }, got ${describeValue(key)}`)
+    throw invalidOption(
+      field,
+      `expected a SessionKey { projectKey, sessionId, subpath? }, got ${describeValue(key)}`,
+    )
   const projectKey = checkPart(key.projectKey, `${field}.projectKey`)
   const sessionId = checkPart(key.sessionId, `${field}.sessionId`)
   if (key.subpath === undefined) return { projectKey, sessionId }

@@ -214,7 +214,9 @@ export class LedgerSessionStore<S extends AdapterStore = ContextStore> implement
    */
   async prune(options: ClaudePruneOptions): Promise<PruneResult> {
     const { olderThan, projectKey, actor, reason } = checkPruneOptions(options)
-    const targets = await this.transcripts.list((k) => projectKey === undefined || k.projectKey === projectKey)
+    const targets = await this.transcripts.list(
+      (k) => projectKey === undefined || k.projectKey === projectKey,
+    )
     let pruned = 0
     let erased = true
     for (const { id } of targets) {

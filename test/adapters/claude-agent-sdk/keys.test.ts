@@ -29,16 +29,24 @@ describe('ledger ids of keys', () => {
   })
 
   it('never give two keys one id (parts with slashes, subpaths, long parts)', () => {
-    const part = fc.oneof(fc.string({ minLength: 1, maxLength: 6 }), fc.string({ minLength: 200, maxLength: 300 }))
+    const part = fc.oneof(
+      fc.string({ minLength: 1, maxLength: 6 }),
+      fc.string({ minLength: 200, maxLength: 300 }),
+    )
     const key = fc.record(
-      { projectKey: part, sessionId: part, subpath: fc.option(fc.string({ minLength: 1, maxLength: 8 }), { nil: undefined }) },
+      {
+        projectKey: part,
+        sessionId: part,
+        subpath: fc.option(fc.string({ minLength: 1, maxLength: 8 }), { nil: undefined }),
+      },
       { requiredKeys: ['projectKey', 'sessionId'] },
     )
     fc.assert(
       fc.property(key, key, (a, b) => {
         const ka = checkKey(a)
         const kb = checkKey(b)
-        const same = ka.projectKey === kb.projectKey && ka.sessionId === kb.sessionId && ka.subpath === kb.subpath
+        const same =
+          ka.projectKey === kb.projectKey && ka.sessionId === kb.sessionId && ka.subpath === kb.subpath
         expect(ledgerIdOf('', ka) === ledgerIdOf('', kb)).toBe(same)
       }),
       { numRuns: 300 },
@@ -46,7 +54,11 @@ describe('ledger ids of keys', () => {
   })
 
   it('hash a key past 256 characters into a readable head and a SHA-256, the same every time', () => {
-    const key: CheckedKey = { projectKey: 'p'.repeat(151), sessionId: 's', subpath: `subagents/${'😀'.repeat(60)}` }
+    const key: CheckedKey = {
+      projectKey: 'p'.repeat(151),
+      sessionId: 's',
+      subpath: `subagents/${'😀'.repeat(60)}`,
+    }
     const id = ledgerIdOf('', key)
     expect(id.length).toBeLessThanOrEqual(256)
     expect(id.isWellFormed()).toBe(true)

@@ -1,0 +1,96 @@
+/**
+ * Retention on either backend (a conformance-suite file): `prune` erases the content of the entries a
+ * compaction replaced (out of the ledger window) appended before `olderThan`, keeping pinned ones, the
+ * entries after the compaction, and every entry's place and identity; `delete` erases whole transcripts.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import type { SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk'
+import { LedgerSessionStore } from '../../../src/adapters/claude-agent-sdk/index.js'
+import { coreStoreOf, makeBackend } from '../../helpers/backend.js'
+import { fixture, FIXTURE_SESSION, openSessions } from './helpers.js'
+
+const backend = makeBackend()
+afterEach(async () => {
+  await backend.cleanup()
+})
+
+const compacted = fixture('tool-call-resume-compact')
+const KEY = { projectKey: '-tmp-cas-e2e', sessionId: FIXTURE_SESSION }
+const PROMPT = 'e17b1405-2486-44a9-8548-97aed071e49b'
+const head = compacted.findIndex((e) => e.uuid === '8e540a89-bd2f-4444-98bc-562a09468989')
+const pruned = (e: SessionStoreEntry | undefined) =>
+  (e?.contextLedger as { pruned?: unknown } | undefined)?.pruned === true
+
+async function compactedStore() {
+  const opened = await openSessions(backend)
+  await opened.sessions.append(KEY, compacted.slice(0, 20))
+  await opened.sessions.append(KEY, compacted.slice(20))
+  return opened
+}
+
+describe('prune', () => {
+  it('keeps a pinned entry and erases the other entries the compaction replaced', async () => {
+    const { handle, sessions } = await compactedStore()
+    const id = sessions.sessionIdOf(KEY)
+    await sessions.pin(KEY, PROMPT, { reason: 'the task' })
+    const result = await sessions.prune({ olderThan: Date.now() + 60_000, keepPinned: true })
+    expect(result.sessions).toBe(1)
+    const after = (await sessions.load(KEY)) ?? []
+    expect(after).toHaveLength(compacted.length)
+    after.forEach((entry, seq) => {
+      const original = compacted[seq]
+      if (seq >= head || original?.uuid === PROMPT) expect(entry).toStrictEqual(original)
+      else {
+        expect(pruned(entry)).toBe(true)
+        // Its identity and place stay: the CLI can still resume from the transcript.
+        expect(entry).toMatchObject({ type: original?.type })
+        for (const field of ['uuid', 'parentUuid', 'timestamp', 'sessionId'] as const)
+          expect(entry[field]).toStrictEqual(original?.[field])
+      }
+    })
+    expect(result.pruned).toBe(head - 1)
+    expect(JSON.stringify(after.slice(0, head))).not.toContain('Let me check.')
+    const hits = await handle.search('What is 40', { sessionId: id, summaries: false })
+    expect(hits.map((h) => h.trackingId)).toStrictEqual([PROMPT])
+    expect(await handle.search('Let me check', { sessionId: id, summaries: false })).toStrictEqual([])
+    // Pruning again erases nothing more.
+    expect((await sessions.prune({ olderThan: Date.now() + 60_000, keepPinned: true })).pruned).toBe(0)
+  })
+
+  it('erases nothing appended after olderThan, nor in the window, nor of another project or store', async () => {
+    const { handle, sessions } = await compactedStore()
+    const other = new LedgerSessionStore({ store: coreStoreOf(handle), prefix: 'other:' })
+    await other.append(KEY, compacted)
+    expect(await sessions.prune({ olderThan: 0, keepPinned: true })).toMatchObject({ pruned: 0 })
+    expect(
+      await sessions.prune({ olderThan: Date.now() + 60_000, keepPinned: true, projectKey: 'elsewhere' }),
+    ).toStrictEqual({ sessions: 0, pruned: 0, erased: true })
+    expect(await sessions.load(KEY)).toStrictEqual(compacted)
+    const result = await sessions.prune({
+      olderThan: Date.now() + 60_000,
+      keepPinned: true,
+      projectKey: KEY.projectKey,
+    })
+    expect(result).toMatchObject({ sessions: 1, pruned: head })
+    expect(await other.load(KEY)).toStrictEqual(compacted)
+  })
+
+  it('of a transcript without a compaction erases nothing: every entry is in the window', async () => {
+    const { sessions } = await openSessions(backend)
+    await sessions.append(KEY, fixture('tool-call'))
+    expect((await sessions.prune({ olderThan: Date.now() + 60_000, keepPinned: true })).pruned).toBe(0)
+    expect(await sessions.load(KEY)).toStrictEqual(fixture('tool-call'))
+  })
+})
+
+describe('delete', () => {
+  it('erases a whole transcript and its subagents: nothing of it is found any more', async () => {
+    const { handle, sessions } = await compactedStore()
+    await sessions.append({ ...KEY, subpath: 'subagents/agent-1' }, fixture('tool-call'))
+    const id = sessions.sessionIdOf(KEY)
+    await sessions.delete(KEY)
+    expect(await handle.session(id)).toBeUndefined()
+    expect(await handle.search('What is 40')).toStrictEqual([])
+    expect(await handle.sessions()).toStrictEqual([])
+  })
+})
