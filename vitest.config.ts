@@ -52,6 +52,7 @@ export const CONFORMANCE = [
   'test/adapters/langchain/agent-conformance.test.ts',
   'test/adapters/langchain/history-conformance.test.ts',
   'test/store/append-expect-count.test.ts',
+  'test/store/session-metadata.test.ts',
   'test/store/window-entries.test.ts',
   'test/adapters/claude-agent-sdk/conformance.test.ts',
   'test/adapters/claude-agent-sdk/bad-input.test.ts',
