@@ -20,8 +20,7 @@ export const COMPACTION_MODEL = 'claude-compaction'
 
 type Body = Record<string, unknown>
 
-const bodyOf = (entry: LedgerEntry | undefined): Body =>
-  isRecord(entry?.message) ? (entry.message as unknown as Body) : {}
+const bodyOf = (entry: LedgerEntry | undefined): Body => (isRecord(entry?.message) ? entry.message : {})
 
 const isBoundary = (body: Body): boolean => body.type === 'system' && body.subtype === 'compact_boundary'
 

@@ -13,7 +13,7 @@ import type {
 } from '@anthropic-ai/claude-agent-sdk'
 import { ContextLedgerError } from '../../errors.js'
 import { describeValue } from '../../messages/limits.js'
-import { invalidOption, type PinAttribution } from '../../store/check-args.js'
+import { invalidOption, isRecord, type PinAttribution } from '../../store/check-args.js'
 import type { ContextStore } from '../../store/context-store.js'
 import type { PruneResult } from '../../store/retention-options.js'
 import type { PinResult } from '../../store/store-types.js'
@@ -178,7 +178,11 @@ export class LedgerSessionStore<S extends AdapterStore = ContextStore> implement
    * @returns the subpaths (never the main transcript), in no particular order
    */
   async listSubkeys(key: { projectKey: string; sessionId: string }): Promise<string[]> {
-    const main = mainOf(checkKey({ projectKey: key?.projectKey, sessionId: key?.sessionId }))
+    const given: unknown = key
+    // A subpath in the key is not the question: the session's subkeys are.
+    const main = mainOf(
+      checkKey(isRecord(given) ? { projectKey: given.projectKey, sessionId: given.sessionId } : given),
+    )
     const subs = await this.transcripts.list(
       (k) => k.subpath !== undefined && k.projectKey === main.projectKey && k.sessionId === main.sessionId,
     )

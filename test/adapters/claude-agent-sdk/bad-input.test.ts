@@ -50,7 +50,7 @@ describe('bad entries: nothing of the batch is written', () => {
   it.each([
     ['an entry without type', [user('u2', 'ok'), { uuid: 'u3' }], 'INVALID_MESSAGE', '[1].type'],
     ['an entry with an empty type', [{ type: '' }], 'INVALID_MESSAGE', '[0].type'],
-    ['an entry that is not an object', [user('u2', 'ok'), 'line'], 'INVALID_MESSAGE', '[1]'],
+    ['an entry that is not an object', [user('u2', 'ok'), 'line'], 'INVALID_MESSAGE', '[1].type'],
     ['a uuid that is not a string', [E('user', { uuid: 7 })], 'INVALID_MESSAGE', '[0].uuid'],
     [
       'the ledger’s own key',
@@ -149,7 +149,7 @@ describe('bad options', () => {
     const { handle } = await openSessions(backend)
     const make = () => new LedgerSessionStore({ store: coreStoreOf(handle), ...options } as never)
     expect(make).toThrow(ContextLedgerError)
-    expect(await refusal(async () => make())).toMatchObject({ code: 'INVALID_OPTIONS', path })
+    expect(await refusal(() => Promise.resolve().then(make))).toMatchObject({ code: 'INVALID_OPTIONS', path })
   })
 
   it('pin of an unknown uuid, a bad uuid, bad prune options', async () => {

@@ -6,8 +6,9 @@
  * summaries folded across batches as `InMemorySessionStore` folds them.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { InMemorySessionStore, type SessionKey } from '@anthropic-ai/claude-agent-sdk'
-import { makeBackend } from '../../helpers/backend.js'
+import { foldSessionSummary, InMemorySessionStore, type SessionKey } from '@anthropic-ai/claude-agent-sdk'
+import { LedgerSessionStore } from '../../../src/adapters/claude-agent-sdk/index.js'
+import { coreStoreOf, makeBackend } from '../../helpers/backend.js'
 import { E, openSessions } from './helpers.js'
 
 const backend = makeBackend()
@@ -278,5 +279,34 @@ describe("the issue's contracts", () => {
     expect(await plain.listSessions('proj')).toHaveLength(1)
     await prefixed.delete(KEY)
     expect(await plain.load(KEY)).toStrictEqual([E('a')])
+  })
+
+  it('two connections appending to one session at once lose nothing, store each uuid once, fold every entry', async () => {
+    const { handle, sessions: one } = await openSessions(backend)
+    const two = new LedgerSessionStore({ store: coreStoreOf(await backend.reopen(handle)) })
+    const shared = (i: number) =>
+      E('user', { uuid: `shared-${i}`, message: { role: 'user', content: `both ${i}` } })
+    const own = (who: string, i: number) => [
+      E('assistant', {
+        uuid: `${who}-${i}`,
+        message: { role: 'assistant', content: [{ type: 'text', text: who }] },
+      }),
+      E('last-prompt', { lastPrompt: `${who} ${i}` }),
+      shared(i),
+    ]
+    const writer = async (store: Pick<typeof one, 'append'>, who: string) => {
+      for (let i = 0; i < 12; i++) await store.append(KEY, own(who, i))
+    }
+    await Promise.all([writer(one, 'a'), writer(two, 'b')])
+    const entries = (await one.load(KEY)) ?? []
+    const uuids = entries.flatMap((e) => (e.uuid === undefined ? [] : [e.uuid]))
+    expect(new Set(uuids).size).toBe(uuids.length)
+    expect(uuids.sort()).toStrictEqual(
+      [...Array.from({ length: 12 }, (_, i) => [`a-${i}`, `b-${i}`, `shared-${i}`]).flat()].sort(),
+    )
+    expect(entries.filter((e) => e.type === 'last-prompt')).toHaveLength(24)
+    const [summary] = await two.listSessionSummaries('proj')
+    expect(summary?.data).toStrictEqual(foldSessionSummary(undefined, KEY, entries).data)
+    expect(await two.load(KEY)).toStrictEqual(entries)
   })
 })

@@ -21,34 +21,36 @@ afterEach(async () => {
 
 const RUNS = Number(process.env.FC_RUNS ?? (BACKEND === 'postgres' ? 10 : 30))
 
-/** Entries of the types the CLI writes, carrying what the SDK's summary fold reads. */
-const entry: fc.Arbitrary<SessionStoreEntry> = fc.oneof(
-  fc.record({
-    type: fc.constant('user'),
-    uuid: fc.uuid(),
-    timestamp: fc.integer({ min: 1.7e12, max: 1.8e12 }).map((t) => new Date(t).toISOString()),
-    cwd: fc.constantFrom('/w/a', '/w/b'),
-    isSidechain: fc.boolean(),
-    gitBranch: fc.constantFrom('main', 'dev'),
-    message: fc.record({
-      role: fc.constant('user'),
-      content: fc.constantFrom('Plan it', 'Fix the bug', '/compact'),
+/** Entries of the types the CLI writes, carrying what the SDK's summary fold reads (plain JSON objects). */
+const entry: fc.Arbitrary<SessionStoreEntry> = fc
+  .oneof(
+    fc.record({
+      type: fc.constant('user'),
+      uuid: fc.uuid(),
+      timestamp: fc.integer({ min: 1.7e12, max: 1.8e12 }).map((t) => new Date(t).toISOString()),
+      cwd: fc.constantFrom('/w/a', '/w/b'),
+      isSidechain: fc.boolean(),
+      gitBranch: fc.constantFrom('main', 'dev'),
+      message: fc.record({
+        role: fc.constant('user'),
+        content: fc.constantFrom('Plan it', 'Fix the bug', '/compact'),
+      }),
     }),
-  }),
-  fc.record({
-    type: fc.constant('assistant'),
-    uuid: fc.uuid(),
-    message: fc.record({
-      role: fc.constant('assistant'),
-      content: fc.constant([{ type: 'text', text: 'Done.' }]),
+    fc.record({
+      type: fc.constant('assistant'),
+      uuid: fc.uuid(),
+      message: fc.record({
+        role: fc.constant('assistant'),
+        content: fc.constant([{ type: 'text', text: 'Done.' }]),
+      }),
     }),
-  }),
-  fc.record({ type: fc.constant('custom-title'), customTitle: fc.constantFrom('One', 'Two') }),
-  fc.record({ type: fc.constant('ai-title'), aiTitle: fc.constantFrom('Auto', 'Other') }),
-  fc.record({ type: fc.constant('last-prompt'), lastPrompt: fc.constantFrom('a', 'b') }),
-  fc.record({ type: fc.constant('tag'), tag: fc.constantFrom('', 'x') }),
-  fc.record({ type: fc.constant('mode'), mode: fc.constantFrom('default', 'plan') }),
-)
+    fc.record({ type: fc.constant('custom-title'), customTitle: fc.constantFrom('One', 'Two') }),
+    fc.record({ type: fc.constant('ai-title'), aiTitle: fc.constantFrom('Auto', 'Other') }),
+    fc.record({ type: fc.constant('last-prompt'), lastPrompt: fc.constantFrom('a', 'b') }),
+    fc.record({ type: fc.constant('tag'), tag: fc.constantFrom('', 'x') }),
+    fc.record({ type: fc.constant('mode'), mode: fc.constantFrom('default', 'plan') }),
+  )
+  .map((e) => JSON.parse(JSON.stringify(e)) as SessionStoreEntry)
 
 type Op =
   | {
@@ -98,8 +100,7 @@ describe('LedgerSessionStore against InMemorySessionStore', () => {
             await sessions.delete(key)
             await oracle.delete(key)
           } else {
-            for (const send of o.again ? [1, 2] : [1]) {
-              void send
+            for (let send = o.again ? 2 : 1; send > 0; send--) {
               await sessions.append(key, o.entries)
               const held = new Set(oracle.getEntries(key).map((e) => e.uuid))
               const fresh = o.entries.filter((e) => e.uuid === undefined || !held.has(e.uuid))

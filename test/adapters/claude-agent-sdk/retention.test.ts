@@ -75,11 +75,20 @@ describe('prune', () => {
     expect(await other.load(KEY)).toStrictEqual(compacted)
   })
 
-  it('of a transcript without a compaction erases nothing: every entry is in the window', async () => {
+  it('of a transcript without a compaction erases only what came before its first prompt', async () => {
     const { sessions } = await openSessions(backend)
-    await sessions.append(KEY, fixture('tool-call'))
-    expect((await sessions.prune({ olderThan: Date.now() + 60_000, keepPinned: true })).pruned).toBe(0)
-    expect(await sessions.load(KEY)).toStrictEqual(fixture('tool-call'))
+    const entries = fixture('tool-call')
+    await sessions.append(KEY, entries)
+    // The ledger window opens at a prompt: the queue operations before the first one were never in it.
+    const opening = entries.findIndex((e) => e.type === 'user')
+    expect(entries.slice(0, opening).map((e) => e.type)).toStrictEqual(['queue-operation', 'queue-operation'])
+    expect((await sessions.prune({ olderThan: Date.now() + 60_000, keepPinned: true })).pruned).toBe(opening)
+    const after = (await sessions.load(KEY)) ?? []
+    expect(after.slice(opening)).toStrictEqual(entries.slice(opening))
+    expect(after.slice(0, opening).every(pruned)).toBe(true)
+    expect(after.slice(0, opening).map((e) => [e.type, e.timestamp])).toStrictEqual(
+      entries.slice(0, opening).map((e) => [e.type, e.timestamp]),
+    )
   })
 })
 

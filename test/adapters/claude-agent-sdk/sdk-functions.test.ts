@@ -69,7 +69,7 @@ describe("the SDK's session functions over the ledger", () => {
     expect(info(one)).toStrictEqual(
       info(await getSessionInfo(FIXTURE_SESSION, { sessionStore: oracle, dir })),
     )
-    expect(one?.lastModified).toBe(listed[0]?.lastModified)
+    expect(one?.summary).toBe('What is 40 + 2? Use the add tool.')
   })
 
   it('renameSession and tagSession append entries the summary folds', async () => {
