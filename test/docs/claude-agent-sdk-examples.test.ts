@@ -7,14 +7,14 @@
  * native CLI is not installed for unit tests; the end-to-end test runs the real one. The file is read
  * back.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { openContextStore } from '../../src/index.js'
 import { tempDir } from '../helpers/temp-store.js'
 import { fixture } from '../adapters/claude-agent-sdk/helpers.js'
 import { codeBlocks, readRepoFile, ROOT } from './markdown.js'
 import { projectKeyOf, SESSION_ID } from './claude-query-stand-in.js'
+import { moduleDir, runModule } from './langchain-doc-run.js'
 
 const starts = (doc: string) =>
   codeBlocks(readRepoFile(doc), 'ts')
@@ -23,11 +23,10 @@ const starts = (doc: string) =>
 const blocks = [...starts('README.md'), ...starts('docs/claude-agent-sdk.md')]
 const dir = tempDir()
 // Inside the repository, so the module resolves the repository's node_modules.
-const moduleDir = join(ROOT, '.tmp', `claude-agent-sdk-examples-${process.pid}`)
-mkdirSync(moduleDir, { recursive: true })
+const modules = moduleDir('claude-agent-sdk-examples')
 
 afterAll(() => {
-  rmSync(moduleDir, { recursive: true, force: true })
+  modules.cleanup()
   dir.cleanup()
 })
 
@@ -52,17 +51,9 @@ describe('the Claude Agent SDK starts', () => {
   it.each(blocks.map((b, i) => [b.doc, i] as const))(
     'the start of %s mirrors the transcript into the file, found by search',
     async (_doc, i) => {
-      const logged: unknown[] = []
-      vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void logged.push(args[0]))
       const { block } = blocks[i] ?? { block: '' }
       const db = dir.file(`agent-${i}.db`)
-      const file = join(moduleDir, `start-${i}.ts`)
-      writeFileSync(file, runnable(block, db))
-      try {
-        await import(file)
-      } finally {
-        vi.restoreAllMocks()
-      }
+      const { logged } = await runModule(runnable(block, db), join(modules.path, `start-${i}.ts`))
       expect(logged).toEqual(['The answer is 42.', true])
       const store = openContextStore(db, { mustExist: true })
       try {
