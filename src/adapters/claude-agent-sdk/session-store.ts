@@ -29,7 +29,7 @@ import {
 } from './options.js'
 import { sidecarFold } from './sidecar.js'
 import { storeCalls, type StoreCalls } from './store-calls.js'
-import { Transcripts, type Transcript } from './transcripts.js'
+import { Transcripts, type ListedTranscript, type Transcript } from './transcripts.js'
 
 /** Entries read from the ledger per page when loading a transcript. */
 const LOAD_PAGE = 1000
@@ -122,8 +122,12 @@ export class LedgerSessionStore<S extends AdapterStore = ContextStore> implement
     for (;;) {
       const page = await transcript.port.history(entries.length, LOAD_PAGE)
       for (const entry of page) entries.push(entry.message as unknown as SessionStoreEntry)
-      if (page.length < LOAD_PAGE) return entries
+      if (page.length < LOAD_PAGE) break
     }
+    if (entries.length > 0) return entries
+    // A session is created by its first entry: none means another store or process deleted it.
+    this.transcripts.forget(transcript.id)
+    return null
   }
 
   /**
@@ -134,7 +138,10 @@ export class LedgerSessionStore<S extends AdapterStore = ContextStore> implement
    * @returns them, in no particular order
    */
   async listSessions(projectKey: string): Promise<{ sessionId: string; mtime: number }[]> {
-    return (await this.summaries(projectKey)).map(({ sessionId, mtime }) => ({ sessionId, mtime }))
+    return (await this.mains(projectKey)).map(({ sidecar, session }) => ({
+      sessionId: sidecar.sessionId,
+      mtime: sidecar.summary?.mtime ?? session.updatedAt.getTime(),
+    }))
   }
 
   /**
@@ -144,7 +151,8 @@ export class LedgerSessionStore<S extends AdapterStore = ContextStore> implement
    * @returns them, in no particular order
    */
   async listSessionSummaries(projectKey: string): Promise<SessionSummaryEntry[]> {
-    return this.summaries(projectKey)
+    // A transcript without one (none written by this adapter yet) is left out: the SDK then loads it.
+    return (await this.mains(projectKey)).flatMap(({ sidecar }) => sidecar.summary ?? [])
   }
 
   /**
@@ -237,13 +245,9 @@ export class LedgerSessionStore<S extends AdapterStore = ContextStore> implement
     return { sessions: targets.length, pruned, erased }
   }
 
-  private async summaries(projectKey: string): Promise<SessionSummaryEntry[]> {
+  private async mains(projectKey: string): Promise<ListedTranscript[]> {
     const project = checkProjectKey(projectKey)
-    const mains = await this.transcripts.list((k) => k.subpath === undefined && k.projectKey === project)
-    return mains.map(
-      ({ sidecar, session }) =>
-        sidecar.summary ?? { sessionId: sidecar.sessionId, mtime: session.updatedAt.getTime(), data: {} },
-    )
+    return this.transcripts.list((k) => k.subpath === undefined && k.projectKey === project)
   }
 
   private queued<T>(transcript: Transcript, fn: () => Promise<T>): Promise<T> {

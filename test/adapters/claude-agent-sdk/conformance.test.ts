@@ -309,4 +309,16 @@ describe("the issue's contracts", () => {
     expect(summary?.data).toStrictEqual(foldSessionSummary(undefined, KEY, entries).data)
     expect(await two.load(KEY)).toStrictEqual(entries)
   })
+
+  it('a transcript another store object deleted loads as null, and starts afresh on the next append', async () => {
+    const { handle, sessions: one } = await openSessions(backend)
+    const two = new LedgerSessionStore({ store: coreStoreOf(await backend.reopen(handle)) })
+    await one.append(KEY, [E('a')])
+    expect(await one.load(KEY)).toStrictEqual([E('a')])
+    await two.delete(KEY)
+    expect(await one.load(KEY)).toBeNull()
+    await one.append(KEY, [E('b')])
+    expect(await two.load(KEY)).toStrictEqual([E('b')])
+    expect((await two.listSessions('proj')).map((s) => s.sessionId)).toStrictEqual(['sess'])
+  })
 })
