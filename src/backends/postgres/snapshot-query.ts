@@ -310,6 +310,8 @@ pruned AS (
         WHERE x.j #> '{metadata,custom,contextLedger,pruned}' = 'true'::jsonb
           OR x.j #> '{providerOptions,contextLedger,pruned}' = 'true'::jsonb
           OR x.j #> '{metadata,contextLedger,pruned}' = 'true'::jsonb
+          OR x.j #> '{providerData,contextLedger,pruned}' = 'true'::jsonb
+          OR x.j #> '{data,additional_kwargs,context_ledger,pruned}' = 'true'::jsonb
           OR x.j #> '{contextLedger,pruned}' = 'true'::jsonb) AND EXISTS (SELECT 1 FROM context_ledger.message_edits e WHERE e.session = m.session AND e.seq = m.seq AND e.kind = 'redact'))
   ORDER BY m.seq LIMIT $20::int)) AS seq
 ),
