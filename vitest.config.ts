@@ -61,6 +61,7 @@ export const CONFORMANCE = [
   'test/adapters/claude-agent-sdk/bad-input.test.ts',
   'test/adapters/claude-agent-sdk/oracle.test.ts',
   'test/adapters/claude-agent-sdk/transcripts.test.ts',
+  'test/adapters/claude-agent-sdk/recorded-runs.test.ts',
   'test/adapters/claude-agent-sdk/sdk-functions.test.ts',
   'test/adapters/claude-agent-sdk/retention.test.ts',
 ]

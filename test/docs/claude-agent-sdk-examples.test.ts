@@ -11,9 +11,9 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openContextStore } from '../../src/index.js'
 import { tempDir } from '../helpers/temp-store.js'
-import { fixture } from '../adapters/claude-agent-sdk/helpers.js'
+import { readFixture, transcriptOf } from '../helpers/claude-fixtures.js'
 import { codeBlocks, readRepoFile, ROOT } from './markdown.js'
-import { projectKeyOf, SESSION_ID } from './claude-query-stand-in.js'
+import { projectKeyOf, RESULT, SESSION_ID } from './claude-query-stand-in.js'
 import { moduleDir, runModule } from './langchain-doc-run.js'
 
 const starts = (doc: string) =>
@@ -54,11 +54,13 @@ describe('the Claude Agent SDK starts', () => {
       const { block } = blocks[i] ?? { block: '' }
       const db = dir.file(`agent-${i}.db`)
       const { logged } = await runModule(runnable(block, db), join(modules.path, `start-${i}.ts`))
-      expect(logged).toEqual(['The answer is 42.', true])
+      expect(logged).toEqual([RESULT, true])
       const store = openContextStore(db, { mustExist: true })
       try {
         const id = `${projectKeyOf(process.cwd())}/${SESSION_ID}`
-        expect(store.history(id, { limit: 1000 }).map((e) => e.message)).toStrictEqual(fixture('tool-call'))
+        expect(store.history(id, { limit: 1000 }).map((e) => e.message)).toStrictEqual(
+          transcriptOf(readFixture('tool-call')),
+        )
         expect(store.session(id)?.format).toBe('claude-agent')
       } finally {
         store.close()

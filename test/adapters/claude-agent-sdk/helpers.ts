@@ -1,17 +1,17 @@
 /**
  * What the Claude Agent SDK store's tests share: a `LedgerSessionStore` on the backend the project tests
  * (SQLite or PostgreSQL, see test/helpers/backend.ts), entries made up as the SDK's conformance suite
- * makes them, and the transcripts recorded from the real CLI (test/fixtures/claude-agent/).
+ * makes them, and the runs recorded from the real CLI (test/fixtures/claude-agent/cli-*.json).
  */
-import { readFileSync } from 'node:fs'
 import { realpathSync } from 'node:fs'
-import type { SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk'
+import type { SessionKey, SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk'
 import {
   LedgerSessionStore,
   type LedgerSessionStoreOptions,
 } from '../../../src/adapters/claude-agent-sdk/index.js'
 import type { AdapterStore } from '../../../src/adapters/session-options.js'
 import { coreStoreOf, type Backend, type LedgerStore } from '../../helpers/backend.js'
+import { mainKey, readFixture, transcriptOf } from '../../helpers/claude-fixtures.js'
 
 /** A store on a fresh ledger of the backend, with the suite's handle on that ledger. */
 export interface Opened {
@@ -48,19 +48,33 @@ export const E = (type: string, extra: Record<string, unknown> = {}): SessionSto
   ...extra,
 })
 
-/**
- * A transcript recorded from the real CLI.
- *
- * @param name - `tool-call` (19 entries) or `tool-call-resume-compact` (40, resumed and compacted)
- * @returns its entries, in the order the CLI wrote them
- */
-export function fixture(name: 'tool-call' | 'tool-call-resume-compact'): SessionStoreEntry[] {
-  const url = new URL(`../../fixtures/claude-agent/${name}.json`, import.meta.url)
-  return JSON.parse(readFileSync(url, 'utf8')) as SessionStoreEntry[]
+/** A run recorded from the real CLI with a main transcript only (test/fixtures/claude-agent/cli-*.json). */
+export interface Recorded {
+  /** Its main key. */
+  readonly key: SessionKey
+  /** Its session id. */
+  readonly sessionId: string
+  /** Its transcript, as `load` returns it. */
+  readonly entries: SessionStoreEntry[]
+  /** The batches the SDK appended it in. */
+  readonly batches: SessionStoreEntry[][]
 }
 
-/** The session id of the recorded transcripts. */
-export const FIXTURE_SESSION = '93343d98-4814-4d1a-bf29-e5c21c5b05ee'
+/**
+ * A run recorded from the real CLI.
+ *
+ * @param name - `tool-call` (21 entries) or `tool-call-resume-compact` (47: resumed, then `/compact`ed)
+ * @returns its key, transcript and batches
+ */
+export function recorded(name: 'tool-call' | 'tool-call-resume-compact'): Recorded {
+  const fixture = readFixture(name)
+  return {
+    key: mainKey(fixture),
+    sessionId: fixture.sessionId,
+    entries: transcriptOf(fixture),
+    batches: fixture.appends.map((a) => [...a.entries]),
+  }
+}
 
 /**
  * The project key the SDK derives from a `dir` (its cwd sanitizing: the real path, every character but
@@ -89,5 +103,23 @@ export function batches<T>(entries: readonly T[], sizes: readonly number[]): T[]
     at += Math.max(1, size)
   }
   if (at < entries.length) out.push(entries.slice(at))
+  return out
+}
+
+/**
+ * What a store deduplicating by uuid holds after these batches: every uuid once, uuid-less entries each
+ * time they came.
+ *
+ * @param sent - the batches, in the order sent
+ * @returns the entries `load` should return
+ */
+export function dedupedByUuid(sent: readonly (readonly SessionStoreEntry[])[]): SessionStoreEntry[] {
+  const seen = new Set<string>()
+  const out: SessionStoreEntry[] = []
+  for (const entry of sent.flat()) {
+    if (entry.uuid !== undefined && seen.has(entry.uuid)) continue
+    if (entry.uuid !== undefined) seen.add(entry.uuid)
+    out.push(entry)
+  }
   return out
 }

@@ -7,24 +7,27 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk'
 import { LedgerSessionStore } from '../../../src/adapters/claude-agent-sdk/index.js'
 import { coreStoreOf, makeBackend } from '../../helpers/backend.js'
-import { fixture, FIXTURE_SESSION, openSessions } from './helpers.js'
+import { openSessions, recorded } from './helpers.js'
 
 const backend = makeBackend()
 afterEach(async () => {
   await backend.cleanup()
 })
 
-const compacted = fixture('tool-call-resume-compact')
-const KEY = { projectKey: '-tmp-cas-e2e', sessionId: FIXTURE_SESSION }
-const PROMPT = 'e17b1405-2486-44a9-8548-97aed071e49b'
-const head = compacted.findIndex((e) => e.uuid === '8e540a89-bd2f-4444-98bc-562a09468989')
+const { key: KEY, entries: compacted, batches } = recorded('tool-call-resume-compact')
+const PROMPT =
+  compacted.find((e) => e.type === 'user' && JSON.stringify(e).includes('What is 40 + 2?'))?.uuid ?? ''
+const boundary = compacted.find((e) => e.subtype === 'compact_boundary')
+const headUuid = (boundary?.compactMetadata as { preservedSegment: { headUuid: string } }).preservedSegment
+  .headUuid
+/** The first entry the compaction kept: every entry before it was folded into its summary. */
+const head = compacted.findIndex((e) => e.uuid === headUuid)
 const pruned = (e: SessionStoreEntry | undefined) =>
   (e?.contextLedger as { pruned?: unknown } | undefined)?.pruned === true
 
 async function compactedStore() {
   const opened = await openSessions(backend)
-  await opened.sessions.append(KEY, compacted.slice(0, 20))
-  await opened.sessions.append(KEY, compacted.slice(20))
+  for (const batch of batches) await opened.sessions.append(KEY, batch)
   return opened
 }
 
@@ -49,10 +52,11 @@ describe('prune', () => {
       }
     })
     expect(result.pruned).toBe(head - 1)
-    expect(JSON.stringify(after.slice(0, head))).not.toContain('Let me check.')
+    expect(JSON.stringify(compacted.slice(0, head))).toContain('Let me add.')
+    expect(JSON.stringify(after.slice(0, head))).not.toContain('Let me add.')
     const hits = await handle.search('What is 40', { sessionId: id, summaries: false })
     expect(hits.map((h) => h.trackingId)).toStrictEqual([PROMPT])
-    expect(await handle.search('Let me check', { sessionId: id, summaries: false })).toStrictEqual([])
+    expect(await handle.search('Let me add', { sessionId: id, summaries: false })).toStrictEqual([])
     // Pruning again erases nothing more.
     expect((await sessions.prune({ olderThan: Date.now() + 60_000, keepPinned: true })).pruned).toBe(0)
   })
@@ -77,7 +81,7 @@ describe('prune', () => {
 
   it('of a transcript without a compaction erases only what came before its first prompt', async () => {
     const { sessions } = await openSessions(backend)
-    const entries = fixture('tool-call')
+    const { entries } = recorded('tool-call')
     await sessions.append(KEY, entries)
     // The ledger window opens at a prompt: the queue operations before the first one were never in it.
     const opening = entries.findIndex((e) => e.type === 'user')
@@ -95,7 +99,7 @@ describe('prune', () => {
 describe('delete', () => {
   it('erases a whole transcript and its subagents: nothing of it is found any more', async () => {
     const { handle, sessions } = await compactedStore()
-    await sessions.append({ ...KEY, subpath: 'subagents/agent-1' }, fixture('tool-call'))
+    await sessions.append({ ...KEY, subpath: 'subagents/agent-1' }, recorded('tool-call').entries)
     const id = sessions.sessionIdOf(KEY)
     await sessions.delete(KEY)
     expect(await handle.session(id)).toBeUndefined()

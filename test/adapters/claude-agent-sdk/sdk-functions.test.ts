@@ -23,7 +23,7 @@ import {
 } from '@anthropic-ai/claude-agent-sdk'
 import { makeBackend } from '../../helpers/backend.js'
 import { tempDir } from '../../helpers/temp-store.js'
-import { fixture, FIXTURE_SESSION, openSessions, projectKeyOf } from './helpers.js'
+import { openSessions, projectKeyOf, recorded } from './helpers.js'
 
 const backend = makeBackend()
 afterEach(async () => {
@@ -36,7 +36,7 @@ afterAll(() => {
   temp.cleanup()
 })
 
-const transcript = fixture('tool-call')
+const { entries: transcript, sessionId: FIXTURE_SESSION } = recorded('tool-call')
 const key = () => ({ projectKey: projectKeyOf(dir), sessionId: FIXTURE_SESSION })
 
 /** Ours and the oracle, both holding the recorded transcript under `dir`'s project. */
@@ -56,7 +56,7 @@ describe("the SDK's session functions over the ledger", () => {
     const messages = await getSessionMessages(FIXTURE_SESSION, { sessionStore: ours, dir })
     expect(messages).toStrictEqual(await getSessionMessages(FIXTURE_SESSION, { sessionStore: oracle, dir }))
     expect(messages.map((m) => m.type)).toContain('assistant')
-    expect(JSON.stringify(messages)).toContain('The answer is 42.')
+    expect(JSON.stringify(messages)).toContain('Results: 42.')
   })
 
   it('listSessions and getSessionInfo read the folded summary', async () => {

@@ -1,16 +1,16 @@
 /**
- * The transcripts recorded from the real CLI (test/fixtures/claude-agent/: a tool call; the same session
- * resumed and `/compact`ed) through `LedgerSessionStore` on either backend (a conformance-suite file):
- * appended in batches as the CLI would send them, batches re-sent after a "crash", loaded back
- * deep-equal; the SDK's summary folded across the batches as `InMemorySessionStore` folds it; the
- * compaction a ledger summary over the exact range it replaced, its originals still searchable.
+ * The runs recorded from the real CLI (a tool call; one resumed and `/compact`ed) through
+ * `LedgerSessionStore` on either backend (a conformance-suite file), in any batches, batches re-sent
+ * after a "crash": loaded back as the SDK asks; the compaction a ledger summary over the exact range it
+ * replaced, its originals still searchable, however its batches come. (The batches the SDK really sent
+ * are replayed in recorded-runs.test.ts.)
  */
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
-import { InMemorySessionStore, type SessionKey, type SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk'
+import type { SessionKey, SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk'
 import { COMPACTION_MODEL } from '../../../src/adapters/claude-agent-sdk/index.js'
 import { makeBackend, BACKEND } from '../../helpers/backend.js'
-import { batches, fixture, FIXTURE_SESSION, openSessions } from './helpers.js'
+import { batches, dedupedByUuid, openSessions, recorded } from './helpers.js'
 
 const backend = makeBackend()
 afterEach(async () => {
@@ -18,45 +18,13 @@ afterEach(async () => {
 })
 
 const RUNS = Number(process.env.FC_RUNS ?? (BACKEND === 'postgres' ? 6 : 15))
-const PROJECT = '-tmp-cas-e2e'
-const keyOf = (sessionId: string): SessionKey => ({ projectKey: PROJECT, sessionId })
-
-/** The batches the CLI sends: each turn's entries flushed at the end of the turn (after `last-prompt`/`cost-state`). */
-function turns(entries: readonly SessionStoreEntry[]): SessionStoreEntry[][] {
-  const out: SessionStoreEntry[][] = [[]]
-  for (const entry of entries) {
-    out.at(-1)?.push(entry)
-    if (entry.type === 'cost-state') out.push([])
-  }
-  return out.filter((b) => b.length > 0)
-}
-
-/** What a store deduplicating by uuid holds after these batches: uuid-less entries each time they came. */
-function dedupedByUuid(sent: readonly SessionStoreEntry[][]): SessionStoreEntry[] {
-  const seen = new Set<string>()
-  const out: SessionStoreEntry[] = []
-  for (const entry of sent.flat()) {
-    if (entry.uuid !== undefined && seen.has(entry.uuid)) continue
-    if (entry.uuid !== undefined) seen.add(entry.uuid)
-    out.push(entry)
-  }
-  return out
-}
+const compacting = recorded('tool-call-resume-compact')
+const keyOf = (sessionId: string): SessionKey => ({ projectKey: compacting.key.projectKey, sessionId })
 
 describe('the recorded transcripts', () => {
-  it.each(['tool-call', 'tool-call-resume-compact'] as const)(
-    '%s, in the batches of its turns, loads back deep-equal',
-    async (name) => {
-      const { sessions } = await openSessions(backend)
-      const entries = fixture(name)
-      for (const batch of turns(entries)) await sessions.append(keyOf(FIXTURE_SESSION), batch)
-      expect(await sessions.load(keyOf(FIXTURE_SESSION))).toStrictEqual(entries)
-    },
-  )
-
   it('in any batches, with batches re-sent after a crash, holds what the SDK asks: every uuid once, uuid-less entries as often as sent', async () => {
     const { sessions } = await openSessions(backend)
-    const entries = fixture('tool-call-resume-compact')
+    const entries = compacting.entries
     let run = 0
     await fc.assert(
       fc.asyncProperty(
@@ -84,24 +52,10 @@ describe('the recorded transcripts', () => {
       { numRuns: RUNS },
     )
   })
-
-  it("folds the SDK's summary across the batches as InMemorySessionStore does", async () => {
-    const { sessions } = await openSessions(backend)
-    const memory = new InMemorySessionStore()
-    const key = keyOf(FIXTURE_SESSION)
-    for (const batch of turns(fixture('tool-call-resume-compact'))) {
-      await sessions.append(key, batch)
-      await memory.append(key, batch)
-      const [ours] = await sessions.listSessionSummaries(PROJECT)
-      const [theirs] = await memory.listSessionSummaries(PROJECT)
-      expect(ours?.data).toStrictEqual(theirs?.data)
-      expect(ours?.sessionId).toBe(FIXTURE_SESSION)
-    }
-  })
 })
 
 describe('a compaction', () => {
-  const compacted = fixture('tool-call-resume-compact')
+  const compacted = compacting.entries
   const seqOf = (uuid: string) => compacted.findIndex((e) => e.uuid === uuid)
   // The ledger window opens at the first prompt: the queue operations before it were never in it.
   const opening = compacted.findIndex((e) => e.type === 'user')
@@ -113,8 +67,8 @@ describe('a compaction', () => {
 
   it('becomes a ledger summary over the exact range before the kept segment, the originals searchable', async () => {
     const { handle, sessions } = await openSessions(backend)
-    const key = keyOf(FIXTURE_SESSION)
-    for (const batch of turns(compacted)) await sessions.append(key, batch)
+    const key = compacting.key
+    for (const batch of compacting.batches) await sessions.append(key, batch)
     const id = sessions.sessionIdOf(key)
     const summaries = await handle.summaries(id)
     expect(summaries).toHaveLength(1)
@@ -128,8 +82,8 @@ describe('a compaction', () => {
     // The archive keeps every entry exactly; the originals the summary stands for are found by search.
     expect(await sessions.load(key)).toStrictEqual(compacted)
     const hits = await handle.search('What is 40', { sessionId: id, summaries: false })
-    expect(hits.map((h) => h.seq)).toContain(seqOf('e17b1405-2486-44a9-8548-97aed071e49b'))
-    expect(hits.find((h) => h.seq === 2)).toMatchObject({ inWindow: false, summaryId: summary?.id })
+    expect(hits.map((h) => h.seq)).toContain(opening)
+    expect(hits.find((h) => h.seq === opening)).toMatchObject({ inWindow: false, summaryId: summary?.id })
   })
 
   it('folds once however often its batch is sent, and in whatever batches it comes', async () => {
@@ -159,8 +113,8 @@ describe('a compaction', () => {
 
   it('the first transcript alone (no compaction) leaves no summary', async () => {
     const { handle, sessions } = await openSessions(backend)
-    const key = keyOf(FIXTURE_SESSION)
-    await sessions.append(key, fixture('tool-call'))
+    const { key, entries } = recorded('tool-call')
+    await sessions.append(key, entries)
     expect(await handle.summaries(sessions.sessionIdOf(key))).toStrictEqual([])
   })
 })
