@@ -78,6 +78,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           .filter((l) => l !== '')
           .join(' ')
           .replace(/\.$/, '')
+        // A session id that starts with '-' (a Claude Agent SDK project key made from a path) reads as
+        // an option: say how to pass it.
+        const option = /^unknown option '(-[^']*)'/u.exec(usage)?.[1]
+        if (option !== undefined && !option.startsWith('--'))
+          usage += ` (a session id starting with '-' goes after '--': <command> <file> -- ${option})`
       },
     })
     .addHelpText('after', EXAMPLES)

@@ -104,6 +104,7 @@ describe('usage errors are one line', () => {
       ['history', file, 'big', '--limit', 'ten'],
       ['sessions', file, '--bogus'],
       ['sessions', file, '--sot', 'id'],
+      ['history', file, '-home-me-app/9334'],
     ]) {
       const r = await cli(argv)
       expect(r.code, argv.join(' ')).toBe(2)
@@ -119,6 +120,17 @@ describe('usage errors are one line', () => {
         error: { code: 'USAGE', message: lines[0]?.replace('context-ledger: ', '') },
       })
     }
+  })
+})
+
+describe('a session id that starts with -', () => {
+  it('is read as an option, and the error says to put it after --', async () => {
+    const r = await cli(['window', file, '-home-me-app/9334'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(
+      "unknown option '-home-me-app/9334' (a session id starting with '-' goes after '--': <command> <file> -- -home-me-app/9334)",
+    )
+    expect((await cli(['sessions', file, '--bogus'])).stderr).not.toContain("goes after '--'")
   })
 })
 

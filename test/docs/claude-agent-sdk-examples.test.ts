@@ -7,7 +7,9 @@
  * native CLI is not installed for unit tests; the end-to-end test runs the real one. The file is read
  * back.
  */
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import ts from 'typescript'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openContextStore } from '../../src/index.js'
 import { tempDir } from '../helpers/temp-store.js'
@@ -16,11 +18,18 @@ import { codeBlocks, readRepoFile, ROOT } from './markdown.js'
 import { projectKeyOf, RESULT, SESSION_ID } from './claude-query-stand-in.js'
 import { moduleDir, runModule } from './langchain-doc-run.js'
 
-const starts = (doc: string) =>
+/** The ```ts blocks of a doc that use `context-ledger/claude-agent-sdk`. */
+const adapterBlocks = (doc: string) =>
   codeBlocks(readRepoFile(doc), 'ts')
     .filter((b) => /^import .* from 'context-ledger\/claude-agent-sdk'$/m.test(b))
     .map((block) => ({ doc, block }))
+/** The quick starts: the blocks that run `query()`. */
+const starts = (doc: string) =>
+  adapterBlocks(doc).filter(({ block }) =>
+    block.includes("import { query } from '@anthropic-ai/claude-agent-sdk'"),
+  )
 const blocks = [...starts('README.md'), ...starts('docs/claude-agent-sdk.md')]
+const everyBlock = [...adapterBlocks('README.md'), ...adapterBlocks('docs/claude-agent-sdk.md')]
 const dir = tempDir()
 // Inside the repository, so the module resolves the repository's node_modules.
 const modules = moduleDir('claude-agent-sdk-examples')
@@ -38,7 +47,37 @@ function runnable(block: string, db: string): string {
     .replaceAll(`'agent.db'`, JSON.stringify(db))
 }
 
+/** A block as a consumer's module: the package's entries at the sources, the SDK's real types. */
+const typed = (block: string): string =>
+  block
+    .replaceAll(`'context-ledger/claude-agent-sdk'`, `'${ROOT}src/adapters/claude-agent-sdk/index.js'`)
+    .replaceAll(`'context-ledger/postgres'`, `'${ROOT}src/backends/postgres/index.js'`)
+    .replaceAll(`'context-ledger'`, `'${ROOT}src/index.js'`)
+
 describe('the Claude Agent SDK starts', () => {
+  it('typecheck as a strict consumer would compile them, against the SDK’s own types', () => {
+    expect(everyBlock.length).toBeGreaterThanOrEqual(3)
+    const files = everyBlock.map(({ block }, i) => {
+      const file = join(modules.path, `typed-${i}.mts`)
+      writeFileSync(file, `${typed(block)}\nexport {}\n`)
+      return file
+    })
+    const program = ts.createProgram(files, {
+      strict: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      types: ['node'],
+      skipLibCheck: true,
+      noEmit: true,
+    })
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .filter((d) => d.file === undefined || files.includes(d.file.fileName))
+      .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`)
+    expect(problems).toEqual([])
+  }, 120_000)
+
   it('has one in the README and one in docs/claude-agent-sdk.md, the same', () => {
     expect(blocks.map((b) => b.doc)).toEqual(['README.md', 'docs/claude-agent-sdk.md'])
     expect(blocks[0]?.block).toBe(blocks[1]?.block)

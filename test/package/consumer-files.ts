@@ -95,6 +95,9 @@ import {
 } from 'context-ledger'
 import { PersistentConversationManager as StrandsManager, pinMessageTool } from 'context-ledger/strands'
 import { ledgerSession, type LedgerSession } from 'context-ledger/ai-sdk'
+import { openPostgresContextStore } from 'context-ledger/postgres'
+import { LedgerSessionStore, projectKeyOf } from 'context-ledger/claude-agent-sdk'
+import type { SessionStore } from '@anthropic-ai/claude-agent-sdk'
 
 const store = openContextStore(':memory:')
 const db = store.connection()
@@ -112,6 +115,14 @@ export const agent = new Agent({
   printer: false,
 })
 export const session: LedgerSession = ledgerSession({ store, sessionId: 'u', format: 'ui' })
+export const sessionStore: SessionStore = new LedgerSessionStore({ store })
+export const projectKey: string = projectKeyOf('.')
+// Either backend: the PostgreSQL store is an AdapterStore too (its declarations match the interface).
+export async function onPostgres(connectionString: string): Promise<SessionStore> {
+  return new LedgerSessionStore({ store: await openPostgresContextStore({ connectionString }) })
+}
+// @ts-expect-error -- a store is required
+new LedgerSessionStore({})
 // @ts-expect-error -- format is 'model' or 'ui'
 ledgerSession({ store, sessionId: 'v', format: 'strands' })
 `
@@ -141,6 +152,23 @@ export const TYPECHECKS = {
 } as const
 
 /**
+ * The Claude Agent SDK's native CLI packages (~400 MB), each replaced by an empty package, as this
+ * repository's own install does: the consumer only typechecks against the SDK.
+ */
+const NO_CLAUDE_CLI = Object.fromEntries(
+  [
+    'linux-x64',
+    'linux-arm64',
+    'linux-x64-musl',
+    'linux-arm64-musl',
+    'darwin-x64',
+    'darwin-arm64',
+    'win32-x64',
+    'win32-arm64',
+  ].map((platform) => [`@anthropic-ai/claude-agent-sdk-${platform}`, 'file:./no-claude-cli']),
+)
+
+/**
  * Writes a fresh consumer project that depends on `spec` and on the Strands SDK and AI SDK versions
  * this repository tests with.
  *
@@ -155,7 +183,7 @@ export function writeConsumer(dir: string, spec: string): string[] {
     private: true,
     type: 'module',
     // The version whose addon the local prebuild holds (see workspace.ts).
-    overrides: { 'better-sqlite3': installedVersion('better-sqlite3') },
+    overrides: { 'better-sqlite3': installedVersion('better-sqlite3'), ...NO_CLAUDE_CLI },
     allowScripts: { 'better-sqlite3': true, 'context-ledger': true },
   }
   const files: Record<string, string> = {
@@ -167,11 +195,16 @@ export function writeConsumer(dir: string, spec: string): string[] {
   }
   for (const [name, config] of Object.entries(TYPECHECKS))
     files[`tsconfig.${name}.json`] = JSON.stringify(config, null, 2)
+  mkdirSync(join(dir, 'no-claude-cli'))
+  files['no-claude-cli/package.json'] = JSON.stringify({ name: 'no-claude-cli', version: '1.0.0' })
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
   return [
     'install',
     spec,
     `@strands-agents/sdk@${installedVersion('@strands-agents/sdk')}`,
     `ai@${installedVersion('ai')}`,
+    `pg@${installedVersion('pg')}`,
+    `@types/pg@${installedVersion('@types/pg')}`,
+    `@anthropic-ai/claude-agent-sdk@${installedVersion('@anthropic-ai/claude-agent-sdk')}`,
   ]
 }

@@ -8,6 +8,7 @@
  * root entry `context-ledger` never does. See docs/claude-agent-sdk.md.
  */
 export { LedgerSessionStore } from './session-store.js'
+export { projectKeyOf } from './project-key.js'
 export type { ClaudePruneOptions, LedgerSessionStoreOptions } from './options.js'
 export type { ClaudeAgentSidecar } from './sidecar.js'
 export { CLAUDE_AGENT_FORMAT } from './transcripts.js'

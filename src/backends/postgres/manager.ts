@@ -465,7 +465,7 @@ export class PostgresConversationManager implements AsyncLedgerManager {
    *
    * @param request - the fold's rule
    * @returns the plan, or why nothing can be folded
-   * @internal The Strands adapter asks whether an overflow fold would take only the summary.
+   * The Strands adapter asks whether an overflow fold would take only the summary.
    */
   async planFold(
     request: FoldRequest,
