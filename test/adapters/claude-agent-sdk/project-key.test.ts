@@ -12,17 +12,19 @@ import { projectKeyOf } from '../../../src/adapters/claude-agent-sdk/index.js'
 import { tempDir } from '../../helpers/temp-store.js'
 
 const temp = tempDir()
-afterAll(() => temp.cleanup())
+afterAll(() => {
+  temp.cleanup()
+})
 
 /** The project key the SDK hands a store for `dir`. */
 async function sdkKeyOf(dir: string): Promise<string> {
   const asked: string[] = []
   const spy: SessionStore = {
-    append: async () => undefined,
-    load: async () => null,
-    listSessions: async (projectKey) => {
+    append: () => Promise.resolve(),
+    load: () => Promise.resolve(null),
+    listSessions: (projectKey) => {
       asked.push(projectKey)
-      return []
+      return Promise.resolve([])
     },
   }
   await listSessions({ dir, sessionStore: spy })
