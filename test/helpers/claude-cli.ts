@@ -11,7 +11,16 @@
  * `CONTEXT_LEDGER_CLAUDE_CLI=/path/to/claude` skips all of it and uses that binary.
  */
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, renameSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -137,14 +146,18 @@ export async function claudeCli(): Promise<string> {
   const version = sdkVersion()
   const name = cliPackageName()
   const root = join(tmpdir(), 'context-ledger-claude-cli')
-  const final = join(root, `${name.replace('@anthropic-ai/', '')}-${version}`)
+  const base = `${name.replace('@anthropic-ai/', '')}-${version}`
+  const final = join(root, base)
   const binary = join(final, binaryName())
   if (existsSync(binary)) return binary
   mkdirSync(root, { recursive: true })
-  const release = await lock(join(root, `${name.replace('@anthropic-ai/', '')}-${version}.lock`))
+  const release = await lock(join(root, `${base}.lock`))
   try {
     if (existsSync(binary)) return binary
-    const work = mkdtempSync(join(root, 'work-'))
+    // Only the lock's holder makes a work folder: one still here is a killed install's (~400 MB).
+    for (const entry of readdirSync(root))
+      if (entry.startsWith(`${base}.work-`)) rmSync(join(root, entry), { recursive: true, force: true })
+    const work = mkdtempSync(join(root, `${base}.work-`))
     try {
       const extracted = await packAndExtract(`${name}@${version}`, work)
       if (!existsSync(join(extracted, binaryName())))
