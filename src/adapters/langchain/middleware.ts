@@ -18,7 +18,7 @@ import { checkMiddlewareOptions, type LedgerLangChainStore, type LedgerMiddlewar
 import { langchainSummarizer } from './summarize.js'
 import { ThreadSession, type LedgerThread, type ThreadBehaviour } from './thread.js'
 import { recallTools } from './tools.js'
-import { withoutCallsInFlight, type ShownMessage } from './window.js'
+import { shownThrough, withoutCallsInFlight, type ShownMessage } from './window.js'
 
 /**
  * LangGraph's `REMOVE_ALL_MESSAGES` (`@langchain/langgraph`): a `RemoveMessage` with this id makes the
@@ -137,13 +137,16 @@ export function ledgerMiddleware<S extends LedgerLangChainStore = ContextStore>(
       return reply
     },
     // The model's message, as the middlewares after this one left it; with keepStateToWindow the state
-    // is the window again (the message last, under its own id), so a checkpoint never holds more than
-    // the window and one step's results.
+    // is the window again, up to that message and with it last (what another writer stored since stays
+    // out: createAgent routes on the last message — see shownThrough), so a checkpoint never holds more
+    // than the window and one step's results.
     afterModel: async (state, runtime) => {
       const thread = ofRun(runtime.configurable)
       return thread.run(async () => {
         await thread.sync(state.messages, 'messages')
-        return keep ? windowState(await thread.shown()) : undefined
+        if (!keep) return undefined
+        const reply = state.messages.at(-1)
+        return windowState(shownThrough(await thread.shown(), await thread.seqOf(reply), reply))
       })
     },
     afterAgent: async (state, runtime) => {

@@ -19,6 +19,7 @@ import { serial, sessionState, type SessionState } from '../session-queue.js'
 import type { AdapterSessionOptions, AdapterStore } from '../session-options.js'
 import type { AsyncContextStore, AsyncLedgerManager } from '../strands/async-ledger.js'
 import { WindowKeeper, type WindowErrorHandler } from '../window-keeper.js'
+import { isLedgerId } from './messages.js'
 import { appendMessages, heldPrefix, syncMessages } from './sync.js'
 import { afterClear, archivedMessages, clearMarker, shownMessages, type ShownMessage } from './window.js'
 
@@ -170,6 +171,18 @@ export class ThreadSession<S extends AdapterStore = AdapterStore> implements Led
     await this.checkFormat()
     await this.keeper.beforeRead()
     return shownMessages(this.port)
+  }
+
+  /**
+   * The seq of the row holding `message`, found by its own id (undefined for none, or an id the ledger
+   * gave). Call inside {@link run}.
+   *
+   * @param message - a message of the graph state
+   */
+  async seqOf(message: BaseMessage | undefined): Promise<number | undefined> {
+    const id = message?.id
+    if (typeof id !== 'string' || id === '' || isLedgerId(id)) return undefined
+    return (await this.port.byTrackingId(id))?.seq
   }
 
   window(): Promise<BaseMessage[]> {

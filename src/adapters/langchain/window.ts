@@ -170,3 +170,27 @@ export function withoutCallsInFlight(
     ? shown
     : shown.slice(0, last)
 }
+
+/**
+ * The graph state `keepStateToWindow`'s `afterModel` leaves: the window up to the row of the model's
+ * message it just stored (`seq`), that message last. Another writer on the thread may have stored rows
+ * since (its messages, or the ledger's repair of this message's calls on that writer's message coming):
+ * they stay in the ledger and come back with the next window, but at the end of the state they would
+ * steer the run — `createAgent` routes on the state's last message and its last `AIMessage`, so it would
+ * run the other writer's calls as this run's (their results stored twice, under this run's tool) and
+ * end this run with its own calls never made.
+ *
+ * @param shown - what the window shows, in order
+ * @param seq - the row of the model's message, when it is known
+ * @param reply - the model's message, as the state holds it (last, should the window not show its row)
+ * @returns the messages of the state, in order
+ */
+export function shownThrough(
+  shown: readonly ShownMessage[],
+  seq: number | undefined,
+  reply: BaseMessage | undefined,
+): readonly ShownMessage[] {
+  if (seq === undefined || reply === undefined) return shown
+  const kept = shown.filter((s) => s.seq === undefined || s.seq <= seq)
+  return kept.at(-1)?.seq === seq ? kept : [...kept, { seq, pinned: false, message: reply }]
+}

@@ -85,3 +85,43 @@ describe('a model call while another writer on the thread waits for its tools', 
     expect(dicts(window.slice(-1))).toStrictEqual(dicts(model.outputs.slice(-1)))
   })
 })
+
+describe('keepStateToWindow when another writer stored messages after the model’s message', () => {
+  it('leaves that message last in the state: the run makes its own calls, never the other writer’s', async () => {
+    const d = (dir ??= tempDir())
+    const store = d.open('kept.db')
+    const other = new LedgerChatMessageHistory({ store: d.open('kept.db'), sessionId: 't', windowSize: 20 })
+    const model = new ScriptedChatModel({ plan: planOf([[1]]) })
+    const mw = ledgerMiddleware({ store, windowSize: 20, keepStateToWindow: true })
+    const otherCall = new AIMessage({
+      id: 'ai-other',
+      content: '',
+      tool_calls: [{ id: 'call-other', name: 'lookup', args: { n: 9, k: 9 }, type: 'tool_call' }],
+    })
+    let step = 0
+    // Listed after the ledger, so its afterModel runs first: the other writer (another store on the file)
+    // stores this run's message — as if the ledger's sync had just stored it — then its own call, before
+    // the ledger reads the window to cut the state to.
+    const interloper = createMiddleware({
+      name: 'OtherWriter',
+      afterModel: async (state) => {
+        if (step++ !== 0) return
+        await other.addMessages([state.messages.at(-1) as BaseMessage, otherCall])
+      },
+    })
+    const agent = createAgent({ model, tools: [lookup], middleware: [mw, interloper] })
+    await agent.invoke(
+      { messages: [new HumanMessage({ content: 'q', id: 'q' })] },
+      { configurable: { thread_id: 't' } },
+    )
+    expect(model.outputs.map((m) => m.id)).toStrictEqual(['ai-0', 'ai-1'])
+    for (const input of model.inputs) expect(pairingProblems(conversation(input))).toStrictEqual([])
+    // This run's call was made (its result stored late, after the repair the other writer's message
+    // caused); the other writer's call was not made here: only the ledger's repair answers it.
+    const results = (await mw.session('t').history()).filter((m) => ToolMessage.isInstance(m))
+    const answers = (call: string) =>
+      results.filter((m) => m.tool_call_id === call).map((m) => m.text.split(':')[0] ?? '')
+    expect(answers('call-0-0').filter((c) => c === 'result 0.0')).toHaveLength(1)
+    expect(answers('call-other').filter((c) => c.startsWith('result'))).toStrictEqual([])
+  })
+})
