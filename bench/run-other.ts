@@ -1,7 +1,7 @@
 /**
  * The benches `npm run bench` runs instead of rows a–h when given their flag: `--postgres [--search]`,
- * `--scale`, `--recall`, `--contention`, `--ai-sdk`, `--openai-agents` and `--langchain`; each parses the remaining
- * options itself.
+ * `--scale`, `--recall`, `--contention`, `--ai-sdk`, `--openai-agents`, `--langchain` and `--claude [--postgres]`;
+ * each parses the remaining options itself.
  */
 
 /**
@@ -11,6 +11,13 @@
  * @returns true when a bench ran (rows a–h must not), false for none
  */
 export async function runOther(argv: readonly string[]): Promise<boolean> {
+  if (argv.includes('--claude')) {
+    // The Claude Agent SDK's session store calls: ours (SQLite, and PostgreSQL with --postgres) against
+    // InMemorySessionStore and the CLI's JSONL files (see bench/claude-agent.ts). Before --postgres alone.
+    const { runClaude } = await import('./claude-agent.js')
+    process.stdout.write(await runClaude(argv.filter((a) => a !== '--claude')))
+    return true
+  }
   if (argv.includes('--postgres') && argv.includes('--search')) {
     // A two-word search over 1,000,000 messages on PostgreSQL (see bench/postgres-search.ts).
     const { runPostgresSearchBench } = await import('./postgres-search.js')

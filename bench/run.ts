@@ -30,6 +30,9 @@
  * (bench/openai-agents.ts). `--langchain [--quick] [--turns N]` a LangChain `createAgent` session with a
  * tool, time and bytes per turn at 200, 2,000 and 10,000 messages: ours (the ledger middleware, with and
  * without a checkpointer) against LangGraph's SqliteSaver, plain and with trimMessages (bench/langchain.ts).
+ * `--claude [--postgres] [--quick]` the Claude Agent SDK's session store: append of a 100-entry batch and
+ * load of a 10,000-entry session, ours (SQLite, and PostgreSQL with `--postgres`) against the SDK's
+ * InMemorySessionStore and the CLI's JSONL files (bench/claude-agent.ts).
  * The flags are read in bench/run-other.ts.
  */
 import { openContextStore, PersistentConversationManager, type ContextStore } from '../src/index.js'

@@ -1,8 +1,9 @@
 /**
  * A `SessionStore` that records every call the SDK makes to it — each `append` with its key and
- * entries, each read with its key — on top of the SDK's own `InMemorySessionStore`, which answers. The
- * fixtures of test/fixtures/claude-agent/ are what it recorded under the real CLI; the end-to-end test
- * uses it as the oracle the ledger is compared against.
+ * entries, each read with its key — and passes it on to the store that answers: the SDK's own
+ * `InMemorySessionStore` by default (the fixtures of test/fixtures/claude-agent/ are what it recorded under
+ * the real CLI), or the `LedgerSessionStore` under test (the end-to-end test compares what the ledger
+ * loads with what the CLI handed it).
  */
 import {
   InMemorySessionStore,
@@ -28,14 +29,15 @@ export interface RecordedRead {
   readonly key: SessionKey | string | { readonly projectKey: string; readonly sessionId: string }
 }
 
-/** An `InMemorySessionStore` that records what it was asked. */
+/** A store that records what it was asked, and passes it on. */
 export class RecordingSessionStore implements SessionStore {
-  /** Answers every call. */
-  readonly inner = new InMemorySessionStore()
   /** Every append, in order (each batch deep-copied when it arrived). */
   readonly appends: RecordedAppend[] = []
   /** Every other call, in order. */
   readonly reads: RecordedRead[] = []
+
+  /** @param inner - answers every call (it must have every optional method) */
+  constructor(readonly inner: Required<SessionStore> = new InMemorySessionStore()) {}
 
   /** @inheritdoc */
   async append(key: SessionKey, entries: SessionStoreEntry[]): Promise<void> {
