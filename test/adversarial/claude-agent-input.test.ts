@@ -5,6 +5,7 @@
  * entries, and with them the chain a resume from the store needs. So each entry here must be stored, and
  * the session must go on taking appends after it.
  */
+import { isDeepStrictEqual } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk'
 import { makeBackend } from '../helpers/backend.js'
@@ -58,5 +59,23 @@ describe('a NUL in what a tool returned', () => {
     // Pruned once: a second run finds nothing more to erase.
     expect((await sessions.prune({ olderThan: Date.now() + 60_000, keepPinned: true })).pruned).toBe(0)
     await sessions.append(KEY, asEntries([m.prompt('and again')]))
+  })
+})
+
+describe('keys a model or a tool may use', () => {
+  it('a toJSON key in a tool input and in an MCP result is stored as it came', async () => {
+    // The real CLI writes both (see claude-agent-hostile-cli.test.ts): a model's tool input is any JSON
+    // object, and an MCP tool's structuredContent is kept whole under mcpMeta.
+    const { sessions } = await openSessions(backend)
+    const m = new EntryMaker('j')
+    const call = m.call('toolu_1', { payload: { toJSON: 'x', constructor: { prototype: {} } } })
+    const result = { ...m.result('toolu_1', 'ok'), mcpMeta: { structuredContent: { toJSON: { a: [1] } } } }
+    const entries = asEntries([m.prompt('go'), call, result])
+    await sessions.append(KEY, entries)
+    // (vitest's equality reads an own `constructor` key as the object's class: compared as Node does.)
+    expect(isDeepStrictEqual(await sessions.load(KEY), entries)).toBe(true)
+    // And again, sent twice: the same entries, stored once.
+    await sessions.append(KEY, entries)
+    expect(isDeepStrictEqual(await sessions.load(KEY), entries)).toBe(true)
   })
 })
