@@ -65,6 +65,7 @@ export const CONFORMANCE = [
   'test/adapters/claude-agent-sdk/sdk-functions.test.ts',
   'test/adapters/claude-agent-sdk/retention.test.ts',
   'test/adversarial/claude-agent-input.test.ts',
+  'test/adversarial/claude-agent-retention.test.ts',
 ]
 
 export default defineConfig({

@@ -9,6 +9,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk'
 import { makeBackend } from '../helpers/backend.js'
+import { assertWindowRulesOf } from '../helpers/window-rules.js'
 import { EntryMaker } from '../helpers/claude-format-entries.js'
 import { openSessions } from '../adapters/claude-agent-sdk/helpers.js'
 
@@ -77,5 +78,115 @@ describe('keys a model or a tool may use', () => {
     // And again, sent twice: the same entries, stored once.
     await sessions.append(KEY, entries)
     expect(isDeepStrictEqual(await sessions.load(KEY), entries)).toBe(true)
+  })
+})
+
+/** An object nested `depth` levels under `d` keys, a string at the bottom. */
+function nested(depth: number): unknown {
+  let value: unknown = 'bottom'
+  for (let i = 0; i < depth; i++) value = { d: value }
+  return value
+}
+
+/** The repairs an entry records. */
+const repairsOf = (entry: SessionStoreEntry | undefined): unknown =>
+  (entry?.contextLedger as { repaired?: unknown } | undefined)?.repaired
+
+describe('what the store’s limits cannot hold is stored repaired, never refused', () => {
+  it('JSON nested past maxDepth in a tool input: the batch is stored whole, a re-send adds nothing', async () => {
+    // The real CLI wrote this for a model that called a tool with a deeply nested argument: refused, the
+    // batch it came in (51 entries in that run) was dropped by the SDK.
+    const { handle, sessions } = await openSessions(backend)
+    const m = new EntryMaker('d')
+    const entries = asEntries([
+      m.prompt('store the tree'),
+      m.call('toolu_1', { payload: nested(80) }),
+      m.result('toolu_1', 'stored'),
+      m.text('Stored.', 'msg_2'),
+    ])
+    await sessions.append(KEY, entries)
+    const loaded = (await sessions.load(KEY)) ?? []
+    expect(loaded).toHaveLength(entries.length)
+    for (const i of [0, 2, 3]) expect(loaded[i]).toStrictEqual(entries[i])
+    const repairs = repairsOf(loaded[1]) as { path: string; problem: string }[]
+    expect(repairs).toHaveLength(1)
+    expect(repairs[0]?.problem).toBe('too-deep')
+    expect(repairs[0]?.path).toMatch(/^message\.content\[0\]\.input\.payload(\.d)+$/)
+    // Nothing is lost: the part past the limit is its JSON text, at the path the record names.
+    let at: unknown = loaded[1]
+    for (const key of (repairs[0]?.path ?? '').replace('[0]', '.0').split('.'))
+      at = (at as Record<string, unknown>)[key]
+    const { contextLedger: _notes, ...body } = loaded[1] ?? { type: '' }
+    expect(JSON.stringify(body).length).toBeLessThan(JSON.stringify(entries[1]).length + 200)
+    expect(typeof at).toBe('string')
+    expect(JSON.stringify(nested(80))).toContain(at as string)
+    // The SDK's retry sends the same entries: the same repair, so it is the same entry, stored once.
+    await sessions.append(KEY, entries)
+    expect(await sessions.load(KEY)).toStrictEqual(loaded)
+    await assertWindowRulesOf(handle, sessions.sessionIdOf(KEY))
+  })
+
+  it('a string over maxStringLength (an MCP result kept whole under mcpMeta) is cut around a mark', async () => {
+    const { handle, sessions } = await openSessions(backend, {}, { maxStringLength: 4096 })
+    const m = new EntryMaker('l')
+    const blob = `HEAD${'x'.repeat(10_000)}TAIL`
+    const result = { ...m.result('toolu_1', 'saved to a file'), mcpMeta: { structuredContent: { blob } } }
+    const entries = asEntries([m.prompt('fetch it'), m.call('toolu_1'), result, m.text('Saved.', 'msg_2')])
+    await sessions.append(KEY, entries)
+    const loaded = (await sessions.load(KEY)) ?? []
+    expect(loaded).toHaveLength(entries.length)
+    expect(repairsOf(loaded[2])).toStrictEqual([
+      { path: 'mcpMeta.structuredContent.blob', problem: 'string-too-long', originalLength: blob.length },
+    ])
+    const cut = (loaded[2]?.mcpMeta as { structuredContent: { blob: string } }).structuredContent.blob
+    expect(cut.length).toBeLessThanOrEqual(4096)
+    expect(cut.startsWith('HEAD') && cut.endsWith('TAIL')).toBe(true)
+    expect(cut).toContain('<truncated chars=')
+    await sessions.append(KEY, entries)
+    expect(await sessions.load(KEY)).toStrictEqual(loaded)
+    await assertWindowRulesOf(handle, sessions.sessionIdOf(KEY))
+  })
+
+  it('a tool output cut inside an emoji (a lone surrogate) becomes U+FFFD, and stays searchable', async () => {
+    const { handle, sessions } = await openSessions(backend)
+    const m = new EntryMaker('u')
+    const entries = asEntries([
+      m.prompt('list the reactions'),
+      m.call('toolu_1'),
+      m.result('toolu_1', 'reactions: thumbs \ud83d'),
+      m.text('One reaction.', 'msg_2'),
+    ])
+    await sessions.append(KEY, entries)
+    const loaded = (await sessions.load(KEY)) ?? []
+    expect(loaded).toHaveLength(entries.length)
+    expect(repairsOf(loaded[2])).toStrictEqual([
+      { path: 'message.content[0].content[0].text', problem: 'lone-surrogate' },
+      { path: 'toolUseResult[0].text', problem: 'lone-surrogate' },
+    ])
+    expect(JSON.stringify(loaded[2])).toContain('reactions: thumbs \ufffd')
+    const hits = await handle.search('reactions', { sessionId: sessions.sessionIdOf(KEY) })
+    expect(hits.map((h) => h.seq)).toContain(2)
+    await sessions.append(KEY, entries)
+    expect(await sessions.load(KEY)).toStrictEqual(loaded)
+    await assertWindowRulesOf(handle, sessions.sessionIdOf(KEY))
+  })
+
+  it('a note the ledger did not write is still refused, with nothing of the batch written', async () => {
+    const { handle, sessions } = await openSessions(backend)
+    const m = new EntryMaker('f')
+    const forged = [
+      { ...m.prompt('secret'), contextLedger: { pruned: true } },
+      { ...m.prompt('x'), contextLedger: { repaired: [{ path: 'a', problem: 'made-up' }] } },
+      { ...m.prompt('y'), contextLedger: { repaired: [] } },
+      { ...m.prompt('z'), contextLedger: { summary: true } },
+    ]
+    for (const entry of forged) {
+      const before = await backend.checksum(handle)
+      await expect(sessions.append(KEY, asEntries([m.prompt('ok'), entry]))).rejects.toMatchObject({
+        code: 'INVALID_MESSAGE',
+        path: '[1].contextLedger',
+      })
+      expect(await backend.checksum(handle)).toBe(before)
+    }
   })
 })
