@@ -6,19 +6,21 @@
  * batcher re-sends a batch. None of them may be refused — a refused batch is dropped for good, a refused
  * fork fails the caller's call.
  */
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import {
   forkSession,
   getSessionMessages,
+  importSessionToStore,
   InMemorySessionStore,
   type SessionStoreEntry,
 } from '@anthropic-ai/claude-agent-sdk'
-import { makeBackend } from '../helpers/backend.js'
+import { coreStoreOf, makeBackend } from '../helpers/backend.js'
 import { COMPACT_SUMMARY } from '../helpers/claude-model.js'
 import { tempDir } from '../helpers/temp-store.js'
 import { assertWindowRulesOf } from '../helpers/window-rules.js'
+import { EntryMaker } from '../helpers/claude-format-entries.js'
 import { openSessions, projectKeyOf, recorded } from '../adapters/claude-agent-sdk/helpers.js'
 
 const backend = makeBackend()
@@ -32,7 +34,7 @@ afterAll(() => {
   temp.cleanup()
 })
 
-const { batches, sessionId: SESSION } = recorded('tool-call-resume-compact')
+const { entries: compacted, batches, sessionId: SESSION } = recorded('tool-call-resume-compact')
 const KEY = { projectKey: projectKeyOf(dir), sessionId: SESSION }
 const LATER = Date.now() + 3_600_000
 const isPruned = (e: SessionStoreEntry): boolean =>
@@ -101,5 +103,83 @@ describe('forkSession', () => {
       { repaired: [{ path: 'toolUseResult[0].text', problem: 'lone-surrogate' }] },
     ])
     await assertWindowRulesOf(handle, sessions.sessionIdOf({ ...KEY, sessionId }))
+  })
+})
+
+/** The entries a store that already holds `stored` keeps after `sent` again: the uuid-less ones, again. */
+const resentAdds = (sent: readonly SessionStoreEntry[]) => sent.filter((e) => e.uuid === undefined)
+
+describe('entries sent again after the ledger erased them', () => {
+  it("the SDK's batches re-sent after prune: nothing refused, the erased entries stay erased", async () => {
+    const { handle, sessions } = await prunedStore()
+    const pruned = (await sessions.load(KEY)) ?? []
+    for (const batch of batches) await sessions.append(KEY, batch)
+    const after = (await sessions.load(KEY)) ?? []
+    expect(after.slice(0, pruned.length)).toStrictEqual(pruned)
+    expect(after.slice(pruned.length)).toStrictEqual(resentAdds(compacted))
+    await assertWindowRulesOf(handle, sessions.sessionIdOf(KEY))
+  })
+
+  it('a batch mixing erased entries with new ones stores the new ones; a real conflict is still refused', async () => {
+    const { handle, sessions } = await prunedStore()
+    const held = (await sessions.load(KEY)) ?? []
+    const m = new EntryMaker('z')
+    const fresh = JSON.parse(
+      JSON.stringify([m.prompt('one more'), m.text('Sure.', 'msg_z')]),
+    ) as SessionStoreEntry[]
+    await sessions.append(KEY, [...compacted.slice(0, 6), ...fresh])
+    const after = (await sessions.load(KEY)) ?? []
+    expect(after.slice(0, held.length)).toStrictEqual(held)
+    expect(after.slice(held.length)).toStrictEqual([...resentAdds(compacted.slice(0, 6)), ...fresh])
+    // Other content under the uuid of an entry kept whole: refused, at its place in the batch.
+    const last = compacted.at(-1)
+    const kept = [...compacted].reverse().find((e) => e.uuid !== undefined && !isPruned(e)) ?? { type: 'x' }
+    const before = await backend.checksum(handle)
+    await expect(
+      sessions.append(KEY, [...compacted.slice(0, 6), { ...kept, changed: true }, ...(last ? [last] : [])]),
+    ).rejects.toMatchObject({ code: 'DUPLICATE_MESSAGE', path: '[6].uuid' })
+    expect(await backend.checksum(handle)).toBe(before)
+  })
+
+  it('an entry redacted through the core API, sent again: held', async () => {
+    const { handle, sessions } = await openSessions(backend)
+    const { entries } = recorded('tool-call')
+    await sessions.append(KEY, entries)
+    const id = sessions.sessionIdOf(KEY)
+    const prompt = entries.find((e) => e.type === 'user')?.uuid ?? ''
+    await coreStoreOf(handle).redactMessage(id, { trackingId: prompt })
+    const redacted = (await sessions.load(KEY)) ?? []
+    await sessions.append(KEY, entries)
+    expect(((await sessions.load(KEY)) ?? []).slice(0, redacted.length)).toStrictEqual(redacted)
+  })
+})
+
+describe('importSessionToStore after prune', () => {
+  const config = join(temp.path, 'config')
+  const file = join(config, 'projects', KEY.projectKey, `${SESSION}.jsonl`)
+  let saved: string | undefined
+  beforeAll(() => {
+    saved = process.env.CLAUDE_CONFIG_DIR
+    process.env.CLAUDE_CONFIG_DIR = config
+    mkdirSync(join(config, 'projects', KEY.projectKey), { recursive: true })
+  })
+  afterAll(() => {
+    if (saved === undefined) delete process.env.CLAUDE_CONFIG_DIR
+    else process.env.CLAUDE_CONFIG_DIR = saved
+  })
+
+  it('replays the local transcript, which still holds the originals, and its new entries', async () => {
+    const { handle, sessions } = await prunedStore()
+    const held = (await sessions.load(KEY)) ?? []
+    const m = new EntryMaker('i')
+    const fresh = JSON.parse(
+      JSON.stringify([m.prompt('after the prune'), m.text('Ok.', 'msg_i')]),
+    ) as SessionStoreEntry[]
+    writeFileSync(file, [...compacted, ...fresh].map((e) => JSON.stringify(e)).join('\n'))
+    await importSessionToStore(SESSION, sessions, { dir, batchSize: 10 })
+    const after = (await sessions.load(KEY)) ?? []
+    expect(after.slice(0, held.length)).toStrictEqual(held)
+    expect(after.slice(held.length)).toStrictEqual([...resentAdds(compacted), ...fresh])
+    await assertWindowRulesOf(handle, sessions.sessionIdOf(KEY))
   })
 })
