@@ -190,3 +190,57 @@ describe('what the store’s limits cannot hold is stored repaired, never refuse
     }
   })
 })
+
+describe('odd keys', () => {
+  const SUBPATHS = [
+    'subagents/../agent-1',
+    '/leading',
+    'trailing/',
+    'a//b',
+    '%2F',
+    '..',
+    'subagents/agent ü 😀',
+    `subagents/${'x'.repeat(300)}`,
+  ]
+
+  it('subpaths with odd characters are each their own transcript: listed, loaded, deleted with the session', async () => {
+    const { handle, sessions } = await openSessions(backend)
+    const m = new EntryMaker('o')
+    await sessions.append(KEY, asEntries([m.prompt('main')]))
+    for (const [i, subpath] of SUBPATHS.entries())
+      await sessions.append({ ...KEY, subpath }, asEntries([m.prompt(`sub ${i}`)]))
+    expect((await sessions.listSubkeys(KEY)).sort()).toStrictEqual([...SUBPATHS].sort())
+    for (const [i, subpath] of SUBPATHS.entries())
+      expect(JSON.stringify(await sessions.load({ ...KEY, subpath }))).toContain(`sub ${i}`)
+    await sessions.delete(KEY)
+    expect(await sessions.listSubkeys(KEY)).toStrictEqual([])
+    expect(await handle.sessions()).toStrictEqual([])
+  })
+
+  it('keys whose `projectKey/sessionId/subpath` strings are one (the in-memory store mixes them up) stay apart', async () => {
+    const { sessions } = await openSessions(backend)
+    const keys = [
+      { projectKey: 'a/b', sessionId: 'c' },
+      { projectKey: 'a', sessionId: 'b/c' },
+      { projectKey: 'a', sessionId: 'b', subpath: 'c' },
+    ]
+    for (const [i, key] of keys.entries()) await sessions.append(key, [{ type: 'mark', n: i }])
+    for (const [i, key] of keys.entries())
+      expect(await sessions.load(key)).toStrictEqual([{ type: 'mark', n: i }])
+    expect((await sessions.listSessions('a')).map((s) => s.sessionId)).toStrictEqual(['b/c'])
+    expect(await sessions.listSubkeys({ projectKey: 'a', sessionId: 'b' })).toStrictEqual(['c'])
+  })
+
+  it('a NUL in a subpath (no file path holds one) is refused at key.subpath on both backends', async () => {
+    const { handle, sessions } = await openSessions(backend)
+    const before = await backend.checksum(handle)
+    await expect(sessions.append({ ...KEY, subpath: 'a\u0000b' }, [{ type: 'x' }])).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      path: 'key.subpath',
+    })
+    await expect(sessions.load({ ...KEY, subpath: 'a\u0000b' })).rejects.toMatchObject({
+      path: 'key.subpath',
+    })
+    expect(await backend.checksum(handle)).toBe(before)
+  })
+})
