@@ -66,6 +66,7 @@ export const CONFORMANCE = [
   'test/adapters/claude-agent-sdk/retention.test.ts',
   'test/adversarial/claude-agent-input.test.ts',
   'test/adversarial/claude-agent-retention.test.ts',
+  'test/adversarial/claude-agent-property.test.ts',
 ]
 
 export default defineConfig({
