@@ -64,6 +64,9 @@ export const CONFORMANCE = [
   'test/adapters/claude-agent-sdk/recorded-runs.test.ts',
   'test/adapters/claude-agent-sdk/sdk-functions.test.ts',
   'test/adapters/claude-agent-sdk/retention.test.ts',
+  'test/adversarial/claude-agent-input.test.ts',
+  'test/adversarial/claude-agent-retention.test.ts',
+  'test/adversarial/claude-agent-property.test.ts',
 ]
 
 export default defineConfig({

@@ -10,7 +10,9 @@
  * booleans, null, arrays (every index present) and objects whose prototype is `Object.prototype` or null,
  * with bounded depth and bounded, well-formed keys. It refuses what `JSON.stringify` would silently change
  * or drop (`undefined`, functions, symbols, bigint, NaN, class instances such as Date or Map, holes in
- * arrays, a `toJSON` method anywhere) and `__proto__` keys. For such plain input the copy serializes
+ * arrays, a `toJSON` method anywhere) and `__proto__` keys. A key `toJSON` that holds data (an own,
+ * enumerable value that is not a function, as `JSON.parse` makes of `{"toJSON": 1}`) is plain data:
+ * `JSON.stringify` calls only a function there, and stores the key like any other. For such plain input the copy serializes
  * byte-identically to the input. What `JSON.stringify` ignores anyway is not copied: symbol keys,
  * non-enumerable properties, and properties of an array other than its indices. On request
  * (`omitUndefined`) an object property whose value is `undefined` is skipped, as `JSON.stringify` skips
@@ -154,7 +156,7 @@ function copy(
           [...path],
           `expected a plain JSON object, got ${(value as { constructor?: { name?: string } }).constructor?.name ?? 'an exotic object'}`,
         )
-      if ('toJSON' in value) throw hasToJson(path)
+      if ('toJSON' in value && !isToJsonData(value)) throw hasToJson(path)
       const out: Record<string, JsonValue> = {}
       ancestors.push(value)
       for (const key in value) {
@@ -179,6 +181,17 @@ function copy(
     default:
       throw invalidMessage([...path], `expected a JSON value, got ${describeType(value)}`)
   }
+}
+
+/** Whether an object's `toJSON` is data (own, enumerable, a value that is not a function): a key like any other. */
+function isToJsonData(value: object): boolean {
+  const descriptor = Object.getOwnPropertyDescriptor(value, 'toJSON')
+  return (
+    descriptor !== undefined &&
+    descriptor.enumerable === true &&
+    'value' in descriptor &&
+    typeof descriptor.value !== 'function'
+  )
 }
 
 function hasToJson(path: Path): ContextLedgerError<'INVALID_MESSAGE'> {

@@ -188,6 +188,25 @@ class Repairer {
   }
 }
 
+/**
+ * The structural repairs alone, of any value: lone surrogates, over-long strings, too-deep nesting, values
+ * JSON cannot hold and `__proto__` keys, as {@link repairMessage} makes them — without its message rules
+ * (media placeholders, blank text blocks) and without recording the repairs in the value. For a format
+ * whose messages are not Strands-shaped and which records the repairs in its own place.
+ *
+ * @param value - anything
+ * @param limits - the store's limits
+ * @returns a plain JSON copy (null for a value JSON leaves out) and what was repaired, paths from the value
+ */
+export function repairJson(
+  value: unknown,
+  limits: MessageLimits = DEFAULT_MESSAGE_LIMITS,
+): { value: JsonValue; repairs: readonly MessageRepair[] } {
+  const repairer = new Repairer(limits)
+  const out = repairer.value(value, [])
+  return { value: out === OMIT ? null : out, repairs: repairer.repairs }
+}
+
 /** Head and tail of an over-long string around a marker, within `max` code units. */
 function cutString(text: string, max: number): string {
   const marker = (removed: number): string => `\n<truncated chars="${removed}"/>\n`

@@ -35,7 +35,12 @@ describe('claude-agent snapshot', () => {
     expect(refusalOf(snap, { type: 'user', uuid: '' }).path).toBe('uuid')
     expect(refusalOf(snap, { type: 'user', uuid: 7 }).path).toBe('uuid')
     expect(refusalOf(snap, { type: 'user', uuid: null }).path).toBe('uuid')
-    const notes = refusalOf(snap, { type: 'user', contextLedger: { pruned: true } })
+    // A "pruned" entry still holding its text: not the form retention writes (which a fork may copy).
+    const notes = refusalOf(snap, {
+      type: 'user',
+      message: { role: 'user', content: 'secret' },
+      contextLedger: { pruned: true },
+    })
     expect(notes.path).toBe('contextLedger')
     expect(notes.message).toContain('refused')
     // Any type the SDK may add is an entry; a missing uuid is fine.
@@ -161,6 +166,28 @@ describe('claude-agent rewrites', () => {
     const forged = { ...e, contextLedger: { pruned: true } }
     expect(refusalOf((m) => stored(m), forged).path).toBe('contextLedger')
     expect(refusalOf((m) => stored(m), { ...summary, uuid: 'u1' }).path).toBe('contextLedger')
+  })
+
+  it('accepts from a caller what load gives back: a pruned entry, a repaired one (a fork copies them)', () => {
+    const e = new EntryMaker().prompt('secret')
+    const pruned = format.prune(entry(e), '[redacted]')
+    expect(snap(pruned)).toStrictEqual(pruned)
+    expect(stored(pruned)).toStrictEqual(pruned)
+    const repaired = snap({ ...e, message: { role: 'user', content: 'caf\ud83d' } })
+    expect(repaired.contextLedger).toStrictEqual({
+      repaired: [{ path: 'message.content', problem: 'lone-surrogate' }],
+    })
+    expect(snap(repaired)).toStrictEqual(repaired)
+    expect(stored(repaired)).toStrictEqual(repaired)
+    // Repaired again under smaller limits: the new repairs follow the first.
+    const small = { maxDepth: 10, maxStringLength: 256 }
+    const again = format.snapshot({ ...repaired, toolUseResult: 'y'.repeat(300) }, small)
+    expect(again.contextLedger).toStrictEqual({
+      repaired: [
+        { path: 'message.content', problem: 'lone-surrogate' },
+        { path: 'toolUseResult', problem: 'string-too-long', originalLength: 300 },
+      ],
+    })
   })
 
   it('shows a late result as text naming the call, and one never made as such', () => {

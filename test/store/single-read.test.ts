@@ -56,6 +56,33 @@ describe('validation checks one read of the object; storage serializes another',
     expect(store.history('s').some((e) => JSON.stringify(e.message).includes('never-made'))).toBe(false)
   })
 
+  it('stores a key named toJSON that holds data: JSON.stringify calls only a function there', () => {
+    // What JSON.parse makes of `{"toJSON": "x"}` (a tool's input, a parsed API response): plain data.
+    const input = JSON.parse(
+      '{"path":"config","toJSON":"not a method","nested":{"toJSON":{"a":[1]}}}',
+    ) as object
+    const block = { toolUse: { toolUseId: 'c1', name: 'write_config', input } }
+    const [entry] = store.append('s', { role: 'assistant', content: [block], trackingId: 'json-key' })
+    const body = store
+      .connection()
+      .prepare('SELECT body FROM messages WHERE seq = ?')
+      .pluck()
+      .get(entry?.seq) as string
+    expect(body).toBe(JSON.stringify({ role: 'assistant', content: [block], trackingId: 'json-key' }))
+    expect(store.history('s').at(-1)?.message.content).toStrictEqual([block])
+    // A toJSON that is a getter, or not enumerable, is still not plain data.
+    const getter = { text: 'x' }
+    Object.defineProperty(getter, 'toJSON', { enumerable: true, get: () => 'y' })
+    expect(refusal(() => store.append('s', { role: 'user', content: [getter] })).path).toBe(
+      'content[0].toJSON',
+    )
+    const hidden = { text: 'x' }
+    Object.defineProperty(hidden, 'toJSON', { enumerable: false, value: 'y' })
+    expect(refusal(() => store.append('s', { role: 'user', content: [hidden] })).path).toBe(
+      'content[0].toJSON',
+    )
+  })
+
   it('reads a getter once: a string that grows on the second read is neither validated short nor stored long', () => {
     const block = flipping({}, 'text', 'short', 'x'.repeat(30 * 1024 * 1024))
     const [entry] = store.append('s', { role: 'user', content: [block] })

@@ -55,7 +55,11 @@ export function checkKey(key: unknown, field = 'key'): CheckedKey {
       `${field}.subpath`,
       'expected a non-empty string or no subpath at all: the main transcript has none, and an empty string is invalid (SessionKey)',
     )
-  return { projectKey, sessionId, subpath: checkPart(key.subpath, `${field}.subpath`) }
+  const subpath = checkPart(key.subpath, `${field}.subpath`)
+  // Kept as it is in the ledger id, where PostgreSQL cannot hold a NUL (a file path never has one).
+  if (subpath.includes('\u0000'))
+    throw invalidOption(`${field}.subpath`, 'expected a path without the character NUL (U+0000)')
+  return { projectKey, sessionId, subpath }
 }
 
 /**

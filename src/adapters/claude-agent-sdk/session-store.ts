@@ -20,6 +20,7 @@ import type { PinResult } from '../../store/store-types.js'
 import type { AdapterStore } from '../session-options.js'
 import { serial, sessionState } from '../session-queue.js'
 import { foldCompactions } from './compaction.js'
+import { appendHoldingErased } from './erased.js'
 import { checkKey, checkProjectKey, mainOf } from './keys.js'
 import {
   checkPruneOptions,
@@ -102,7 +103,9 @@ export class LedgerSessionStore<S extends AdapterStore = ContextStore> implement
     const transcript = this.transcripts.of(checked)
     await this.queued(transcript, async () => {
       await this.transcripts.exists(transcript)
-      const written = await transcript.port.append(batch, { sessionMetadata: sidecarFold(checked) })
+      const written = await appendHoldingErased(transcript.port, batch, {
+        sessionMetadata: sidecarFold(checked),
+      })
       await foldCompactions(transcript.port, written)
     })
   }

@@ -212,6 +212,17 @@ export interface SnapshotSummary {
 }
 
 /**
+ * A stored body as `jsonb`, for the parts of the query that read inside it (a pruned body's note, a late
+ * result's call ids). `jsonb` refuses the escape `\u0000`, which a body may hold (a NUL in a tool's
+ * output): each such escape becomes a space first, as `context_ledger.search_text` does (migration 0001)
+ * — only an escape (an odd number of backslashes before `u0000`), so the body stays valid JSON. The ids
+ * and flags read are never changed by it: an id holding a NUL cannot be stored at all (PostgreSQL text).
+ */
+const bodyJsonb = (column: string): string =>
+  String.raw`(CASE WHEN strpos(${column}, '\u') = 0 THEN ${column}
+      ELSE regexp_replace(${column}, '(?<!\\)((?:\\\\)*)\\u0000', '\1 ', 'g') END)::jsonb`
+
+/**
  * The snapshot query. `$1` session id, `$2` plan mode, `$3` first, `$4` last, `$5` extra seqs, `$6` kept
  * rows to read first, `$7` every kept row, `$8` trackingIds, `$9` toolUseIds, `$10` newest rows, `$11`–`$13`
  * the row named by seq / trackingId / window position, `$14` its repeats, `$15` a summary, `$16` the window's
@@ -306,7 +317,7 @@ pruned AS (
   SELECT unnest(ARRAY(SELECT m.seq FROM context_ledger.messages m, p
   WHERE $18::int IS NOT NULL AND m.session = p.pk AND m.seq >= $18::int AND m.seq < p.b AND NOT m.kept
     AND NOT m.pinned AND m.created_at < $19::bigint
-    AND NOT (EXISTS (SELECT 1 FROM (SELECT m.body::jsonb AS j) x
+    AND NOT (EXISTS (SELECT 1 FROM (SELECT ${bodyJsonb('m.body')} AS j) x
         WHERE x.j #> '{metadata,custom,contextLedger,pruned}' = 'true'::jsonb
           OR x.j #> '{providerOptions,contextLedger,pruned}' = 'true'::jsonb
           OR x.j #> '{metadata,contextLedger,pruned}' = 'true'::jsonb
@@ -366,7 +377,7 @@ links AS (
 late_ids AS (
   SELECT DISTINCT v #>> '{}' AS id FROM full_seqs f CROSS JOIN p
     CROSS JOIN LATERAL (SELECT body FROM context_ledger.messages WHERE session = p.pk AND seq = f.seq AND late OFFSET 0) m
-    CROSS JOIN LATERAL (SELECT m.body::jsonb AS j) x
+    CROSS JOIN LATERAL (SELECT ${bodyJsonb('m.body')} AS j) x
     -- Where each format keeps a result's call id (Strands, AI SDK model and UI messages, Claude transcript
     -- entries): a superset of the late results' ids is only more calls read.
     CROSS JOIN LATERAL unnest(ARRAY(SELECT jsonb_path_query(x.j, '$.content[*].toolResult.toolUseId')

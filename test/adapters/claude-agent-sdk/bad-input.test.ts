@@ -54,7 +54,13 @@ describe('bad entries: nothing of the batch is written', () => {
     ['a uuid that is not a string', [E('user', { uuid: 7 })], 'INVALID_MESSAGE', '[0].uuid'],
     [
       'the ledger’s own key',
-      [E('user', { uuid: 'u9', contextLedger: { pruned: true } })],
+      [
+        E('user', {
+          uuid: 'u9',
+          message: { role: 'user', content: 'kept' },
+          contextLedger: { pruned: true },
+        }),
+      ],
       'INVALID_MESSAGE',
       '[0].contextLedger',
     ],

@@ -10,6 +10,7 @@ import {
   type LedgerSessionStoreOptions,
 } from '../../../src/adapters/claude-agent-sdk/index.js'
 import type { AdapterStore } from '../../../src/adapters/session-options.js'
+import type { MessageLimits } from '../../../src/messages/limits.js'
 import { coreStoreOf, type Backend, type LedgerStore } from '../../helpers/backend.js'
 import { mainKey, readFixture, transcriptOf } from '../../helpers/claude-fixtures.js'
 
@@ -26,13 +27,15 @@ export interface Opened {
  *
  * @param backend - the run's backend
  * @param options - the store's options besides `store`
+ * @param limits - the ledger's validation limits (its defaults when omitted)
  * @returns the store and the ledger's handle
  */
 export async function openSessions(
   backend: Backend,
   options: Omit<LedgerSessionStoreOptions, 'store'> = {},
+  limits?: Partial<MessageLimits>,
 ): Promise<Opened> {
-  const handle = await backend.open()
+  const handle = await backend.open(limits === undefined ? {} : { limits })
   return { handle, sessions: new LedgerSessionStore({ store: coreStoreOf(handle), ...options }) }
 }
 
