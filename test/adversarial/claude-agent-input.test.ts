@@ -231,6 +231,29 @@ describe('odd keys', () => {
     expect(await sessions.listSubkeys({ projectKey: 'a', sessionId: 'b' })).toStrictEqual(['c'])
   })
 
+  it('project keys and session ids past the id limit: hashed ids, listed by their parts, deleted', async () => {
+    // The SDK cuts a project key at 200 characters and adds a hash; a caller may pass anything.
+    const { handle, sessions } = await openSessions(backend)
+    const project = `-${'very-long-folder-'.repeat(20)}`
+    const ids = [`${'s'.repeat(300)}-1`, `${'s'.repeat(300)}-2`]
+    for (const sessionId of ids) {
+      await sessions.append({ projectKey: project, sessionId }, [{ type: 'mark', sessionId }])
+      await sessions.append({ projectKey: project, sessionId, subpath: 'subagents/a' }, [{ type: 'sub' }])
+    }
+    const listed = await sessions.listSessions(project)
+    expect(listed.map((s) => s.sessionId).sort()).toStrictEqual(ids)
+    for (const sessionId of ids) {
+      expect(sessions.sessionIdOf({ projectKey: project, sessionId }).length).toBeLessThanOrEqual(256)
+      expect(await sessions.load({ projectKey: project, sessionId })).toStrictEqual([
+        { type: 'mark', sessionId },
+      ])
+      expect(await sessions.listSubkeys({ projectKey: project, sessionId })).toStrictEqual(['subagents/a'])
+    }
+    await sessions.delete({ projectKey: project, sessionId: ids[0] ?? '' })
+    expect((await sessions.listSessions(project)).map((s) => s.sessionId)).toStrictEqual([ids[1]])
+    expect(await handle.sessions()).toHaveLength(2)
+  })
+
   it('a NUL in a subpath (no file path holds one) is refused at key.subpath on both backends', async () => {
     const { handle, sessions } = await openSessions(backend)
     const before = await backend.checksum(handle)

@@ -10,6 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import {
+  foldSessionSummary,
   forkSession,
   getSessionMessages,
   importSessionToStore,
@@ -20,6 +21,7 @@ import { coreStoreOf, makeBackend } from '../helpers/backend.js'
 import { COMPACT_SUMMARY } from '../helpers/claude-model.js'
 import { tempDir } from '../helpers/temp-store.js'
 import { assertWindowRulesOf } from '../helpers/window-rules.js'
+import { LedgerSessionStore } from '../../src/adapters/claude-agent-sdk/index.js'
 import { EntryMaker } from '../helpers/claude-format-entries.js'
 import { openSessions, projectKeyOf, recorded } from '../adapters/claude-agent-sdk/helpers.js'
 
@@ -181,5 +183,38 @@ describe('importSessionToStore after prune', () => {
     expect(after.slice(0, held.length)).toStrictEqual(held)
     expect(after.slice(held.length)).toStrictEqual([...resentAdds(compacted), ...fresh])
     await assertWindowRulesOf(handle, sessions.sessionIdOf(KEY))
+  })
+})
+
+describe('delete racing appends from another connection', () => {
+  it('leaves either nothing or a transcript whose summary is the fold of what it holds', async () => {
+    const { handle, sessions: a } = await openSessions(backend)
+    const b = new LedgerSessionStore({ store: coreStoreOf(await backend.reopen(handle)) })
+    const key = { projectKey: KEY.projectKey, sessionId: 'race-0000-4000-8000-000000000000' }
+    const m = new EntryMaker('r')
+    const sub = { ...key, subpath: 'subagents/agent-r' }
+    for (let round = 0; round < 8; round++) {
+      const batch = JSON.parse(
+        JSON.stringify([m.prompt(`round ${round}`), m.text('ok', `msg_r${round}`)]),
+      ) as SessionStoreEntry[]
+      const results = await Promise.allSettled([
+        a.append(key, batch),
+        a.append(sub, batch),
+        b.delete(key),
+        a.append(key, [{ type: 'cost-state', round }]),
+      ])
+      expect(results.filter((r) => r.status === 'rejected')).toStrictEqual([])
+      for (const store of [a, b]) {
+        const loaded = await store.load(key)
+        const summaries = await store.listSessionSummaries(key.projectKey)
+        const mine = summaries.find((s) => s.sessionId === key.sessionId)
+        if (loaded === null) expect(mine).toBeUndefined()
+        else expect(mine?.data).toStrictEqual(foldSessionSummary(undefined, key, loaded, { mtime: 0 }).data)
+      }
+    }
+    await b.delete(key)
+    expect(await a.load(key)).toBeNull()
+    expect(await a.load(sub)).toBeNull()
+    expect(await a.listSubkeys(key)).toStrictEqual([])
   })
 })

@@ -214,7 +214,15 @@ export interface PgChainRow {
 export const RANGES_SQL = `SELECT m.body FROM unnest($2::int[], $3::int[]) AS r(lo, hi)
   JOIN context_ledger.messages m ON m.session = $1::int AND m.seq >= r.lo AND m.seq < r.hi ORDER BY m.seq`
 
-/** Deletes a session and every row of it, in one statement, counting each table's rows. */
+/** Locks a session's row (an append updates it first), for {@link DELETE_SESSION_SQL} to run after. */
+export const LOCK_SESSION_SQL = 'SELECT pk FROM context_ledger.sessions WHERE id = $1::text FOR UPDATE'
+
+/**
+ * Deletes a session and every row of it, in one statement, counting each table's rows. Run after
+ * {@link LOCK_SESSION_SQL} in the same transaction: the statement's snapshot is taken when it starts, so
+ * rows an append committed while this statement waited for the lock would be missed (and the session's
+ * delete then fail on their foreign key).
+ */
 export const DELETE_SESSION_SQL = `WITH s AS (SELECT pk FROM context_ledger.sessions WHERE id = $1::text FOR UPDATE),
 e AS (DELETE FROM context_ledger.message_edits x USING s WHERE x.session = s.pk RETURNING 1),
 p AS (DELETE FROM context_ledger.pin_events x USING s WHERE x.session = s.pk RETURNING 1),

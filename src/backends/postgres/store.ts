@@ -97,6 +97,7 @@ const INT32_MAX = 2 ** 31 - 1
 import type { EvictionRow } from '../../db/rows.js'
 import {
   DELETE_SESSION_SQL,
+  LOCK_SESSION_SQL,
   EVICTION_OF_SQL,
   EVICTIONS_SQL,
   EDITS_SQL,
@@ -298,6 +299,31 @@ export class PostgresContextStore implements AsyncContextStore {
         return await this.db.query<R>(text, values, name)
       } catch (error) {
         // A read is safe to repeat on a new connection.
+        if ((isConnectionLoss(error) || isRetryable(error)) && attempt < 3) continue
+        throw toPgLedgerError(error, what, sessionId)
+      }
+    }
+  }
+
+  /**
+   * Runs statements in one transaction, again on a new connection when the connection was lost or the
+   * server asked for a retry (only for work that is safe to repeat: a delete).
+   *
+   * @param what - for errors
+   * @param sessionId - the session, for errors
+   * @param fn - the statements
+   * @returns what `fn` returned
+   */
+  private async transactionRetried<T>(
+    what: string,
+    sessionId: string,
+    fn: (query: <R>(text: string, values?: readonly unknown[]) => Promise<R[]>) => Promise<T>,
+  ): Promise<T> {
+    this.ensureOpen()
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.transaction(fn)
+      } catch (error) {
         if ((isConnectionLoss(error) || isRetryable(error)) && attempt < 3) continue
         throw toPgLedgerError(error, what, sessionId)
       }
@@ -637,7 +663,7 @@ export class PostgresContextStore implements AsyncContextStore {
   }
 
   /**
-   * Deletes a session and every row of it, in one statement; see `ContextStore.deleteSession`. `erased`
+   * Deletes a session and every row of it, in one transaction; see `ContextStore.deleteSession`. `erased`
    * is false: the deleted rows stay in the files until `VACUUM`.
    *
    * @param sessionId - the session
@@ -646,15 +672,20 @@ export class PostgresContextStore implements AsyncContextStore {
   async deleteSession(sessionId: string): Promise<DeleteSessionResult> {
     this.ensureWritable()
     checkSessionId(sessionId)
-    const [row] = await this.query<{
-      deleted: number
-      messages: number
-      tool_calls: number
-      pin_events: number
-      edits: number
-      summaries: number
-      evictions: number
-    }>(DELETE_SESSION_SQL, [sessionId], `delete session "${sessionId}"`, sessionId)
+    const [row] = await this.transactionRetried(`delete session "${sessionId}"`, sessionId, async (query) => {
+      // The row lock in a statement of its own, so the delete's snapshot is taken after it: an append that
+      // committed while the lock was awaited (appends update the row first) has its rows deleted too.
+      await query(LOCK_SESSION_SQL, [sessionId])
+      return query<{
+        deleted: number
+        messages: number
+        tool_calls: number
+        pin_events: number
+        edits: number
+        summaries: number
+        evictions: number
+      }>(DELETE_SESSION_SQL, [sessionId])
+    })
     this.formats.delete(sessionId)
     const deleted = (row?.deleted ?? 0) > 0
     return {
