@@ -19,6 +19,7 @@ import { unknownSession } from '../errors.js'
 import { count, iso, time, visible } from '../format.js'
 import { openStore } from '../open-ledger.js'
 import type { CommandContext } from '../program.js'
+import { EXPORT_READS } from '../export-statements.js'
 import { CLI_READS } from '../statements.js'
 import { printTable } from '../table.js'
 
@@ -107,7 +108,7 @@ export function fromLedgerState(store: ContextStore, sessionId: string): Evictio
   return db
     .transaction(() => {
       const session = store.session(sessionId)
-      const row = prepareSpec(db, CLI_READS.exportSession).get(sessionId)
+      const row = prepareSpec(db, EXPORT_READS.exportSession).get(sessionId)
       if (session === undefined || row === undefined) return undefined
       const pk = row.pk
       const b = session.boundary
