@@ -256,6 +256,8 @@ export const evictionLine = z.strictObject({
   summary: count.min(1).nullable(),
   /** For a rewind's row: the abandoned branch's session id (null once it was deleted). */
   abandoned: text.nullable().optional(),
+  /** The ledger's log clock when it was written (absent or null: before branches). */
+  clock: nullableCount.optional(),
 })
 
 /** Any line but the header. */

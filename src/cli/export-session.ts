@@ -132,6 +132,7 @@ export async function writeSessionExport(
       at: e.at,
       cut: e.cut,
       reason: e.reason,
+      ...(e.clock === null ? {} : { clock: e.clock }),
       // A rewind's row names the abandoned branch's session, by its id (never a summary).
       ...(e.cut === 'rewind'
         ? {

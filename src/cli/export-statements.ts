@@ -158,6 +158,8 @@ export interface EvictionExportRow {
   cut: string
   reason: string
   summary: number | null
+  /** The log clock it was written at (null: before branches). */
+  clock: number | null
 }
 
 /** The statements `export` reads with, by name. */
@@ -245,8 +247,17 @@ export const EXPORT_READS = {
   ),
   // The session's eviction log in key order (none on a file from before it: see hasEvictionLog).
   exportEvictions: rows<[session: number], EvictionExportRow>(
-    'SELECT from_seq, to_seq, version, at, cut, reason, summary FROM eviction_log WHERE session = ? ORDER BY to_seq, version DESC',
-    { from_seq: true, to_seq: true, version: true, at: true, cut: true, reason: true, summary: true },
+    'SELECT from_seq, to_seq, version, at, cut, reason, summary, clock FROM eviction_log WHERE session = ? ORDER BY to_seq, version DESC',
+    {
+      from_seq: true,
+      to_seq: true,
+      version: true,
+      at: true,
+      cut: true,
+      reason: true,
+      summary: true,
+      clock: true,
+    },
   ),
   exportPinEvents: rows<[session: number], PinEventExportRow>(
     'SELECT seq, action, actor, reason, at, version FROM pin_events WHERE session = ? ORDER BY id',

@@ -93,9 +93,10 @@ export const CLI_WRITES = {
       cut: string,
       reason: string,
       summary: number | null,
+      clock: number | null,
     ]
   >(
-    'INSERT INTO eviction_log (session, to_seq, version, from_seq, at, cut, reason, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO eviction_log (session, to_seq, version, from_seq, at, cut, reason, summary, clock) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
   ),
   insertPinEvent: write<
     [

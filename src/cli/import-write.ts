@@ -171,6 +171,7 @@ export function writeSession(
         e.cut,
         e.reason,
         e.summary === null ? null : (summaryIds.get(e.summary) ?? null),
+        e.clock ?? null,
       )
   }
   if (parsed.branchRows.length > 0) writeBranchRows(db, w, parsed, pk)

@@ -93,7 +93,7 @@ export interface InheritedLogParams {
   s: number
   /** The last seq it gives the branch (below the branch's boundary too). */
   max_seq: number
-  /** Its version at the fork below it. */
+  /** The last log clock it gives the branch: below every fork clock on the way down. */
   max_version: number
 }
 
@@ -165,20 +165,21 @@ export const BRANCH_RECALL_STATEMENTS = {
     },
   ),
 
-  // An ancestor's log rows a branch inherits from a seq on: about seqs up to `max_seq`, written up to
-  // `max_version` (a range of the log's key, cut where the inherited seqs end). A rewind's rows are about
-  // the conversation it took back, never inherited.
+  // An ancestor's log rows a branch inherits from a seq on: about seqs up to `max_seq`, written at log
+  // clock `max_version` at most (rows from before the clock was recorded have none: older than every
+  // branch); a range of the log's key, cut where the inherited seqs end. A rewind's rows are about the
+  // conversation it took back, never inherited.
   inheritedEvictionsFrom: rows<[InheritedLogParams & { from: number; limit: number }], EvictionRow>(
     `${EVICTION_SELECT} WHERE session = @s AND to_seq >= @from AND to_seq <= @max_seq
-      AND version <= @max_version AND cut <> 'rewind'
+      AND coalesce(clock, 0) <= @max_version AND cut <> 'rewind'
     ORDER BY to_seq, version DESC LIMIT @limit`,
     EVICTION_COLUMNS,
   ),
   // Why and when seq `n` last left an ancestor's window before the fork (the trunk's lookup, bounded by
-  // the fork's version; a run may reach past the inherited seqs).
+  // the fork's clock; a run may reach past the inherited seqs).
   inheritedEvictionOf: rows<[InheritedLogParams & { n: number }], EvictionRow>(
     `${EVICTION_SELECT} WHERE session = @s AND to_seq >= @n AND from_seq <= @n
-      AND version <= @max_version AND cut <> 'rewind'
+      AND coalesce(clock, 0) <= @max_version AND cut <> 'rewind'
     ORDER BY to_seq, version DESC LIMIT 1`,
     EVICTION_COLUMNS,
   ),

@@ -16,6 +16,7 @@ import type {
   PinnedRow,
   SearchHitRow,
 } from './rows.js'
+import { LOG_CLOCK } from './log-clock.js'
 import { rows, value, write } from './typed-statement.js'
 
 /** What a search binds: the FTS5 query, and each filter or null. */
@@ -188,7 +189,8 @@ export const RECALL_STATEMENTS = {
   indexAverages: value<[], Buffer>('SELECT block FROM search_index_data WHERE id = 1', 'block'),
 
   // One row per run of seqs a cut took out of the window, in the cut's transaction, after the session
-  // row's version moved: `version` orders the cuts of a session.
+  // row's version moved: `version` orders the cuts of a session; `clock`, the ledger's log clock, tells a
+  // branch which of its ancestors' rows are from before its fork (as the pin and edit logs' `version`).
   insertEviction: write<
     [
       toSeq: number,
@@ -200,8 +202,8 @@ export const RECALL_STATEMENTS = {
       session: number,
     ]
   >(
-    `INSERT INTO eviction_log (session, to_seq, version, from_seq, at, cut, reason, summary)
-    SELECT pk, ?, version, ?, ?, ?, ?, ? FROM sessions WHERE pk = ?`,
+    `INSERT INTO eviction_log (session, to_seq, version, from_seq, at, cut, reason, summary, clock)
+    SELECT pk, ?, version, ?, ?, ?, ?, ?, ${LOG_CLOCK} FROM sessions WHERE pk = ?`,
   ),
   // A dropped summary's fold is taken back: its rows go (each range of its `seqs` is a key range). A
   // rewind's row names a session in `summary` (the abandoned branch), never a summary: left alone.

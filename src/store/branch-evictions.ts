@@ -20,7 +20,6 @@
  */
 import type Database from 'better-sqlite3'
 import type { EvictionRow } from '../db/rows.js'
-import type { Statements } from '../db/statements.js'
 import { branchRecall, type BranchView } from './branch-recall.js'
 
 /** An eviction log row with where a branch has it from: its own log, or an ancestor's (its key). */
@@ -97,24 +96,4 @@ export function branchEvictions(
   }
   out.sort((a, b) => a.row.to_seq - b.row.to_seq || a.depth - b.depth || b.row.version - a.row.version)
   return out.slice(0, limit)
-}
-
-/**
- * Writes the row of a rewind in the rewound session's log, in the rewind's transaction, after the
- * session row's version moved (the row carries it).
- *
- * @param st - the connection's statements
- * @param pk - the rewound session's key
- * @param left - the seqs that left the conversation, `[from, to]` inclusive
- * @param abandoned - the abandoned branch's session key, which holds them now
- * @param at - when (ms)
- */
-export function recordRewind(
-  st: Statements,
-  pk: number,
-  left: readonly [number, number],
-  abandoned: number,
-  at: number,
-): void {
-  st.insertEviction.run(left[1], left[0], at, 'rewind', 'rewind', abandoned, pk)
 }

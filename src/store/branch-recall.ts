@@ -6,18 +6,15 @@
 import type Database from 'better-sqlite3'
 import { BRANCH_PENDING_STATEMENTS, BRANCH_RECALL_STATEMENTS } from '../db/branch-recall-statements.js'
 import { BRANCH_STATEMENTS } from '../db/branch-statements.js'
-import { prepareAll, prepareSpec, type PreparedAll } from '../db/typed-statement.js'
+import { prepareAll, type PreparedAll } from '../db/typed-statement.js'
 import { lineageOf, type Lineage } from './branches/lineage.js'
 import { pendingStatements } from './search-scope.js'
 
-/** The recall statements of branches, with the lineage's. */
-export type BranchRecall = PreparedAll<typeof BRANCH_RECALL_STATEMENTS> & {
-  readonly lineage: ReturnType<typeof prepareLineage>
-}
+/** The statements a recall read of a branch uses: the recall statements of branches and the lineage's. */
+const RECALL_READS = { ...BRANCH_RECALL_STATEMENTS, lineage: BRANCH_STATEMENTS.lineage }
 
-function prepareLineage(db: Database.Database) {
-  return prepareSpec(db, BRANCH_STATEMENTS.lineage)
-}
+/** The recall statements of branches, with the lineage's. */
+export type BranchRecall = PreparedAll<typeof RECALL_READS>
 
 const byConnection = new WeakMap<Database.Database, BranchRecall>()
 const pendingByConnection = new WeakMap<Database.Database, PreparedAll<typeof BRANCH_PENDING_STATEMENTS>>()
@@ -31,7 +28,7 @@ const pendingByConnection = new WeakMap<Database.Database, PreparedAll<typeof BR
 export function branchRecall(db: Database.Database): BranchRecall {
   let st = byConnection.get(db)
   if (st === undefined) {
-    st = { ...prepareAll(db, BRANCH_RECALL_STATEMENTS), lineage: prepareLineage(db) }
+    st = prepareAll(db, RECALL_READS)
     byConnection.set(db, st)
   }
   return st

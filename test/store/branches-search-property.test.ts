@@ -9,6 +9,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { checkSession } from '../../src/check/check-session.js'
+import { describeProblem } from '../../src/check/problems.js'
 import type { ContextStore, MessageData } from '../../src/index.js'
 import { fcRuns } from '../helpers/runs.js'
 import { useTempDir } from '../helpers/temp-store.js'
@@ -67,7 +69,7 @@ function apply(store: ContextStore, sessions: string[], o: Op): void {
       return
     }
     case 'window':
-      store.applyWindow(id, { windowSize: o.size, first: 0, last: 0 })
+      store.applyWindow(id, { windowSize: o.size, tokenBudget: undefined, first: 0, last: 0 })
       return
     case 'pin':
       if (count > 0) store.pin(id, { seq: o.at % count })
@@ -108,6 +110,9 @@ describe('search on branches', () => {
                 .filter((e) => JSON.stringify(e.message.content).split(/[^a-z]+/).includes(word))
               stored += own.length
             }
+            // The checker holds every session of the tree, branch or root, to every rule.
+            for (const id of sessions)
+              expect(checkSession(store, id).problems.map(describeProblem), `check ${id}`).toStrictEqual([])
             const all = store.search(word, { limit: 1000, summaries: false, excludeTools: [] })
             const keys = all.map((h) => `${h.sessionId}:${h.seq}`)
             expect(new Set(keys).size).toBe(keys.length)

@@ -94,7 +94,17 @@ function writeAll(
           `session "${id}": a rewind's row names the abandoned branch "${rename(named ?? '')}", which is neither in the input nor in the file; nothing was imported`,
           'INVALID_OPTIONS',
         )
-      w.insertEviction.run(x.pk, e.toSeq, e.version, e.fromSeq, e.at, e.cut, e.reason, abandoned)
+      w.insertEviction.run(
+        x.pk,
+        e.toSeq,
+        e.version,
+        e.fromSeq,
+        e.at,
+        e.cut,
+        e.reason,
+        abandoned,
+        e.clock ?? null,
+      )
     }
   const tree = checkTree(db).problems.find((t) => written.has(t.sessionId))
   if (tree !== undefined)

@@ -18,6 +18,7 @@ import { piecesOf } from './lineage.js'
 import { branchInfo, routerOf, sessionNotFound } from './tree.js'
 import type { RewindResult } from './types.js'
 import { validStart } from './window-copy.js'
+import { recordRewind, splitRewoundLog } from '../rewind-log.js'
 
 /** The first free `${id}~${k}`, k ≥ 1 (a minted id when that would be too long). */
 function freeId(ledger: Ledger, id: string): string {
@@ -207,7 +208,9 @@ export function rewind(ledger: Ledger, sessionId: string, options: unknown): Rew
     if (a === undefined) throw new Error(`abandoned branch "${id}" not found right after its insert`)
     ledger.keys.remember(id, a)
     abandon(ledger, b, a)
+    splitRewoundLog(br, { session: s.pk, abandoned: a, toSeq: to, tailFrom: b.from, beforeFork: before })
     restrict(ledger, b, now)
+    recordRewind(st, s.pk, [to + 1, s.message_count - 1], a, now)
     router.reset()
     return { session: branchInfo(router, s.pk), abandoned: branchInfo(router, a), left }
   })
