@@ -73,7 +73,6 @@ export async function writeSessionExport(
 ): Promise<number> {
   const s = prepareSpec(db, EXPORT_READS.exportSession).get(sessionId)
   if (s === undefined) throw unknownSession(file, sessionId)
-  const messages = prepareSpec(db, EXPORT_READS.messageCount).get(s.pk) ?? 0
   const counts = prepareSpec(db, EXPORT_READS.exportCounts).get({ s: s.pk }) ?? {
     tool_calls: 0,
     pin_events: 0,
@@ -86,6 +85,9 @@ export async function writeSessionExport(
       ? undefined
       : prepareSpec(db, EXPORT_READS.exportEvictions).all(s.pk)
   const branch = branchOf(db, s)
+  // The session's own messages (a branch's seqs start after its fork point).
+  const end = prepareSpec(db, EXPORT_READS.messageCount).get(s.pk) ?? 0
+  const messages = end === 0 ? 0 : end - (branch === undefined ? 0 : branch.forkSeq + 1)
   const branchRows = branch === undefined ? 0 : (prepareSpec(db, EXPORT_READS.branchRowCount).get(s.pk) ?? 0)
   await write({
     type: 'header',

@@ -129,7 +129,8 @@ class Block {
         this.summary(line, n)
         break
       case 'eviction':
-        inRange(line.toSeq, 'toSeq')
+        // A rewind's row is about the conversation it took back: its seqs are the abandoned branch's.
+        if (line.cut !== 'rewind') inRange(line.toSeq, 'toSeq')
         if (line.fromSeq > line.toSeq) throw refuse(n, `fromSeq ${line.fromSeq} is after toSeq ${line.toSeq}`)
         if (line.summary !== null && !this.summaryIds.has(line.summary))
           throw refuse(n, `summary ${line.summary} names no summary of the export before it`)
