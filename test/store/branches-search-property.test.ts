@@ -11,7 +11,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { checkSession } from '../../src/check/check-session.js'
 import { describeProblem } from '../../src/check/problems.js'
-import type { ContextStore, MessageData } from '../../src/index.js'
+import { PersistentConversationManager, type ContextStore, type MessageData } from '../../src/index.js'
 import { fcRuns } from '../helpers/runs.js'
 import { useTempDir } from '../helpers/temp-store.js'
 
@@ -26,15 +26,34 @@ type Op =
   | { kind: 'rewind'; on: number; to: number }
   | { kind: 'window'; on: number; size: number }
   | { kind: 'pin'; on: number; at: number }
+  | { kind: 'summarize'; on: number; word: number }
   | { kind: 'index' }
 
 const words = fc.array(fc.integer({ min: 0, max: WORDS.length - 1 }), { minLength: 1, maxLength: 3 })
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('append' as const), on: fc.nat(), texts: fc.array(words, { minLength: 1, maxLength: 4 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('append' as const),
+      on: fc.nat(),
+      texts: fc.array(words, { minLength: 1, maxLength: 4 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('fork' as const), on: fc.nat(), at: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('rewind' as const), on: fc.nat(), to: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('window' as const), on: fc.nat(), size: fc.integer({ min: 2, max: 6 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('window' as const),
+      on: fc.nat(),
+      size: fc.integer({ min: 2, max: 6 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('pin' as const), on: fc.nat(), at: fc.nat() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('summarize' as const), on: fc.nat(), word: fc.nat() }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'index' as const }) },
 )
 
@@ -43,13 +62,25 @@ const textOf = (ws: readonly number[]): string => ws.map((w) => WORDS[w] ?? 'app
 /** Alternating user and assistant text messages, continuing the session's roles. */
 function messages(store: ContextStore, id: string, texts: readonly number[][]): MessageData[] {
   const n = store.messageCount(id)
-  return texts.map((t, i) => ({ role: (n + i) % 2 === 0 ? 'user' : 'assistant', content: [{ text: textOf(t) }] }))
+  return texts.map((t, i) => ({
+    role: (n + i) % 2 === 0 ? 'user' : 'assistant',
+    content: [{ text: textOf(t) }],
+  }))
 }
 
 /** Runs one op against the store; sessions holds every session id made so far. */
-function apply(store: ContextStore, sessions: string[], o: Op): void {
+async function apply(store: ContextStore, sessions: string[], o: Op): Promise<void> {
   if (o.kind === 'index') {
     store.indexPending()
+    return
+  }
+  if (o.kind === 'summarize') {
+    const id = sessions[o.on % sessions.length] ?? 'root'
+    const m = new PersistentConversationManager({ store, sessionId: id, windowSize: 4 })
+    await m.summarize(() => `summary of ${WORDS[o.word % WORDS.length] ?? 'apple'}`, {
+      summaryRatio: 0.5,
+      preserveRecentMessages: 2,
+    })
     return
   }
   const id = sessions[o.on % sessions.length] ?? 'root'
@@ -80,34 +111,66 @@ function apply(store: ContextStore, sessions: string[], o: Op): void {
 function reference(store: ContextStore, id: string, word: string): string[] {
   return store
     .history(id, { limit: 100_000 })
-    .filter((e) => JSON.stringify(e.message.content).split(/[^a-z]+/).includes(word))
+    .filter((e) =>
+      JSON.stringify(e.message.content)
+        .split(/[^a-z]+/)
+        .includes(word),
+    )
     .map((e) => `${e.seq}:${e.inWindow ? 'in' : 'out'}:${e.pinned ? 'pinned' : '-'}`)
     .sort()
 }
 
 describe('search on branches', () => {
-  it('finds in each branch exactly what a scan of its history finds, and each stored row once unfiltered', () => {
-    fc.assert(
-      fc.property(
+  it('finds in each branch exactly what a scan of its history finds, and each stored row once unfiltered', async () => {
+    await fc.assert(
+      fc.asyncProperty(
         fc.array(op, { minLength: 1, maxLength: 30 }),
         fc.integer({ min: 0, max: WORDS.length - 1 }),
-        (ops, w) => {
+        async (ops, w) => {
           const store = dir.open(`p${Math.random().toString(36).slice(2)}.db`)
           try {
             const sessions = ['root']
             store.append('root', messages(store, 'root', [[0, 1], [2], [3, 4]]))
-            for (const o of ops) apply(store, sessions, o)
+            for (const o of ops) await apply(store, sessions, o)
             const word = WORDS[w] ?? 'apple'
             let stored = 0
             for (const id of sessions) {
-              const hits = store.search(word, { sessionId: id, limit: 1000, summaries: false, excludeTools: [] })
+              const hits = store.search(word, {
+                sessionId: id,
+                limit: 1000,
+                summaries: false,
+                excludeTools: [],
+              })
               expect(hits.every((h) => h.sessionId === id)).toBe(true)
-              const found = hits.map((h) => `${h.seq}:${h.inWindow ? 'in' : 'out'}:${h.pinned ? 'pinned' : '-'}`)
+              const found = hits.map(
+                (h) => `${h.seq}:${h.inWindow ? 'in' : 'out'}:${h.pinned ? 'pinned' : '-'}`,
+              )
               expect(found.sort(), `session ${id}`).toStrictEqual(reference(store, id, word))
+              // Its summaries: its own and the one it inherited, as summaries() lists them.
+              const summaryHits = store
+                .search(word, { sessionId: id, limit: 1000, excludeTools: [] })
+                .filter((h) => h.kind === 'summary')
+                .map((h) => h.summaryId)
+              const summaries = store
+                .summaries(id)
+                .filter((x) =>
+                  JSON.stringify(x.message.content)
+                    .split(/[^a-z]+/)
+                    .includes(word),
+                )
+                .map((x) => x.id)
+              expect(summaryHits.sort(), `summaries of ${id}`).toStrictEqual(summaries.sort())
               const info = store.branches(id).find((b) => b.sessionId === id)
               const own = store
-                .history(id, { fromSeq: info?.forkSeq === null || info === undefined ? 0 : info.forkSeq + 1, limit: 100_000 })
-                .filter((e) => JSON.stringify(e.message.content).split(/[^a-z]+/).includes(word))
+                .history(id, {
+                  fromSeq: info?.forkSeq === null || info === undefined ? 0 : info.forkSeq + 1,
+                  limit: 100_000,
+                })
+                .filter((e) =>
+                  JSON.stringify(e.message.content)
+                    .split(/[^a-z]+/)
+                    .includes(word),
+                )
               stored += own.length
             }
             // The checker holds every session of the tree, branch or root, to every rule.
