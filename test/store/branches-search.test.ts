@@ -117,7 +117,6 @@ describe('search in a branch', () => {
   it('filters by role, time and tool as the trunk does', () => {
     const store = dir.open()
     tree(store)
-    const since = Date.now() + 1
     store.append('b', [
       assistant('calling'),
       {
@@ -138,7 +137,16 @@ describe('search in a branch', () => {
       'b:10',
       'b:9',
     ])
-    expect(where(store.search('replication', { sessionId: 'b', until: since, limit: 100 })).length).toBe(7)
+    // `since`/`until` read each row's own append time, an inherited one's included.
+    const times = new Map(store.history('b').map((e) => [e.seq, e.createdAt.getTime()]))
+    const cut = times.get(4) ?? 0
+    const hits = store.search('replication', { sessionId: 'b', limit: 100 })
+    expect(
+      where(store.search('replication', { sessionId: 'b', until: cut, limit: 100 })).sort(),
+    ).toStrictEqual(where(hits.filter((h) => (times.get(h.seq) ?? 0) < cut)).sort())
+    expect(
+      where(store.search('replication', { sessionId: 'b', since: cut, limit: 100 })).sort(),
+    ).toStrictEqual(where(hits.filter((h) => (times.get(h.seq) ?? 0) >= cut)).sort())
   })
 
   it('finds the summary its window inherited, and its own, with the end the branch gave them', async () => {
