@@ -31,8 +31,9 @@ export interface RewoundLog {
 }
 
 /**
- * Splits the rewound session's eviction log between it and the abandoned branch, after the rows have
- * moved and before the session's window is restricted.
+ * Splits the rewound session's eviction log between it and the abandoned branch, once the rows have
+ * moved and the session's window is restricted (its tail starts at `tailFrom`), before it is planned
+ * again with its limits.
  *
  * @param br - the branch statements, inside the rewind's write transaction
  * @param r - the rewind
