@@ -217,7 +217,8 @@ function readSummaries(
 ): SummaryRecord[] | undefined {
   try {
     const newest = store.summaries(sessionId, { limit: SUMMARIES_PAGE })
-    if (newest.length < SUMMARIES_PAGE || row === undefined) return withInheritedChains(store, sessionId, newest)
+    // A branch's list holds the inherited chain too (the core lists it: docs/api.md, "summaries").
+    if (newest.length < SUMMARIES_PAGE || row === undefined) return newest
     // LIMIT -1: no limit.
     return prepareSpec(store.connection(), STATEMENTS.summariesOf)
       .all(row.pk, -1)
@@ -239,39 +240,6 @@ function readSummaries(
     }
     return undefined
   }
-}
-
-/**
- * A branch's summaries with the chain of the one it inherited: the summary its window showed at the fork
- * is an ancestor's, and so are the summaries it replaced or regenerated (read through the branch, which
- * finds them in its lineage) — the rules walk that chain down to the raw messages.
- */
-function withInheritedChains(
-  store: ContextStoreReader,
-  sessionId: string,
-  list: SummaryRecord[],
-): SummaryRecord[] {
-  const known = new Map(list.map((x) => [x.id, x]))
-  const todo = list.filter((x) => x.inherited)
-  for (let x = todo.pop(); x !== undefined; x = todo.pop())
-    for (const [id, reason] of [
-      [x.replaces, 'replaced'],
-      [x.regenerates, 'regenerated'],
-    ] as const)
-      if (id !== undefined && !known.has(id)) {
-        // In the branch's view it ended when the summary after it in the chain was made, whatever its own
-        // session did with it later (it may show it still: the fold was made below it).
-        const link: SummaryRecord = {
-          ...store.summary(sessionId, id),
-          inherited: true,
-          current: false,
-          endReason: reason,
-          endedAt: x.createdAt,
-        }
-        known.set(id, link)
-        todo.push(link)
-      }
-  return known.size === list.length ? list : [...known.values()].sort((a, b) => b.id - a.id)
 }
 
 /**

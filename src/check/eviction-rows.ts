@@ -7,7 +7,8 @@
  * boundary back: a row at or above the boundary names seqs that never left); no earlier than the
  * latest append of its messages (`at`); the runs one cut wrote do not overlap; and a summary's fold rows
  * share one version, newer than the fold of every summary before it. A file from before
- * the log has no rows to check. A rewind's row (cut `rewind`) is about the conversation the rewind took
+ * the log has no rows to check. A branch's fold rows may name the summary it inherited or one of the
+ * chain below it (a rewind hands the abandoned branch the rows of folds into them). A rewind's row (cut `rewind`) is about the conversation the rewind took
  * back: it names the abandoned branch (a session of kind `abandoned`, or none once that was deleted), and
  * none of the seq rules apply. Not checked: that every evicted message has a row (cuts made before a
  * file was migrated have none), nor kept rows covered by a run (a message pinned back into the window
@@ -51,6 +52,8 @@ export function checkEvictionRows(
   const version = prepareSpec(db, CHECK_READS.sessionVersion).get(pk) ?? 0
   const summaries = new Map<number, [number, number][]>()
   for (const x of prepareSpec(db, CHECK_READS.summarySeqs).iterate(pk)) summaries.set(x.id, ranges(x.seqs))
+  for (const x of prepareSpec(db, CHECK_READS.inheritedSummarySeqs).iterate(pk))
+    summaries.set(x.id, ranges(x.seqs))
   const createdAt = prepareSpec(db, CHECK_READS.runCreatedAt)
   const byVersion = new Map<number, [number, number][]>()
   const foldVersions = new Map<number, number[]>()

@@ -98,6 +98,18 @@ export const CHECK_READS = {
   sessionKind: value<[pk: number], string>('SELECT kind FROM sessions WHERE pk = ?', 'kind'),
   summaryIds: value<[session: number], number>('SELECT id FROM summaries WHERE session = ?', 'id'),
   // Each summary's own folded seqs (JSON half-open ranges), for the fold rows of the eviction log.
+  // A branch's inherited summary and the chain below it (the ancestors' summaries it replaced or
+  // regenerated): its fold rows may name them (a rewind hands the abandoned branch such rows).
+  inheritedSummarySeqs: rows<[session: number], { id: number; seqs: string }>(
+    `WITH RECURSIVE chain (id) AS (
+      SELECT fork_summary FROM sessions WHERE pk = ? AND fork_summary IS NOT NULL
+      UNION
+      SELECT x.replaces FROM chain JOIN summaries x ON x.id = chain.id WHERE x.replaces IS NOT NULL
+      UNION
+      SELECT x.regenerates FROM chain JOIN summaries x ON x.id = chain.id WHERE x.regenerates IS NOT NULL)
+    SELECT x.id, x.seqs FROM chain JOIN summaries x ON x.id = chain.id`,
+    { id: true, seqs: true },
+  ),
   summarySeqs: rows<[session: number], { id: number; seqs: string }>(
     'SELECT id, seqs FROM summaries WHERE session = ?',
     { id: true, seqs: true },

@@ -74,6 +74,24 @@ export interface BranchSummaryHitRow {
   end_reason: string | null
 }
 
+/**
+ * The summaries a branch inherits (docs/api.md, "summaries"): the one its window showed at the fork
+ * (`fork_summary`) and every summary it or one of its own replaced or regenerated, down the chain — each
+ * with how it left the branch's window (`why`).
+ */
+const SUMMARY_CHAIN = `WITH RECURSIVE chain (id, why) AS (
+    SELECT fork_summary, NULL FROM sessions WHERE pk = @branch AND fork_summary IS NOT NULL
+    UNION SELECT replaces, 'replaced' FROM summaries WHERE session = @branch AND replaces IS NOT NULL
+    UNION SELECT regenerates, 'regenerated' FROM summaries WHERE session = @branch AND regenerates IS NOT NULL
+    UNION SELECT x.replaces, 'replaced' FROM chain JOIN summaries x ON x.id = chain.id WHERE x.replaces IS NOT NULL
+    UNION SELECT x.regenerates, 'regenerated' FROM chain JOIN summaries x ON x.id = chain.id
+      WHERE x.regenerates IS NOT NULL)`
+
+/** How summary `x` left branch `b`'s window: its own end, the inherited one's in the branch, or the chain's. */
+const SEEN_END = `(CASE WHEN x.session = @branch THEN x.end_reason
+    WHEN x.id IS b.fork_summary THEN b.fork_summary_end_reason
+    ELSE coalesce(x.end_reason, (SELECT why FROM chain WHERE chain.id = x.id AND why IS NOT NULL LIMIT 1)) END)`
+
 /** The eviction log's columns, in the order of {@link EvictionRow}. */
 const EVICTION_SELECT = 'SELECT from_seq, to_seq, version, at, cut, reason, summary FROM eviction_log'
 
@@ -116,9 +134,11 @@ export const BRANCH_RECALL_STATEMENTS = {
   ),
   // The part's messages of the index that match and pass the filters, best first: every match of the
   // part's rowid range joined to its row (when the filters reject most of the best candidates).
+  // CROSS JOIN: FTS5's matches drive (left to itself the planner walks the part's seq range and probes
+  // FTS5 once per message, a cost of the part's length instead of its matches).
   branchSearchMessages: rows<[BranchSearchParams], SearchHitRow>(
     `SELECT f.rowid AS doc, bm25(search_index) AS score
-    FROM search_index f JOIN messages m ON m.id = f.rowid ${SEEN_BY}
+    FROM search_index f CROSS JOIN messages m ON m.id = f.rowid ${SEEN_BY}
     WHERE search_index MATCH @q AND f.rowid >= @id_lo AND f.rowid <= @id_hi AND ${BRANCH_FILTERS}
     ORDER BY score, doc LIMIT @limit`,
     HIT_COLUMNS,
@@ -130,29 +150,29 @@ export const BRANCH_RECALL_STATEMENTS = {
     FROM messages m ${SEEN_BY} WHERE m.id = @id`,
     { seq: true, uid: true, role: true, pinned: true, in_window: true, created_at: true },
   ),
-  // The summaries a branch sees — its own, and the one an ancestor's window showed at the fork, which
-  // the branch's showed then too (`fork_summary`) — that match, as the trunk's filters read them; the
-  // inherited one ends where the branch's window let it go (`fork_summary_end_reason`).
+  // The summaries a branch sees (its own, the one its window showed at the fork and the chain below
+  // it: see SUMMARY_CHAIN) that match, as the trunk's filters read them, each ended as the branch sees it.
+  // CROSS JOIN: FTS5's matches drive.
   branchSearchSummaries: rows<[SearchParams & { branch: number }], SearchHitRow>(
-    `SELECT f.rowid AS doc, bm25(search_index) AS score
-    FROM search_index f JOIN summaries x ON x.id = -f.rowid JOIN sessions b ON b.pk = @branch
+    `${SUMMARY_CHAIN}
+    SELECT f.rowid AS doc, bm25(search_index) AS score
+    FROM search_index f CROSS JOIN summaries x ON x.id = -f.rowid JOIN sessions b ON b.pk = @branch
     WHERE search_index MATCH @q AND f.rowid < 0
-      AND (x.session = @branch OR x.id IS b.fork_summary)
+      AND (x.session = @branch OR x.id IN (SELECT id FROM chain))
       AND (@role IS NULL OR @role = 'user')
       AND (@pinned IS NULL OR @pinned = 0)
       AND (@in_window IS NULL OR (b.summary IS x.id) = @in_window)
       AND (@since IS NULL OR x.created_at >= @since)
       AND (@until IS NULL OR x.created_at < @until)
       AND @tool IS NULL
-      AND (@ended IS NULL OR (CASE WHEN x.session = @branch THEN x.end_reason
-        WHEN x.id IS b.fork_summary THEN b.fork_summary_end_reason ELSE x.end_reason END) IS NULL)
+      AND (@ended IS NULL OR ${SEEN_END} IS NULL)
     ORDER BY score, doc LIMIT @limit`,
     HIT_COLUMNS,
   ),
   branchHitSummary: rows<[{ id: number; branch: number }], BranchSummaryHitRow>(
-    `SELECT x.id, x.uid, x.seqs, x.to_boundary, (b.summary IS x.id) AS in_window, x.created_at,
-      CASE WHEN x.session = @branch THEN x.end_reason
-        WHEN x.id IS b.fork_summary THEN b.fork_summary_end_reason ELSE x.end_reason END AS end_reason
+    `${SUMMARY_CHAIN}
+    SELECT x.id, x.uid, x.seqs, x.to_boundary, (b.summary IS x.id) AS in_window, x.created_at,
+      ${SEEN_END} AS end_reason
     FROM summaries x JOIN sessions b ON b.pk = @branch WHERE x.id = @id`,
     {
       id: true,
@@ -206,7 +226,7 @@ export const BRANCH_RECALL_STATEMENTS = {
 export const BRANCH_PENDING_STATEMENTS = {
   branchSearchPending: rows<[BranchSearchParams], SearchHitRow>(
     `SELECT f.rowid AS doc, bm25(search_pending) AS score
-    FROM temp.search_pending f JOIN main.messages m ON m.id = f.rowid
+    FROM temp.search_pending f CROSS JOIN main.messages m ON m.id = f.rowid
     JOIN main.sessions b ON b.pk = @branch
     LEFT JOIN main.branch_rows o ON o.session = @branch AND o.seq = m.seq
     WHERE search_pending MATCH @q AND ${BRANCH_FILTERS}
