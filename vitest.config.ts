@@ -40,6 +40,9 @@ export const CONFORMANCE = [
   'test/store/formats-ui-conformance.test.ts',
   'test/store/formats-agents-conformance.test.ts',
   'test/store/formats-langchain-conformance.test.ts',
+  'test/store/formats-claude-agent.test.ts',
+  'test/store/formats-claude-agent-property.test.ts',
+  'test/store/prune-once-formats.test.ts',
   'test/window/formats-equivalence.test.ts',
   'test/formats/adversarial-approvals.test.ts',
   'test/store/search-filters-property.test.ts',
@@ -52,7 +55,15 @@ export const CONFORMANCE = [
   'test/adapters/langchain/agent-conformance.test.ts',
   'test/adapters/langchain/history-conformance.test.ts',
   'test/store/append-expect-count.test.ts',
+  'test/store/session-metadata.test.ts',
   'test/store/window-entries.test.ts',
+  'test/adapters/claude-agent-sdk/conformance.test.ts',
+  'test/adapters/claude-agent-sdk/bad-input.test.ts',
+  'test/adapters/claude-agent-sdk/oracle.test.ts',
+  'test/adapters/claude-agent-sdk/transcripts.test.ts',
+  'test/adapters/claude-agent-sdk/recorded-runs.test.ts',
+  'test/adapters/claude-agent-sdk/sdk-functions.test.ts',
+  'test/adapters/claude-agent-sdk/retention.test.ts',
 ]
 
 export default defineConfig({

@@ -54,6 +54,7 @@ export {
   type LedgerEntry,
   type WindowEntry,
   type AppendOptions,
+  type SessionMetadataFold,
   type MessageRef,
   type PinAttribution,
   type PinEvent,

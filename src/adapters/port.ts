@@ -21,7 +21,7 @@ import type {
   PinResult,
   WindowResult,
 } from '../store/context-store.js'
-import type { SummarizeOptions } from '../manager/manager-options.js'
+import type { ManagerAppendOptions, SummarizeOptions } from '../manager/manager-options.js'
 import type { SummarizeResult, Summarizer } from '../summaries/summarize.js'
 import type { AsyncRecallManager } from '../tools/recall-tools.js'
 import {
@@ -50,9 +50,10 @@ export interface LedgerPort {
   readonly recall: PersistentConversationManager | AsyncRecallManager
   /**
    * Appends messages (all or none) in the session's format; with `expectCount`, only when the session
-   * holds exactly that many messages (else `APPEND_CONFLICT`, nothing written).
+   * holds exactly that many messages (else `APPEND_CONFLICT`, nothing written); with `sessionMetadata`,
+   * folding what it wrote into the session's metadata in the same transaction (see `AppendOptions`).
    */
-  append(messages: readonly unknown[], options?: { readonly expectCount?: number }): Promise<LedgerEntry[]>
+  append(messages: readonly unknown[], options?: ManagerAppendOptions): Promise<LedgerEntry[]>
   /** Enforces the window limits. */
   applyWindow(): Promise<WindowResult>
   /** The window, in the session's format. */
@@ -79,8 +80,13 @@ export interface LedgerPort {
   pin(ref: MessageRef, pinned: boolean, attribution: PinAttribution): Promise<PinResult>
 }
 
-/** Runs a synchronous call as a Promise: its value, or a rejection with what it threw. */
-async function later<T>(fn: () => T): Promise<T> {
+/**
+ * Runs a synchronous call as a Promise: its value, or a rejection with what it threw.
+ *
+ * @param fn - the call
+ * @returns its value, a turn of the event loop later
+ */
+export async function later<T>(fn: () => T): Promise<T> {
   await Promise.resolve()
   return fn()
 }

@@ -38,7 +38,7 @@ function isShapeToolPairStart(m: MessageShape, next: MessageShape | undefined): 
 }
 
 /**
- * For a format whose items each make one call (`callIdsOnce`): by seq, whether a call made before the
+ * For a format whose steps come as several messages (`splitSteps`): by seq, whether a call made before the
  * message was still waiting when it came (a pair may not start there).
  */
 function waitingBefore(shapes: readonly MessageShape[]): boolean[] {
@@ -53,7 +53,7 @@ function waitingBefore(shapes: readonly MessageShape[]): boolean[] {
 
 /** `pair_start` as the store derives it for the session's format (see `pairAt` in append-rows.ts). */
 function pairStartsOf(session: CheckSessionRow, shapes: readonly MessageShape[]): (seq: number) => boolean {
-  const alone = formatNamed(session.format).callIdsOnce
+  const alone = formatNamed(session.format).splitSteps === true
   const blocked = alone ? waitingBefore(shapes) : []
   return (seq) => {
     const m = shapes[seq]

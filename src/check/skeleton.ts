@@ -78,7 +78,8 @@ export function formatBodyProblem(
   limits: MessageLimits,
 ): BodyProblem | undefined {
   try {
-    format.snapshot(body, limits)
+    if (format.snapshotStored === undefined) format.snapshot(body, limits)
+    else format.snapshotStored(body, limits)
     return undefined
   } catch (error) {
     if (!(error instanceof ContextLedgerError)) throw error

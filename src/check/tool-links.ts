@@ -90,9 +90,11 @@ export function checkToolLinks(
     let lateResults = 0
     for (const id of m.results) {
       if (results.has(toolKey(seq, id))) continue
-      // A late result answers a call that was no longer waiting: no link, but the call was made before.
+      // A late result answers a call that was no longer waiting: no link, but the call was made before —
+      // or, in a format that stores a result for a call never made as late (a transcript mirror), not.
       const made = calledAt.get(id)
-      if (late.has(seq) && made !== undefined && made < seq) lateResults++
+      const known = made !== undefined && made < seq
+      if (late.has(seq) && (known || facts.format.unknownResults === 'late')) lateResults++
       else links.add(seq, `seq ${seq} answers ${id}, and no tool_calls row links it`)
     }
     if (late.has(seq) && lateResults === 0)

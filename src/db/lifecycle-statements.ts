@@ -20,9 +20,10 @@ export const LIFECYCLE_STATEMENTS = {
   deleteEvictions: write<[session: number]>('DELETE FROM eviction_log WHERE session = ?'),
   deleteSession: write<[pk: number]>('DELETE FROM sessions WHERE pk = ?'),
   // Walks the (session, seq) index from where the previous batch stopped; the already-pruned test reads
-  // only rows old enough, out of the window and unpinned. Already pruned: the body carries the marker
-  // (only prunedForm writes it: a caller's is stripped on the way in) and the edit log holds the erasure
-  // that wrote it (only the store writes the log) — so a marker forged before it was stripped is pruned.
+  // only rows old enough, out of the window and unpinned. Already pruned: the body carries the marker where
+  // its format keeps the library's notes (only prunedForm writes it: a caller's is stripped on the way in,
+  // or refused at a claude-agent entry's top-level contextLedger) and the edit log holds the erasure that
+  // wrote it (only the store writes the log) — so a marker forged before it was stripped is pruned.
   pruneCandidates: rows<
     [session: number, fromSeq: number, boundary: number, before: number, limit: number],
     MessageRow
@@ -31,7 +32,10 @@ export const LIFECYCLE_STATEMENTS = {
       WHERE session = ? AND seq >= ? AND seq < ? AND kept = 0 AND pinned = 0 AND created_at < ?
         AND NOT ((json_extract(body, '$.metadata.custom.contextLedger.pruned') IS 1
             OR json_extract(body, '$.providerOptions.contextLedger.pruned') IS 1
-            OR json_extract(body, '$.metadata.contextLedger.pruned') IS 1) AND EXISTS (SELECT 1
+            OR json_extract(body, '$.metadata.contextLedger.pruned') IS 1
+            OR json_extract(body, '$.providerData.contextLedger.pruned') IS 1
+            OR json_extract(body, '$.data.additional_kwargs.context_ledger.pruned') IS 1
+            OR json_extract(body, '$.contextLedger.pruned') IS 1) AND EXISTS (SELECT 1
           FROM message_edits e WHERE e.session = messages.session AND e.seq = messages.seq AND e.kind = 'redact'))
       ORDER BY seq LIMIT ?`,
     ENTRY_COLUMNS,

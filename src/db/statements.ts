@@ -157,6 +157,8 @@ export const STATEMENTS = {
     'UPDATE sessions SET updated_at = ?, version = version + 1 WHERE pk = ?',
   ),
   setSessionLimits: write<[limits: string, pk: number]>('UPDATE sessions SET limits = ? WHERE pk = ?'),
+  // An append's `sessionMetadata`: the caller's notes on the session, not the window (no version move).
+  setSessionMetadata: write<[metadata: string, pk: number]>('UPDATE sessions SET metadata = ? WHERE pk = ?'),
   // The summary the window shows changes with the window: the version moves too.
   setSessionSummary: write<[summary: number | null, updatedAt: number, pk: number]>(
     'UPDATE sessions SET summary = ?, updated_at = ?, version = version + 1 WHERE pk = ?',

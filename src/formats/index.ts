@@ -8,6 +8,7 @@ import { countTokens, estimateTokens, type TokenCounter } from '../messages/toke
 import type { StoredMessageData } from '../messages/types.js'
 import { aiSdkModelFormat } from './ai-sdk-model/index.js'
 import { aiSdkUiFormat } from './ai-sdk-ui/index.js'
+import { claudeAgentFormat } from './claude-agent/index.js'
 import { langchainFormat } from './langchain/index.js'
 import { openaiAgentsFormat } from './openai-agents/index.js'
 import { strandsFormat } from './strands/index.js'
@@ -30,6 +31,7 @@ const FORMATS = new Map<MessageFormatName, BodyFormat>([
   ['ai-sdk/ui', aiSdkUiFormat as unknown as BodyFormat],
   ['openai-agents', openaiAgentsFormat as unknown as BodyFormat],
   ['langchain', langchainFormat as unknown as BodyFormat],
+  ['claude-agent', claudeAgentFormat as unknown as BodyFormat],
 ])
 
 /**

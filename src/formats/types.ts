@@ -14,6 +14,7 @@ export const MESSAGE_FORMATS = Object.freeze([
   'ai-sdk/ui',
   'openai-agents',
   'langchain',
+  'claude-agent',
 ] as const)
 
 /** The name of a message format (see {@link MESSAGE_FORMATS}). */
@@ -81,7 +82,10 @@ export interface LedgerNotes {
 export interface LateToolResult {
   /** The call's id. */
   readonly id: string
-  /** The tool's name, from the call the session recorded. */
+  /**
+   * The tool's name, from the call the session recorded; '' for a call the session never made (stored
+   * late only in a format with {@link MessageFormat.unknownResults} `'late'`).
+   */
   readonly name: string
 }
 
@@ -100,6 +104,15 @@ export interface MessageFormat<M = unknown> {
    * @throws ContextLedgerError `INVALID_MESSAGE` naming the path of the first bad field
    */
   snapshot(input: unknown, limits: MessageLimits): M
+  /**
+   * Validates a body as the ledger holds it: for a format whose `snapshot` refuses the ledger's notes
+   * instead of stripping them (an entry stored exactly), a body carrying them in exactly the form the
+   * ledger writes (a pruned entry, a summary) passes too. `check` and a summary's validation use it;
+   * absent, `snapshot` serves (it strips the notes, so it accepts what the ledger wrote).
+   *
+   * @throws ContextLedgerError `INVALID_MESSAGE` naming the path of the first bad field
+   */
+  snapshotStored?(input: unknown, limits: MessageLimits): M
   /** The id the message carries in its own shape (Strands' `trackingId`, a UI message's `id`), if any. */
   idOf(message: M): string | undefined
   /**
@@ -115,6 +128,26 @@ export interface MessageFormat<M = unknown> {
    * already used is refused, instead of opening a second call under it once the first was answered.
    */
   readonly callIdsOnce: boolean
+  /**
+   * A model's step comes as several messages, each making its own calls (an Agents item, a Claude
+   * transcript entry: one block each), so its calls may be answered after other messages of the step: a
+   * message that makes calls opens a tool pair only when the next message answers exactly its calls and
+   * no call made before it still waits. Default false: one message makes all of a step's calls.
+   */
+  readonly splitSteps?: boolean
+  /**
+   * Whether the store answers calls a message leaves waiting with a repair row (default true). False for
+   * a framework that answers interrupted calls itself (the Claude CLI writes its own error results): the
+   * ledger mirrors its transcript and never writes a row of its own into it; a call nobody answered stays
+   * open, and every message carries it on.
+   */
+  readonly repairs?: boolean
+  /**
+   * What a result for a call the session never made is: refused (`INVALID_MESSAGE`, the default), or —
+   * `'late'` — stored as a late result (archived as sent, shown in the window as text), for a format
+   * that mirrors a transcript another program owns and must never refuse what it wrote.
+   */
+  readonly unknownResults?: 'late'
   /**
    * The message as stored under `id`: a format whose shape holds an id puts it there (Strands'
    * `trackingId`); the others return the message unchanged and the id lives only in the ledger's column.

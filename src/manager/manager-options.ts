@@ -8,6 +8,7 @@ import { describeValue } from '../messages/limits.js'
 import type { TokenCounter } from '../messages/tokens.js'
 import type { MessageFormatName } from '../formats/types.js'
 import type { AppendOptions } from '../store/append-format.js'
+import type { SessionMetadataFold } from '../store/session-metadata.js'
 import { checkKeys, invalidOption } from '../store/check-args.js'
 import type { Summarizer } from '../summaries/summarize.js'
 import type { FoldRequest } from '../window/plan-types.js'
@@ -19,15 +20,20 @@ export interface ManagerAppendOptions {
    * not exist yet); otherwise `APPEND_CONFLICT` and nothing is written. See the store's `append`.
    */
   readonly expectCount?: number | undefined
+  /**
+   * Folds what the append wrote into the session's metadata, in the append's own transaction. See the
+   * store's `AppendOptions.sessionMetadata`.
+   */
+  readonly sessionMetadata?: SessionMetadataFold | undefined
 }
 
 /**
  * The store's append options for a manager's append: the manager's token counter and format, and the
- * caller's `expectCount` (checked by the store).
+ * caller's `expectCount` and `sessionMetadata` (checked by the store).
  *
  * @param tokenCounter - the manager's token counter
  * @param format - the manager's format, if named
- * @param options - the caller's options (unchecked: an object with only `expectCount`)
+ * @param options - the caller's options (unchecked: an object with only `expectCount`, `sessionMetadata`)
  * @returns the store's options
  * @throws ContextLedgerError `INVALID_OPTIONS` for an unknown option
  */
@@ -36,11 +42,17 @@ export function managerAppendOptions(
   format: MessageFormatName | undefined,
   options: unknown,
 ): AppendOptions {
-  const { expectCount } = checkKeys(options ?? {}, 'options', ['expectCount'])
-  return expectCount === undefined
-    ? { tokenCounter, format }
-    : // Whatever it is, the store checks it (INVALID_OPTIONS at `expectCount`).
-      { tokenCounter, format, expectCount: expectCount as number }
+  const { expectCount, sessionMetadata } = checkKeys(options ?? {}, 'options', [
+    'expectCount',
+    'sessionMetadata',
+  ])
+  // Whatever they are, the store checks them (INVALID_OPTIONS at `expectCount`, `sessionMetadata`).
+  return {
+    tokenCounter,
+    format,
+    ...(expectCount === undefined ? {} : { expectCount: expectCount as number }),
+    ...(sessionMetadata === undefined ? {} : { sessionMetadata: sessionMetadata as SessionMetadataFold }),
+  }
 }
 
 /** Options of `PersistentConversationManager.reduce`. */

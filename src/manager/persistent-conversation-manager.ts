@@ -152,7 +152,8 @@ export class PersistentConversationManager {
    * no-op returning the existing entry.
    *
    * @param messages - a message or an array of them, oldest first
-   * @param options - `expectCount`: append only when the session holds exactly that many messages
+   * @param options - `expectCount`: append only when the session holds exactly that many messages;
+   *   `sessionMetadata`: fold what it wrote into the session's metadata (see the store's `append`)
    * @returns the entry, or entries in input order
    * @throws ContextLedgerError `INVALID_MESSAGE`, `DUPLICATE_MESSAGE`, `INVALID_TOKEN_COUNT`, `STORAGE_FULL`,
    *   `APPEND_CONFLICT` (the session does not hold `expectCount` messages; nothing is written)

@@ -8,6 +8,7 @@ import { checkFormatName, formatNamed, type BodyFormat, type MessageFormatName }
 import { describeValue } from '../messages/limits.js'
 import { estimateTokens, type TokenCounter } from '../messages/tokens.js'
 import { checkTokenCounter, invalidOption } from './check-args.js'
+import { checkSessionMetadataFold, type SessionMetadataFold } from './session-metadata.js'
 
 /** Options of `append` besides the messages. */
 export interface AppendOptions {
@@ -24,19 +25,32 @@ export interface AppendOptions {
    * transaction. Otherwise `APPEND_CONFLICT` and nothing is written. Omitted: no check.
    */
   readonly expectCount?: number | undefined
+  /**
+   * Folds what the append wrote into the session's metadata (`SessionSummary.metadata`), in the append's
+   * own write transaction, so two writers never lose each other's fold. Called once, after the rows are
+   * written, with the session's metadata parsed (undefined when it has none), the entries this call newly
+   * wrote (not ones a retry or a unique id matched, not repair rows; `[]` when it wrote none) and the time
+   * the rows were stamped with (ms). What it returns (plain JSON) is stored; `undefined` leaves the
+   * metadata as it is. Not called for an empty batch. It must be pure, and quick (the write lock is held
+   * while it runs): a write that has to start over (a busy lock, on PostgreSQL another writer's commit)
+   * calls it again. A throw, or a value that is not plain JSON, undoes the append: `INVALID_OPTIONS` at
+   * `sessionMetadata` (the throw as its cause).
+   */
+  readonly sessionMetadata?: SessionMetadataFold | undefined
 }
 
 /**
  * Reads `append`'s third argument: a token counter (as before formats existed) or {@link AppendOptions}.
  *
  * @param value - the caller's value (undefined for none)
- * @returns the counter and the named format, if any
+ * @returns the counter, the named format, the expected count and the metadata fold, if any
  * @throws ContextLedgerError `INVALID_OPTIONS` naming the field
  */
 export function checkAppendOptions(value: unknown): {
   tokenCounter: TokenCounter
   format?: MessageFormatName
   expectCount?: number
+  sessionMetadata?: SessionMetadataFold
 } {
   if (value === undefined) return { tokenCounter: estimateTokens }
   if (typeof value === 'function') {
@@ -45,7 +59,8 @@ export function checkAppendOptions(value: unknown): {
   }
   // Anything but a function or an options object is a bad token counter, as before options existed.
   if (typeof value !== 'object' || value === null || Array.isArray(value)) checkTokenCounter(value)
-  const { tokenCounter, format, expectCount, ...rest } = value as AppendOptions & Record<string, unknown>
+  const { tokenCounter, format, expectCount, sessionMetadata, ...rest } = value as AppendOptions &
+    Record<string, unknown>
   const unknown = Object.keys(rest)[0]
   if (unknown !== undefined)
     throw new ContextLedgerError('INVALID_OPTIONS', `Invalid append options: unknown option "${unknown}"`, {
@@ -56,6 +71,7 @@ export function checkAppendOptions(value: unknown): {
     tokenCounter: tokenCounter ?? estimateTokens,
     ...(format === undefined ? {} : { format: checkFormatName(format) }),
     ...(expectCount === undefined ? {} : { expectCount: checkExpectCount(expectCount) }),
+    ...(sessionMetadata === undefined ? {} : { sessionMetadata: checkSessionMetadataFold(sessionMetadata) }),
   }
 }
 

@@ -66,17 +66,24 @@ export function appendRows(
       blocked: false,
     }
   }
+  // A format whose step comes as several messages, each making its own calls (an Agents item, a Claude
+  // transcript entry).
+  const split = format.splitSteps === true
+  // A format whose framework answers interrupted calls itself: no repair row, calls left open stay open.
+  const repairs = format.repairs !== false
   // The calls waiting for their results before the next message, read from the session once (only when its
   // newest message may have left some: it makes or answers calls, or is a non-prompt user-side message —
   // or, in a format whose model-side items each carry open calls on (an Agents reasoning item or message
-  // after a call), any model-side message) and kept up to date through the batch.
+  // after a call), any model-side message; in a format without repairs, any message) and kept up to date
+  // through the batch.
   let waiting: { id: string; name: string }[] | undefined =
     known === undefined ||
     !(
+      !repairs ||
       known.last_has_tool_use === 1 ||
       known.last_has_tool_result === 1 ||
       (known.last_role === 'user' && known.last_plain_user !== 1) ||
-      (format.callIdsOnce && known.last_role === 'assistant')
+      (split && known.last_role === 'assistant')
     )
       ? []
       : undefined
@@ -84,7 +91,7 @@ export function appendRows(
     (waiting ??= st.openCalls.all(pk).map((c) => ({ id: c.tool_use_id, name: c.name })))
   // In a format whose items each make one call (an Agents function_call), the newest row, when it makes a
   // call, made the newest waiting one; any other waiting call was open before it.
-  if (format.callIdsOnce && prev !== undefined && prev.cls.toolUseIds.length > 0) {
+  if (split && prev !== undefined && prev.cls.toolUseIds.length > 0) {
     const open = waitingNow()
     const own = open.at(-1)
     prev = {
@@ -101,8 +108,7 @@ export function appendRows(
    */
   const pairAt = (current: MessageClass, next: MessageClass | undefined, blocked: boolean): boolean =>
     isToolPairStart(current, next) &&
-    (!format.callIdsOnce ||
-      (!blocked && current.toolUseIds.every((id) => next?.toolResultIds.includes(id) === true)))
+    (!split || (!blocked && current.toolUseIds.every((id) => next?.toolResultIds.includes(id) === true)))
   // `next` is the message expected to follow (the next one of the batch): flags that depend on it are
   // written with the row, and corrected below in the rare case something else followed.
   const insert = (
@@ -113,22 +119,23 @@ export function appendRows(
     blocked = false,
   ): { seq: number; shown: StoredMessageData | undefined } => {
     const seq = n
-    // Every result answers a call. A call the session never made is refused; one that is no longer
-    // waiting (a repair row or an earlier result answered it) makes this a late result: archived as
-    // sent, shown in the window as text (see late-tool-results.ts).
+    // Every result answers a call. A call the session never made is refused (stored late in a format
+    // that says so: a transcript mirror); one that is no longer waiting (a repair row or an earlier
+    // result answered it) makes this a late result: archived as sent, shown in the window as text (see
+    // late-tool-results.ts).
     const late: LateToolResult[] = []
     for (const r of m.toolResults) {
       if (st.answerToolCall.run(seq, r.status, pk, r.id).changes > 0) continue
       const name = st.madeCall.get(pk, r.id)
-      if (name === undefined) {
+      if (name === undefined && format.unknownResults === 'late') late.push({ id: r.id, name: '' })
+      else if (name === undefined) {
         const path = `${batch ? `[${index}].` : ''}${r.path}`
         throw new ContextLedgerError(
           'INVALID_MESSAGE',
           `Invalid message at ${path}: session "${sessionId}" never made a tool call "${r.id}"`,
           { path, sessionId },
         )
-      }
-      late.push({ id: r.id, name })
+      } else late.push({ id: r.id, name })
     }
     // From the validated body: the caller's token counter has seen `m.message` since.
     const shown = late.length > 0 ? format.lateForm(parseBody(m.body), late) : undefined
@@ -263,13 +270,15 @@ export function appendRows(
     // Results that all answer calls no longer waiting (late ones, shown as text) carry nothing on.
     const carries =
       m.facts.defersCalls && (m.cls.toolResultIds.length === 0 || missing.length < waitingNow().length)
-    if (missing.length > 0 && !carries) {
+    // Without repairs (the framework answers its interrupted calls), what nobody answered stays open.
+    const stays = carries || !repairs
+    if (missing.length > 0 && !stays) {
       const row = interruptedToolResults(missing, ledger.limits, format)
       repair = entryOf(row, insert(row, m.cls, i, null), null)
     }
     // Calls still waiting before this message (none once a repair row answered them).
-    const at = insert(m, prepared[i + 1]?.cls, i, repeatOf, carries && missing.length > 0)
-    waiting = [...(carries ? missing : []), ...m.toolUses.map((u) => ({ id: u.id, name: u.name }))]
+    const at = insert(m, prepared[i + 1]?.cls, i, repeatOf, stays && missing.length > 0)
+    waiting = [...(stays ? missing : []), ...m.toolUses.map((u) => ({ id: u.id, name: u.name }))]
     const entry = entryOf(m, at, repeatOf)
     entries.push(repair === undefined ? entry : { ...entry, repair })
   }

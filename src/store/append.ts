@@ -14,6 +14,7 @@ import type { Ledger } from './ledger.js'
 import { prepareMessage, type PreparedMessage } from './prepare-message.js'
 import { refuseUnshowablePins } from './showable-pins.js'
 import { SqlLedgerView } from './sql-ledger-view.js'
+import { foldSessionMetadata, type SessionMetadataFold } from './session-metadata.js'
 import type { SessionForAppendRow, SessionRow } from '../db/statements.js'
 import type { BodyFormat } from '../formats/index.js'
 import type { LedgerEntry } from './store-types.js'
@@ -24,7 +25,8 @@ import type { LedgerEntry } from './store-types.js'
  * @param ledger - the open ledger
  * @param sessionId - the session
  * @param messages - one message or several, oldest first
- * @param options - a token counter, or `{ tokenCounter?, format?, expectCount? }` (unchecked: checked here)
+ * @param options - a token counter, or `{ tokenCounter?, format?, expectCount?, sessionMetadata? }`
+ *   (unchecked: checked here)
  * @returns one entry per input message, in order
  */
 export function append(
@@ -35,7 +37,7 @@ export function append(
 ): LedgerEntry[] {
   ledger.ensureWritable()
   checkSessionId(sessionId)
-  const { tokenCounter, format: named, expectCount } = checkAppendOptions(options)
+  const { tokenCounter, format: named, expectCount, sessionMetadata } = checkAppendOptions(options)
   const inputs: unknown[] = Array.isArray(messages) ? messages : [messages]
   const batch = Array.isArray(messages)
   return withSessionFormat(ledger, sessionId, (seen) => {
@@ -61,7 +63,9 @@ export function append(
       checkAppendCount(sessionId, expectCount, before?.message_count ?? 0)
       if (before !== undefined && formatChanged(format, before))
         throw formatMismatch(sessionId, before.format, format.name)
-      return writeBatch(ledger, sessionId, prepared, before, batch, format)
+      const entries = writeBatch(ledger, sessionId, prepared, before, batch, format)
+      if (sessionMetadata !== undefined) writeMetadata(ledger, sessionId, before, entries, sessionMetadata)
+      return entries
     })
     if (ledger.erasurePending) ledger.completeErasure()
     return appended
@@ -75,6 +79,27 @@ function countNow(ledger: Ledger, sessionId: string): number {
     `read session "${sessionId}"`,
     sessionId,
   )
+}
+
+/** The append's metadata fold, inside its transaction after its rows (see `AppendOptions.sessionMetadata`). */
+function writeMetadata(
+  ledger: Ledger,
+  sessionId: string,
+  before: SessionForAppendRow | undefined,
+  entries: readonly LedgerEntry[],
+  fold: SessionMetadataFold,
+): void {
+  const input = {
+    sessionId,
+    stored: before?.metadata ?? null,
+    countBefore: before?.message_count ?? 0,
+    entries,
+  }
+  const text = foldSessionMetadata(input, fold, ledger.limits)
+  if (text === undefined) return
+  const pk = before?.pk ?? ledger.st.sessionById.get(sessionId)?.pk
+  if (pk === undefined) throw new Error(`session "${sessionId}" not found after its append`)
+  ledger.st.setSessionMetadata.run(text, pk)
 }
 
 /** The batch's rows, inside the append's transaction (see `append`). */

@@ -44,6 +44,7 @@ import type {
 
 export type { ContextStoreOptions } from './store-options.js'
 export type { AppendOptions } from './append-format.js'
+export type { SessionMetadataFold } from './session-metadata.js'
 export type { HistoryOptions, MessageRef, PinAttribution, PinnedMessagesOptions } from './check-args.js'
 export type {
   BackupOptions,
@@ -82,16 +83,18 @@ export class ContextStore extends ContextStoreReader {
    * Messages are in the session's message format (`'strands'` unless its first append named another):
    * pass `{ format }` to start a session of another format, e.g. `{ format: 'ai-sdk/model' }`.
    * `{ expectCount }` appends only when the session holds exactly that many messages (0: not created
-   * yet), checked inside the write transaction.
+   * yet), checked inside the write transaction. `{ sessionMetadata }` folds what the append wrote into the
+   * session's metadata in that same transaction (see {@link AppendOptions.sessionMetadata}).
    *
    * @param sessionId - the session
    * @param messages - one message or several, oldest first
    * @param options - counts each message's tokens (default: the format's built-in estimate), or
-   *   `{ tokenCounter?, format?, expectCount? }`
+   *   `{ tokenCounter?, format?, expectCount?, sessionMetadata? }`
    * @returns one entry per input message, in order
    * @throws ContextLedgerError `INVALID_MESSAGE`, `INVALID_TOKEN_COUNT`, `DUPLICATE_MESSAGE`, `STORAGE_FULL`,
    *   `FORMAT_MISMATCH` (messages of another format than the session's; nothing is written),
-   *   `APPEND_CONFLICT` (the session does not hold `expectCount` messages; nothing is written)
+   *   `APPEND_CONFLICT` (the session does not hold `expectCount` messages; nothing is written),
+   *   `INVALID_OPTIONS` at `sessionMetadata` (it threw or returned what is not JSON; nothing is written)
    */
   append(sessionId: string, messages: unknown, options?: TokenCounter | AppendOptions): LedgerEntry[] {
     return append(this.ledger, sessionId, messages, options)

@@ -286,7 +286,7 @@ function windowBodyFor(
     const late = format
       .facts(message)
       .toolResults.filter((r) => !linked.has(r.id))
-      .map((r) => ({ id: r.id, name: st.madeCall.get(pk, r.id) ?? 'unknown' }))
+      .map((r) => ({ id: r.id, name: st.madeCall.get(pk, r.id) ?? '' }))
     shown = format.lateForm(message, late)
   }
   const body = JSON.stringify(shown)

@@ -1,12 +1,13 @@
 /**
  * A session's sizes as `sessions()` and `session()` report them, from its row and four index seeks —
  * kept rows' totals, the token sum before the boundary, the tail's replacement corrections, the pin
- * count. Apart from the store so that a reader that needs only these (the `context-ledger sessions`
+ * count — with its metadata. Apart from the store so that a reader that needs only these (the `context-ledger sessions`
  * command) prepares these statements and nothing else.
  */
 import { formatNamed } from '../formats/index.js'
 import type { SessionRow, Statements } from '../db/statements.js'
 import { keptTotals } from './lookup.js'
+import { readSessionMetadata } from './session-metadata.js'
 import type { SessionSummary } from './store-types.js'
 
 /** The statements a session summary is read with. */
@@ -37,5 +38,6 @@ export function toSessionSummary(st: SummaryStatements, s: SessionRow): SessionS
     createdAt: new Date(s.created_at),
     updatedAt: new Date(s.updated_at),
     format: formatNamed(s.format).name,
+    metadata: readSessionMetadata(s.metadata),
   }
 }

@@ -80,6 +80,11 @@ export interface SessionSummary {
   readonly updatedAt: Date
   /** The format its messages are in, fixed by its first append (`'strands'` unless another was named). */
   readonly format: MessageFormatName
+  /**
+   * Its metadata, parsed: what an append's `sessionMetadata` last stored (plain JSON); undefined when it
+   * has none (or when the column holds text that is not JSON, which `check` reports).
+   */
+  readonly metadata: unknown
 }
 
 /** A pinned message with who pinned it, when and why. */

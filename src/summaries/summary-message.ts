@@ -149,9 +149,11 @@ export function summaryFromOutput(
       message = { ...valid, trackingId: uid }
     } else {
       // Built by the format from the kept texts, validated as any message of the session would be (the
-      // snapshot would strip the summary note the format put on it: the built message is the one stored).
+      // snapshot would strip the summary note the format put on it: the built message is the one stored;
+      // a format that refuses its notes in a caller's message checks it as a body the ledger holds).
       const built = format.summary(kept)
-      format.snapshot(built, context.limits)
+      if (format.snapshotStored === undefined) format.snapshot(built, context.limits)
+      else format.snapshotStored(built, context.limits)
       uid = format.idOf(built) ?? mintTrackingId()
       message = format.withId(built, uid)
     }

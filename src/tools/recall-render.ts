@@ -5,6 +5,7 @@
  */
 import { formatNamed, type BodyFormat } from '../formats/index.js'
 import { LANGCHAIN_TYPES } from '../formats/langchain/types.js'
+import { AGENT_ITEM_TYPES } from '../formats/openai-agents/schema.js'
 import type { ContentBlockData, MessageData, StoredMessageData } from '../messages/types.js'
 import type { LedgerEntry } from '../store/store-types.js'
 
@@ -79,8 +80,8 @@ function blockText(b: ContentBlockData, limit: number): string[] {
 
 /**
  * The format of a stored body that is not a Strands message: a LangChain `StoredMessage` (a `type` of
- * LangChain's and a `data` object), an OpenAI Agents item (any other `type`, or
- * Responses-API parts), an AI SDK `UIMessage` (`parts`) or
+ * LangChain's and a `data` object), an OpenAI Agents item (an Agents item `type`, or Responses-API
+ * parts), a Claude Agent SDK transcript entry (any other `type`: `user`, `assistant`, `attachment`, …), an AI SDK `UIMessage` (`parts`) or
  * `ModelMessage` (string content, a `tool`/`system` role, or typed parts). Bodies were validated by their
  * format at append, so the shapes cannot be confused; a Strands block never has a `type` key.
  *
@@ -94,6 +95,8 @@ function otherFormat(m: MessageData | undefined): BodyFormat | undefined {
   const data = (m as { data?: unknown } | undefined)?.data
   if ((LANGCHAIN_TYPES as readonly unknown[]).includes(x.type) && typeof data === 'object' && data !== null)
     return formatNamed('langchain')
+  // A transcript entry of the Claude Agent SDK: a `type` no Agents item has.
+  if (typeof x.type === 'string' && !AGENT_ITEM_TYPES.includes(x.type)) return formatNamed('claude-agent')
   // An Agents item: a typed item, or a message whose parts are Responses-API parts (`input_text`, …).
   const responsesPart = (b: unknown) =>
     /^(input_|output_text$|refusal$|audio$)/.test(String((b as { type?: unknown } | null)?.type))

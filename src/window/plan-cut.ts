@@ -277,11 +277,23 @@ export function planCut(
     for (let s = b; s < c; s++) if (!keep.has(s)) folded.push(s)
     return { ...decision, folded: sortedUnique(folded) }
   }
+  /**
+   * The first message at or after `from` a summary may be followed by, with no call folded before it and
+   * answered from it on: in a format whose step comes as several messages (a Claude transcript's
+   * attachments and model blocks between a call and its result), a message without tool blocks may sit
+   * inside a tool pair.
+   */
+  const splitPoint = (from: number): number | undefined => {
+    let c = view.firstSplitPoint(from, n)
+    while (c !== undefined && c > b && view.crossingPartners(b, c).some((s) => s >= (c as number)))
+      c = view.firstSplitPoint(c + 1, n)
+    return c
+  }
   const planFold = (request: FoldRequest): CutDecision => {
     if (request.kind === 'before') {
       if (request.seq <= b) return nothing('too-few-messages')
       if (request.seq >= n) return foldAt(n)
-      const c = view.firstSplitPoint(request.seq, n)
+      const c = splitPoint(request.seq)
       return c === undefined ? nothing('no-valid-cut') : foldAt(c)
     }
     if (request.kind === 'ratio') {
@@ -299,7 +311,7 @@ export function planCut(
       // A split in the tail (at its first message when the kept rows and the summary are exactly the
       // oldest k) is moved forward past what a summary cannot be followed by, as Strands does.
       if (b + at >= n) return foldAt(n)
-      const c = view.firstSplitPoint(b + at, n)
+      const c = splitPoint(b + at)
       return c === undefined ? nothing('no-valid-cut') : foldAt(c)
     }
     if (!overLimit && p.stale.length === 0) return unchanged()
@@ -311,7 +323,7 @@ export function planCut(
         ? b
         : firstTrue(b, n, (c) => p.tokens + unprotectedFrom(c).tokens + request.reserveTokens <= tokens)
     const start = Math.max(byCountAfter, byTokensAfter)
-    const decision = foldAt(start >= n ? n : (view.firstSplitPoint(start, n) ?? n))
+    const decision = foldAt(start >= n ? n : (splitPoint(start) ?? n))
     // Folding the summary alone gains nothing here: the new one takes its place (and is planned at its
     // tokens).
     if (decision.plan.cut === 'fold' && decision.plan.evicted === 0)

@@ -2,8 +2,8 @@
  * docs/api.md documents the whole public API: every value each entry exports has a heading, and every
  * public method of the classes a program calls (the store, both managers, `LedgerSession` and
  * `LedgerChatMessageHistory`) has a heading in its class's section. The names come from the code — the
- * runtime exports of `src/index.ts`, `src/adapters/strands/index.ts`, `src/adapters/openai-agents/index.ts`
- * and `src/adapters/langchain/index.ts`, the methods from the compiler's view of each class — so a new
+ * runtime exports of `src/index.ts`, `src/adapters/strands/index.ts`, `src/adapters/openai-agents/index.ts`,
+ * `src/adapters/langchain/index.ts` and `src/adapters/claude-agent-sdk/index.ts`, the methods from the compiler's view of each class — so a new
  * export or method without docs fails here, and a removed one needs nothing. Names tagged `@internal` are
  * not public.
  */
@@ -16,6 +16,7 @@ const ENTRIES = {
   'context-ledger/strands': 'src/adapters/strands/index.ts',
   'context-ledger/openai-agents': 'src/adapters/openai-agents/index.ts',
   'context-ledger/langchain': 'src/adapters/langchain/index.ts',
+  'context-ledger/claude-agent-sdk': 'src/adapters/claude-agent-sdk/index.ts',
 } as const
 type Entry = keyof typeof ENTRIES
 
@@ -41,6 +42,11 @@ const CLASS_SECTIONS: readonly { entry: Entry; name: string; section: string }[]
     entry: 'context-ledger/langchain',
     name: 'LedgerChatMessageHistory',
     section: 'class LedgerChatMessageHistory (context-ledger/langchain)',
+  },
+  {
+    entry: 'context-ledger/claude-agent-sdk',
+    name: 'LedgerSessionStore',
+    section: 'class LedgerSessionStore (context-ledger/claude-agent-sdk)',
   },
 ]
 

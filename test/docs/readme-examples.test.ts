@@ -12,12 +12,14 @@ import { tempDir } from '../helpers/temp-store.js'
 import { codeBlocks, readRepoFile, ROOT } from './markdown.js'
 
 // The starts: the blocks that import the package (the others are fragments of them); the OpenAI Agents
-// start runs in openai-agents-examples.test.ts, the LangChain one in langchain-examples.test.ts.
+// start runs in openai-agents-examples.test.ts, the LangChain one in langchain-examples.test.ts, the Claude
+// Agent SDK one in claude-agent-sdk-examples.test.ts.
 const blocks = codeBlocks(readRepoFile('README.md'), 'ts').filter(
   (b) =>
     /^import /m.test(b) &&
     !b.includes("from 'context-ledger/openai-agents'") &&
-    !b.includes("from 'context-ledger/langchain'"),
+    !b.includes("from 'context-ledger/langchain'") &&
+    !b.includes("from 'context-ledger/claude-agent-sdk'"),
 )
 const dir = tempDir()
 // Inside the repository, so the module resolves the repository's node_modules.

@@ -110,11 +110,13 @@ describe('the tarball', () => {
     expect(built.filter((p) => p.endsWith('.d.ts') && read(p).includes('@internal'))).toStrictEqual([])
   })
 
-  it('keeps @strands-agents/sdk, @openai/agents, ai and LangChain out of the root entry', () => {
+  it('keeps @strands-agents/sdk, @openai/agents, ai, LangChain and the Claude Agent SDK out of the root entry', () => {
     const { bare } = importGraph(join(unpacked, 'package/dist/index.js'))
     expect(
       [...bare].filter((s) => s.startsWith('@strands-agents') || s.startsWith('@openai/')),
     ).toStrictEqual([])
+    // The claude-agent format (src/formats/claude-agent/) is pure: the root entry loads no Claude SDK.
+    expect([...bare].filter((s) => s.startsWith('@anthropic-ai/'))).toStrictEqual([])
     // The langchain format (src/formats/langchain/) is pure: the root entry loads no LangChain.
     expect(
       [...bare].filter((s) => s === 'langchain' || s.startsWith('langchain/') || s.startsWith('@langchain/')),
@@ -156,6 +158,16 @@ describe('the tarball', () => {
     expect([...bare].filter((s) => !allowed(s))).toStrictEqual([])
     expect([...bare]).toContain('langchain')
     expect([...bare].some((s) => s.startsWith('@langchain/core/'))).toBe(true)
+  })
+
+  it('keeps every other framework and pg out of the claude-agent-sdk entry, which loads @anthropic-ai/claude-agent-sdk', () => {
+    const { bare } = importGraph(join(unpacked, 'package/dist/adapters/claude-agent-sdk/index.js'))
+    const allowed = (s: string): boolean =>
+      ['@anthropic-ai/claude-agent-sdk', 'better-sqlite3', 'drizzle-orm', 'zod'].some(
+        (d) => s === d || s.startsWith(`${d}/`),
+      ) || s.startsWith('node:')
+    expect([...bare].filter((s) => !allowed(s))).toStrictEqual([])
+    expect([...bare]).toContain('@anthropic-ai/claude-agent-sdk')
   })
 
   it('keeps better-sqlite3 and @strands-agents/sdk out of the postgres entry, which loads pg', () => {

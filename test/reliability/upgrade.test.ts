@@ -68,8 +68,12 @@ describe('upgrading a schema-0 ledger', () => {
     expect(store.sessions().map((s) => s.summaryId)).toStrictEqual(expected.sessions.map(() => undefined))
     // Every session of a file from before formats holds Strands messages.
     expect(store.sessions().map((s) => s.format)).toStrictEqual(expected.sessions.map(() => 'strands'))
+    // A file from before session metadata was written holds none.
+    expect(store.sessions().map((s) => s.metadata)).toStrictEqual(expected.sessions.map(() => undefined))
     expect(
-      store.sessions().map(({ createdAt: _c, updatedAt: _u, summaryId: _s, format: _f, ...rest }) => rest),
+      store
+        .sessions()
+        .map(({ createdAt: _c, updatedAt: _u, summaryId: _s, format: _f, metadata: _m, ...rest }) => rest),
     ).toStrictEqual(expected.sessions)
     expect(store.sessions().map((s) => store.summaries(s.id))).toStrictEqual(expected.sessions.map(() => []))
     for (const [sessionId, messages] of Object.entries(expected.history)) {

@@ -13,6 +13,7 @@ import type {
   SummarizeOptions,
 } from '../../manager/manager-options.js'
 import type { MessageRef, PinAttribution } from '../../store/check-args.js'
+import type { DeleteSessionResult, PruneOptions, PruneResult } from '../../store/retention-options.js'
 import type {
   EditAttribution,
   LedgerEntry,
@@ -68,6 +69,20 @@ export interface AsyncContextStore {
    * @returns its summary, or undefined when it does not exist
    */
   session(sessionId: string): Promise<SessionSummary | undefined>
+  /** Every session of the ledger, with its sizes (the Claude Agent SDK store lists its own from them). */
+  sessions(): Promise<SessionSummary[]>
+  /**
+   * Deletes a session and everything of it; see `ContextStore.deleteSession`.
+   *
+   * @param sessionId - the session
+   */
+  deleteSession(sessionId: string): Promise<DeleteSessionResult>
+  /**
+   * Retention: erases the content of old messages out of the window; see `ContextStore.prune`.
+   *
+   * @param options - `before`, `keepPinned: true`, `sessionId`, `actor`, `reason`
+   */
+  prune(options: PruneOptions): Promise<PruneResult>
   /**
    * @param options - the manager's options
    * @returns a manager of one session

@@ -4,7 +4,8 @@
  * was read at (or creates it, only if no one else did) — and then, only if that succeeded, inserts and
  * updates every row the operations changed, from parameter arrays (`unnest`), never one statement per
  * row. Every other part reads the session's key from the guard, so nothing is written when it fails: the
- * caller reads a new slice and runs the operation again.
+ * caller reads a new slice and runs the operation again. The session's metadata is written only when an
+ * operation changed it (an append's `sessionMetadata`), so a large one is not rewritten by every write.
  *
  * Updating the session row first also serializes writers of one session: a second writer's guard waits
  * for the first's row lock, then finds the revision moved and writes nothing. Readers never wait (MVCC).
@@ -15,7 +16,7 @@ import type { Slice } from './slice.js'
 export const FLUSH_SQL = `WITH guard AS (
   UPDATE context_ledger.sessions SET revision = revision + 1, updated_at = $3::bigint, boundary = $4::int,
     version = $5::int, kept_count = $6::int, kept_tokens = $7::int, kept_first = $8::int, summary = $9::int,
-    limits = $10::text
+    limits = $10::text, metadata = CASE WHEN $100::boolean THEN $14::text ELSE metadata END
   WHERE pk = $1::int AND revision = $2::bigint AND NOT $11::boolean
   RETURNING pk
 ),
@@ -160,7 +161,8 @@ export function flushValues(slice: Slice): unknown[] {
     create,
     s.id,
     s.created_at,
-    s.metadata,
+    // Sent only when written: on creation, or when an append's fold changed it ($100).
+    create || slice.metadataChanged ? s.metadata : null,
   ]
   // The searchable texts of new rows, changed bodies and new summaries: $97–$99 (after the rest).
   const texts: unknown[][] = [[], [], []]
@@ -270,5 +272,6 @@ export function flushValues(slice: Slice): unknown[] {
   v.push([...slice.evictionRenames.keys()], [...slice.evictionRenames.values()])
   // The session's format, written only when the write creates it (a session keeps its format).
   v.push(s.format, ...texts)
+  v.push(slice.metadataChanged)
   return v
 }

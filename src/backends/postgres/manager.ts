@@ -151,7 +151,8 @@ export class PostgresConversationManager implements AsyncLedgerManager {
    * Appends one message or several (all or none); see `PersistentConversationManager.append`.
    *
    * @param messages - a message or an array of them, oldest first
-   * @param options - `expectCount`: append only when the session holds exactly that many messages
+   * @param options - `expectCount`: append only when the session holds exactly that many messages;
+   *   `sessionMetadata`: fold what it wrote into the session's metadata (see the store's `append`)
    * @returns the entry, or entries in input order
    * @throws ContextLedgerError `APPEND_CONFLICT` (the session does not hold `expectCount` messages), and
    *   what the store's `append` throws

@@ -82,7 +82,7 @@ export function entryRows(r: PgEntryRow): { session: SessionRow; row: MessageRow
 }
 
 /** A session with its sizes: one session (`$1` its id) or every one (`$1` null), by id. */
-export const SESSIONS_SQL = `SELECT s.id, s.format, s.boundary, s.kept_count, s.kept_tokens, s.summary, x.tokens AS summary_tokens,
+export const SESSIONS_SQL = `SELECT s.id, s.format, s.metadata, s.boundary, s.kept_count, s.kept_tokens, s.summary, x.tokens AS summary_tokens,
   s.created_at, greatest(s.updated_at, coalesce(t.created_at, 0)) AS updated_at,
   coalesce(t.seq + 1, 0) AS message_count, coalesce(t.cum_tokens, 0) AS total_tokens,
   coalesce((SELECT cum_tokens FROM context_ledger.messages WHERE session = s.pk AND seq = s.boundary - 1), 0) AS before,
@@ -103,6 +103,7 @@ ORDER BY s.id COLLATE "C"`
 export interface PgSessionRow {
   id: string
   format: string | null
+  metadata: string | null
   boundary: number
   kept_count: number | null
   kept_tokens: number | null

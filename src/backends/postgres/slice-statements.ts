@@ -361,6 +361,13 @@ export function sliceStatements(slice: Slice): Statements {
         return 1
       },
     }),
+    setSessionMetadata: emulate('setSessionMetadata', {
+      run: (metadata, pk) => {
+        session(pk, 'setSessionMetadata').metadata = metadata
+        slice.metadataChanged = true
+        return 1
+      },
+    }),
     setSessionSummary: emulate('setSessionSummary', {
       run: (summary, updatedAt, pk) => {
         const s = session(pk, 'setSessionSummary')

@@ -199,6 +199,8 @@ export class Slice {
   readonly evictionRenames = new Map<number, number>()
   /** Whether the session row changed. */
   sessionChanged = false
+  /** Whether its metadata changed (an append's `sessionMetadata`): the write-back then writes it. */
+  metadataChanged = false
   private nextCallId = -1
   /** The count read: rows at or past it are new. */
   readonly countRead: number

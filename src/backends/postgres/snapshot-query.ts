@@ -309,7 +309,10 @@ pruned AS (
     AND NOT (EXISTS (SELECT 1 FROM (SELECT m.body::jsonb AS j) x
         WHERE x.j #> '{metadata,custom,contextLedger,pruned}' = 'true'::jsonb
           OR x.j #> '{providerOptions,contextLedger,pruned}' = 'true'::jsonb
-          OR x.j #> '{metadata,contextLedger,pruned}' = 'true'::jsonb) AND EXISTS (SELECT 1 FROM context_ledger.message_edits e WHERE e.session = m.session AND e.seq = m.seq AND e.kind = 'redact'))
+          OR x.j #> '{metadata,contextLedger,pruned}' = 'true'::jsonb
+          OR x.j #> '{providerData,contextLedger,pruned}' = 'true'::jsonb
+          OR x.j #> '{data,additional_kwargs,context_ledger,pruned}' = 'true'::jsonb
+          OR x.j #> '{contextLedger,pruned}' = 'true'::jsonb) AND EXISTS (SELECT 1 FROM context_ledger.message_edits e WHERE e.session = m.session AND e.seq = m.seq AND e.kind = 'redact'))
   ORDER BY m.seq LIMIT $20::int)) AS seq
 ),
 window_rows AS (
@@ -364,11 +367,12 @@ late_ids AS (
   SELECT DISTINCT v #>> '{}' AS id FROM full_seqs f CROSS JOIN p
     CROSS JOIN LATERAL (SELECT body FROM context_ledger.messages WHERE session = p.pk AND seq = f.seq AND late OFFSET 0) m
     CROSS JOIN LATERAL (SELECT m.body::jsonb AS j) x
-    -- Where each format keeps a result's call id (Strands, AI SDK model and UI messages): a superset of
-    -- the late results' ids is only more calls read.
+    -- Where each format keeps a result's call id (Strands, AI SDK model and UI messages, Claude transcript
+    -- entries): a superset of the late results' ids is only more calls read.
     CROSS JOIN LATERAL unnest(ARRAY(SELECT jsonb_path_query(x.j, '$.content[*].toolResult.toolUseId')
       UNION ALL SELECT jsonb_path_query(x.j, '$.content[*].toolCallId')
-      UNION ALL SELECT jsonb_path_query(x.j, '$.parts[*].toolCallId'))) v
+      UNION ALL SELECT jsonb_path_query(x.j, '$.parts[*].toolCallId')
+      UNION ALL SELECT jsonb_path_query(x.j, '$.message.content[*].tool_use_id'))) v
 ),
 ids AS (
   SELECT e AS id FROM unnest($9::text[]) e UNION SELECT id FROM late_ids

@@ -20,6 +20,7 @@ import { estimateTokens, type TokenCounter } from '../../messages/tokens.js'
 import type { StoredMessageData } from '../../messages/types.js'
 import { append } from '../../store/append.js'
 import { checkAppendCount, checkAppendOptions, type AppendOptions } from '../../store/append-format.js'
+import { readSessionMetadata } from '../../store/session-metadata.js'
 import { appendSpec } from './append-spec.js'
 import { applyPlanned } from '../../store/apply-window.js'
 import {
@@ -404,8 +405,9 @@ export class PostgresContextStore implements AsyncContextStore {
    * @param sessionId - the session
    * @param messages - one message or several, oldest first
    * @param options - a token counter (default: the format's built-in estimate), or
-   *   `{ tokenCounter?, format?, expectCount? }`; `expectCount` is checked against the slice the write
-   *   commits on (a writer that lost the race runs again on a new slice, and then sees the other's rows)
+   *   `{ tokenCounter?, format?, expectCount?, sessionMetadata? }`; `expectCount` is checked, and
+   *   `sessionMetadata` folded, on the slice the write commits on (a writer that lost the race runs again
+   *   on a new slice, and then sees the other's rows and metadata: the fold may run more than once)
    * @returns one entry per input message, in order
    * @throws ContextLedgerError `INVALID_MESSAGE`, `INVALID_TOKEN_COUNT`, `DUPLICATE_MESSAGE`, `STORAGE_FULL`,
    *   `FORMAT_MISMATCH` (messages of another format than the session's; nothing is written),
@@ -1269,5 +1271,6 @@ function toSummary(r: PgSessionRow): SessionSummary {
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
     format: formatNamed(r.format).name,
+    metadata: readSessionMetadata(r.metadata),
   }
 }

@@ -37,6 +37,7 @@ export const openaiAgentsFormat: MessageFormat<AgentItemData> = Object.freeze({
   },
   uniqueIds: false,
   callIdsOnce: true,
+  splitSteps: true,
   withId: (item: AgentItemData) => item,
   facts: agentFacts,
   contentKey,

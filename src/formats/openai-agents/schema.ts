@@ -232,6 +232,9 @@ const ITEMS: Readonly<Record<string, z.ZodType>> = {
   unknown: z.object(item),
 }
 
+/** Every item `type` the format stores (a message may also omit it). */
+export const AGENT_ITEM_TYPES: readonly string[] = Object.freeze(['message', ...Object.keys(ITEMS)])
+
 const MESSAGE = z.object({ ...item, type: z.literal('message').optional() })
 const ASSISTANT = MESSAGE.extend({
   status: callStatus,

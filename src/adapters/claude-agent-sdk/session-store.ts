@@ -1,0 +1,256 @@
+/**
+ * `LedgerSessionStore`: the Claude Agent SDK's `SessionStore` on the ledger. Every transcript entry the
+ * CLI mirrors is stored exactly (format `claude-agent`), one ledger session per `(projectKey, sessionId,
+ * subpath)`; `load` gives them back in order for a resume; the SDK's session summaries are folded inside
+ * each append's transaction; a compaction becomes a ledger summary over the range it replaced, the
+ * originals staying searchable. See docs/claude-agent-sdk.md.
+ */
+import type {
+  SessionKey,
+  SessionStore,
+  SessionStoreEntry,
+  SessionSummaryEntry,
+} from '@anthropic-ai/claude-agent-sdk'
+import { ContextLedgerError } from '../../errors.js'
+import { describeValue } from '../../messages/limits.js'
+import { invalidOption, isRecord, type PinAttribution } from '../../store/check-args.js'
+import type { ContextStore } from '../../store/context-store.js'
+import type { PruneResult } from '../../store/retention-options.js'
+import type { PinResult } from '../../store/store-types.js'
+import type { AdapterStore } from '../session-options.js'
+import { serial, sessionState } from '../session-queue.js'
+import { foldCompactions } from './compaction.js'
+import { checkKey, checkProjectKey, mainOf } from './keys.js'
+import {
+  checkPruneOptions,
+  checkStoreOptions,
+  type ClaudePruneOptions,
+  type LedgerSessionStoreOptions,
+} from './options.js'
+import { sidecarFold } from './sidecar.js'
+import { storeCalls, type StoreCalls } from './store-calls.js'
+import { Transcripts, type ListedTranscript, type Transcript } from './transcripts.js'
+
+/** Entries read from the ledger per page when loading a transcript. */
+const LOAD_PAGE = 1000
+
+function checkEntries(entries: unknown): readonly unknown[] {
+  if (!Array.isArray(entries))
+    throw new ContextLedgerError(
+      'INVALID_MESSAGE',
+      `Invalid entries: expected an array of transcript entries, got ${describeValue(entries)}`,
+      { path: 'entries' },
+    )
+  return entries
+}
+
+/**
+ * A `SessionStore` for `query({ prompt, options: { sessionStore } })` on a SQLite or PostgreSQL ledger.
+ *
+ * @example
+ * ```ts
+ * const store = openContextStore('agent.db')
+ * const sessionStore = new LedgerSessionStore({ store })
+ * for await (const message of query({ prompt: 'Hello', options: { sessionStore } })) console.log(message)
+ * ```
+ */
+export class LedgerSessionStore<S extends AdapterStore = ContextStore> implements SessionStore {
+  /** The ledger the transcripts are in. */
+  readonly store: S
+  private readonly calls: StoreCalls
+  private readonly transcripts: Transcripts
+
+  /**
+   * @param options - the store and an optional prefix of its ledger session ids
+   * @throws ContextLedgerError `INVALID_OPTIONS` naming a bad or unknown option
+   */
+  constructor(options: LedgerSessionStoreOptions<S>) {
+    const { store, prefix } = checkStoreOptions(options)
+    this.store = store
+    this.calls = storeCalls(store)
+    this.transcripts = new Transcripts(store, this.calls, prefix ?? '')
+  }
+
+  /**
+   * The ledger session id holding a key's transcript: what the CLI (`npx context-ledger history <id>`),
+   * `store.search({ sessionId })` and the recall tools take.
+   *
+   * @param key - the SDK's key
+   * @returns the id
+   * @throws ContextLedgerError `INVALID_OPTIONS` naming the bad part of the key
+   */
+  sessionIdOf(key: SessionKey): string {
+    return this.transcripts.idOf(checkKey(key))
+  }
+
+  /**
+   * Stores a batch of transcript entries exactly, all or none, in one transaction with the session's
+   * summary. Idempotent by `uuid`: an entry whose `uuid` is stored already, with the same content, is not
+   * stored again (a batch re-sent after a crash adds nothing); entries without a `uuid` are always
+   * appended. `[]` writes nothing. A compact summary folds what it replaced into a ledger summary.
+   *
+   * @param key - the transcript
+   * @param entries - the entries, oldest first
+   * @throws ContextLedgerError `INVALID_OPTIONS` naming the bad part of the key, `INVALID_MESSAGE` (no
+   *   `type`, a bad `uuid`, the reserved `contextLedger` key), `DUPLICATE_MESSAGE` (a stored `uuid` with
+   *   other content, at `[i].uuid`), `FORMAT_MISMATCH`; nothing is written
+   */
+  async append(key: SessionKey, entries: SessionStoreEntry[]): Promise<void> {
+    const checked = checkKey(key)
+    const batch = checkEntries(entries)
+    if (batch.length === 0) return
+    const transcript = this.transcripts.of(checked)
+    await this.queued(transcript, async () => {
+      await this.transcripts.exists(transcript)
+      const written = await transcript.port.append(batch, { sessionMetadata: sidecarFold(checked) })
+      await foldCompactions(transcript.port, written)
+    })
+  }
+
+  /**
+   * A transcript's entries in the order they were stored, each deep-equal to what was appended (a pruned
+   * or redacted one in its erased form).
+   *
+   * @param key - the transcript
+   * @returns its entries, or null when nothing was ever stored under the key (or it was deleted)
+   * @throws ContextLedgerError `INVALID_OPTIONS` naming the bad part of the key, `FORMAT_MISMATCH`
+   */
+  async load(key: SessionKey): Promise<SessionStoreEntry[] | null> {
+    const transcript = this.transcripts.of(checkKey(key))
+    if (!(await this.transcripts.exists(transcript))) return null
+    const entries: SessionStoreEntry[] = []
+    for (;;) {
+      const page = await transcript.port.history(entries.length, LOAD_PAGE)
+      for (const entry of page) entries.push(entry.message as unknown as SessionStoreEntry)
+      if (page.length < LOAD_PAGE) break
+    }
+    if (entries.length > 0) return entries
+    // A session is created by its first entry: none means another store or process deleted it.
+    this.transcripts.forget(transcript.id)
+    return null
+  }
+
+  /**
+   * The main transcripts of a project, with the time each was last written (ms, integer: the sidecar's
+   * `mtime`).
+   *
+   * @param projectKey - the project
+   * @returns them, in no particular order
+   */
+  async listSessions(projectKey: string): Promise<{ sessionId: string; mtime: number }[]> {
+    return (await this.mains(projectKey)).map(({ sidecar, session }) => ({
+      sessionId: sidecar.sessionId,
+      mtime: sidecar.summary?.mtime ?? session.updatedAt.getTime(),
+    }))
+  }
+
+  /**
+   * The SDK's summaries of a project's main transcripts, kept up to date by every append.
+   *
+   * @param projectKey - the project
+   * @returns them, in no particular order
+   */
+  async listSessionSummaries(projectKey: string): Promise<SessionSummaryEntry[]> {
+    // A transcript without one (none written by this adapter yet) is left out: the SDK then loads it.
+    return (await this.mains(projectKey)).flatMap(({ sidecar }) => sidecar.summary ?? [])
+  }
+
+  /**
+   * Deletes a transcript: a main one with its subagent transcripts (each its own transaction, the main
+   * one last, so a failure leaves it listed and a second call finishes), a subpath that one only. The
+   * ledger erases every byte of them (see `ContextStore.deleteSession`). An unknown key is a no-op.
+   *
+   * @param key - the transcript
+   */
+  async delete(key: SessionKey): Promise<void> {
+    const checked = checkKey(key)
+    const doomed =
+      checked.subpath === undefined
+        ? await this.transcripts.list(
+            (k) => k.projectKey === checked.projectKey && k.sessionId === checked.sessionId,
+          )
+        : []
+    const own = this.transcripts.of(checked)
+    const ids = [...doomed.map((t) => t.id).filter((id) => id !== own.id), own.id]
+    for (const id of ids) {
+      if (id === own.id && !(await this.transcripts.exists(own))) break
+      await this.calls.deleteSession(id)
+      this.transcripts.forget(id)
+    }
+  }
+
+  /**
+   * The subpaths of a session's subagent transcripts.
+   *
+   * @param key - the main transcript's project and session
+   * @returns the subpaths (never the main transcript), in no particular order
+   */
+  async listSubkeys(key: { projectKey: string; sessionId: string }): Promise<string[]> {
+    const given: unknown = key
+    // A subpath in the key is not the question: the session's subkeys are.
+    const main = mainOf(
+      checkKey(isRecord(given) ? { projectKey: given.projectKey, sessionId: given.sessionId } : given),
+    )
+    const subs = await this.transcripts.list(
+      (k) => k.subpath !== undefined && k.projectKey === main.projectKey && k.sessionId === main.sessionId,
+    )
+    return subs.map((t) => t.sidecar.subpath ?? '')
+  }
+
+  /**
+   * Pins an entry: retention (`prune`) never erases it, and the ledger window keeps it through
+   * compactions.
+   *
+   * @param key - the transcript
+   * @param uuid - the entry's `uuid`
+   * @param attribution - who pins and why (default `'user'`)
+   * @returns what changed
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND`, `INVALID_OPTIONS`
+   */
+  async pin(key: SessionKey, uuid: string, attribution: PinAttribution = {}): Promise<PinResult> {
+    const transcript = this.transcripts.of(checkKey(key))
+    if (typeof uuid !== 'string' || uuid.length === 0)
+      throw invalidOption('uuid', `expected an entry's uuid (a non-empty string), got ${describeValue(uuid)}`)
+    await this.transcripts.exists(transcript)
+    return this.queued(transcript, () => transcript.port.pin({ trackingId: uuid }, true, attribution))
+  }
+
+  /**
+   * Retention over this store's transcripts (of one project with `projectKey`): erases the content of
+   * the entries appended before `olderThan` that a compaction replaced (out of the ledger window), but
+   * pinned ones; the rows stay, in their erased form. To expire whole sessions, `delete` them.
+   *
+   * @param options - `olderThan`, `keepPinned: true`, optional `projectKey`, `actor`, `reason`
+   * @returns transcripts examined, entries pruned, and whether the contents are gone from the files
+   * @throws ContextLedgerError `INVALID_OPTIONS` naming the field
+   */
+  async prune(options: ClaudePruneOptions): Promise<PruneResult> {
+    const { olderThan, projectKey, actor, reason } = checkPruneOptions(options)
+    const targets = await this.transcripts.list(
+      (k) => projectKey === undefined || k.projectKey === projectKey,
+    )
+    let pruned = 0
+    let erased = true
+    for (const { id } of targets) {
+      const result = await this.calls.prune({
+        sessionId: id,
+        before: olderThan,
+        keepPinned: true,
+        ...(actor === undefined ? {} : { actor }),
+        ...(reason === undefined ? {} : { reason }),
+      })
+      pruned += result.pruned
+      erased &&= result.erased
+    }
+    return { sessions: targets.length, pruned, erased }
+  }
+
+  private async mains(projectKey: string): Promise<ListedTranscript[]> {
+    const project = checkProjectKey(projectKey)
+    return this.transcripts.list((k) => k.subpath === undefined && k.projectKey === project)
+  }
+
+  private queued<T>(transcript: Transcript, fn: () => Promise<T>): Promise<T> {
+    return serial(sessionState(this.store, transcript.id), fn)
+  }
+}
