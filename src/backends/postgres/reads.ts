@@ -230,6 +230,7 @@ c AS (DELETE FROM context_ledger.tool_calls x USING s WHERE x.session = s.pk RET
 m AS (DELETE FROM context_ledger.messages x USING s WHERE x.session = s.pk RETURNING 1),
 y AS (DELETE FROM context_ledger.summaries x USING s WHERE x.session = s.pk RETURNING 1),
 v AS (DELETE FROM context_ledger.eviction_log x USING s WHERE x.session = s.pk RETURNING 1),
+b AS (DELETE FROM context_ledger.branch_rows x USING s WHERE x.session = s.pk RETURNING 1),
 d AS (DELETE FROM context_ledger.sessions x USING s WHERE x.pk = s.pk RETURNING 1)
 SELECT (SELECT count(*) FROM d)::int AS deleted, (SELECT count(*) FROM m)::int AS messages,
   (SELECT count(*) FROM c)::int AS tool_calls, (SELECT count(*) FROM p)::int AS pin_events,
