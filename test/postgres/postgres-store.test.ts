@@ -464,7 +464,7 @@ describe('a dropped connection', () => {
     let pid: number | undefined
     for (let i = 0; i < 200 && pid === undefined; i++) {
       const r = await admin.query<{ pid: number }>(
-        "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH guard%'",
+        "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH RECURSIVE guard%'",
       )
       pid = r.rows[0]?.pid
       if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 10))

@@ -1,0 +1,160 @@
+/**
+ * The snapshot query's branch dialect (docs/design.md, "Branches"): what a write of a branch reads is its
+ * conversation — each ancestor's rows up to the fork point below it, then its own — as the trunk dialect
+ * reads one session's rows, so the slice and the SQLite operations run on it unchanged.
+ *
+ * - **The lineage** (CTE `up`, then `lin`): the session and its ancestors, one recursive walk of
+ *   `sessions` (depth + 1 rows); each owns the seqs after its own fork point up to the smallest fork point
+ *   below it (`src/store/branches/lineage.ts`, the same rule). `cuts` holds the trim-point and tool-pair
+ *   flags of each seq where one part ends, as the session below it sees them (they depend on the next row).
+ * - **A row** is its owner's message row, with the branch's own state on it when it is inherited: its
+ *   `branch_rows` row (pin, kept mark, recheck, window form), or none — unpinned, not kept, shown as its
+ *   owner shows it.
+ * - **Searches by flag** (the latest trim point before a seq, …) take the best of one index seek per part.
+ * - **Tool calls** the branch sees: its own (the calls open at its fork were copied into it) and each
+ *   ancestor's answered within that ancestor's part — a call answered after a fork is open below it.
+ */
+import type { SnapshotDialect } from './snapshot-sql.js'
+import { CUT_FLAGS } from './snapshot-trunk.js'
+
+/** A row's columns as the branch sees them (the rest are its owner's message row's, `mm`). */
+const OVERLAID: Readonly<Record<string, string>> = {
+  pinned: 'CASE WHEN ll.owner = p.pk THEN mm.pinned ELSE coalesce(oo.pinned, false) END',
+  kept: 'CASE WHEN ll.owner = p.pk THEN mm.kept ELSE coalesce(oo.kept, false) END',
+  recheck: 'CASE WHEN ll.owner = p.pk THEN mm.recheck ELSE coalesce(oo.recheck, false) END',
+  window_body: 'CASE WHEN ll.owner = p.pk OR oo.session IS NULL THEN mm.window_body ELSE oo.window_body END',
+  window_tokens:
+    'CASE WHEN ll.owner = p.pk OR oo.session IS NULL THEN mm.window_tokens ELSE oo.window_tokens END',
+  trim_point: 'coalesce(cc.trim, mm.trim_point)',
+  pair_start: 'coalesce(cc.pair, mm.pair_start)',
+  owner: 'll.owner',
+}
+
+/** Every column a row carries for the slice (`*`). */
+const ALL_COLUMNS = [
+  'seq',
+  'uid',
+  'role',
+  'tokens',
+  'cum_tokens',
+  'pinned',
+  'kept',
+  'recheck',
+  'plain_user',
+  'trim_point',
+  'pair_start',
+  'has_tool_use',
+  'has_tool_result',
+  'created_at',
+  'window_tokens',
+  'repeat_of',
+  'late',
+  'owner',
+]
+
+/** The cut flags of a `cuts` row, as {@link CUT_FLAGS} on a message row. */
+const CUT_CONDITION = { trim: 'cc.trim', plain: 'cc.trim AND cc.plain', pair: 'cc.pair' } as const
+
+/** The row at a seq of the conversation, as the branch sees it. */
+function row(seq: string, columns: string, extra = ''): string {
+  const names = columns === '*' ? ALL_COLUMNS : columns.split(',').map((c) => c.trim())
+  const select = names.map((c) => `${OVERLAID[c] ?? `mm.${c}`} AS ${c}`).join(', ')
+  return `(SELECT ${select} FROM lin ll
+    JOIN context_ledger.messages mm ON mm.session = ll.owner AND mm.seq = ${seq}
+    LEFT JOIN context_ledger.branch_rows oo ON ll.owner <> p.pk AND oo.session = p.pk AND oo.seq = ${seq}
+    LEFT JOIN cuts cc ON ll.owner <> p.pk AND cc.seq = ${seq}
+    WHERE ${seq} BETWEEN ll.lo AND ll.hi${extra.replaceAll(' AND ', ' AND mm.')} OFFSET 0)`
+}
+
+/** The seqs of a state condition: the branch's rows on inherited seqs, then its own. */
+function stateUnion(session: string, cond: string): string {
+  return `SELECT seq FROM context_ledger.branch_rows WHERE session = ${session} AND ${cond}
+    UNION ALL SELECT seq FROM context_ledger.messages WHERE session = ${session} AND ${cond}`
+}
+
+const KEPT_AT = `(SELECT q.seq FROM (${stateUnion('s.pk', 'kept')}) q ORDER BY q.seq OFFSET $13::int LIMIT 1)`
+
+/** The branch dialect. */
+export const BRANCH: SnapshotDialect = {
+  lineage: `
+up (pk, parent, fork_seq, trim, pair, depth) AS (
+  SELECT x.pk, x.parent, x.fork_seq, x.fork_trim_point, x.fork_pair_start, 0
+    FROM s JOIN context_ledger.sessions x ON x.pk = s.pk
+  UNION ALL
+  SELECT x.pk, x.parent, x.fork_seq, x.fork_trim_point, x.fork_pair_start, up.depth + 1
+    FROM up JOIN context_ledger.sessions x ON x.pk = up.parent WHERE up.depth < 100000
+),
+lin0 AS (
+  SELECT pk AS owner, depth, parent, fork_seq, trim, pair,
+    CASE WHEN parent IS NULL THEN 0 ELSE fork_seq + 1 END AS lo,
+    coalesce(min(CASE WHEN parent IS NOT NULL THEN fork_seq END) OVER (ORDER BY depth
+      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 2147483647) AS hi
+  FROM up
+),
+lin AS (
+  SELECT owner, lo, hi FROM lin0 WHERE lo <= hi
+),
+cuts AS (
+  SELECT DISTINCT ON (c.fork_seq) c.fork_seq AS seq, coalesce(c.trim, false) AS trim,
+    coalesce(c.pair, false) AS pair,
+    coalesce((SELECT mm.plain_user FROM lin ll JOIN context_ledger.messages mm
+      ON mm.session = ll.owner AND mm.seq = c.fork_seq WHERE c.fork_seq BETWEEN ll.lo AND ll.hi), false) AS plain
+  FROM lin0 c WHERE c.parent IS NOT NULL AND c.fork_seq <= c.hi ORDER BY c.fork_seq, c.depth
+),`,
+  newest: `
+  SELECT q.seq, q.role, q.has_tool_use FROM (
+    SELECT m.seq, m.role, m.has_tool_use FROM s CROSS JOIN LATERAL (
+      SELECT seq, role, has_tool_use FROM context_ledger.messages WHERE session = s.pk ORDER BY seq DESC LIMIT 1) m
+    UNION ALL
+    SELECT m.seq, m.role, m.has_tool_use FROM s JOIN lin l ON s.fork_seq BETWEEN l.lo AND l.hi
+      JOIN context_ledger.messages m ON m.session = l.owner AND m.seq = s.fork_seq
+  ) q ORDER BY q.seq DESC LIMIT 1`,
+  summaryOf: (x) => `${x}.session IN (SELECT pk FROM up)`,
+  lastCut: (kind, before) => {
+    const below = before === undefined ? '' : ` AND seq < ${before}`
+    const cutBelow = before === undefined ? '' : ` AND cc.seq < ${before}`
+    return `(SELECT max(q.seq) FROM (
+      SELECT (SELECT seq FROM context_ledger.messages WHERE session = ll.owner AND (trim_point OR pair_start)
+        AND ${CUT_FLAGS[kind]} AND seq >= ll.lo AND seq < ll.hi${below} ORDER BY seq DESC LIMIT 1) AS seq FROM lin ll
+      UNION ALL SELECT cc.seq FROM cuts cc WHERE ${CUT_CONDITION[kind]}${cutBelow}) q)`
+  },
+  firstPlain: `(SELECT min(q.seq) FROM (
+      SELECT (SELECT seq FROM context_ledger.messages WHERE session = ll.owner AND (trim_point OR pair_start)
+        AND trim_point AND plain_user AND seq >= ll.lo AND seq < ll.hi ORDER BY seq LIMIT 1) AS seq FROM lin ll
+      UNION ALL SELECT cc.seq FROM cuts cc WHERE cc.trim AND cc.plain) q)`,
+  column: (seq, column) => `(SELECT q.${column} FROM ${row(seq, column)} q)`,
+  state: (cond, tail = '') => `SELECT q.seq FROM p, LATERAL (${stateUnion('p.pk', cond)}) q${tail}`,
+  settled: `(SELECT min(q.seq) FROM (
+    SELECT (SELECT seq FROM context_ledger.branch_rows WHERE session = p.pk AND kept AND NOT recheck
+      ORDER BY seq LIMIT 1) AS seq
+    UNION ALL SELECT (SELECT seq FROM context_ledger.messages WHERE session = p.pk AND kept AND NOT recheck
+      ORDER BY seq LIMIT 1)) q)`,
+  keptAt: KEPT_AT,
+  existing: (series) => `SELECT g.seq FROM p CROSS JOIN LATERAL unnest(${series}) AS g(seq) WHERE g.seq >= 0`,
+  uidsExist: `SELECT 1 FROM lin ll JOIN context_ledger.messages mm ON mm.session = ll.owner
+      AND mm.uid = ANY($8::text[]) WHERE mm.seq BETWEEN ll.lo AND ll.hi`,
+  refRow: `
+  SELECT m.seq, m.repeat_of FROM p CROSS JOIN LATERAL (
+    SELECT $11::int AS seq
+    UNION SELECT (SELECT mm.seq FROM lin ll JOIN context_ledger.messages mm ON mm.session = ll.owner
+      AND mm.uid = $12::text WHERE mm.seq BETWEEN ll.lo AND ll.hi LIMIT 1)
+    UNION SELECT (SELECT CASE WHEN $13::int < coalesce(s.kept_count, 0) THEN ${KEPT_AT}
+        ELSE s.boundary + $13::int - coalesce(s.kept_count, 0) - (s.summary IS NOT NULL)::int END FROM s)) x
+    CROSS JOIN LATERAL ${row('x.seq', 'seq, repeat_of')} m`,
+  repeats: (root) => `(SELECT mm.seq FROM lin ll JOIN context_ledger.messages mm ON mm.session = ll.owner
+    AND mm.repeat_of = ${root} WHERE mm.seq BETWEEN ll.lo AND ll.hi OFFSET 0)`,
+  uidRows: `SELECT mm.seq FROM lin ll JOIN context_ledger.messages mm ON mm.session = ll.owner
+    AND mm.uid = ANY($8::text[]) WHERE mm.seq BETWEEN ll.lo AND ll.hi`,
+  calls: (
+    columns,
+    where,
+  ) => `(SELECT ${columns} FROM lin ll JOIN context_ledger.tool_calls tc ON tc.session = ll.owner
+    WHERE (ll.owner = p.pk OR tc.result_seq BETWEEN ll.lo AND ll.hi) AND ${where} OFFSET 0)`,
+  openCalls: `SELECT c.id, c.tool_use_id, c.name, c.use_seq, c.result_seq, c.status FROM p
+    JOIN context_ledger.tool_calls c ON c.session = p.pk AND c.result_seq IS NULL`,
+  row,
+  rowFields: ", 'owner', m.owner",
+  summaryFields: ', session',
+  lineageColumn:
+    "(SELECT json_agg(json_build_object('owner', owner, 'lo', lo, 'hi', hi) ORDER BY lo) FROM lin)",
+}
