@@ -74,9 +74,31 @@ function stateUnion(session: string, cond: string): string {
 
 const KEPT_AT = `(SELECT q.seq FROM (${stateUnion('s.pk', 'kept')}) q ORDER BY q.seq OFFSET $13::int LIMIT 1)`
 
-/** The branch dialect. */
-export const BRANCH: SnapshotDialect = {
-  lineage: `
+/** The tool calls the branch sees (its own, each ancestor's answered within its part), by `where`. */
+function calls(columns: string, where: string): string {
+  return `(SELECT ${columns} FROM linfull ll JOIN context_ledger.tool_calls tc ON tc.session = ll.owner
+    WHERE (ll.owner = p.pk OR tc.result_seq BETWEEN ll.lo AND ll.hi) AND ${where} OFFSET 0)`
+}
+
+/** The latest seq with a flag (before `before`): the best of one seek per part, and the cut flags. */
+function lastCut(kind: 'trim' | 'plain' | 'pair', before?: string): string {
+  const below = before === undefined ? '' : ` AND seq < ${before}`
+  const cutBelow = before === undefined ? '' : ` AND cc.seq < ${before}`
+  return `(SELECT max(q.seq) FROM (
+      SELECT (SELECT seq FROM context_ledger.messages WHERE session = ll.owner AND (trim_point OR pair_start)
+        AND ${CUT_FLAGS[kind]} AND seq >= ll.lo AND seq < ll.hi${below} ORDER BY seq DESC LIMIT 1) AS seq FROM lin ll
+      UNION ALL SELECT cc.seq FROM cuts cc WHERE ${CUT_CONDITION[kind]}${cutBelow}) q)`
+}
+
+/** The columns of a tool call the slice holds. */
+const CALL_COLUMNS = 'id, tool_use_id, name, use_seq, result_seq, status'
+
+/**
+ * The lineage, and the fork point when the statement reads a session to fork it: `$21` a seq, or `$22` a
+ * trackingId (`fk.at`; `fk.forking` either way). A fork reads the parent as its conversation would be had
+ * it ended there (`lin`: every part cut at `fk.at`), the planner's part as a new window of it needs it.
+ */
+const LINEAGE = `
 up (pk, parent, fork_seq, trim, pair, depth) AS (
   SELECT x.pk, x.parent, x.fork_seq, x.fork_trim_point, x.fork_pair_start, 0
     FROM s JOIN context_ledger.sessions x ON x.pk = s.pk
@@ -91,44 +113,59 @@ lin0 AS (
       ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 2147483647) AS hi
   FROM up
 ),
-lin AS (
+linfull AS (
   SELECT owner, lo, hi FROM lin0 WHERE lo <= hi
+),
+fk AS (
+  SELECT coalesce($21::int, (SELECT mm.seq FROM linfull ll JOIN context_ledger.messages mm
+    ON mm.session = ll.owner AND mm.uid = $22::text WHERE mm.seq BETWEEN ll.lo AND ll.hi LIMIT 1)) AS at,
+    ($21::int IS NOT NULL OR $22::text IS NOT NULL) AS forking
+),
+lin AS (
+  SELECT owner, lo, least(hi, coalesce((SELECT at FROM fk), 2147483647)) AS hi FROM linfull
+  WHERE lo <= coalesce((SELECT at FROM fk), 2147483647)
 ),
 cuts AS (
   SELECT DISTINCT ON (c.fork_seq) c.fork_seq AS seq, coalesce(c.trim, false) AS trim,
     coalesce(c.pair, false) AS pair,
     coalesce((SELECT mm.plain_user FROM lin ll JOIN context_ledger.messages mm
       ON mm.session = ll.owner AND mm.seq = c.fork_seq WHERE c.fork_seq BETWEEN ll.lo AND ll.hi), false) AS plain
-  FROM lin0 c WHERE c.parent IS NOT NULL AND c.fork_seq <= c.hi ORDER BY c.fork_seq, c.depth
-),`,
+  FROM lin0 c WHERE c.parent IS NOT NULL AND c.fork_seq <= c.hi
+    AND c.fork_seq <= coalesce((SELECT at FROM fk), 2147483647)
+  ORDER BY c.fork_seq, c.depth
+),`
+
+/** Whether the statement reads a session to fork it. */
+const FORKING = '(SELECT forking FROM fk)'
+
+/** The branch dialect. */
+export const BRANCH: SnapshotDialect = {
+  lineage: LINEAGE,
+  // The newest row: the session's own, else the one it forked at; when forking, the fork point.
   newest: `
   SELECT q.seq, q.role, q.has_tool_use FROM (
     SELECT m.seq, m.role, m.has_tool_use FROM s CROSS JOIN LATERAL (
       SELECT seq, role, has_tool_use FROM context_ledger.messages WHERE session = s.pk ORDER BY seq DESC LIMIT 1) m
+    WHERE NOT ${FORKING}
     UNION ALL
-    SELECT m.seq, m.role, m.has_tool_use FROM s JOIN lin l ON s.fork_seq BETWEEN l.lo AND l.hi
-      JOIN context_ledger.messages m ON m.session = l.owner AND m.seq = s.fork_seq
+    SELECT m.seq, m.role, m.has_tool_use FROM s CROSS JOIN fk
+      JOIN lin l ON coalesce(fk.at, s.fork_seq) BETWEEN l.lo AND l.hi
+      JOIN context_ledger.messages m ON m.session = l.owner AND m.seq = coalesce(fk.at, s.fork_seq)
   ) q ORDER BY q.seq DESC LIMIT 1`,
   summaryOf: (x) => `${x}.session IN (SELECT pk FROM up)`,
-  lastCut: (kind, before) => {
-    const below = before === undefined ? '' : ` AND seq < ${before}`
-    const cutBelow = before === undefined ? '' : ` AND cc.seq < ${before}`
-    return `(SELECT max(q.seq) FROM (
-      SELECT (SELECT seq FROM context_ledger.messages WHERE session = ll.owner AND (trim_point OR pair_start)
-        AND ${CUT_FLAGS[kind]} AND seq >= ll.lo AND seq < ll.hi${below} ORDER BY seq DESC LIMIT 1) AS seq FROM lin ll
-      UNION ALL SELECT cc.seq FROM cuts cc WHERE ${CUT_CONDITION[kind]}${cutBelow}) q)`
-  },
+  lastCut,
   firstPlain: `(SELECT min(q.seq) FROM (
       SELECT (SELECT seq FROM context_ledger.messages WHERE session = ll.owner AND (trim_point OR pair_start)
         AND trim_point AND plain_user AND seq >= ll.lo AND seq < ll.hi ORDER BY seq LIMIT 1) AS seq FROM lin ll
       UNION ALL SELECT cc.seq FROM cuts cc WHERE cc.trim AND cc.plain) q)`,
   column: (seq, column) => `(SELECT q.${column} FROM ${row(seq, column)} q)`,
-  state: (cond, tail = '') => `SELECT q.seq FROM p, LATERAL (${stateUnion('p.pk', cond)}) q${tail}`,
+  state: (cond, tail = '') =>
+    `SELECT q.seq FROM p, LATERAL (${stateUnion('p.pk', `${cond} AND seq < p.n`)}) q${tail}`,
   settled: `(SELECT min(q.seq) FROM (
     SELECT (SELECT seq FROM context_ledger.branch_rows WHERE session = p.pk AND kept AND NOT recheck
-      ORDER BY seq LIMIT 1) AS seq
+      AND seq < p.n ORDER BY seq LIMIT 1) AS seq
     UNION ALL SELECT (SELECT seq FROM context_ledger.messages WHERE session = p.pk AND kept AND NOT recheck
-      ORDER BY seq LIMIT 1)) q)`,
+      AND seq < p.n ORDER BY seq LIMIT 1)) q)`,
   keptAt: KEPT_AT,
   existing: (series) => `SELECT g.seq FROM p CROSS JOIN LATERAL unnest(${series}) AS g(seq) WHERE g.seq >= 0`,
   uidsExist: `SELECT 1 FROM lin ll JOIN context_ledger.messages mm ON mm.session = ll.owner
@@ -145,16 +182,32 @@ cuts AS (
     AND mm.repeat_of = ${root} WHERE mm.seq BETWEEN ll.lo AND ll.hi OFFSET 0)`,
   uidRows: `SELECT mm.seq FROM lin ll JOIN context_ledger.messages mm ON mm.session = ll.owner
     AND mm.uid = ANY($8::text[]) WHERE mm.seq BETWEEN ll.lo AND ll.hi`,
-  calls: (
-    columns,
-    where,
-  ) => `(SELECT ${columns} FROM lin ll JOIN context_ledger.tool_calls tc ON tc.session = ll.owner
-    WHERE (ll.owner = p.pk OR tc.result_seq BETWEEN ll.lo AND ll.hi) AND ${where} OFFSET 0)`,
+  calls,
   openCalls: `SELECT c.id, c.tool_use_id, c.name, c.use_seq, c.result_seq, c.status FROM p
     JOIN context_ledger.tool_calls c ON c.session = p.pk AND c.result_seq IS NULL`,
   row,
   rowFields: ", 'owner', m.owner",
   summaryFields: ', session',
   lineageColumn:
-    "(SELECT json_agg(json_build_object('owner', owner, 'lo', lo, 'hi', hi) ORDER BY lo) FROM lin)",
+    "(SELECT json_agg(json_build_object('owner', owner, 'lo', lo, 'hi', hi) ORDER BY lo) FROM linfull)",
+  // Forking: the protected ranges are the parent's last limits; the planner reads every kept row and the
+  // first-N range (the branch's kept totals are counted anew), and the rows back to where the new window
+  // may start (the newest turn's, or the last-N range's, trim point).
+  firstDefault: `CASE WHEN ${FORKING} THEN (s.limits::jsonb ->> 'first')::int END, s.kept_first`,
+  scopeAll: ` OR ${FORKING}`,
+  loBound: `,
+      CASE WHEN ${FORKING} THEN coalesce(${lastCut('trim', 'p.n - 1')} - 1, 0) END,
+      CASE WHEN ${FORKING} THEN coalesce(${lastCut('trim', 'greatest(0, p.n - p.last) + 1')} - 1, 0) END`,
+  // The calls made by the fork point and answered after it: open in the branch.
+  forkCalls: `
+  UNION
+  SELECT c.* FROM p CROSS JOIN fk CROSS JOIN LATERAL ${calls(CALL_COLUMNS, 'use_seq <= fk.at AND result_seq > fk.at')} c
+    WHERE fk.forking`,
+  newPk: ` OR ${FORKING}`,
+  forkColumns: `,
+  (SELECT at FROM fk) AS fork_at,
+  (SELECT coalesce((SELECT seq + 1 FROM context_ledger.messages WHERE session = s.pk ORDER BY seq DESC LIMIT 1),
+    s.fork_seq + 1, 0) FROM s) AS full_n,
+  (SELECT max(fork_version) FROM context_ledger.sessions) AS clock,
+  ARRAY(SELECT id FROM context_ledger.sessions WHERE id = ANY($23::text[])) AS taken`,
 }

@@ -71,15 +71,22 @@ export interface SnapshotParams {
   readonly pruneFrom: number | null
   readonly pruneBefore: number
   readonly pruneLimit: number
+  /** Read the session to fork it at this seq, or at the message with this trackingId (branch statement only). */
+  readonly forkSeq: number | null
+  readonly forkUid: string | null
+  /** Session ids to look up: which of them exist (branch statement only). */
+  readonly probe: readonly string[]
 }
 
 /**
  * The parameters as bound values, in the order the SQL numbers them.
  *
  * @param p - the parameters
+ * @param branch - for the branch statement (which takes three more)
  * @returns the values
  */
-export function snapshotValues(p: SnapshotParams): unknown[] {
+export function snapshotValues(p: SnapshotParams, branch: boolean): unknown[] {
+  const forking = branch ? [p.forkSeq, p.forkUid, p.probe] : []
   return [
     p.sessionId,
     p.plan,
@@ -101,6 +108,7 @@ export function snapshotValues(p: SnapshotParams): unknown[] {
     p.pruneFrom,
     p.pruneBefore,
     p.pruneLimit,
+    ...forking,
   ]
 }
 
@@ -128,6 +136,12 @@ export interface SnapshotResult {
   summaries: SnapshotSummary[] | null
   /** A branch's conversation, part by part (null for a trunk). */
   lineage: { owner: number; lo: number; hi: number }[] | null
+  /** Forking (branch statement): the fork point found, the session's whole length, the log clock. */
+  fork_at: number | null
+  full_n: number | null
+  clock: number | null
+  /** The probed session ids that exist (branch statement; null for the trunk's). */
+  taken: string[] | null
 }
 
 /** The session's row. */

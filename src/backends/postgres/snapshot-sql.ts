@@ -69,6 +69,18 @@ export interface SnapshotDialect {
   readonly summaryFields: string
   /** The `lineage` column: the conversation's parts as JSON (null for the trunk). */
   readonly lineageColumn: string
+  /** The fallback of the first-N range when the call gives none (`s` in scope). */
+  readonly firstDefault: string
+  /** More conditions that make the planner read every kept row and the first-N range. */
+  readonly scopeAll: string
+  /** More upper bounds of `lo`, each starting with `, ` (`p` in scope). */
+  readonly loBound: string
+  /** More parts of `call_rows`, each starting with `\n  UNION `. */
+  readonly forkCalls: string
+  /** More reasons to allocate a session key, each starting with ` OR `. */
+  readonly newPk: string
+  /** More output columns, each starting with `,\n  `. */
+  readonly forkColumns: string
 }
 
 /**
@@ -110,11 +122,11 @@ t AS (${d.newest}
 p AS (
   SELECT s.pk, s.boundary AS b, coalesce(t.seq + 1, 0) AS n,
     ($2::int = 2 OR ($2::int = 1 AND s.boundary = coalesce(t.seq + 1, 0))) AS plan,
-    coalesce($3::int, s.kept_first, 0) AS first,
+    coalesce($3::int, ${d.firstDefault}, 0) AS first,
     coalesce($4::int, CASE WHEN s.limits IS NULL THEN 0
       ELSE greatest(0, coalesce((s.limits::jsonb ->> 'last')::int, 0)) END) AS last,
-    ($7::boolean OR s.kept_count IS NULL OR s.kept_first IS DISTINCT FROM coalesce($3::int, s.kept_first, 0)) AS all_kept,
-    (s.kept_count IS NULL OR s.kept_first IS DISTINCT FROM coalesce($3::int, s.kept_first, 0)) AS scope_all,
+    ($7::boolean OR s.kept_count IS NULL OR s.kept_first IS DISTINCT FROM coalesce($3::int, ${d.firstDefault}, 0)) AS all_kept,
+    (s.kept_count IS NULL OR s.kept_first IS DISTINCT FROM coalesce($3::int, ${d.firstDefault}, 0)${d.scopeAll}) AS scope_all,
     coalesce(t.role = 'assistant' AND t.has_tool_use, false) AS ends_in_tool_use
   FROM s LEFT JOIN t ON true
 ),
@@ -138,7 +150,7 @@ resume AS (
 ),
 r AS (
   SELECT CASE WHEN p.plan THEN greatest(0, least(p.b - 1, p.n - p.last, (SELECT r FROM resume), p.n - 1,
-      coalesce((SELECT from_boundary - 1 FROM dropped), p.n))) ELSE p.n END AS lo
+      coalesce((SELECT from_boundary - 1 FROM dropped), p.n)${d.loBound})) ELSE p.n END AS lo
   FROM p
 ),
 kept_k AS (
@@ -256,7 +268,7 @@ call_rows AS (
   SELECT c.* FROM links l CROSS JOIN p CROSS JOIN LATERAL ${d.calls(CALL_COLUMNS, 'result_seq = l.seq')} c
   -- Every call still waiting: an append answers or repairs them (normally the newest call message's).
   UNION
-  ${d.openCalls}
+  ${d.openCalls}${d.forkCalls}
 ),
 prev_at AS (
   SELECT x FROM (SELECT seq AS x FROM points, r, p WHERE seq < r.lo AND p.plan UNION SELECT r.lo FROM r, p WHERE p.plan) q
@@ -277,7 +289,7 @@ all_seqs AS (
 )
 SELECT
   (SELECT row_to_json(s) FROM s) AS session,
-  (SELECT nextval(pg_get_serial_sequence('context_ledger.sessions', 'pk'))::int WHERE NOT EXISTS (SELECT 1 FROM s)) AS next_pk,
+  (SELECT nextval(pg_get_serial_sequence('context_ledger.sessions', 'pk'))::int WHERE NOT EXISTS (SELECT 1 FROM s)${d.newPk}) AS next_pk,
   ARRAY(SELECT nextval(pg_get_serial_sequence('context_ledger.summaries', 'id'))::int
     FROM generate_series(1, $17::int)) AS summary_ids,
   coalesce((SELECT n FROM p), 0) AS n,
@@ -311,5 +323,5 @@ SELECT
       message_count, body, tokens, model, prompt_hash, created_at, ended_at, end_reason, text${d.summaryFields}
     FROM context_ledger.summaries x, p WHERE ${d.summaryOf('x')} AND id IN (
       (SELECT summary FROM s), $15::int, (SELECT replaces FROM dropped))) x) AS summaries,
-  ${d.lineageColumn} AS lineage`
+  ${d.lineageColumn} AS lineage${d.forkColumns}`
 }

@@ -57,4 +57,11 @@ export const TRUNK: SnapshotDialect = {
   rowFields: '',
   summaryFields: '',
   lineageColumn: 'NULL::json',
+  firstDefault: 's.kept_first',
+  scopeAll: '',
+  loBound: '',
+  forkCalls: '',
+  newPk: '',
+  forkColumns: `,
+  NULL::int AS fork_at, NULL::int AS full_n, NULL::int AS clock, NULL::text[] AS taken`,
 }

@@ -125,7 +125,13 @@ import { Slice, SliceMiss } from './slice.js'
 import { SliceLedger } from './slice-ledger.js'
 // Type-only but for a symbol: the Strands SDK is not loaded.
 import { ASYNC_STORE, type AsyncContextStore } from '../../adapters/strands/async-ledger.js'
-import { SNAPSHOT_SQL, snapshotValues, type SnapshotParams, type SnapshotResult } from './snapshot-query.js'
+import {
+  BRANCH_SNAPSHOT_SQL,
+  SNAPSHOT_SQL,
+  snapshotValues,
+  type SnapshotParams,
+  type SnapshotResult,
+} from './snapshot-query.js'
 
 /** How many times a write is tried when other writers keep getting there first, before the lock is taken. */
 const OPTIMISTIC_ATTEMPTS = 3
@@ -161,6 +167,9 @@ const BASE: Omit<SnapshotParams, 'sessionId'> = Object.freeze({
   pruneFrom: null,
   pruneBefore: 0,
   pruneLimit: 0,
+  forkSeq: null,
+  forkUid: null,
+  probe: [],
 })
 
 /** How a write went, for tests and benchmarks. */
@@ -195,6 +204,11 @@ export class PostgresContextStore implements AsyncContextStore {
   readonly stats: WriteStats = { conflicts: 0, locked: 0, reconnects: 0 }
   /** Each session's format as this store last saw it (a hint for what an append reads; checked there). */
   private readonly formats = new Map<string, MessageFormatName>()
+  /**
+   * Sessions this store knows are branches: their writes read with the branch's statement. A hint only —
+   * the trunk's statement reads a session's parent, and reads again when it finds one.
+   */
+  private readonly branchIds = new Set<string>()
   private readonly state: {
     where: string
     closed: boolean
@@ -394,12 +408,7 @@ export class PostgresContextStore implements AsyncContextStore {
     query: <R>(text: string, values: readonly unknown[], name?: string) => Promise<R[]>,
   ): Promise<{ done: true; value: T } | { done: false }> {
     const read = lost === undefined ? params : { ...params, uids: [...params.uids, ...lost.uids] }
-    const [result] = await query<SnapshotResult>(
-      SNAPSHOT_SQL,
-      snapshotValues(read),
-      'context_ledger_snapshot',
-    )
-    if (result === undefined) throw new Error('the snapshot query returned no row')
+    const result = await this.snapshot(read, query)
     // The trackingId a call names (`{ trackingId }`) was looked up too: not read means not there.
     const asked = read.refUid === null ? read.uids : [...read.uids, read.refUid]
     const slice = new Slice(params.sessionId, result, asked, read.keptK, read.summaryId)
@@ -420,6 +429,27 @@ export class PostgresContextStore implements AsyncContextStore {
       throw error
     }
     return written === 1 ? { done: true, value } : { done: false }
+  }
+
+  /**
+   * Reads a slice's rows: with the trunk's statement for a session not known as a branch, the branch's for
+   * one that is (a branch's conversation through its lineage). A session found to be a branch by the
+   * trunk's statement (forked by another process) is read again with the branch's, once: it stays known.
+   */
+  private async snapshot(
+    read: SnapshotParams,
+    query: <R>(text: string, values: readonly unknown[], name?: string) => Promise<R[]>,
+  ): Promise<SnapshotResult> {
+    const forking = read.forkSeq !== null || read.forkUid !== null || read.probe.length > 0
+    const branch = forking || this.branchIds.has(read.sessionId)
+    const values = snapshotValues(read, branch)
+    const [result] = branch
+      ? await query<SnapshotResult>(BRANCH_SNAPSHOT_SQL, values, 'context_ledger_branch_snapshot')
+      : await query<SnapshotResult>(SNAPSHOT_SQL, values, 'context_ledger_snapshot')
+    if (result === undefined) throw new Error('the snapshot query returned no row')
+    if (branch || result.session?.parent == null) return result
+    this.branchIds.add(read.sessionId)
+    return this.snapshot(read, query)
   }
 
   // ---- writes
