@@ -2,8 +2,9 @@
 -- seq (`parent`, `fork_seq`, `kind`, who, when and why); its conversation is the parent's up to and including
 -- `fork_seq`, then its own rows. No message row is copied: a branch's own window state on the rows it
 -- inherits lives in `branch_rows` (keyed by the branch and the seq), and the pin and edit logs record the
--- session's `version`, so a branch sees its ancestors' entries up to its fork only. Every existing session
--- is a root (`kind` 'root', the rest null). Adds nullable columns and a new table: no table is rewritten.
+-- ledger's log clock (`version`: the largest `fork_version` then), so a branch sees its ancestors' entries
+-- from before its fork only. Every existing session is a root (`kind` 'root', the rest null). Adds nullable
+-- columns, a new table and indexes: no table is rewritten.
 CREATE TABLE "context_ledger"."branch_rows" (
 	"session" integer NOT NULL,
 	"seq" integer NOT NULL,
@@ -36,4 +37,5 @@ CREATE INDEX "branch_rows_kept" ON "context_ledger"."branch_rows" USING btree ("
 CREATE INDEX "branch_rows_recheck" ON "context_ledger"."branch_rows" USING btree ("session","seq") WHERE "context_ledger"."branch_rows"."recheck";--> statement-breakpoint
 CREATE INDEX "branch_rows_pinned" ON "context_ledger"."branch_rows" USING btree ("session","seq") WHERE "context_ledger"."branch_rows"."pinned";--> statement-breakpoint
 CREATE INDEX "branch_rows_owner" ON "context_ledger"."branch_rows" USING btree ("owner","seq");--> statement-breakpoint
-CREATE INDEX "sessions_children" ON "context_ledger"."sessions" USING btree ("parent","fork_seq");
+CREATE INDEX "sessions_children" ON "context_ledger"."sessions" USING btree ("parent","fork_seq");--> statement-breakpoint
+CREATE INDEX "sessions_fork_version" ON "context_ledger"."sessions" USING btree ("fork_version");

@@ -32,6 +32,7 @@ const UNDO_BRANCHES = `DROP TABLE context_ledger.branch_rows;
   ALTER TABLE context_ledger.pin_events DROP COLUMN version;
   ALTER TABLE context_ledger.message_edits DROP COLUMN version;
   DROP INDEX context_ledger.sessions_children;
+  DROP INDEX context_ledger.sessions_fork_version;
   ALTER TABLE context_ledger.sessions ${[
     'parent',
     'fork_seq',

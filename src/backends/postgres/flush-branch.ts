@@ -17,7 +17,13 @@
 import type { Slice } from './slice.js'
 
 /** The first parameter number of this part (after `flush.ts`'s own). */
-const FIRST = 103
+const FIRST = 101
+
+/**
+ * The ledger's log clock, as SQLite's `LOG_CLOCK`: the largest fork clock of any session (an index seek).
+ * Every pin-log and edit-log entry records it; a branch inherits an ancestor's entries older than its fork.
+ */
+export const LOG_CLOCK = '(SELECT coalesce(max(fork_version), 0) FROM context_ledger.sessions)'
 
 /** `$n` of this part's k-th parameter (0-based). */
 const $ = (k: number, type: string): string => `$${FIRST + k}::${type}`
@@ -58,14 +64,15 @@ export const CREATED_BRANCH = {
   columns: `parent, fork_seq, kind, forked_at, fork_actor, fork_reason, fork_version, fork_tokens,
     fork_trim_point, fork_pair_start, fork_summary`,
   values: `${$(0, 'int')}, ${$(2, 'int')}, coalesce(${$(3, 'text')}, 'root'), ${$(4, 'bigint')}, ${$(5, 'text')},
-    ${$(6, 'text')}, ${$(7, 'int')}, ${$(8, 'bigint')}, ${$(9, 'boolean')}, ${$(10, 'boolean')}, ${$(11, 'int')}`,
+    ${$(6, 'text')}, coalesce(${$(7, 'int')}, ${LOG_CLOCK} + 1), ${$(8, 'bigint')}, ${$(9, 'boolean')}, ${$(10, 'boolean')}, ${$(11, 'int')}`,
   /** Whether the parent's guard passed (or there is no parent). */
   gate: `(${$(0, 'int')} IS NULL OR EXISTS (SELECT 1 FROM parent_guard))`,
 }
 
 /** What the session's guard also writes: the fork-point flags and the inherited summary's end. */
 export const GUARD_BRANCH = `fork_trim_point = ${$(9, 'boolean')}, fork_pair_start = ${$(10, 'boolean')},
-    fork_summary_ended_at = ${$(12, 'bigint')}, fork_summary_end_reason = ${$(13, 'text')}`
+    fork_summary = ${$(11, 'int')}, fork_summary_ended_at = ${$(12, 'bigint')},
+    fork_summary_end_reason = ${$(13, 'text')}`
 
 /** The CTEs of branches, after `ok` (the session's key when the write goes ahead). */
 export const BRANCH_CTES = `${seeing('redacted_seeing', REDACTED)},
@@ -73,16 +80,35 @@ ${seeing('erased_seeing', ERASED)},
 ${seeing('windowed_seeing', WINDOWED)},
 branch_rows_written AS (
   INSERT INTO context_ledger.branch_rows (session, seq, owner, pinned, kept, recheck, window_body, window_tokens)
-  SELECT ok.pk, u.seq, u.owner, u.pinned, u.kept, u.recheck, u.window_body, u.window_tokens
+  SELECT ok.pk, u.seq, u.owner, u.pinned, u.kept, u.recheck,
+    CASE WHEN u.set_form THEN u.window_body WHEN cur.session IS NOT NULL THEN cur.window_body
+      WHEN src.session IS NOT NULL THEN src.window_body ELSE m.window_body END,
+    CASE WHEN u.set_form THEN u.window_tokens WHEN cur.session IS NOT NULL THEN cur.window_tokens
+      WHEN src.session IS NOT NULL THEN src.window_tokens ELSE m.window_tokens END
   FROM ok CROSS JOIN unnest(${$(18, 'int[]')}, ${$(19, 'int[]')}, ${$(20, 'boolean[]')}, ${$(21, 'boolean[]')},
-    ${$(22, 'boolean[]')}, ${$(23, 'text[]')}, ${$(24, 'int[]')})
-    AS u(seq, owner, pinned, kept, recheck, window_body, window_tokens)
+    ${$(22, 'boolean[]')}, ${$(23, 'boolean[]')}, ${$(24, 'text[]')}, ${$(25, 'int[]')})
+    AS u(seq, owner, pinned, kept, recheck, set_form, window_body, window_tokens)
+  JOIN context_ledger.messages m ON m.session = u.owner AND m.seq = u.seq
+  LEFT JOIN context_ledger.branch_rows cur ON cur.session = ok.pk AND cur.seq = u.seq
+  LEFT JOIN context_ledger.branch_rows src ON src.session = ${$(0, 'int')} AND src.seq = u.seq
   ON CONFLICT (session, seq) DO UPDATE SET pinned = excluded.pinned, kept = excluded.kept,
     recheck = excluded.recheck, window_body = excluded.window_body, window_tokens = excluded.window_tokens
 ),
+-- A new branch's copies of the forms its parent shows of rows outside the branch's window (an edit the
+-- parent made on a row it inherits): the rows of the window are written above.
+copied_forms AS (
+  INSERT INTO context_ledger.branch_rows (session, seq, owner, pinned, window_body, window_tokens)
+  SELECT ok.pk, o.seq, o.owner, o.pinned, o.window_body, o.window_tokens
+  FROM ok CROSS JOIN context_ledger.branch_rows o
+  JOIN context_ledger.messages m ON m.session = o.owner AND m.seq = o.seq
+  WHERE ${$(0, 'int')} IS NOT NULL AND o.session = ${$(0, 'int')} AND o.seq <= ${$(2, 'int')}
+    AND (o.window_body IS DISTINCT FROM m.window_body OR o.window_tokens IS DISTINCT FROM m.window_tokens)
+    AND o.seq <> ALL(${$(18, 'int[]')})
+  ON CONFLICT (session, seq) DO NOTHING
+),
 inherited_bodies AS (
   UPDATE context_ledger.messages m SET body = u.body, text = u.text, window_body = NULL
-  FROM ok CROSS JOIN unnest(${$(25, 'int[]')}, ${$(26, 'int[]')}, ${$(27, 'text[]')}, ${$(28, 'text[]')})
+  FROM ok CROSS JOIN unnest(${$(26, 'int[]')}, ${$(27, 'int[]')}, ${$(28, 'text[]')}, ${$(29, 'text[]')})
     AS u(seq, owner, body, text)
   WHERE m.session = u.owner AND m.seq = u.seq
 ),
@@ -123,9 +149,9 @@ export interface NewBranchRow {
   at: number
   actor: string | null
   reason: string | null
-  forkVersion: number
+  /** The fork clock; null: one more than the ledger's log clock when written. */
+  forkVersion: number | null
   forkTokens: number
-  forkSummary: number | null
 }
 
 /**
@@ -140,7 +166,7 @@ export function branchFlushValues(slice: Slice): unknown[] {
   const col = (n: number): unknown[][] => Array.from({ length: n }, () => [])
   const redacted = col(2)
   const inheritedBodies = col(4)
-  const state = col(7)
+  const state = col(8)
   const windowed: number[] = []
   for (const [seq, cols] of [...slice.changed].sort((a, c) => a[0] - c[0])) {
     const r = slice.row(seq, 'write')
@@ -151,16 +177,21 @@ export function branchFlushValues(slice: Slice): unknown[] {
         [seq, r.owner, r.body, r.text ?? null].forEach((x, i) => inheritedBodies[i]?.push(x))
     } else if (r.owner === undefined && (cols.has('window_body') || cols.has('window_tokens')))
       windowed.push(seq)
-    if (r.owner !== undefined)
-      [
+    if (r.owner !== undefined) {
+      // The row's form is written only when this write set it (else it stays, or starts as its source's).
+      const form = cols.has('window_body') || cols.has('window_tokens')
+      const values = [
         seq,
         r.owner,
         r.pinned === 1,
         r.kept === 1,
         r.recheck === 1,
-        r.window_body ?? null,
-        r.window_tokens,
-      ].forEach((x, i) => state[i]?.push(x))
+        form,
+        form ? (r.window_body ?? null) : null,
+        form ? r.window_tokens : null,
+      ]
+      values.forEach((x, i) => state[i]?.push(x))
+    }
   }
   // The owners of the rows whose edit bodies are erased, in the order `flush.ts` sends their seqs ($58).
   const erased = [...slice.erasedEdits].map((seq) => slice.rows.get(seq)?.owner ?? s?.pk)
@@ -176,7 +207,7 @@ export function branchFlushValues(slice: Slice): unknown[] {
     f?.forkTokens ?? null,
     s?.fork_trim_point ?? null,
     s?.fork_pair_start ?? null,
-    f?.forkSummary ?? null,
+    s?.fork_summary ?? null,
     s?.fork_summary_ended_at ?? null,
     s?.fork_summary_end_reason ?? null,
     ...redacted,

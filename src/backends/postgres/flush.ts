@@ -11,7 +11,14 @@
  * for the first's row lock, then finds the revision moved and writes nothing. Readers never wait (MVCC).
  */
 import type { Slice } from './slice.js'
-import { BRANCH_CTES, branchFlushValues, CREATED_BRANCH, GUARD_BRANCH, PARENT_GUARD } from './flush-branch.js'
+import {
+  BRANCH_CTES,
+  branchFlushValues,
+  CREATED_BRANCH,
+  GUARD_BRANCH,
+  LOG_CLOCK,
+  PARENT_GUARD,
+} from './flush-branch.js'
 
 /** The write-back statement; see {@link flushValues} for its parameters. */
 export const FLUSH_SQL = `WITH RECURSIVE guard AS (
@@ -74,17 +81,16 @@ answered_calls AS (
 ),
 new_pins AS (
   INSERT INTO context_ledger.pin_events (session, seq, action, actor, reason, at, version)
-  SELECT ok.pk, u.seq, u.action, u.actor, u.reason, u.at, u.version
-  FROM ok CROSS JOIN unnest($53::int[], $54::text[], $55::text[], $56::text[], $57::bigint[], $101::int[])
-    WITH ORDINALITY AS u(seq, action, actor, reason, at, version, ord)
+  SELECT ok.pk, u.seq, u.action, u.actor, u.reason, u.at, ${LOG_CLOCK}
+  FROM ok CROSS JOIN unnest($53::int[], $54::text[], $55::text[], $56::text[], $57::bigint[])
+    WITH ORDINALITY AS u(seq, action, actor, reason, at, ord)
   ORDER BY u.ord
 ),
 new_edits AS (
   INSERT INTO context_ledger.message_edits (session, seq, kind, actor, reason, at, body, version)
-  SELECT ok.pk, u.seq, u.kind, u.actor, u.reason, u.at, u.body, u.version
-  FROM ok CROSS JOIN unnest($59::int[], $60::text[], $61::text[], $62::text[], $63::bigint[], $64::text[],
-    $102::int[])
-    WITH ORDINALITY AS u(seq, kind, actor, reason, at, body, version, ord)
+  SELECT ok.pk, u.seq, u.kind, u.actor, u.reason, u.at, u.body, ${LOG_CLOCK}
+  FROM ok CROSS JOIN unnest($59::int[], $60::text[], $61::text[], $62::text[], $63::bigint[], $64::text[])
+    WITH ORDINALITY AS u(seq, kind, actor, reason, at, body, ord)
   ORDER BY u.ord
 ),
 new_summaries AS (
@@ -277,11 +283,6 @@ export function flushValues(slice: Slice): unknown[] {
   // The session's format, written only when the write creates it (a session keeps its format).
   v.push(s.format, ...texts)
   v.push(slice.metadataChanged)
-  // The session's version each log entry was written at ($101, $102): what a branch inherits of the logs.
-  v.push(
-    slice.pinEvents.map((e) => e.version),
-    slice.edits.map((e) => e.version),
-  )
   v.push(...branchFlushValues(slice))
   return v
 }

@@ -107,8 +107,12 @@ export const sessions = ledgerSchema.table(
       enum: ['replaced', 'regenerated', 'dropped', 'evicted'],
     }),
   },
-  // A session's children, by fork point: what a copy-down, a rewind and deleteSession look for.
-  (t) => [index('sessions_children').on(t.parent, t.forkSeq)],
+  (t) => [
+    // A session's children, by fork point: what a copy-down, a rewind and deleteSession look for.
+    index('sessions_children').on(t.parent, t.forkSeq),
+    // The log clock (the largest fork_version): one seek per log entry written.
+    index('sessions_fork_version').on(t.forkVersion),
+  ],
 )
 
 /** The archive: one row per message, never deleted by eviction. */

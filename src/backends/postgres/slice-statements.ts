@@ -477,6 +477,7 @@ export function sliceStatements(slice: Slice): Statements {
         x.end_reason = null
         if (inheritedSummary(x)) {
           const s = session(slice.session?.pk ?? -1, 'reopenSummary')
+          s.fork_summary = id
           s.fork_summary_ended_at = null
           s.fork_summary_end_reason = null
         } else if (!slice.insertedSummaries.has(id)) slice.changedSummaries.add(id)
@@ -722,9 +723,8 @@ export function sliceStatements(slice: Slice): Statements {
 
     // ---- logs
     insertEdit: emulate('insertEdit', {
-      run: (pk, seq, kind, actor, reason, at, body) => {
-        const version = slice.sessionFor(pk, 'insertEdit').version
-        slice.edits.push({ seq, kind, actor, reason, at, body, version })
+      run: (_pk, seq, kind, actor, reason, at, body) => {
+        slice.edits.push({ seq, kind, actor, reason, at, body })
         return 1
       },
     }),
@@ -737,9 +737,8 @@ export function sliceStatements(slice: Slice): Statements {
     }),
     edits: emulate('edits', {}),
     insertPinEvent: emulate('insertPinEvent', {
-      run: (pk, seq, action, actor, reason, at) => {
-        const version = slice.sessionFor(pk, 'insertPinEvent').version
-        slice.pinEvents.push({ seq, action, actor, reason, at, version })
+      run: (_pk, seq, action, actor, reason, at) => {
+        slice.pinEvents.push({ seq, action, actor, reason, at })
         return 1
       },
     }),

@@ -99,8 +99,6 @@ export interface NewPinEvent {
   actor: string
   reason: string | null
   at: number
-  /** The session's version when it was written. */
-  version: number
 }
 
 /** An edit-log entry to insert. */
@@ -111,8 +109,6 @@ export interface NewEdit {
   reason: string | null
   at: number
   body: string | null
-  /** The session's version when it was written. */
-  version: number
 }
 
 /** An eviction-log row to insert (see `src/store/eviction-log.ts`). */

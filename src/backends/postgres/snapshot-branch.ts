@@ -209,5 +209,6 @@ export const BRANCH: SnapshotDialect = {
   (SELECT coalesce((SELECT seq + 1 FROM context_ledger.messages WHERE session = s.pk ORDER BY seq DESC LIMIT 1),
     s.fork_seq + 1, 0) FROM s) AS full_n,
   (SELECT max(fork_version) FROM context_ledger.sessions) AS clock,
+  (SELECT max(depth) FROM up) AS depth,
   ARRAY(SELECT id FROM context_ledger.sessions WHERE id = ANY($23::text[])) AS taken`,
 }

@@ -140,6 +140,8 @@ export interface SnapshotResult {
   fork_at: number | null
   full_n: number | null
   clock: number | null
+  /** How far below its root the session is (branch statement). */
+  depth: number | null
   /** The probed session ids that exist (branch statement; null for the trunk's). */
   taken: string[] | null
 }

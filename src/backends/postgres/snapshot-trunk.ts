@@ -63,5 +63,6 @@ export const TRUNK: SnapshotDialect = {
   forkCalls: '',
   newPk: '',
   forkColumns: `,
-  NULL::int AS fork_at, NULL::int AS full_n, NULL::int AS clock, NULL::text[] AS taken`,
+  NULL::int AS fork_at, NULL::int AS full_n, NULL::int AS clock, NULL::int AS depth,
+  NULL::text[] AS taken`,
 }
