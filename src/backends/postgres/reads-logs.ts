@@ -137,5 +137,5 @@ export interface PgChainRow {
 export const RANGES_SQL = `WITH lin AS (SELECT l.owner, l.lo, l.hi FROM ${lineageOf('$1::int')} l WHERE l.lo <= l.hi)
 SELECT m.body FROM unnest($2::int[], $3::int[]) AS r(lo, hi) JOIN lin g ON g.lo < r.hi AND g.hi >= r.lo
   JOIN context_ledger.messages m ON m.session = g.owner AND m.seq >= greatest(r.lo, g.lo)
-    AND m.seq < least(r.hi, g.hi + 1)
+    AND m.seq <= least(r.hi - 1, g.hi)
 ORDER BY m.seq`
