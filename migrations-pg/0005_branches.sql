@@ -38,4 +38,15 @@ CREATE INDEX "branch_rows_recheck" ON "context_ledger"."branch_rows" USING btree
 CREATE INDEX "branch_rows_pinned" ON "context_ledger"."branch_rows" USING btree ("session","seq") WHERE "context_ledger"."branch_rows"."pinned";--> statement-breakpoint
 CREATE INDEX "branch_rows_owner" ON "context_ledger"."branch_rows" USING btree ("owner","seq");--> statement-breakpoint
 CREATE INDEX "sessions_children" ON "context_ledger"."sessions" USING btree ("parent","fork_seq");--> statement-breakpoint
-CREATE INDEX "sessions_fork_version" ON "context_ledger"."sessions" USING btree ("fork_version");
+CREATE INDEX "sessions_fork_version" ON "context_ledger"."sessions" USING btree ("fork_version");--> statement-breakpoint
+-- A write that finds, under its locks, that a session it depends on moved since it read (a fork below a
+-- session being rewound) calls this to abort its one statement whole: SQLSTATE 40001, which the store
+-- retries on a new read (src/backends/postgres/flush-rewind.ts).
+CREATE FUNCTION "context_ledger"."write_conflict"() RETURNS integer
+LANGUAGE plpgsql VOLATILE
+AS $$
+BEGIN
+  RAISE EXCEPTION 'context-ledger: a session this write depends on changed since it was read'
+    USING ERRCODE = '40001';
+END
+$$;

@@ -29,6 +29,7 @@ const turn = (i: number): MessageData[] => [
 
 /** What migration 0005 (branches) added, taken away by hand: back to schema 4's tables. */
 const UNDO_BRANCHES = `DROP TABLE context_ledger.branch_rows;
+  DROP FUNCTION context_ledger.write_conflict();
   ALTER TABLE context_ledger.pin_events DROP COLUMN version;
   ALTER TABLE context_ledger.message_edits DROP COLUMN version;
   DROP INDEX context_ledger.sessions_children;

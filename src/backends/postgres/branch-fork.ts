@@ -216,6 +216,10 @@ function forkSlice(req: ForkRequest, state: StoreState, found: Found): MakeSlice
       fork_summary: summary,
       fork_summary_ended_at: null,
       fork_summary_end_reason: null,
+      fork_tokens: p.slice.row(p.at, 'fork').cum_tokens,
+      forked_at: req.now,
+      fork_actor: req.settings.actor,
+      fork_reason: req.settings.reason,
     }
     slice.sessionChanged = true
     slice.fork = {

@@ -72,7 +72,7 @@ export const CREATED_BRANCH = {
 /** What the session's guard also writes: the fork-point flags and the inherited summary's end. */
 export const GUARD_BRANCH = `fork_trim_point = ${$(9, 'boolean')}, fork_pair_start = ${$(10, 'boolean')},
     fork_summary = ${$(11, 'int')}, fork_summary_ended_at = ${$(12, 'bigint')},
-    fork_summary_end_reason = ${$(13, 'text')}`
+    fork_summary_end_reason = ${$(13, 'text')}, fork_seq = ${$(30, 'int')}, fork_tokens = ${$(31, 'bigint')}`
 
 /** The CTEs of branches, after `ok` (the session's key when the write goes ahead). */
 export const BRANCH_CTES = `${seeing('redacted_seeing', REDACTED)},
@@ -215,5 +215,8 @@ export function branchFlushValues(slice: Slice): unknown[] {
     windowed,
     ...state,
     ...inheritedBodies,
+    // The fork point, which a rewind to before it moves back ($131, $132).
+    s?.fork_seq ?? null,
+    s?.fork_tokens ?? null,
   ]
 }

@@ -19,6 +19,7 @@ import {
   LOG_CLOCK,
   PARENT_GUARD,
 } from './flush-branch.js'
+import { REWIND_CTES, rewindFlushValues } from './flush-rewind.js'
 
 /** The write-back statement; see {@link flushValues} for its parameters. */
 export const FLUSH_SQL = `WITH RECURSIVE guard AS (
@@ -40,6 +41,7 @@ created AS (
 ),
 ok AS (SELECT pk FROM guard UNION ALL SELECT pk FROM created),
 ${BRANCH_CTES},
+${REWIND_CTES},
 new_messages AS (
   INSERT INTO context_ledger.messages (session, seq, uid, role, body, tokens, cum_tokens, pinned, kept, recheck,
     plain_user, trim_point, pair_start, has_tool_use, has_tool_result, created_at, window_body, window_tokens,
@@ -283,6 +285,6 @@ export function flushValues(slice: Slice): unknown[] {
   // The session's format, written only when the write creates it (a session keeps its format).
   v.push(s.format, ...texts)
   v.push(slice.metadataChanged)
-  v.push(...branchFlushValues(slice))
+  v.push(...branchFlushValues(slice), ...rewindFlushValues(slice))
   return v
 }

@@ -349,6 +349,10 @@ export function sliceStatements(slice: Slice): Statements {
           fork_summary: null,
           fork_summary_ended_at: null,
           fork_summary_end_reason: null,
+          fork_tokens: null,
+          forked_at: null,
+          fork_actor: null,
+          fork_reason: null,
         }
         slice.sessionChanged = true
         return 1

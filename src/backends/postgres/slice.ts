@@ -9,6 +9,7 @@
  * (`flush.ts`) that commits only if the session is still at the revision the slice was read at.
  */
 import type { NewBranchRow } from './flush-branch.js'
+import type { RewindWrite } from './flush-rewind.js'
 import type { SnapshotResult, SnapshotSession, SnapshotSummary } from './snapshot-query.js'
 
 /**
@@ -191,8 +192,10 @@ export class Slice {
   readonly pruned: readonly number[]
   /** Ids allocated for new summaries, not used yet. */
   readonly freeSummaryIds: number[]
-  /** The branch this slice's write creates (a fork, a rewind's abandoned rows), if it does. */
+  /** The branch this slice's write creates (a fork), if it does. */
   fork: NewBranchRow | undefined
+  /** The rewind this slice's write makes (its abandoned branch, the rows it moves), if it does. */
+  rewind: RewindWrite | undefined
   /** A branch's conversation, part by part (read by the branch dialect only; empty for a trunk). */
   readonly lineage: readonly SlicePart[]
 
@@ -300,6 +303,7 @@ export class Slice {
     this.freeSummaryIds = [...r.summary_ids]
     this.lineage = r.lineage ?? []
     this.fork = undefined
+    this.rewind = undefined
   }
 
   /**
@@ -565,6 +569,7 @@ export class Slice {
   get dirty(): boolean {
     return (
       this.sessionChanged ||
+      this.rewind !== undefined ||
       this.inserted.size > 0 ||
       this.changed.size > 0 ||
       this.changedCalls.size > 0 ||

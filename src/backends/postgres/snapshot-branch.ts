@@ -210,5 +210,14 @@ export const BRANCH: SnapshotDialect = {
     s.fork_seq + 1, 0) FROM s) AS full_n,
   (SELECT max(fork_version) FROM context_ledger.sessions) AS clock,
   (SELECT max(depth) FROM up) AS depth,
-  ARRAY(SELECT id FROM context_ledger.sessions WHERE id = ANY($23::text[])) AS taken`,
+  ARRAY(SELECT id FROM context_ledger.sessions WHERE id = ANY($23::text[])) AS taken,
+  (SELECT id FROM context_ledger.sessions WHERE pk = (SELECT parent FROM s)) AS parent_id,
+  (SELECT json_agg(json_build_object('pk', x.pk, 'revision', x.revision)) FROM (
+    WITH RECURSIVE down (pk) AS (
+      SELECT pk FROM context_ledger.sessions WHERE parent = (SELECT pk FROM s) AND $24::boolean
+      UNION ALL
+      SELECT x.pk FROM down JOIN context_ledger.sessions x ON x.parent = down.pk)
+    SELECT x.pk, x.revision FROM down JOIN context_ledger.sessions x ON x.pk = down.pk) x) AS subtree,
+  (SELECT k FROM generate_series(1, 100000) k WHERE $25::text IS NOT NULL AND NOT EXISTS (
+    SELECT 1 FROM context_ledger.sessions WHERE id = $25::text || '~' || k) ORDER BY k LIMIT 1) AS free_k`,
 }

@@ -76,6 +76,10 @@ export interface SnapshotParams {
   readonly forkUid: string | null
   /** Session ids to look up: which of them exist (branch statement only). */
   readonly probe: readonly string[]
+  /** Read the revisions of every session below (a rewind re-parents some; branch statement only). */
+  readonly subtree: boolean
+  /** Find the first k ≥ 1 with no session `${freeBase}~${k}` (a rewind's default id; branch statement only). */
+  readonly freeBase: string | null
 }
 
 /**
@@ -86,7 +90,7 @@ export interface SnapshotParams {
  * @returns the values
  */
 export function snapshotValues(p: SnapshotParams, branch: boolean): unknown[] {
-  const forking = branch ? [p.forkSeq, p.forkUid, p.probe] : []
+  const forking = branch ? [p.forkSeq, p.forkUid, p.probe, p.subtree, p.freeBase] : []
   return [
     p.sessionId,
     p.plan,
@@ -144,6 +148,12 @@ export interface SnapshotResult {
   depth: number | null
   /** The probed session ids that exist (branch statement; null for the trunk's). */
   taken: string[] | null
+  /** The session's parent's id (branch statement). */
+  parent_id: string | null
+  /** Every session below, with its revision (when asked). */
+  subtree: { pk: number; revision: number }[] | null
+  /** The first free `~k` (when asked). */
+  free_k: number | null
 }
 
 /** The session's row. */
@@ -176,6 +186,11 @@ export interface SnapshotSession {
   fork_summary: number | null
   fork_summary_ended_at: number | null
   fork_summary_end_reason: 'replaced' | 'regenerated' | 'dropped' | 'evicted' | null
+  /** The token sum through the fork point; when, by whom and why it was forked. */
+  fork_tokens: number | null
+  forked_at: number | null
+  fork_actor: string | null
+  fork_reason: string | null
 }
 
 /** A message's flags and counts (no body). */

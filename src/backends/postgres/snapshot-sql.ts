@@ -100,7 +100,7 @@ const CALL_COLUMNS = 'id, tool_use_id, name, use_seq, result_seq, status'
 /** The session row's columns the slice reads. */
 const SESSION_COLUMNS = `pk, id, created_at, updated_at, metadata, boundary, version, kept_count, kept_tokens, kept_first,
     summary, limits, format, revision, parent, fork_seq, kind, fork_version, fork_trim_point, fork_pair_start,
-    fork_summary, fork_summary_ended_at, fork_summary_end_reason`
+    fork_summary, fork_summary_ended_at, fork_summary_end_reason, fork_tokens, forked_at, fork_actor, fork_reason`
 
 /**
  * The snapshot query in a dialect. `$1` session id, `$2` plan mode, `$3` first, `$4` last, `$5` extra seqs,

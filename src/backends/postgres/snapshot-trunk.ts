@@ -64,5 +64,5 @@ export const TRUNK: SnapshotDialect = {
   newPk: '',
   forkColumns: `,
   NULL::int AS fork_at, NULL::int AS full_n, NULL::int AS clock, NULL::int AS depth,
-  NULL::text[] AS taken`,
+  NULL::text[] AS taken, NULL::text AS parent_id, NULL::json AS subtree, NULL::int AS free_k`,
 }

@@ -124,8 +124,15 @@ import {
 import { PostgresConversationManager, type PostgresConversationManagerOptions } from './manager.js'
 import { forkCall, forkSpec } from './branch-fork.js'
 import { deleteSubtree, TREE_SQL, toTree, type PgTreeRow } from './branch-tree.js'
-import { checkForkOptions } from '../../store/branches/check-options.js'
-import type { BranchInfo, DeleteSessionOptions, ForkOptions } from '../../store/branches/types.js'
+import { rewindCall, rewindSpec } from './branch-rewind.js'
+import { checkForkOptions, checkRewindOptions } from '../../store/branches/check-options.js'
+import type {
+  BranchInfo,
+  DeleteSessionOptions,
+  ForkOptions,
+  RewindOptions,
+  RewindResult,
+} from '../../store/branches/types.js'
 import { mintTrackingId } from '../../messages/tracking-id.js'
 import { Slice, SliceMiss } from './slice.js'
 import { SliceLedger } from './slice-ledger.js'
@@ -176,6 +183,8 @@ const BASE: Omit<SnapshotParams, 'sessionId'> = Object.freeze({
   forkSeq: null,
   forkUid: null,
   probe: [],
+  subtree: false,
+  freeBase: null,
 })
 
 /**
@@ -469,7 +478,7 @@ export class PostgresContextStore implements AsyncContextStore {
     read: SnapshotParams,
     query: <R>(text: string, values: readonly unknown[], name?: string) => Promise<R[]>,
   ): Promise<SnapshotResult> {
-    const forking = read.forkSeq !== null || read.forkUid !== null || read.probe.length > 0
+    const forking = read.forkSeq !== null || read.forkUid !== null || read.probe.length > 0 || read.subtree
     const branch = forking || this.branchIds.has(read.sessionId)
     const values = snapshotValues(read, branch)
     const [result] = branch
@@ -782,6 +791,30 @@ export class PostgresContextStore implements AsyncContextStore {
     this.branchIds.add(req.id)
     this.formats.delete(req.id)
     return info
+  }
+
+  /**
+   * Continues a session from an earlier message; see `ContextStore.rewind`. Two round trips: the session
+   * read as it is after the message (with the revisions of the sessions below it), then one statement that
+   * restricts its window, creates the abandoned branch and moves the rows after the message into it — all
+   * or nothing, and nothing when a session below changed meanwhile (then it reads again). Nothing is written
+   * when the message is already the newest.
+   *
+   * @param sessionId - the session
+   * @param options - `toSeq` or `trackingId` (exactly one), optional `actor`, `reason`, `abandonedId`
+   * @returns the session, the abandoned branch, and how many messages left
+   * @throws ContextLedgerError `SESSION_NOT_FOUND`, `MESSAGE_NOT_FOUND` (path `toSeq` or `trackingId`),
+   *   `SESSION_EXISTS` (path `abandonedId`), `INVALID_OPTIONS` naming the field, `READ_ONLY`
+   */
+  async rewind(sessionId: string, options: RewindOptions): Promise<RewindResult> {
+    this.ensureWritable()
+    checkSessionId(sessionId)
+    const settings = checkRewindOptions(options)
+    const req = { sessionId, settings, now: Date.now() }
+    const { make, op } = rewindCall(req)
+    const result = await this.run(sessionId, rewindSpec(req), op, `rewind session "${sessionId}"`, make)
+    if (result.abandoned !== undefined) this.branchIds.add(result.abandoned.sessionId)
+    return result
   }
 
   /**
