@@ -82,6 +82,9 @@ async function compareTree(run: BranchRun, step: string, listing = true): Promis
           },
       `${where}: session`,
     ).toStrictEqual(factsOf(n.state))
+    // The summary the window shows is listed as current, inherited or not.
+    const current = (await store.summaries(n.id, { limit: 10_000 })).find((x) => x.current)
+    expect(current?.id, `${where}: current summary`).toBe(n.state.summary?.id)
     const limits = n.state.limits
     await assertWindowRulesOf(
       store,
