@@ -48,6 +48,8 @@ export interface BranchState {
   summary: ShownSummary | undefined
   /** The limits the window was last planned with (`sessions.limits`); undefined: never. */
   limits: WindowLimits | undefined
+  /** The pin log it sees: what its ancestors logged about what it inherits before the fork, then its own. */
+  pinLog: { seq: number; action: 'pin' | 'unpin' }[]
 }
 
 /** An empty branch (a root before its first append). */
@@ -61,6 +63,7 @@ export function emptyBranch(): BranchState {
     kept: [],
     summary: undefined,
     limits: undefined,
+    pinLog: [],
   }
 }
 
@@ -256,6 +259,7 @@ export function pinModel(b: BranchState, seq: number, pinned: boolean, limits: W
   if (pinned && seq < firstPlainUser(b.archive)) return false
   if (b.pinned[seq] === pinned) return true
   b.pinned[seq] = pinned
+  b.pinLog.push({ seq, action: pinned ? 'pin' : 'unpin' })
   if (pinned && seq < b.boundary) {
     const changes = protectedToRestore(viewOf(b), limits, [seq])
     b.kept = [...new Set([...b.kept, ...changes.keep.map((k) => k.seq)])].sort((x, y) => x - y)

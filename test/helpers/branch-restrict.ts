@@ -24,6 +24,7 @@ export function restrictBranch(parent: BranchState, atSeq: number): BranchState 
   b.tokens = cut(b.tokens)
   b.forms = cut(b.forms)
   b.pinned = cut(b.pinned)
+  b.pinLog = b.pinLog.filter((e) => e.seq < n)
   const limits = parent.limits ?? NO_LIMITS
   let boundary = Math.min(parent.boundary, n)
   // The newest turn stays whole, and the last N messages are in the window.

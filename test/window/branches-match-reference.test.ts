@@ -82,6 +82,11 @@ async function compareTree(run: BranchRun, step: string, listing = true): Promis
           },
       `${where}: session`,
     ).toStrictEqual(factsOf(n.state))
+    const pins = await store.pinEvents(n.id)
+    expect(
+      pins.map((e) => ({ seq: e.seq, action: e.action })),
+      `${where}: pin log`,
+    ).toStrictEqual(n.state.pinLog)
     // The summary the window shows is listed as current, inherited or not.
     const current = (await store.summaries(n.id, { limit: 10_000 })).find((x) => x.current)
     expect(current?.id, `${where}: current summary`).toBe(n.state.summary?.id)
