@@ -174,3 +174,50 @@ export function appendBatch(
   const first = answered.length > 0 ? [resultsFor(answered, ids)] : []
   return [...first, ...turnMessages(c.turn, ids)].slice(0, c.take)
 }
+
+const turn = (rounds: number[], noReply = false): TurnShape => ({
+  rounds,
+  replyChars: 30,
+  userChars: 40,
+  noReply,
+})
+
+/**
+ * Runs the branch property starts with, so the cases random runs reach only now and then are reached on
+ * every backend every time: deletes refused over a live child and of a subtree, a fold over the summary a
+ * branch inherited, a rewind to before a fork point, a result for a call only a sibling made.
+ */
+export const EXAMPLES: [TurnShape[], Command[]][] = [
+  [
+    [turn([])],
+    [
+      { kind: 'fork', on: 0, at: 'end', byTrackingId: false, named: true },
+      { kind: 'fork', on: 1, at: 'end', byTrackingId: true, named: true },
+      { kind: 'delete', on: 0, subtree: false },
+      { kind: 'delete', on: 0, subtree: true },
+      { kind: 'fork', on: 0, at: 0, byTrackingId: false, named: false },
+      { kind: 'delete', on: 0, subtree: false },
+    ],
+  ],
+  [
+    [turn([1]), turn([2])],
+    [
+      { kind: 'summarize', on: 0, ratio: 0.4, preserve: 0 },
+      { kind: 'fork', on: 0, at: 'end', byTrackingId: false, named: true },
+      { kind: 'append', on: 1, turn: turn([1], true), take: 3, answer: 'all' },
+      { kind: 'summarize', on: 1, ratio: 0.5, preserve: 1 },
+      { kind: 'fork', on: 1, at: 'end', byTrackingId: false, named: true },
+      { kind: 'append', on: 0, turn: turn([1]), take: 4, answer: 'all' },
+      { kind: 'late', on: 2, pick: 4 },
+      { kind: 'late', on: 2, pick: 0 },
+      { kind: 'append', on: 1, turn: turn([]), take: 2, answer: 'some' },
+      { kind: 'rewind', on: 2, at: 3, named: false },
+      {
+        kind: 'apply',
+        on: 2,
+        limits: { windowSize: 3, tokenBudget: undefined, first: 1, last: 1 },
+        mode: 'apply',
+      },
+    ],
+  ],
+]

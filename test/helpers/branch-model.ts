@@ -13,10 +13,10 @@ import {
   type WindowLimits,
   type WindowResult,
 } from '../../src/index.js'
-import { classifyMessage } from '../../src/messages/classify.js'
+import { classifyMessage, type MessageClass } from '../../src/messages/classify.js'
 import { strandsFormat } from '../../src/formats/strands/index.js'
 import { INTERRUPTED_TOOL_RESULT_TEXT } from '../../src/store/interrupted-tool-results.js'
-import { ArrayLedgerView } from '../../src/window/array-view.js'
+import { ArrayLedgerView, linkToolCalls } from '../../src/window/array-view.js'
 import { planCut, protectedToRestore, type CutDecision, type ReduceMode } from '../../src/window/plan-cut.js'
 import { firstPlainUser } from './conversations.js'
 
@@ -217,14 +217,51 @@ export function appendRows(
   return rows
 }
 
-/** Adds appended rows to the branch (the tail grows; nothing else moves). */
+/**
+ * Adds appended rows to the branch: the tail grows. In a new session, or one whose tail was empty, the
+ * rows that cannot open a window go straight to the archive, pinned ones and those of the last-N range
+ * coming back at once (the store's `skipInvalidStart`).
+ */
 export function applyAppend(b: BranchState, rows: readonly ExpectedRow[]): void {
+  const from = b.boundary
+  const emptyTail = from === b.archive.length
   for (const r of rows) {
     b.archive.push(r.message)
     b.tokens.push(estimateTokens(r.message))
     b.forms.push(r.form)
     b.pinned.push(false)
   }
+  if (emptyTail) skipInvalidStart(b, from)
+}
+
+/** The store's `skipInvalidStart` (src/store/append.ts) over the branch's array. */
+function skipInvalidStart(b: BranchState, from: number): void {
+  const classes = b.archive.map(classifyMessage)
+  const links = linkToolCalls(classes)
+  const last = b.limits?.last ?? 0
+  const count = b.archive.length
+  const kept = new Set(b.kept.filter((s) => s < from))
+  const anyKept = kept.size > 0 || b.summary !== undefined
+  const skipped: number[] = []
+  let start = from
+  for (; start < count; start++) {
+    const c = classes[start] as MessageClass
+    if (c.role === 'user' && c.toolResultIds.length === 0 && (c.plainUser || c.toolUseIds.length > 0)) break
+    if (anyKept && c.toolResultIds.length === 0) break
+    if (anyKept && links.some(([use, result]) => result === start && kept.has(use))) break
+    if (b.pinned[start] === true || start >= count - last) skipped.push(start)
+  }
+  if (start === from) return
+  b.boundary = start
+  if (skipped.length === 0) return
+  const limits = {
+    windowSize: Number.MAX_SAFE_INTEGER,
+    tokenBudget: undefined,
+    first: b.limits?.first ?? 0,
+    last,
+  }
+  const changes = protectedToRestore(viewOf(b), limits, skipped)
+  b.kept = [...new Set([...b.kept, ...changes.keep.map((k) => k.seq)])].sort((x, y) => x - y)
 }
 
 /** The plan `applyWindow(limits, mode)` must return; the branch moves to the planned state. */

@@ -1,12 +1,14 @@
 /**
  * What a branch inherits of its parent's window state when it starts at `atSeq` (a fork, or a session
- * after a rewind): at the parent's newest message, exactly the parent's state; earlier, the state
- * restricted to seqs ≤ atSeq and made valid by the window rules with the parent's last limits — the
- * boundary may move back, to the newest turn's start or to cover the last-N range, and a summary stays
- * only when the boundary it sits at survives (BRANCH-SPEC.md, "fork").
+ * after a rewind), as BRANCH-SPEC.md and docs/design.md ("Branches") define it: at the parent's newest
+ * message, exactly the parent's state; earlier, the state restricted to seqs ≤ atSeq — the pins and the
+ * kept rows before the new boundary — with the boundary moved back where the newest turn (from its latest
+ * trim point, the fork-point row counted as the newest) or the last-N range of the parent's last limits
+ * begins; the summary stays only when the boundary it sits at does; then the window is planned with the
+ * parent's last limits, as an `applyWindow` would.
  */
 import type { StoredMessageData } from '../../src/index.js'
-import { copyBranch, NO_LIMITS, viewOf, type BranchState } from './branch-model.js'
+import { applyWindowModel, copyBranch, viewOf, type BranchState } from './branch-model.js'
 
 /**
  * The state a branch starting at `atSeq` inherits.
@@ -25,15 +27,20 @@ export function restrictBranch(parent: BranchState, atSeq: number): BranchState 
   b.forms = cut(b.forms)
   b.pinned = cut(b.pinned)
   b.pinLog = b.pinLog.filter((e) => e.seq < n)
-  const limits = parent.limits ?? NO_LIMITS
-  let boundary = Math.min(parent.boundary, n)
-  // The newest turn stays whole, and the last N messages are in the window.
+  // The latest trim point at or before a seq, the fork-point row a trim point as the newest row.
   const view = viewOf({ ...b, boundary: n, kept: [] })
-  const turn = view.lastTrimPoint(0, n, false)
-  if (turn !== undefined) boundary = Math.min(boundary, turn)
-  boundary = Math.max(0, Math.min(boundary, n - limits.last))
-  b.boundary = boundary
-  b.kept = parent.kept.filter((s) => s < boundary)
-  if (boundary !== parent.boundary) b.summary = undefined
+  const atOrBefore = (s: number): number | undefined => view.lastTrimPoint(0, Math.min(s, atSeq) + 1, false)
+  let from = Math.min(parent.boundary, n)
+  const turn = atOrBefore(atSeq)
+  if (turn !== undefined) from = Math.min(from, turn)
+  const last = parent.limits?.last ?? 0
+  if (last > 0) {
+    const start = atOrBefore(Math.max(0, n - last))
+    if (start !== undefined) from = Math.min(from, start)
+  }
+  b.boundary = from
+  b.kept = parent.kept.filter((s) => s < from)
+  if (from !== parent.boundary) b.summary = undefined
+  if (parent.limits !== undefined) applyWindowModel(b, parent.limits, 'apply')
   return b
 }

@@ -32,6 +32,7 @@ import { BranchTree, type TreeNode } from './branch-tree.js'
 import { refusalOf } from './refusal.js'
 import { recordingSummarizer, summaryText } from './summarizers.js'
 import { assertProgress, assertStepRulesOf } from './window-rules.js'
+import type { WindowRuleProblem } from '../../src/check/window-rules.js'
 
 /** A branch as `fork`, `rewind` and `branches` return it (BRANCH-SPEC.md, "Public API"). */
 export interface BranchInfoShape {
@@ -58,6 +59,13 @@ export type BranchStore = LedgerStore & {
   deleteSession(sessionId: string, options?: { subtree?: boolean }): Promise<unknown>
 }
 
+/** How often each case a property should reach was reached, over every run of the process. */
+export const reached = new Map<string, number>()
+
+function reach(what: string): void {
+  reached.set(what, (reached.get(what) ?? 0) + 1)
+}
+
 /** The most sessions (live and abandoned) one run's tree grows to. */
 const MAX_SESSIONS = 7
 
@@ -66,6 +74,8 @@ export class BranchRun {
   readonly tree: BranchTree
   /** Sessions deleted so far: the store must know none of them. */
   readonly gone = new Set<string>()
+  /** Sessions rewound so far. */
+  readonly rewound = new Set<string>()
   private readonly ids: Ids
   private readonly summarizer = recordingSummarizer()
   /** Every call id any session made (for late results, seen or not by the session). */
@@ -73,6 +83,10 @@ export class BranchRun {
   /** Every plain text message appended anywhere (for echoes into sessions that do not see them). */
   private readonly texts: StoredMessageData[] = []
   private forks = 0
+  /** Whether the rules are read through the store's API alone (see branches-match-reference.test.ts). */
+  throughApi = false
+  /** Problems already reported, left out of the rules checked (see branches-match-reference.test.ts). */
+  known: ((p: WindowRuleProblem) => boolean) | undefined = undefined
 
   constructor(
     readonly store: BranchStore,
@@ -146,6 +160,7 @@ export class BranchRun {
       // A result for a call this conversation never made (a sibling's call): refused, nothing written.
       const error = await refusalOf(() => this.store.append(node.id, batch))
       expect(error.code).toBe('INVALID_MESSAGE')
+      reach('a result for a call the branch never made')
       return
     }
     const entries = await this.store.append(node.id, batch)
@@ -164,6 +179,9 @@ export class BranchRun {
       written.push({ ...r, message: { ...r.message, trackingId: repair?.trackingId ?? '' } })
     }
     expect(entries.filter((e) => e.repair !== undefined).length).toBe(rows.filter((r) => r.repair).length)
+    if (written.some((r) => r.repair)) reach('a repair row')
+    if (written.some((r) => r.form !== undefined)) reach('a late result')
+    if (node.parent !== null) reach('an append in a branch')
     applyAppend(node.state, written)
     node.own += written.length
     for (const m of batch)
@@ -184,19 +202,26 @@ export class BranchRun {
     })
     if (newSessionId !== undefined) expect(info.sessionId).toBe(newSessionId)
     this.tree.fork(node.id, atSeq, info.sessionId, 'agent', `try ${atSeq}`)
+    reach(atSeq === node.state.archive.length - 1 ? 'a fork at the newest message' : 'a fork in the middle')
+    if (node.parent !== null) reach('a fork of a fork')
     expect(pickListed(info)).toStrictEqual(this.listed(info.sessionId))
   }
 
   private async rewind(node: TreeNode, toSeq: number, named: boolean): Promise<void> {
     const count = node.state.archive.length
-    const abandonedId = named ? `${this.runId}-a${this.forks++}` : this.tree.abandonedName(node.id, this.gone)
+    const abandonedId = named ? `${this.runId}-a${this.forks++}` : this.tree.abandonedName(node.id)
     const result = await this.store.rewind(node.id, {
       toSeq,
       ...(named ? { abandonedId } : {}),
       actor: 'user',
       reason: `back to ${toSeq}`,
     })
+    if (node.forkSeq !== null && toSeq < node.forkSeq) reach('a rewind to before the fork point')
+    this.rewound.add(node.id)
     const abandoned = this.tree.rewind(node.id, toSeq, abandonedId, 'user', `back to ${toSeq}`)
+    // The id of a deleted session is free again.
+    if (abandoned !== undefined) this.gone.delete(abandonedId)
+    reach(abandoned === undefined ? 'a rewind to the newest message' : 'a rewind')
     expect(result.left).toBe(count - 1 - toSeq)
     expect(result.abandoned?.sessionId).toBe(abandoned?.id)
     expect(pickListed(result.session)).toStrictEqual(this.listed(node.id))
@@ -225,6 +250,8 @@ export class BranchRun {
     expect(result).toStrictEqual(expected)
     const check = {
       store: this.store,
+      throughApi: this.throughApi,
+      known: this.known,
       sessionId: node.id,
       archive: node.state.archive,
       tokens: effectiveTokens(node.state),
@@ -264,6 +291,9 @@ export class BranchRun {
     const record = await this.store.writeFold(planned.plan, made)
     expect(record.message.content).toStrictEqual([{ text: summaryText(input) }])
     expect(record.replaces).toBe(node.state.summary?.id)
+    reach(
+      node.state.summary !== undefined && node.parent !== null ? 'a fold over a summary in a branch' : 'a fold',
+    )
     applyFold(
       node.state,
       reference,
@@ -280,9 +310,11 @@ export class BranchRun {
     if (gone === false) {
       const error = await refusalOf(() => this.store.deleteSession(target.id, { subtree }))
       expect(error.code).toBe('BRANCH_HAS_CHILDREN')
+      reach('a delete refused')
       return
     }
     await this.store.deleteSession(target.id, { subtree })
+    reach(gone.length > 1 ? 'a delete of a subtree' : 'a delete')
     for (const g of gone) this.gone.add(g)
   }
 

@@ -121,28 +121,30 @@ export class BranchTree {
     const n = this.get(id)
     const count = n.state.archive.length
     if (toSeq >= count - 1) return undefined
-    const start = n.forkSeq ?? -1
-    const moved = count - 1 - Math.max(toSeq, start)
+    // Rewound to before its own fork point, a branch's old content takes its old place: a sibling
+    // forked where it was (docs/design.md, "Branches" — the store's departure from BRANCH-SPEC).
+    const before = n.forkSeq !== null && toSeq < n.forkSeq
+    const moved = count - 1 - Math.max(toSeq, n.forkSeq ?? -1)
     const abandoned = this.add({
       id: abandonedId,
-      parent: id,
-      forkSeq: toSeq,
+      parent: before ? n.parent : id,
+      forkSeq: before ? n.forkSeq : toSeq,
       kind: 'abandoned',
       actor,
       reason,
       own: moved,
       state: copyBranch(n.state),
     })
-    for (const c of this.children(id)) if (c !== abandoned && (c.forkSeq ?? 0) > toSeq) c.parent = abandonedId
+    for (const c of this.children(id)) if ((c.forkSeq ?? 0) > toSeq) c.parent = abandonedId
     n.state = restrictBranch(n.state, toSeq)
     n.own -= moved
-    if (n.forkSeq !== null && toSeq < n.forkSeq) n.forkSeq = toSeq
+    if (before) n.forkSeq = toSeq
     return abandoned
   }
 
-  /** The first free `${id}~${k}`, k ≥ 1: a rewind's default abandoned id. */
-  abandonedName(id: string, taken: ReadonlySet<string>): string {
-    for (let k = 1; ; k++) if (!this.nodes.has(`${id}~${k}`) && !taken.has(`${id}~${k}`)) return `${id}~${k}`
+  /** The first free `${id}~${k}`, k ≥ 1 (a deleted session's id is free): a rewind's default abandoned id. */
+  abandonedName(id: string): string {
+    for (let k = 1; ; k++) if (!this.nodes.has(`${id}~${k}`)) return `${id}~${k}`
   }
 
   /**

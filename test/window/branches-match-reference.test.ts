@@ -14,13 +14,60 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BACKEND, makeBackend } from '../helpers/backend.js'
-import { command, Ids, turnMessages, type Command } from '../helpers/branch-commands.js'
-import { emptyBranch, factsOf, windowOf } from '../helpers/branch-model.js'
-import { BranchRun, pickListed, type BranchStore } from '../helpers/branch-run.js'
+import { command, EXAMPLES, Ids, turnMessages, type Command } from '../helpers/branch-commands.js'
+import { emptyBranch, factsOf, openCalls, windowOf } from '../helpers/branch-model.js'
+import { BranchRun, pickListed, reached, type BranchStore } from '../helpers/branch-run.js'
 import type { TreeNode } from '../helpers/branch-tree.js'
 import { turnShape, type TurnShape } from '../helpers/conversations.js'
 import { fcRuns } from '../helpers/runs.js'
 import { assertWindowRulesOf } from '../helpers/window-rules.js'
+import type { WindowRuleProblem } from '../../src/check/window-rules.js'
+
+/**
+ * The sessions of a tree are checked through the store's API (the window rules in full, the message
+ * rules): `check` reads a branch's bookkeeping columns (tool calls, eviction log) as a root's until it
+ * learns branches and rewinds (br-reads); the trunk-only property runs it in full.
+ */
+const THROUGH_API = true
+
+/**
+ * Problems reported in /work/wt/BRANCH-FINDINGS.md and not fixed yet, left out so the property finds the
+ * next: `summaries()` of a branch lists its inherited summary without the chain it replaces; a session
+ * rewound to before its fork point still lists its inherited summary; a fork or rewind inside a step's
+ * answers leaves a call open behind a result.
+ */
+/** Whether a session's conversation ends with calls open behind a result (a fork or rewind inside a step). */
+function openBehindResult(n: TreeNode | undefined): boolean {
+  const archive = n?.state.archive ?? []
+  return archive.at(-1)?.role === 'user' && openCalls(archive).length > 0
+}
+
+function known(run: BranchRun): (p: WindowRuleProblem) => boolean {
+  return (p) =>
+    p.rule === 'summary replaces' ||
+    p.rule === 'summary chain complete' ||
+    (p.rule.startsWith('summary ') && run.rewound.has(p.sessionId)) ||
+    (p.rule === 'toolUse answered' && openBehindResult(run.tree.nodes.get(p.sessionId)))
+}
+
+/** The cases every run of the branch property reaches. */
+const CASES = [
+  'a result for a call the branch never made',
+  'a repair row',
+  'a late result',
+  'an append in a branch',
+  'a fork at the newest message',
+  'a fork in the middle',
+  'a fork of a fork',
+  'a rewind to before the fork point',
+  'a rewind to the newest message',
+  'a rewind',
+  'a fold over a summary in a branch',
+  'a fold',
+  'a delete refused',
+  'a delete of a subtree',
+  'a delete',
+]
 
 const backend = makeBackend()
 let store: BranchStore
@@ -50,6 +97,7 @@ function expectedHistory(n: TreeNode) {
 
 /** Every session of the tree holds what the reference holds; the deleted ones are gone. */
 async function compareTree(run: BranchRun, step: string, listing = true): Promise<void> {
+  const throughApi = listing && THROUGH_API
   for (const n of run.tree.nodes.values()) {
     const where = `${step}: session ${n.id}`
     const history = await store.history(n.id, { limit: 100_000 })
@@ -83,10 +131,12 @@ async function compareTree(run: BranchRun, step: string, listing = true): Promis
       `${where}: session`,
     ).toStrictEqual(factsOf(n.state))
     const pins = await store.pinEvents(n.id)
-    expect(
-      pins.map((e) => ({ seq: e.seq, action: e.action })),
-      `${where}: pin log`,
-    ).toStrictEqual(n.state.pinLog)
+    // Known (BRANCH-FINDINGS.md, "the log clock goes back"): after a delete the pin log may lose entries.
+    if (run.gone.size === 0)
+      expect(
+        pins.map((e) => ({ seq: e.seq, action: e.action })),
+        `${where}: pin log`,
+      ).toStrictEqual(n.state.pinLog)
     // The summary the window shows is listed as current, inherited or not.
     const current = (await store.summaries(n.id, { limit: 10_000 })).find((x) => x.current)
     expect(current?.id, `${where}: current summary`).toBe(n.state.summary?.id)
@@ -95,6 +145,7 @@ async function compareTree(run: BranchRun, step: string, listing = true): Promis
       store,
       n.id,
       limits === undefined ? {} : { first: limits.first, last: limits.last },
+      { throughApi, known: run.known },
     )
   }
   if (listing && run.tree.nodes.has(run.tree.rootId))
@@ -115,6 +166,8 @@ async function runTree(
 ): Promise<void> {
   const runId = `r${runs++}`
   const run = new BranchRun(store, backend, runId, emptyBranch())
+  run.throughApi = listing && THROUGH_API
+  run.known = known(run)
   const ids = new Ids(`${runId}o`)
   await run.open(opening.flatMap((t) => turnMessages(t, ids)))
   await compareTree(run, 'opening', listing)
@@ -150,7 +203,10 @@ describe(`branches [${BACKEND}]`, () => {
         async (opening, commands) => runTree(opening, commands),
       ),
       // PostgreSQL takes milliseconds a call where SQLite takes microseconds: fewer runs, the same checks.
-      { numRuns: fcRuns(BACKEND === 'postgres' ? 25 : 80) },
+      { numRuns: fcRuns(BACKEND === 'postgres' ? 25 : 80), examples: EXAMPLES },
     )
+    // The generator reaches every case the property is about (a change to it that stops reaching one
+    // would otherwise pass unnoticed).
+    expect([...reached.keys()].sort()).toStrictEqual([...CASES].sort())
   }, 600_000)
 })
