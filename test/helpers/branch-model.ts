@@ -28,6 +28,10 @@ export interface ShownSummary {
   readonly message: StoredMessageData
   /** Its tokens. */
   readonly tokens: number
+  /** The boundary after the fold that made it: it stands for messages before this seq. */
+  readonly toBoundary: number
+  /** Whether the branch made it (false: an ancestor did, and the branch inherited it at its fork). */
+  readonly own: boolean
 }
 
 /** One branch: its conversation and its window state, all its own. */

@@ -292,12 +292,20 @@ export class BranchRun {
     expect(record.message.content).toStrictEqual([{ text: summaryText(input) }])
     expect(record.replaces).toBe(node.state.summary?.id)
     reach(
-      node.state.summary !== undefined && node.parent !== null ? 'a fold over a summary in a branch' : 'a fold',
+      node.state.summary !== undefined && node.parent !== null
+        ? 'a fold over a summary in a branch'
+        : 'a fold',
     )
     applyFold(
       node.state,
       reference,
-      { id: record.id, message: record.message, tokens: record.tokens },
+      {
+        id: record.id,
+        message: record.message,
+        tokens: record.tokens,
+        toBoundary: record.toBoundary,
+        own: true,
+      },
       limits,
     )
   }

@@ -8,6 +8,19 @@ import type { WindowLimits } from '../../src/index.js'
 import { copyBranch, type BranchState } from './branch-model.js'
 import { restrictBranch } from './branch-restrict.js'
 
+/**
+ * The abandoned branch's state: the session's as it was. The summary it shows is its own when it moved
+ * with the rows (it stands for a message after `toSeq`, or the session was rewound to before its fork
+ * point and had made it), else inherited.
+ */
+function abandonedState(old: BranchState, toSeq: number, before: boolean): BranchState {
+  const state = copyBranch(old)
+  const shown = state.summary
+  if (shown !== undefined)
+    state.summary = { ...shown, own: shown.own && (before || shown.toBoundary > toSeq + 1) }
+  return state
+}
+
 /** One session of the tree. */
 export interface TreeNode {
   readonly id: string
@@ -102,7 +115,7 @@ export class BranchTree {
       actor,
       reason,
       own: 0,
-      state: restrictBranch(parent.state, atSeq),
+      state: restrictBranch(parent.state, atSeq, { fork: true }),
     })
   }
 
@@ -133,10 +146,10 @@ export class BranchTree {
       actor,
       reason,
       own: moved,
-      state: copyBranch(n.state),
+      state: abandonedState(n.state, toSeq, before),
     })
     for (const c of this.children(id)) if ((c.forkSeq ?? 0) > toSeq) c.parent = abandonedId
-    n.state = restrictBranch(n.state, toSeq)
+    n.state = restrictBranch(n.state, toSeq, { fork: false, before })
     n.own -= moved
     if (before) n.forkSeq = toSeq
     return abandoned

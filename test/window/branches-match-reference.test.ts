@@ -32,22 +32,16 @@ const THROUGH_API = true
 
 /**
  * Problems reported in /work/wt/BRANCH-FINDINGS.md and not fixed yet, left out so the property finds the
- * next: `summaries()` of a branch lists its inherited summary without the chain it replaces; a session
- * rewound to before its fork point still lists its inherited summary; a fork or rewind inside a step's
- * answers leaves a call open behind a result.
+ * next: a fork or rewind inside a step's answers leaves a call open behind a result.
  */
+function known(run: BranchRun): (p: WindowRuleProblem) => boolean {
+  return (p) => p.rule === 'toolUse answered' && openBehindResult(run.tree.nodes.get(p.sessionId))
+}
+
 /** Whether a session's conversation ends with calls open behind a result (a fork or rewind inside a step). */
 function openBehindResult(n: TreeNode | undefined): boolean {
   const archive = n?.state.archive ?? []
   return archive.at(-1)?.role === 'user' && openCalls(archive).length > 0
-}
-
-function known(run: BranchRun): (p: WindowRuleProblem) => boolean {
-  return (p) =>
-    p.rule === 'summary replaces' ||
-    p.rule === 'summary chain complete' ||
-    (p.rule.startsWith('summary ') && run.rewound.has(p.sessionId)) ||
-    (p.rule === 'toolUse answered' && openBehindResult(run.tree.nodes.get(p.sessionId)))
 }
 
 /** The cases every run of the branch property reaches. */
