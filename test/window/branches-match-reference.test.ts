@@ -32,10 +32,18 @@ const THROUGH_API = true
 
 /**
  * Problems reported in /work/wt/BRANCH-FINDINGS.md and not fixed yet, left out so the property finds the
- * next: a fork or rewind inside a step's answers leaves a call open behind a result.
+ * next: a fork or rewind inside a step's answers leaves a call open behind a result; a link of an inherited
+ * summary chain shows the end its owner gave it after the fork.
  */
 function known(run: BranchRun): (p: WindowRuleProblem) => boolean {
-  return (p) => p.rule === 'toolUse answered' && openBehindResult(run.tree.nodes.get(p.sessionId))
+  return (p) =>
+    ((p.rule === 'toolUse answered' || p.rule === 'alternate toolUse answered next') &&
+      openBehindResult(run.tree.nodes.get(p.sessionId))) ||
+    // An inherited chain's link ended by its owner after the fork (BRANCH-FINDINGS.md, "a grandparent's
+    // later eviction").
+    (p.rule === 'summary chain order' &&
+      /replaces \d+ \((evicted|dropped)/.test(p.detail) &&
+      p.sessionId !== run.tree.rootId)
 }
 
 /** Whether a session's conversation ends with calls open behind a result (a fork or rewind inside a step). */
