@@ -26,6 +26,7 @@ export const CONFORMANCE = [
   'test/window/summaries-properties.test.ts',
   'test/window/strands-summaries-equivalence.test.ts',
   'test/window/summary-edge-cases.test.ts',
+  'test/window/branches-match-reference.test.ts',
   'test/store/pin-unpin.test.ts',
   'test/store/reserved-metadata.test.ts',
   'test/store/summaries.test.ts',
