@@ -40,8 +40,9 @@ export type * from './rows.js'
  */
 const SESSION_SELECT = `SELECT s.pk, s.id, s.created_at, s.metadata, s.boundary, s.version,
     s.kept_count, s.kept_tokens, s.kept_first, s.summary, x.tokens AS summary_tokens, s.limits, s.format,
-    coalesce(t.seq + 1, 0) AS message_count, coalesce(t.cum_tokens, 0) AS total_tokens,
-    max(s.updated_at, coalesce(t.created_at, 0)) AS updated_at,
+    coalesce(t.seq + 1, s.fork_seq + 1, 0) AS message_count,
+    coalesce(t.cum_tokens, s.fork_tokens, 0) AS total_tokens,
+    max(s.updated_at, coalesce(t.created_at, 0)) AS updated_at, s.parent, s.fork_seq, s.kind,
     t.role AS last_role, t.has_tool_use AS last_has_tool_use, t.has_tool_result AS last_has_tool_result,
     t.plain_user AS last_plain_user, t.trim_point AS last_trim_point, t.pair_start AS last_pair_start
   FROM sessions s LEFT JOIN messages t
@@ -65,6 +66,9 @@ const SESSION_COLUMNS: ColumnsOf<SessionForAppendRow> = {
   message_count: true,
   total_tokens: true,
   updated_at: true,
+  parent: true,
+  fork_seq: true,
+  kind: true,
   last_role: true,
   last_has_tool_use: true,
   last_has_tool_result: true,
@@ -356,7 +360,13 @@ export const STATEMENTS = {
       at: number,
       body: string | null,
     ]
-  >('INSERT INTO message_edits (session, seq, kind, actor, reason, at, body) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+  >(
+    // With the session's version, as the pin log.
+    `WITH e (session, seq, kind, actor, reason, at, body) AS (VALUES (?, ?, ?, ?, ?, ?, ?))
+    INSERT INTO message_edits (session, seq, kind, actor, reason, at, body, version)
+    SELECT e.session, e.seq, e.kind, e.actor, e.reason, e.at, e.body, s.version FROM e
+    JOIN sessions s ON s.pk = e.session`,
+  ),
   eraseEditBodies: write<[session: number, seq: number]>(
     'UPDATE message_edits SET body = NULL WHERE session = ? AND seq = ?',
   ),
@@ -368,7 +378,12 @@ export const STATEMENTS = {
 
   insertPinEvent: write<
     [session: number, seq: number, action: 'pin' | 'unpin', actor: string, reason: string | null, at: number]
-  >('INSERT INTO pin_events (session, seq, action, actor, reason, at) VALUES (?, ?, ?, ?, ?, ?)'),
+  >(
+    // With the session's version (the pin log a branch inherits ends at its fork's version).
+    `WITH e (session, seq, action, actor, reason, at) AS (VALUES (?, ?, ?, ?, ?, ?))
+    INSERT INTO pin_events (session, seq, action, actor, reason, at, version)
+    SELECT e.session, e.seq, e.action, e.actor, e.reason, e.at, s.version FROM e JOIN sessions s ON s.pk = e.session`,
+  ),
   // One session's pins seek the partial pinned index; all sessions' pins walk it (only pinned rows).
   pinnedMessages: rows<[session: number], PinnedRow>(
     `${PINNED_SELECT} WHERE m.pinned = 1 AND m.session = ? ORDER BY m.seq`,
