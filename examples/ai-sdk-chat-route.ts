@@ -8,10 +8,10 @@
  */
 import { generateId, stepCountIs, streamText, tool, type LanguageModel, type UIMessage } from 'ai'
 import { z } from 'zod'
-// In your project: import { isContextLedgerError, type ContextStore } from 'context-ledger'
-import { isContextLedgerError, type ContextStore } from '../src/index.js'
-// In your project: import { ledgerSession, type ChatRequest } from 'context-ledger/ai-sdk'
-import { ledgerSession, type ChatRequest } from '../src/adapters/ai-sdk/index.js'
+// In your project: import { isContextLedgerError } from 'context-ledger'
+import { isContextLedgerError } from '../src/index.js'
+// In your project: import { ledgerSession, type ChatRequest, type LedgerSessionStore } from 'context-ledger/ai-sdk'
+import { ledgerSession, type ChatRequest, type LedgerSessionStore } from '../src/adapters/ai-sdk/index.js'
 
 /** The runbook the model's tool reads. */
 export const lookupRunbook = tool({
@@ -40,14 +40,14 @@ function refused(error: unknown): Response {
 /**
  * The chat's route handlers over a store and a model.
  *
- * @param store - the ledger
+ * @param store - the ledger: `openContextStore(file)`, or `openPostgresContextStore(…)`
  * @param model - the model
  * @returns `POST` (a `useChat` request) and `GET` (`?chat=…&message=…`: a message's alternatives)
  */
-export function chatRoute(store: ContextStore, model: LanguageModel) {
+export function chatRoute(store: LedgerSessionStore, model: LanguageModel) {
   const open = (id: string) => ledgerSession({ store, sessionId: id, format: 'ui', windowSize: 40, tools })
   return {
-    async POST(req: Request): Promise<Response> {
+    POST: async (req: Request): Promise<Response> => {
       const { id, messages, trigger, messageId } = (await req.json()) as ChatBody
       const session = open(id)
       try {
@@ -65,7 +65,7 @@ export function chatRoute(store: ContextStore, model: LanguageModel) {
         },
       })
     },
-    async GET(req: Request): Promise<Response> {
+    GET: async (req: Request): Promise<Response> => {
       const url = new URL(req.url)
       const session = open(url.searchParams.get('chat') ?? '')
       try {

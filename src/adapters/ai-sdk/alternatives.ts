@@ -113,7 +113,19 @@ export async function alternativesAt<M>(
       current: owner === current,
     })
   }
-  return out.sort(
-    (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.sessionId.localeCompare(b.sessionId),
-  )
+  return out.sort(byAge(tree))
+}
+
+/**
+ * Oldest first, by when each version was written. Rows written in the same millisecond: a version a
+ * rewind abandoned was written before what its session wrote after the rewind, and an earlier rewind's
+ * before a later one's (the branch created first, `chat~1` before `chat~2`).
+ */
+function byAge(tree: ReadonlyMap<string, BranchInfo>) {
+  const abandonedAt = (a: MessageAlternative<unknown>) =>
+    a.kind === 'abandoned' ? (tree.get(a.sessionId)?.createdAt ?? 0) : Infinity
+  return (a: MessageAlternative<unknown>, b: MessageAlternative<unknown>): number =>
+    a.createdAt.getTime() - b.createdAt.getTime() ||
+    abandonedAt(a) - abandonedAt(b) ||
+    a.sessionId.localeCompare(b.sessionId, 'en', { numeric: true })
 }
