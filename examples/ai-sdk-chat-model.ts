@@ -3,7 +3,8 @@
  * `MockLanguageModelV4` from `ai/test`) that reads only its prompt, as a real model does. Given a user
  * message last, it calls `lookup_runbook` with the question; given the tool's result last, it answers
  * from it, numbering its answers ("Take 3: …") so a regenerated answer differs from the one it
- * replaces. Streams (`streamText`, a chat route) and generates (`generateText`, an agent loop).
+ * replaces. Streams (`streamText`, a chat route) and generates (`generateText`, an agent loop):
+ * {@link scriptedModel} answers both kinds of call from one reply function.
  */
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test'
 
@@ -69,7 +70,18 @@ export function runbookModel(): RunbookModel {
       warnings: [],
     }
   }
-  const model = new MockLanguageModelV4({
+  return { model: scriptedModel(reply), prompts }
+}
+
+/**
+ * A `MockLanguageModelV4` whose every call — `generateText`'s or `streamText`'s — is answered by
+ * `reply`; a stream gives the same content as text deltas and tool calls.
+ *
+ * @param reply - the answer to a prompt
+ * @returns the model
+ */
+export function scriptedModel(reply: (prompt: Prompt) => Result): MockLanguageModelV4 {
+  return new MockLanguageModelV4({
     doGenerate: (call) => Promise.resolve().then(() => reply(call.prompt)),
     doStream: (call) =>
       Promise.resolve().then(() => {
@@ -87,5 +99,4 @@ export function runbookModel(): RunbookModel {
         return { stream: convertArrayToReadableStream(parts) }
       }),
   })
-  return { model, prompts }
 }
