@@ -86,6 +86,7 @@ const sameMessage = (format: 'model' | 'ui', a: unknown, b: unknown): boolean =>
 const shownOf = (format: 'model' | 'ui', e: LedgerEntry): ModelMessage | UIMessage =>
   format === 'ui' && !isReplaced(e) ? shownVersion(e) : (e.message as unknown as ModelMessage | UIMessage)
 
+/** Replaces the message `target` names (see `LedgerSession.replaceMessage`). Call inside the session's queue. */
 async function replace(c: BranchContext, target: MessageTarget, message: unknown): Promise<BranchChange> {
   const old = await locate(c.port, c.sessionId, target)
   const fresh = await checkedReplacement(c, old, message)
@@ -97,7 +98,7 @@ async function replace(c: BranchContext, target: MessageTarget, message: unknown
     const taken = id === old.trackingId ? undefined : await c.port.byTrackingId(id)
     if (taken !== undefined && taken.seq <= toSeq)
       throw invalidMessage(
-        'id',
+        '[0].id',
         `message id "${id}" is already stored (seq ${taken.seq}); the new message needs a new id`,
       )
   }

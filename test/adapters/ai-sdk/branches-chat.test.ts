@@ -191,6 +191,68 @@ describe('edit and regenerate (useChat sendMessage({ text, messageId }))', () =>
   })
 })
 
+describe('requests the chat cannot follow', () => {
+  it('are refused with the ledger’s code and field (404 / 400 from the route), changing no row', async () => {
+    const { handle, route, chat, session } = await chatOn()
+    await chat.sendMessage({ text: 'How does db-eu fail over?' })
+    await chat.sendMessage({ text: 'Who approves it?' })
+    const [u0, a0, u1] = [at(chat.messages, 0), at(chat.messages, 1), at(chat.messages, 2)]
+    const before = await backend.checksum(handle)
+    const post = async (body: object) => {
+      const response = await route.POST(
+        new Request('http://localhost/api/chat', {
+          method: 'POST',
+          body: JSON.stringify({ id: 'chat', ...body }),
+        }),
+      )
+      return { status: response.status, ...((await response.json()) as { code: string; path: string }) }
+    }
+    const regenerate = 'regenerate-message'
+    const submit = 'submit-message'
+    const reworded = { ...u1, parts: [{ type: 'text', text: 'Who signs it off?' }] }
+    // A messageId neither the chat nor any branch of it has: a stale or forged request.
+    expect(await post({ messages: [u0], trigger: regenerate, messageId: 'no-such-id' })).toMatchObject({
+      status: 404,
+      code: 'MESSAGE_NOT_FOUND',
+      path: 'messageId',
+    })
+    expect(
+      await post({ messages: [u0, a0, { ...reworded, id: 'nope' }], trigger: submit, messageId: 'nope' }),
+    ).toMatchObject({ status: 404, code: 'MESSAGE_NOT_FOUND' })
+    // A list that contradicts the request: the edited message not last; a regenerated answer not next to the list's end.
+    expect(await post({ messages: [u0, a0, reworded], trigger: submit, messageId: u0.id })).toMatchObject({
+      status: 400,
+      code: 'INVALID_OPTIONS',
+      path: 'messageId',
+    })
+    expect(
+      await post({ messages: [u0], trigger: regenerate, messageId: at(chat.messages, 3).id }),
+    ).toMatchObject({
+      status: 400,
+      code: 'INVALID_OPTIONS',
+      path: 'messageId',
+    })
+    expect(await post({ messages: [u0], trigger: 'resume-stream' })).toMatchObject({
+      code: 'INVALID_OPTIONS',
+      path: 'trigger',
+    })
+    // An edit sent without trigger and messageId (a route written before branches) is not appended after u1.
+    const unsaid = await post({ messages: [u0, a0, reworded] })
+    expect(unsaid).toMatchObject({ status: 400, code: 'INVALID_MESSAGE', path: '[2].id' })
+    // An edit whose new id a message that stays already has.
+    await expect(
+      session.replaceMessage({ messageId: u1.id }, { ...reworded, id: a0.id }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_MESSAGE',
+      path: '[0].id',
+    })
+    await expect(session.alternatives({ messageId: 'nope' })).rejects.toMatchObject({
+      code: 'MESSAGE_NOT_FOUND',
+    })
+    expect(await backend.checksum(handle)).toBe(before)
+  })
+})
+
 describe('switching to an alternative', () => {
   it('opens the branch that goes on from it as a chat of its own; the main chat is untouched', async () => {
     const { store, route, chat, session } = await chatOn()
