@@ -92,7 +92,7 @@ export function truncated(port: LedgerPort, toSeq: number): LedgerPort {
 function reused(i: number, m: UIMessage, stored: LedgerEntry): Error {
   return invalidMessage(
     `[${i}].id`,
-    `message id "${m.id}" is already stored (seq ${stored.seq}) with other content; a new message needs a new id (only the newest assistant message may be continued, with the same parts and more)`,
+    `message id "${m.id}" is already stored (seq ${stored.seq}) with other content; a new message needs a new id (only the newest assistant message may be continued, with the same parts and more; to edit a message, pass the request's { trigger, messageId } to saveUIMessages)`,
   )
 }
 
