@@ -19,8 +19,8 @@ import { parseArgs } from 'node:util'
 import { generateText, stepCountIs, type UIMessage } from 'ai'
 // In your project: import { openContextStore, type ContextStore } from 'context-ledger'
 import { openContextStore, type ContextStore } from '../src/index.js'
-// In your project: import { ledgerSession, type MessageAlternative } from 'context-ledger/ai-sdk'
-import { ledgerSession, type MessageAlternative } from '../src/adapters/ai-sdk/index.js'
+// In your project: import { ledgerSession, … } from 'context-ledger/ai-sdk'
+import { ledgerSession, type LedgerSession, type MessageAlternative } from '../src/adapters/ai-sdk/index.js'
 import { HeadlessChat } from './ai-sdk-chat-client.js'
 import { runbookModel } from './ai-sdk-chat-model.js'
 import { chatRoute, lookupRunbook } from './ai-sdk-chat-route.js'
@@ -50,9 +50,9 @@ async function fingerprint(store: ContextStore): Promise<string> {
   return JSON.stringify({ ids, tree })
 }
 
-/** The tree as indented lines. */
-async function printTree(store: ContextStore, sessionId: string): Promise<void> {
-  const tree = await ledgerSession({ store, sessionId, format: 'ui' }).branches()
+/** A session's tree as indented lines. */
+async function printTree(session: LedgerSession): Promise<void> {
+  const tree = await session.branches()
   for (const b of tree)
     console.log(
       `    ${'  '.repeat(b.depth)}${b.sessionId} (${b.kind}${b.parentId === null ? '' : `, from ${b.parentId} after seq ${b.forkSeq}`}): ${b.messageCount} messages, ${b.ownMessages} its own${b.reason === null ? '' : ` — ${b.actor ?? ''}: ${b.reason}`}`,
@@ -77,22 +77,24 @@ async function chatStory(store: ContextStore): Promise<void> {
   await chat.sendMessage({ text: 'Who is on call for it?', messageId: followUp })
   console.log(screenOf(chat.messages))
   console.log('\n4. The tree (session.branches())')
-  await printTree(store, CHAT_ID)
+  await printTree(ledgerSession({ store, sessionId: CHAT_ID, format: 'ui' }))
   console.log('\n5. The alternatives of the first answer (GET /api/chat?chat=…&message=…)')
   const url = `http://localhost/api/chat?chat=${CHAT_ID}&message=${chat.messages[1]?.id ?? ''}`
   const alternatives = (await (await route.GET(new Request(url))).json()) as MessageAlternative<UIMessage>[]
-  alternatives.forEach((a, i) =>
+  alternatives.forEach((a, i) => {
     console.log(
       `    ${i + 1} / ${alternatives.length}  ${textOf(a.message)}  → chat ${a.sessionId}${a.current ? ' (shown)' : ''}`,
-    ),
-  )
+    )
+  })
   console.log(
     `  the replaced answer ${first.slice(0, 8)} is one of them: ${alternatives.some((a) => a.message.id === first) ? 'yes' : 'NO'}`,
   )
   console.log('\n6. Nothing lost: search finds the replaced messages in their branches')
   for (const q of ['approves', 'standby'])
     for (const hit of store.search(q, { limit: 5 }))
-      console.log(`    "${q}": ${hit.sessionId} seq ${hit.seq} ${hit.role}: ${hit.snippet}`)
+      console.log(
+        `    "${q}": ${hit.sessionId} seq ${hit.seq} ${hit.role}: ${hit.snippet.replaceAll('\n', ' ')}`,
+      )
   console.log('\n7. Regenerating a message the chat does not have (a stale or forged request)')
   const bad = await route.POST(
     new Request('http://localhost/api/chat', {
@@ -140,7 +142,7 @@ async function agentStory(store: ContextStore): Promise<void> {
   console.log(
     `    edited:       ${await run()}   (${edit.left} messages left as ${edit.abandoned?.sessionId ?? '-'})`,
   )
-  await printTree(store, AGENT_ID)
+  await printTree(session)
 }
 
 /** The second process: opens the file and prints what it sees. */

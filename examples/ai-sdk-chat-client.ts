@@ -37,7 +37,7 @@ export class HeadlessChat extends AbstractChat<UIMessage> {
       state: new ArrayState(options.messages ?? []),
       transport: new DefaultChatTransport({
         api: 'http://localhost/api/chat',
-        fetch: (input, init) => options.handler(new Request(input as string, init)),
+        fetch: (input, init) => options.handler(new Request(input, init)),
       }),
     })
   }

@@ -6,7 +6,17 @@
  * deleted — and the model answers from the window. A `GET` lists a message's alternatives (the "2 / 3"
  * of a chat UI), each with the chat id that goes on from it.
  */
-import { generateId, stepCountIs, streamText, tool, type LanguageModel, type UIMessage } from 'ai'
+import {
+  createUIMessageStreamResponse,
+  generateId,
+  stepCountIs,
+  streamText,
+  toUIMessageStream,
+  tool,
+  type LanguageModel,
+  type Tool,
+  type UIMessage,
+} from 'ai'
 import { z } from 'zod'
 // In your project: import { isContextLedgerError } from 'context-ledger'
 import { isContextLedgerError } from '../src/index.js'
@@ -14,10 +24,10 @@ import { isContextLedgerError } from '../src/index.js'
 import { ledgerSession, type ChatRequest, type LedgerSessionStore } from '../src/adapters/ai-sdk/index.js'
 
 /** The runbook the model's tool reads. */
-export const lookupRunbook = tool({
+export const lookupRunbook: Tool<{ question: string }, string> = tool({
   description: 'Looks a question up in the on-call runbook',
   inputSchema: z.object({ question: z.string() }),
-  execute: ({ question }) =>
+  execute: ({ question }): string =>
     /on.?call/i.test(question)
       ? 'the on-call engineer for db-eu this week is Priya Raman (pager 4471)'
       : /approv/i.test(question)
@@ -57,12 +67,16 @@ export function chatRoute(store: LedgerSessionStore, model: LanguageModel) {
         return refused(error)
       }
       const result = streamText({ model, tools, messages: await session.window(), stopWhen: stepCountIs(5) })
-      return result.toUIMessageStreamResponse({
-        originalMessages: messages,
-        generateMessageId: generateId,
-        onEnd: async ({ messages: all }) => {
-          await session.saveUIMessages(all)
-        },
+      return createUIMessageStreamResponse({
+        stream: toUIMessageStream({
+          stream: result.stream,
+          tools,
+          originalMessages: messages,
+          generateMessageId: generateId, // the answer's id is the server's: the client sends it back as is
+          onEnd: async ({ messages: all }) => {
+            await session.saveUIMessages(all) // the answer
+          },
+        }),
       })
     },
     GET: async (req: Request): Promise<Response> => {

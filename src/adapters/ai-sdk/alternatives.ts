@@ -72,13 +72,15 @@ function ownerAt(runs: readonly Run[], seq: number): string {
 }
 
 /**
- * The versions of the message at `seq` of a session's conversation, oldest first.
+ * The versions of the message at `seq` of a session's conversation, oldest first: one per distinct row at
+ * `seq` after the same earlier rows — and per distinct form of one row, when a branch shows it otherwise
+ * (the first message of a chat, edited in place: see first-message.ts).
  *
  * @param branches - the session's tree
  * @param sessionId - the session
  * @param seq - the message's seq in its conversation
  * @param shown - how a stored entry is shown (the format's version of it)
- * @returns one alternative per distinct row at `seq` after the same earlier rows
+ * @returns the alternatives, each with the branch that goes on from it (the session itself for its own)
  */
 export async function alternativesAt<M>(
   branches: BranchPort,
@@ -89,31 +91,24 @@ export async function alternativesAt<M>(
   const nodes = await branches.branches()
   const tree = new Map(nodes.map((b) => [b.sessionId, b]))
   const memo = new Map<string, Run[]>()
-  const mine = lineage(sessionId, tree, memo)
-  const key = prefixKey(mine, seq)
-  const owners = new Set<string>()
-  for (const b of nodes)
-    if (b.messageCount > seq) {
-      const runs = lineage(b.sessionId, tree, memo)
-      if (prefixKey(runs, seq) === key) owners.add(ownerAt(runs, seq))
-    }
-  const current = ownerAt(mine, seq)
-  const out: MessageAlternative<M>[] = []
-  for (const owner of owners) {
-    const entry = await branches.messageIn(owner, { seq })
+  const key = prefixKey(lineage(sessionId, tree, memo), seq)
+  const found = new Map<string, MessageAlternative<M> & { readonly rank: number }>()
+  // Tree order (root first): a version seen in several branches goes on in the session itself when it
+  // is the session's, else in the branch that owns its row, else in the first branch that shows it.
+  for (const b of nodes) {
+    const runs = lineage(b.sessionId, tree, memo)
+    if (b.messageCount <= seq || prefixKey(runs, seq) !== key) continue
+    const entry = await branches.messageIn(b.sessionId, { seq })
     if (entry === undefined) continue
-    // The current version goes on in the session itself (its row may be an ancestor's).
-    const at = owner === current ? sessionId : owner
-    out.push({
-      sessionId: at,
-      kind: tree.get(at)?.kind ?? 'root',
-      seq,
-      message: shown(entry),
-      createdAt: entry.createdAt,
-      current: owner === current,
-    })
+    const message = shown(entry)
+    const version = `${ownerAt(runs, seq)}\0${JSON.stringify(message)}`
+    const rank = b.sessionId === sessionId ? 2 : b.sessionId === ownerAt(runs, seq) ? 1 : 0
+    if ((found.get(version)?.rank ?? -1) >= rank) continue
+    const current = rank === 2
+    const { createdAt } = entry
+    found.set(version, { sessionId: b.sessionId, kind: b.kind, seq, message, createdAt, current, rank })
   }
-  return out.sort(byAge(tree))
+  return [...found.values()].map(({ rank: _rank, ...a }) => a).sort(byAge(tree))
 }
 
 /**
@@ -122,9 +117,9 @@ export async function alternativesAt<M>(
  * before a later one's (the branch created first, `chat~1` before `chat~2`).
  */
 function byAge(tree: ReadonlyMap<string, BranchInfo>) {
-  const abandonedAt = (a: MessageAlternative<unknown>) =>
+  const abandonedAt = (a: MessageAlternative) =>
     a.kind === 'abandoned' ? (tree.get(a.sessionId)?.createdAt ?? 0) : Infinity
-  return (a: MessageAlternative<unknown>, b: MessageAlternative<unknown>): number =>
+  return (a: MessageAlternative, b: MessageAlternative): number =>
     a.createdAt.getTime() - b.createdAt.getTime() ||
     abandonedAt(a) - abandonedAt(b) ||
     a.sessionId.localeCompare(b.sessionId, 'en', { numeric: true })

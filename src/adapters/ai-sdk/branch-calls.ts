@@ -11,6 +11,7 @@ import { alternativesAt, type MessageAlternative } from './alternatives.js'
 import type { Archive } from './archive.js'
 import type { BranchPort } from './branch-port.js'
 import { shownVersion } from './continuation.js'
+import { replaceFirst } from './first-message.js'
 import { checkTarget, locate, regeneratePoint, type MessageTarget } from './rewind-points.js'
 import { isReplaced } from './ui-messages.js'
 import { checkModelMessages, checkUIMessages, invalidMessage } from './validate.js'
@@ -21,7 +22,10 @@ export interface BranchChange {
   readonly abandoned: BranchInfo | undefined
   /** How many messages left the conversation. */
   readonly left: number
-  /** What was appended: the edited message (none for a regeneration, or an edit that changed nothing). */
+  /**
+   * What was appended: the edited message — none for a regeneration, an edit that changed nothing, or an
+   * edit of the first message (shown in place of the original: see `replaceMessage`).
+   */
   readonly entries: LedgerEntry[]
 }
 
@@ -101,6 +105,12 @@ async function replace(c: BranchContext, target: MessageTarget, message: unknown
         '[0].id',
         `message id "${id}" is already stored (seq ${taken.seq}); the new message needs a new id`,
       )
+  }
+  if (toSeq < 0) {
+    const first = await replaceFirst(c.port, c.branches, fresh, `edit ${named(target)}`)
+    c.archive.remember([message, fresh])
+    await c.enforce()
+    return { ...first, entries: [] }
   }
   const change = await rewindTo(c, toSeq, `edit ${named(target)}`)
   if (same) return change

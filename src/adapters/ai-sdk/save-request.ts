@@ -7,8 +7,10 @@ import type { UIMessage } from 'ai'
 import type { LedgerEntry } from '../../store/store-types.js'
 import type { LedgerPort } from '../port.js'
 import type { BranchPort } from './branch-port.js'
+import { replaceFirst } from './first-message.js'
 import { requestPoint, type ChatRequest } from './rewind-points.js'
 import { planSave, writeSave } from './ui-messages.js'
+import { invalidMessage } from './validate.js'
 
 /** What a save reaches. */
 export interface SaveContext {
@@ -41,6 +43,18 @@ export async function saveUIRequest(
   request: ChatRequest,
 ): Promise<LedgerEntry[]> {
   const point = await requestPoint(c.port, c.branches, c.sessionId, messages, request)
+  if (point === -1) {
+    // An edit of the chat's first message: nothing can come before it in the list.
+    const [edited, ...rest] = messages
+    if (edited === undefined || rest.length > 0)
+      throw invalidMessage(
+        '[0].id',
+        `the chat's first message is edited, so it must be the list's only message`,
+      )
+    await replaceFirst(c.port, c.branches, edited, rewindReason(request))
+    await c.enforce()
+    return []
+  }
   const rewind = point === undefined ? undefined : { toSeq: point, reason: rewindReason(request) }
   const plan = await planSave(c.port, messages, regenerate, rewind)
   // Nothing after the point: no rewind to write.

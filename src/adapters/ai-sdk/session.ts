@@ -97,7 +97,9 @@ export interface LedgerSession<S extends LedgerSessionStore = ContextStore> {
    * Edits a message the way `useChat`'s `sendMessage({ text, messageId })` does: the conversation goes
    * on from before it with `message` (a UI message without an id keeps the old one's); the old message
    * and everything after it leave as an abandoned branch. Then run the model on `window()`. Sent
-   * unchanged, the message stays and only what followed it leaves.
+   * unchanged, the message stays and only what followed it leaves. The first message of a conversation
+   * stays the row (the store keeps at least one message): the new version is shown in its place, in the
+   * window and on the screen (an edit in the edit log), and what followed it leaves.
    *
    * @param target - the message to replace: `{ messageId }` or `{ seq }`
    * @param message - its new version (checked by the SDK's validators before anything is written)
@@ -188,10 +190,10 @@ export function ledgerSession<S extends LedgerSessionStore = ContextStore>(
     fromLedger: (m: unknown) => typeof m === 'object' && m !== null && fromLedger.has(m),
   }
   const branches = branchPort(store, options.sessionId)
+  const context = { sessionId: options.sessionId, format, port, branches, archive, checkFormat, enforce }
   const saveUI = (messages: unknown, regenerate: boolean, request?: unknown) =>
     archive.serial(async () => {
-      const save = { port, branches, sessionId: options.sessionId, enforce }
-      return saveUIRequest(save, await checkUIMessages(messages), regenerate, checkRequest(request))
+      return saveUIRequest(context, await checkUIMessages(messages), regenerate, checkRequest(request))
     })
   return {
     format,
@@ -215,15 +217,7 @@ export function ledgerSession<S extends LedgerSessionStore = ContextStore>(
       needUI('saveUIMessages')
       return saveUI(messages, true, request)
     },
-    ...branchCalls({
-      sessionId: options.sessionId,
-      format,
-      port,
-      branches,
-      archive,
-      checkFormat,
-      enforce,
-    }),
+    ...branchCalls(context),
     tools: ledgerTools(port, format, toModel),
     summarize: (o = {}) =>
       archive.serial(async () => {

@@ -161,19 +161,33 @@ describe('edit and regenerate (useChat sendMessage({ text, messageId }))', () =>
     ])
   })
 
-  it('edits the first message: nothing of the chat stays before it', async () => {
-    const { handle, chat, session } = await chatOn()
+  it('edits the first message: shown in place of the original, what followed it left as a branch', async () => {
+    const { store, handle, chat, session } = await chatOn()
     await chat.sendMessage({ text: 'How does db-eu fail over?' })
     await chat.sendMessage({ text: 'Who approves it?' })
     const old = [...chat.messages]
-    await chat.sendMessage({ text: 'Who is on call for db-eu?', messageId: at(old, 0).id })
+    const first = at(old, 0)
+    await chat.sendMessage({ text: 'Who is on call for db-eu?', messageId: first.id })
     expect(chat.error).toBeUndefined()
+    expect(chat.messages.map(textOf)).toEqual([
+      'Who is on call for db-eu?',
+      expect.stringContaining('Priya Raman'),
+    ])
     expect(ids(await session.loadUIMessages())).toEqual(ids(chat.messages))
-    expect(chat.messages.map(textOf)[0]).toBe('Who is on call for db-eu?')
+    expect((await session.loadUIMessages()).map(textOf)).toEqual(chat.messages.map(textOf))
     const window = JSON.stringify(await session.window())
-    expect(window).not.toContain('fail over')
-    const abandoned = (await session.branches()).find((b) => b.kind === 'abandoned')
-    expect((await handle.history(abandoned?.sessionId ?? '')).map((e) => e.trackingId)).toEqual(ids(old))
+    for (const gone of ['fail over', 'Who approves it?', 'Take 1']) expect(window).not.toContain(gone)
+    // The store keeps a message before any rewind point: the first one stays the row, edited in place.
+    const [abandoned] = (await session.branches()).filter((b) => b.kind === 'abandoned')
+    expect(abandoned).toMatchObject({ forkSeq: 0, ownMessages: 3 })
+    const branch = ledgerSession({ store, sessionId: abandoned?.sessionId ?? '', format: 'ui' })
+    expect((await branch.loadUIMessages()).map(textOf)).toEqual(old.map(textOf))
+    expect((await handle.edits('chat')).map((e) => [e.seq, e.actor])).toEqual([[0, 'user']])
+    const versions = await session.alternatives({ messageId: first.id })
+    expect(versions.map((a) => [a.sessionId, textOf(a.message as UIMessage), a.current])).toEqual([
+      [abandoned?.sessionId, 'How does db-eu fail over?', false],
+      ['chat', 'Who is on call for db-eu?', true],
+    ])
   })
 
   it('regenerates an earlier answer (regenerate({ messageId })): it and everything after it leave', async () => {
@@ -209,7 +223,7 @@ describe('requests the chat cannot follow', () => {
     }
     const regenerate = 'regenerate-message'
     const submit = 'submit-message'
-    const reworded = { ...u1, parts: [{ type: 'text', text: 'Who signs it off?' }] }
+    const reworded: UIMessage = { ...u1, parts: [{ type: 'text', text: 'Who signs it off?' }] }
     // A messageId neither the chat nor any branch of it has: a stale or forged request.
     expect(await post({ messages: [u0], trigger: regenerate, messageId: 'no-such-id' })).toMatchObject({
       status: 404,
@@ -300,7 +314,11 @@ describe('a restart', () => {
       seen: { ids: string[]; tree: typeof tree; window: unknown }
       after: { ids: string[]; tree: typeof tree }
     }
-    expect(seen).toEqual({ ids: ids(chat.messages), tree, window: JSON.parse(JSON.stringify(window)) })
+    expect(seen).toEqual({
+      ids: ids(chat.messages),
+      tree,
+      window: JSON.parse(JSON.stringify(window)) as unknown,
+    })
     // It regenerated the newest answer: one more abandoned branch, which this process sees too.
     expect(after.ids.slice(0, 3)).toEqual(ids(chat.messages).slice(0, 3))
     expect(after.tree).toHaveLength(tree.length + 1)
