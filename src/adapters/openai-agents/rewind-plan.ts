@@ -1,0 +1,105 @@
+/**
+ * Where `popItem` and a `replace_suffix` rewind a session to, decided from what the model sees (pure: no
+ * store). What leaves is everything from the first row that goes to the newest row — the popped item or
+ * the replaced suffix, and the rows after it the model did not see (markers, a stray reasoning item) —
+ * and becomes the abandoned branch the core's rewind writes.
+ *
+ * Two rules keep what the model sees after the rewind exactly what it saw minus what left:
+ * - **A popped result takes its call with it** (as the withdrawal markers did): a call left without its
+ *   result is refused by a provider, so the rewind starts at the first call whose result would leave.
+ *   A replaced suffix does not: its replacement may answer the call (the runner's accepted output does).
+ * - **Markers that leave hand their work on.** A session written before branches holds withdrawal
+ *   markers; one that leaves with the rewind withdrew items that stay. The ranges it withdrew below the
+ *   rewind point are withdrawn again by the row the rewind appends (never by editing a stored row).
+ */
+import { withdrawalOf } from '../../formats/openai-agents/index.js'
+import { CALL_TYPES, RESULT_TYPES, type VisibleItem } from './visible.js'
+
+/** A stored row as `history()` gives it: its seq and its message. */
+export interface StoredRow {
+  /** Its seq. */
+  readonly seq: number
+  /** The stored item. */
+  readonly message: unknown
+}
+
+/** Half-open seq ranges, ascending and disjoint. */
+export type SeqRanges = [number, number][]
+
+/** What leaving markers withdrew from rows that stay: to be withdrawn again after the rewind. */
+export interface Carried {
+  /** The ranges, below the rewind point (empty when nothing is carried). */
+  readonly seqs: SeqRanges
+  /** Whether a leaving marker was pinned (it outlived pinned items it withdrew): the new one is too. */
+  readonly pinned: boolean
+}
+
+/**
+ * Merges half-open ranges into ascending, disjoint ones (touching ranges joined).
+ *
+ * @param ranges - any ranges, empty ones ignored
+ * @returns the merged ranges
+ */
+export function mergeRanges(ranges: readonly (readonly [number, number])[]): SeqRanges {
+  const sorted = ranges.filter(([a, b]) => b > a).sort((x, y) => x[0] - y[0])
+  const out: SeqRanges = []
+  for (const [from, to] of sorted) {
+    const last = out.at(-1)
+    if (last !== undefined && from <= last[1]) last[1] = Math.max(last[1], to)
+    else out.push([from, to])
+  }
+  return out
+}
+
+/**
+ * The first seq that leaves when the newest shown item is popped: its own, moved back to the first
+ * shown call whose result would leave (and again, for a call answered after an earlier call's result).
+ *
+ * @param shown - what the model sees, in order
+ * @param seq - the popped item's seq
+ * @returns the first seq that leaves
+ */
+export function popStart(shown: readonly VisibleItem[], seq: number): number {
+  const callAt = new Map<string, number>()
+  for (const v of shown)
+    if (v.seq !== undefined && CALL_TYPES.has(String(v.item.type)) && typeof v.item.callId === 'string')
+      callAt.set(v.item.callId, Math.min(callAt.get(v.item.callId) ?? v.seq, v.seq))
+  let from = seq
+  for (let moved = true; moved;) {
+    moved = false
+    for (const v of shown) {
+      if (v.seq === undefined || v.seq < from || !RESULT_TYPES.has(String(v.item.type))) continue
+      const call = typeof v.item.callId === 'string' ? callAt.get(v.item.callId) : undefined
+      if (call !== undefined && call < from) {
+        from = call
+        moved = true
+      }
+    }
+  }
+  return from
+}
+
+/**
+ * What the markers among the leaving rows withdrew from rows that stay.
+ *
+ * @param rows - the rows from `from` on (others are ignored)
+ * @param from - the first seq that leaves
+ * @returns the ranges to withdraw again, and whether that marker is pinned
+ */
+export function carriedOver(rows: readonly StoredRow[], from: number): Carried {
+  const ranges: [number, number][] = []
+  let pinned = false
+  for (const row of rows) {
+    if (row.seq < from) continue
+    const note = withdrawalOf(row.message)
+    if (note === undefined) continue
+    const w = note.withdraw
+    // `{ before }` hid everything shown before the marker's own row: the seqs below it.
+    const hid: readonly (readonly [number, number])[] = 'before' in w ? [[0, row.seq]] : w.seqs
+    const kept = hid.map(([a, b]): [number, number] => [a, Math.min(b, from)]).filter(([a, b]) => b > a)
+    if (kept.length === 0) continue
+    ranges.push(...kept)
+    pinned ||= note.pinned === true
+  }
+  return { seqs: mergeRanges(ranges), pinned }
+}
