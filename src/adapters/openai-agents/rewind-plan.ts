@@ -10,9 +10,13 @@
  *   A replaced suffix does not: its replacement may answer the call (the runner's accepted output does).
  * - **Markers that leave hand their work on.** A session written before branches holds withdrawal
  *   markers; one that leaves with the rewind withdrew items that stay. The ranges it withdrew below the
- *   rewind point are withdrawn again by the row the rewind appends (never by editing a stored row).
+ *   rewind point are withdrawn again by the row the rewind appends (never by editing a stored row) — and
+ *   so is a call that stays while the result the marker withdrew leaves (the model did not see that
+ *   call: a call whose result was withdrawn is hidden with it).
  */
-import { withdrawalOf } from '../../formats/openai-agents/index.js'
+import { expandRepair, withdrawalOf } from '../../formats/openai-agents/index.js'
+import type { PortWindowEntry } from '../port.js'
+import type { AgentItem } from './items.js'
 import { CALL_TYPES, RESULT_TYPES, type VisibleItem } from './visible.js'
 
 /** A stored row as `history()` gives it: its seq and its message. */
@@ -80,23 +84,65 @@ export function popStart(shown: readonly VisibleItem[], seq: number): number {
 }
 
 /**
+ * The seq of each call among the window's rows, by callId (the first, if one were repeated).
+ *
+ * @param entries - the window's rows
+ * @returns callId → seq
+ */
+export function callSeqs(entries: readonly PortWindowEntry[]): Map<string, number> {
+  const seqs = new Map<string, number>()
+  for (const e of entries) {
+    const item = e.message as unknown as AgentItem
+    if (e.seq !== undefined && CALL_TYPES.has(String(item.type)) && typeof item.callId === 'string')
+      if (!seqs.has(item.callId)) seqs.set(item.callId, e.seq)
+  }
+  return seqs
+}
+
+/** The calls, below `from`, that the withdrawn rows among `leaving` answered. */
+function callsOfLeaving(
+  leaving: ReadonlyMap<number, unknown>,
+  ranges: readonly (readonly [number, number])[],
+  from: number,
+  calls: ReadonlyMap<string, number>,
+): [number, number][] {
+  const out: [number, number][] = []
+  for (const [seq, message] of leaving) {
+    if (seq < from || !ranges.some(([a, b]) => seq >= a && seq < b)) continue
+    for (const item of expandRepair(message as never) as unknown as AgentItem[]) {
+      const call = typeof item.callId === 'string' ? calls.get(item.callId) : undefined
+      if (RESULT_TYPES.has(String(item.type)) && call !== undefined && call < from) out.push([call, call + 1])
+    }
+  }
+  return out
+}
+
+/**
  * What the markers among the leaving rows withdrew from rows that stay.
  *
  * @param rows - the rows from `from` on (others are ignored)
  * @param from - the first seq that leaves
+ * @param calls - where each call of the window is (`callSeqs`)
  * @returns the ranges to withdraw again, and whether that marker is pinned
  */
-export function carriedOver(rows: readonly StoredRow[], from: number): Carried {
+export function carriedOver(
+  rows: readonly StoredRow[],
+  from: number,
+  calls: ReadonlyMap<string, number> = new Map(),
+): Carried {
+  const leaving = new Map(rows.filter((r) => r.seq >= from).map((r) => [r.seq, r.message]))
   const ranges: [number, number][] = []
   let pinned = false
-  for (const row of rows) {
-    if (row.seq < from) continue
-    const note = withdrawalOf(row.message)
+  for (const [seq, message] of leaving) {
+    const note = withdrawalOf(message)
     if (note === undefined) continue
     const w = note.withdraw
     // `{ before }` hid everything shown before the marker's own row: the seqs below it.
-    const hid: readonly (readonly [number, number])[] = 'before' in w ? [[0, row.seq]] : w.seqs
-    const kept = hid.map(([a, b]): [number, number] => [a, Math.min(b, from)]).filter(([a, b]) => b > a)
+    const hid: readonly (readonly [number, number])[] = 'before' in w ? [[0, seq]] : w.seqs
+    const kept = [
+      ...hid.map(([a, b]): [number, number] => [a, Math.min(b, from)]).filter(([a, b]) => b > a),
+      ...callsOfLeaving(leaving, hid, from, calls),
+    ]
     if (kept.length === 0) continue
     ranges.push(...kept)
     pinned ||= note.pinned === true

@@ -6,11 +6,19 @@
  * count and the newest row read before deciding (`Head`): another writer that moved the session makes it
  * fail with nothing written, and the caller reads and decides again.
  */
-import type { LedgerPort } from '../port.js'
+import type { LedgerPort, PortWindowEntry } from '../port.js'
 import type { BranchPort } from './branching.js'
 import type { AgentItem } from './items.js'
-import { carriedOver, type Carried } from './rewind-plan.js'
+import { callSeqs, carriedOver, type Carried } from './rewind-plan.js'
 import type { VisibleItem } from './visible.js'
+
+/** What the model sees, and the window rows it is made from. */
+export interface View {
+  /** The window's rows. */
+  readonly entries: readonly PortWindowEntry[]
+  /** What the model sees (`visibleItems(entries)`). */
+  readonly shown: readonly VisibleItem[]
+}
 
 /** What a write is guarded by: the session's message count and its newest row. */
 export interface Head {
@@ -52,7 +60,7 @@ export async function readHead(port: LedgerPort, branches: BranchPort | undefine
  * @param branches - its branch port
  * @param head - the guard read before deciding
  * @param from - the first seq that leaves (at most the newest)
- * @param shown - what the model sees now (whether a withdrawn item is pinned)
+ * @param view - what the model sees now, and the window rows
  * @param first - builds the first row to append from the carried ranges
  * @param then - the rows after it
  * @param why - recorded on the abandoned branch
@@ -63,19 +71,19 @@ export async function leaveFrom(
   branches: BranchPort,
   head: Head,
   from: number,
-  shown: readonly VisibleItem[],
+  view: View,
   first: (carried: Carried) => AgentItem | undefined,
   then: readonly unknown[],
   why: Why,
 ): Promise<void> {
   const guard = { expectCount: head.count, expectNewest: head.newest }
   if (from === 0) {
-    const all = first({ seqs: [[0, head.count]], pinned: shown.some((v) => v.pinned) })
+    const all = first({ seqs: [[0, head.count]], pinned: view.shown.some((v) => v.pinned) })
     await branches.rewindAppend(guard, all === undefined ? then : [all, ...then])
     return
   }
   const leaving = await port.history(from, head.count - from)
-  const carried = first(carriedOver(leaving, from))
+  const carried = first(carriedOver(leaving, from, callSeqs(view.entries)))
   await branches.rewindAppend(
     {
       ...guard,

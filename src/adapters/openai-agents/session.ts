@@ -20,7 +20,7 @@ import type { ContextStore } from '../../store/context-store.js'
 import type { LedgerEntry } from '../../store/store-types.js'
 import type { SummarizeResult, Summarizer } from '../../summaries/summarize.js'
 import type { AsyncContextStore, AsyncLedgerManager } from '../strands/async-ledger.js'
-import { formatGuard, openPort, type LedgerPort } from '../port.js'
+import { formatGuard, openPort, type LedgerPort, type PortWindowEntry } from '../port.js'
 import { serial, sessionState, type SessionState } from '../session-queue.js'
 import { WindowKeeper, warnWindowError } from '../window-keeper.js'
 import { branchPort, type BranchPort } from './branching.js'
@@ -30,7 +30,7 @@ import { asInput, type AgentItem } from './items.js'
 import { checkSessionOptions, type LedgerSessionOptions, type LedgerSessionStore } from './options.js'
 import { agentsSummarizer } from './summarize.js'
 import { ledgerTools, type LedgerTools } from './tools.js'
-import { leaveFrom, readHead, type Head } from './rewind.js'
+import { leaveFrom, readHead, type Head, type View } from './rewind.js'
 import { popStart } from './rewind-plan.js'
 import { applyTransaction, markerFor } from './transactions.js'
 import { checkItems, invalidItem } from './validate.js'
@@ -139,7 +139,7 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
    */
   async popItem(): Promise<AgentInputItem | undefined> {
     return this.run(() =>
-      this.withdraw((shown, head) => {
+      this.withdraw(({ shown, entries }, head) => {
         const last = shown.at(-1)
         if (last === undefined) return { result: undefined }
         const result = asInput(last.item)
@@ -156,7 +156,8 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
             : (withdrawalMarker({ seqs: c.seqs }, undefined, c.pinned) as AgentItem)
         return {
           result,
-          write: () => leaveFrom(this.port, branches, head, from, shown, carry, [], { reason: 'popItem' }),
+          write: () =>
+            leaveFrom(this.port, branches, head, from, { shown, entries }, carry, [], { reason: 'popItem' }),
         }
       }),
     )
@@ -169,7 +170,7 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
    */
   async clearSession(): Promise<void> {
     await this.run(() =>
-      this.withdraw((shown, head) => {
+      this.withdraw(({ shown }, head) => {
         if (shown.length === 0) return { result: undefined }
         const marker = withdrawalMarker(
           { before: head.count },
@@ -244,9 +245,15 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
   }
 
   private async shown(): Promise<VisibleItem[]> {
+    return (await this.view()).shown
+  }
+
+  /** What the model sees and the window rows it is made from (the limits applied first if due). */
+  private async view(): Promise<{ entries: PortWindowEntry[]; shown: VisibleItem[] }> {
     await this.checkFormat()
     await this.keeper.beforeRead()
-    return visibleItems(await this.port.windowEntries())
+    const entries = await this.port.windowEntries()
+    return { entries, shown: visibleItems(entries) }
   }
 
   private async write(items: readonly unknown[]): Promise<void> {
@@ -307,11 +314,11 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
 
   /** Runs the write `decide` returns, against what it read; read again when another writer moved. */
   private async withdraw<T>(
-    decide: (shown: VisibleItem[], head: Head) => { result: T; write?: () => Promise<void> },
+    decide: (view: View, head: Head) => { result: T; write?: () => Promise<void> },
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const head = await readHead(this.port, this.branching)
-      const { result, write } = decide(await this.shown(), head)
+      const { result, write } = decide(await this.view(), head)
       if (write === undefined) return result
       try {
         await write()

@@ -22,7 +22,7 @@ import { canonical } from '../canonical.js'
 import type { LedgerPort } from '../port.js'
 import type { BranchPort } from './branching.js'
 import type { AgentItem } from './items.js'
-import { leaveFrom, readHead, type Head } from './rewind.js'
+import { leaveFrom, readHead, type Head, type View } from './rewind.js'
 import { checkItems } from './validate.js'
 import { visibleItems, type VisibleItem } from './visible.js'
 
@@ -142,9 +142,9 @@ async function write(
   port: LedgerPort,
   branches: BranchPort | undefined,
   head: Head,
-  change: { t: Checked; replaced: readonly VisibleItem[]; shown: readonly VisibleItem[] },
+  change: { t: Checked; replaced: readonly VisibleItem[]; view: View },
 ): Promise<void> {
-  const { t, replaced, shown } = change
+  const { t, replaced, view } = change
   const operation = { id: t.operationId, digest: t.digest }
   if (branches === undefined) {
     await port.append([markerFor(replaced, operation), ...t.append], { expectCount: head.count })
@@ -162,7 +162,7 @@ async function write(
     branches,
     head,
     from,
-    shown,
+    view,
     (carried) => withdrawalMarker({ seqs: carried.seqs }, operation, carried.pinned),
     t.append,
     { actor: 'agent', reason: `replace_suffix (operation ${t.operationId})` },
@@ -199,10 +199,11 @@ export async function applyTransaction(
         `operation "${t.operationId}" was already applied with another transaction`,
       )
     }
-    const shown = visibleItems(await port.windowEntries())
+    const entries = await port.windowEntries()
+    const shown = visibleItems(entries)
     const replaced = t.expectedSuffix === undefined ? [] : suffixOf(sessionId, shown, t.expectedSuffix)
     try {
-      await write(port, branches, head, { t, replaced, shown })
+      await write(port, branches, head, { t, replaced, view: { entries, shown } })
       return true
     } catch (error) {
       if (!isContextLedgerError(error, 'APPEND_CONFLICT') || attempt >= ATTEMPTS) throw error
