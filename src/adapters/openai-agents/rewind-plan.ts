@@ -7,7 +7,8 @@
  * Two rules keep what the model sees after the rewind exactly what it saw minus what left:
  * - **A popped result takes its call with it** (as the withdrawal markers did): a call left without its
  *   result is refused by a provider, so the rewind starts at the first call whose result would leave.
- *   A replaced suffix does not: its replacement may answer the call (the runner's accepted output does).
+ *   A replaced suffix does not: its replacement may answer the call (the runner's accepted output does);
+ *   a call it leaves unanswered is withdrawn by the operation's marker instead (`danglingCalls`).
  * - **Markers that leave hand their work on.** A session written before branches holds withdrawal
  *   markers; one that leaves with the rewind withdrew items that stay. The ranges it withdrew below the
  *   rewind point are withdrawn again by the row the rewind appends (never by editing a stored row) — and
@@ -115,6 +116,33 @@ function callsOfLeaving(
     }
   }
   return out
+}
+
+/**
+ * The calls that stay while a result of theirs the model saw leaves, and that `answered` does not answer:
+ * withdrawn with the rewind, so no call is shown without its result.
+ *
+ * @param shown - what the model sees
+ * @param from - the first seq that leaves
+ * @param calls - where each call of the window is (`callSeqs`)
+ * @param answered - the callIds the rows appended after the rewind answer
+ * @returns their seqs as ranges
+ */
+export function danglingCalls(
+  shown: readonly VisibleItem[],
+  from: number,
+  calls: ReadonlyMap<string, number>,
+  answered: ReadonlySet<string>,
+): SeqRanges {
+  const out: [number, number][] = []
+  for (const v of shown) {
+    const callId = v.item.callId
+    if (v.seq === undefined || v.seq < from || typeof callId !== 'string') continue
+    if (!RESULT_TYPES.has(String(v.item.type)) || answered.has(callId)) continue
+    const call = calls.get(callId)
+    if (call !== undefined && call < from) out.push([call, call + 1])
+  }
+  return mergeRanges(out)
 }
 
 /**

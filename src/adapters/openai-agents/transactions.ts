@@ -24,7 +24,8 @@ import type { BranchPort } from './branching.js'
 import type { AgentItem } from './items.js'
 import { leaveFrom, readHead, type Head, type View } from './rewind.js'
 import { checkItems } from './validate.js'
-import { visibleItems, type VisibleItem } from './visible.js'
+import { callSeqs, danglingCalls, mergeRanges } from './rewind-plan.js'
+import { RESULT_TYPES, visibleItems, type VisibleItem } from './visible.js'
 
 export { canonical } from '../canonical.js'
 
@@ -157,13 +158,27 @@ async function write(
     return
   }
   const from = Math.min(...replaced.map((v) => v.seq ?? first))
+  // A call whose result leaves and that the replacement does not answer would be shown alone.
+  const answered = new Set(
+    t.append.flatMap((i) =>
+      RESULT_TYPES.has(String(i.type)) && typeof i.callId === 'string' ? [i.callId] : [],
+    ),
+  )
+  const dangling = danglingCalls(view.shown, from, callSeqs(view.entries), answered)
   await leaveFrom(
     port,
     branches,
     head,
     from,
     view,
-    (carried) => withdrawalMarker({ seqs: carried.seqs }, operation, carried.pinned),
+    (carried) => {
+      // Pinned when a withdrawn call is: the marker stays in the window as long as the call does.
+      const pinned = view.shown.some(
+        ({ seq, pinned }) => pinned && seq !== undefined && dangling.some(([a, b]) => seq >= a && seq < b),
+      )
+      const seqs = mergeRanges([...carried.seqs, ...dangling])
+      return withdrawalMarker({ seqs }, operation, carried.pinned || pinned)
+    },
     t.append,
     { actor: 'agent', reason: `replace_suffix (operation ${t.operationId})` },
   )

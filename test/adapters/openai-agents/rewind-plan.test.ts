@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest'
 import {
   callSeqs,
   carriedOver,
+  danglingCalls,
   mergeRanges,
   popStart,
 } from '../../../src/adapters/openai-agents/rewind-plan.js'
@@ -154,6 +155,19 @@ describe('where a pop starts', () => {
     expect(popStart(shownOf(rows), 4)).toBe(1)
     const sequential = [user('q'), call('x'), result('x'), call('y'), result('y')]
     expect(popStart(shownOf(sequential), 4)).toBe(3)
+  })
+})
+
+describe('the calls a replaced suffix would leave alone', () => {
+  const rows = [user('q'), call('x'), call('y'), result('x'), result('y')]
+  const entries = entriesOf(rows)
+  const shown = visibleItems(entries)
+
+  it('are the calls before the rewind point whose results leave, unless the replacement answers them', () => {
+    expect(danglingCalls(shown, 3, callSeqs(entries), new Set())).toStrictEqual([[1, 3]])
+    expect(danglingCalls(shown, 4, callSeqs(entries), new Set())).toStrictEqual([[2, 3]])
+    expect(danglingCalls(shown, 4, callSeqs(entries), new Set(['y']))).toStrictEqual([])
+    expect(danglingCalls(shown, 1, callSeqs(entries), new Set())).toStrictEqual([])
   })
 })
 
