@@ -4,10 +4,23 @@
  * and on the SDK's `MemorySession` — runs, a turn undone by `popItem` until its question comes out, the
  * question asked again, the last answer replaced by `applyHistoryTransaction` — gives the model exactly
  * the same input at every step, each valid for a provider, and leaves every undone or replaced item in
- * an abandoned branch.
+ * an abandoned branch. And the runner's own `replace_suffix`: an output guardrail that blocks the answer
+ * after a tool call (the runner stores the call and its result with `append_items`), the run resumed from
+ * the error's state until the guardrail lets the answer through (the runner then replaces the stored
+ * result with the accepted result and answer): the same items as `MemorySession`, once, a retry a no-op.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { Agent, MemorySession, run, tool, type AgentInputItem, type Session } from '@openai/agents'
+import {
+  Agent,
+  MemorySession,
+  OutputGuardrailTripwireTriggered,
+  run,
+  tool,
+  type AgentInputItem,
+  type RunState,
+  type Session,
+  type SessionHistoryTransactionArgs,
+} from '@openai/agents'
 import { z } from 'zod'
 import { LedgerSession } from '../../../src/adapters/openai-agents/index.js'
 import { coreStoreOf, makeBackend } from '../../helpers/backend.js'
@@ -98,5 +111,60 @@ describe('branches in the run loop, against MemorySession', () => {
     for (const item of undone) expect(archived).not.toContain(JSON.stringify(item))
     for (const b of abandoned)
       expect(b.reason === 'popItem' || b.reason?.startsWith('replace_suffix')).toBe(true)
+  })
+
+  it("the runner's own replace_suffix: an answer a guardrail blocked, accepted after resuming", async () => {
+    const handle = await backend.open()
+    const ledger = new LedgerSession({ store: coreStoreOf(handle), sessionId: 's', windowSize: 10_000 })
+    const transactions: SessionHistoryTransactionArgs[] = []
+    const apply = ledger.applyHistoryTransaction.bind(ledger)
+    ledger.applyHistoryTransaction = async (args) => {
+      transactions.push(structuredClone(args))
+      await apply(args)
+    }
+    const memory = new MemorySession()
+    const outcomes: string[][] = []
+    for (const session of [ledger, memory]) {
+      let blocks = 2
+      const agent = new Agent({
+        name: 'helper',
+        instructions: 'Help.',
+        model: new ToolLoopModel({ calls: 1, tool: 'lookup' }),
+        tools: [lookup],
+        outputGuardrails: [
+          {
+            name: 'review',
+            execute: () => Promise.resolve({ tripwireTriggered: blocks-- > 0, outputInfo: null }),
+          },
+        ],
+      })
+      const seen: string[] = []
+      let input: string | RunState<unknown, Agent> = 'look 7 up'
+      for (let attempt = 0; attempt < 5; attempt++) {
+        try {
+          seen.push(`done: ${String((await run(agent, input, { session })).finalOutput)}`)
+          break
+        } catch (error) {
+          if (!(error instanceof OutputGuardrailTripwireTriggered)) throw error
+          seen.push('blocked')
+          input = error.state as RunState<unknown, Agent>
+        }
+      }
+      outcomes.push(seen)
+    }
+    expect(outcomes[0]).toStrictEqual(outcomes[1])
+    expect(outcomes[0]).toStrictEqual(['blocked', 'blocked', expect.stringMatching(/^done: /)])
+    expect(json(await ledger.getItems())).toStrictEqual(json(await memory.getItems()))
+    expect(transactions.map((t) => t.transaction.type)).toStrictEqual(['append_items', 'replace_suffix'])
+    // The stored result the runner replaced is the abandoned branch; a retry changes nothing.
+    const tree = await ledger.branches()
+    expect(tree.map((b) => [b.kind, b.actor])).toStrictEqual([
+      ['root', null],
+      ['abandoned', 'agent'],
+    ])
+    const sum = await backend.checksum(handle)
+    for (const args of transactions) await ledger.applyHistoryTransaction(structuredClone(args))
+    expect(await backend.checksum(handle)).toBe(sum)
+    expect(providerProblems(await ledger.getItems())).toStrictEqual([])
   })
 })
