@@ -14,12 +14,7 @@ import { ContextLedgerError } from '../errors.js'
 import type { AppendOptions } from './append-format.js'
 import type { ContextStore } from './context-store.js'
 import type { LedgerEntry } from './store-types.js'
-import type { RewindOptions, RewindResult } from './branch-types.js'
-
-/** The core's rewind (`br-core`), as the spec names it. */
-type Rewinding = ContextStore & {
-  rewind(sessionId: string, options: RewindOptions): RewindResult
-}
+import type { RewindOptions, RewindResult } from './branches/types.js'
 
 /** Options of {@link rewindAndAppend}. */
 export interface RewindAndAppendOptions extends Omit<RewindOptions, 'toSeq' | 'trackingId'> {
@@ -86,7 +81,7 @@ export function rewindAndAppend(
     const rewind =
       toSeq === undefined || toSeq === expectCount - 1
         ? undefined
-        : (store as Rewinding).rewind(sessionId, { ...who, toSeq })
+        : store.rewind(sessionId, { ...who, toSeq })
     const entries = messages.length === 0 ? [] : store.append(sessionId, [...messages], appendOptions)
     return { rewind, entries }
   })

@@ -7,7 +7,7 @@
  * before branches.
  */
 import { isContextLedgerError } from '../../errors.js'
-import type { BranchInfo, ForkOptions } from '../../store/branch-types.js'
+import type { BranchInfo, ForkOptions } from '../../store/branches/types.js'
 import { ContextStore } from '../../store/context-store.js'
 import { rewindAndAppend, type RewindAndAppendOptions } from '../../store/rewind-append.js'
 import type { AppendOptions } from '../../store/append-format.js'
@@ -56,6 +56,16 @@ async function lookup(store: BranchingStore, sessionId: string, trackingId: stri
     return await store.message(sessionId, { trackingId })
   } catch (error) {
     if (isContextLedgerError(error, 'MESSAGE_NOT_FOUND')) return undefined
+    throw error
+  }
+}
+
+/** The tree holding the session; empty while the session does not exist yet. */
+async function tree(store: BranchingStore, sessionId: string): Promise<BranchInfo[]> {
+  try {
+    return await store.branches(sessionId)
+  } catch (error) {
+    if (isContextLedgerError(error, 'SESSION_NOT_FOUND')) return []
     throw error
   }
 }
@@ -112,7 +122,7 @@ export function branchPort(
     findKept: async (trackingId) => {
       const own = await lookup(b, sessionId, trackingId)
       if (own !== undefined) return own
-      for (const id of abandonedBelow(await b.branches(sessionId), sessionId)) {
+      for (const id of abandonedBelow(await tree(b, sessionId), sessionId)) {
         const found = await lookup(b, id, trackingId)
         if (found !== undefined) return found
       }

@@ -75,7 +75,8 @@ export function forkPoint(
 ): CoreForkPoint {
   if (options.atSeq !== undefined) return { atSeq: options.atSeq }
   if (options.trackingId !== undefined) return { trackingId: options.trackingId }
-  if (options.atItem === undefined) return { atSeq: count - 1 }
+  // An empty session does not exist yet: seq 0 lets the core say so (SESSION_NOT_FOUND).
+  if (options.atItem === undefined) return { atSeq: Math.max(count - 1, 0) }
   const item = shown.at(options.atItem)
   if (item === undefined)
     throw invalidOption('atItem', `the model sees ${shown.length} items: there is no item ${options.atItem}`)

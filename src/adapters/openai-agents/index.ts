@@ -10,7 +10,7 @@ export { LedgerSession, OPENAI_AGENTS_FORMAT, type LedgerManagerOf } from './ses
 export type { LedgerSessionOptions, LedgerSessionStore, LedgerSummarizeConfig } from './options.js'
 export type { LedgerTools } from './tools.js'
 export type { LedgerForkOptions } from './fork.js'
-export type { BranchInfo } from '../../store/branch-types.js'
+export type { BranchInfo } from '../../store/branches/types.js'
 export { COMPACTION_MODEL } from './compaction.js'
 export type { WindowErrorHandler } from '../window-keeper.js'
 export { DEFAULT_SUMMARIZATION_PROMPT } from '../../summaries/prompt.js'

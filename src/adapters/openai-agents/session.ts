@@ -14,7 +14,7 @@ import type {
 } from '../../manager/persistent-conversation-manager.js'
 import { isContextLedgerError } from '../../errors.js'
 import { withdrawalMarker } from '../../formats/openai-agents/index.js'
-import type { BranchInfo } from '../../store/branch-types.js'
+import type { BranchInfo } from '../../store/branches/types.js'
 import { invalidOption } from '../../store/check-args.js'
 import type { ContextStore } from '../../store/context-store.js'
 import type { LedgerEntry } from '../../store/store-types.js'
