@@ -1,6 +1,6 @@
 /**
  * The store-wide calls the session store makes besides one session's (those go through the port): list
- * the ledger's sessions, delete one, prune — as Promises over either backend.
+ * the ledger's sessions, delete one, prune, fork one — as Promises over either backend.
  */
 import type { ContextStore } from '../../store/context-store.js'
 import type { DeleteSessionResult, PruneOptions, PruneResult } from '../../store/retention-options.js'
@@ -9,8 +9,29 @@ import type { AdapterStore } from '../session-options.js'
 import { isAsyncStore } from '../strands/async-ledger.js'
 import { later } from '../port.js'
 
+/** A fork the adapter asks the ledger for (the core's `ForkOptions`, the fields it uses). */
+export interface LedgerForkOptions {
+  /** The last seq the branch inherits. */
+  readonly atSeq: number
+  /** The branch's ledger id. */
+  readonly newSessionId: string
+  /** Who forks. */
+  readonly actor?: string
+  /** Why. */
+  readonly reason?: string
+  /** The branch's metadata. */
+  readonly metadata?: unknown
+}
+
+/** The core's branch calls, described by shape (either backend). */
+interface Branching {
+  fork(sessionId: string, options: LedgerForkOptions): unknown
+}
+
 /** The store-wide calls, awaited. */
 export interface StoreCalls {
+  /** Makes a branch of a session (one row: no message is copied). */
+  fork(sessionId: string, options: LedgerForkOptions): Promise<void>
   /** Every session of the ledger. */
   sessions(): Promise<SessionSummary[]>
   /** One session, or undefined. */
@@ -21,8 +42,15 @@ export interface StoreCalls {
   prune(options: PruneOptions): Promise<PruneResult>
 }
 
+/** The store's `fork`, awaited (SQLite's answers at once, PostgreSQL's with a Promise). */
+async function forkOn(store: AdapterStore, sessionId: string, options: LedgerForkOptions): Promise<void> {
+  await Promise.resolve()
+  await (store as unknown as Branching).fork(sessionId, options)
+}
+
 function sqliteCalls(store: ContextStore): StoreCalls {
   return {
+    fork: (id, options) => forkOn(store, id, options),
     sessions: () => later(() => store.sessions()),
     session: (id) => later(() => store.session(id)),
     deleteSession: (id) => later(() => store.deleteSession(id)),
@@ -39,6 +67,7 @@ function sqliteCalls(store: ContextStore): StoreCalls {
 export function storeCalls(store: AdapterStore): StoreCalls {
   if (!isAsyncStore(store)) return sqliteCalls(store)
   return {
+    fork: (id, options) => forkOn(store, id, options),
     sessions: () => store.sessions(),
     session: (id) => store.session(id),
     deleteSession: (id) => store.deleteSession(id),

@@ -44,6 +44,7 @@ export interface ListedTranscript {
 /** Every transcript of one store. */
 export class Transcripts {
   private readonly open = new Map<string, Transcript>()
+  private readonly byId = new Map<string, LedgerPort>()
 
   /**
    * @param store - the ledger
@@ -88,9 +89,31 @@ export class Transcripts {
     return transcript
   }
 
+  /**
+   * The calls of any ledger session of the transcripts' format, by id: a fork's parent, an abandoned
+   * branch.
+   *
+   * @param id - the ledger session id
+   * @returns its port
+   */
+  portOf(id: string): LedgerPort {
+    const transcript = this.open.get(id)
+    if (transcript !== undefined) return transcript.port
+    let port = this.byId.get(id)
+    if (port !== undefined) this.byId.delete(id)
+    else port = openPort(this.store, { sessionId: id, format: CLAUDE_AGENT_FORMAT }).port
+    this.byId.set(id, port)
+    for (const old of this.byId.keys()) {
+      if (this.byId.size <= OPEN_MAX) break
+      this.byId.delete(old)
+    }
+    return port
+  }
+
   /** Forgets what is known of a deleted session: its id may next hold something else. */
   forget(id: string): void {
     this.open.delete(id)
+    this.byId.delete(id)
   }
 
   /**
