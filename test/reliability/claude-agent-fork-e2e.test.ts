@@ -11,6 +11,7 @@
  *   CLI's copy is recognised and made a ledger fork — the new session's own rows are what the CLI wrote
  *   besides the copy, and `load` gives every entry the CLI handed the store, exactly.
  */
+import { spawn } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -26,7 +27,7 @@ import { sqliteOf } from '../helpers/ledger-open.js'
 import { calcModel } from '../helpers/claude-model.js'
 import { RecordingSessionStore, type RecordedAppend } from '../helpers/claude-recording-store.js'
 import { runOptions, runQuery } from '../helpers/claude-run.js'
-import { startStandIn, type StandIn } from '../helpers/claude-stand-in.js'
+import { standInEnv, startStandIn, type StandIn } from '../helpers/claude-stand-in.js'
 import { useTempDir } from '../helpers/temp-store.js'
 import { expectClean } from './claude-agent-checks.js'
 import { concatenated, launchTsx, tagged } from './claude-agent-support.js'
@@ -182,4 +183,32 @@ describe('forks with the real Claude Code CLI, SQLite', () => {
     },
     300_000,
   )
+
+  it('examples/claude-agent-fork.ts runs as documented', async () => {
+    const standIn = await startStandIn(calcModel())
+    try {
+      // The example makes its own CLAUDE_CONFIG_DIR.
+      const env = Object.fromEntries(
+        Object.entries({ ...standInEnv(standIn.url, dir.path), CLAUDE_CODE_PATH: cli }).filter(
+          ([name]) => name !== 'CLAUDE_CONFIG_DIR',
+        ),
+      )
+      const root = join(import.meta.dirname, '..', '..')
+      const example = join(root, 'examples', 'claude-agent-fork.ts')
+      const child = spawn(process.execPath, ['--import', 'tsx', example, join(dir.path, 'example.db')], {
+        cwd: root,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      const exit = await collect(child)
+      expect({ code: exit.code, stderr: exit.stderr }).toStrictEqual({ code: 0, stderr: '' })
+      const out = exit.lines.join('\n')
+      expect(out).toMatch(/forkSession: [0-9a-f-]{36} answered "You said: Make the cat name shorter\."/)
+      expect(out).toMatch(/resume with forkSession: [0-9a-f-]{36} answered/)
+      expect(out).toMatch(/ {2}[0-9a-f-]{36} {2}fork at seq \d+: \d+ entries/)
+      expect(out).toContain('rows shared, not copied: yes')
+    } finally {
+      await standIn.close()
+    }
+  }, 300_000)
 })

@@ -44,6 +44,24 @@ export interface ViewSource {
   port(id: string): LedgerPort
 }
 
+/**
+ * A source that reads each session's summary once (for one call that looks up many entries).
+ *
+ * @param source - the reads
+ * @returns the same reads, summaries remembered
+ */
+export function memoSource(source: ViewSource): ViewSource {
+  const summaries = new Map<string, Promise<SessionSummary | undefined>>()
+  return {
+    session: (id) => {
+      let summary = summaries.get(id)
+      if (summary === undefined) summaries.set(id, (summary = source.session(id)))
+      return summary
+    },
+    port: (id) => source.port(id),
+  }
+}
+
 /** Rows `from`..`to` (inclusive; to the end when undefined) of a session's conversation. */
 async function rows(port: LedgerPort, from: number, to: number | undefined): Promise<ViewEntry[]> {
   const out: ViewEntry[] = []

@@ -12,7 +12,7 @@ import type { SessionSummary } from '../../store/store-types.js'
 import type { ForkRecord } from './fork-record.js'
 import { rowOfUuid } from './fork-lookup.js'
 import { planResumeFork, planSdkFork } from './fork-plan.js'
-import { branchOf, transcriptView, type ViewSource } from './fork-view.js'
+import { branchOf, memoSource, transcriptView, type ViewSource } from './fork-view.js'
 import type { ViewEntry } from './fork-derive.js'
 import { checkKey, type CheckedKey } from './keys.js'
 import { runSdkFork, type SdkForkOptions } from './sdk-fork.js'
@@ -186,12 +186,13 @@ export class Forks {
     const { parentId, forkSeq } = branchOf(summary)
     if (parentId === null || forkSeq === null) return kept
     const inherited = new Set<number>()
+    const source = memoSource(this.source)
     for (const [i, entry] of kept.entries.entries()) {
       if (!isRecord(entry) || typeof entry.uuid !== 'string' || entry.uuid === '') continue
       // A row it shares under this uuid (which the ledger would take the entry for), or the row a shared
       // entry of its view comes from.
       const hit = await transcript.port.byTrackingId(entry.uuid)
-      const row = hit ?? (await rowOfUuid(this.source, transcript.id, entry.uuid))
+      const row = hit ?? (await rowOfUuid(source, transcript.id, entry.uuid))
       if (row !== undefined && row.seq <= forkSeq) inherited.add(i)
     }
     if (inherited.size === 0) return kept
@@ -211,6 +212,30 @@ export class Forks {
     }
     const keep = kept.entries.flatMap((_, i) => (inherited.has(i) ? [] : [i]))
     return { entries: keep.map((i) => kept.entries[i]), indexOf: keep.map((i) => kept.indexOf[i] ?? i) }
+  }
+
+  /**
+   * Refuses to delete a transcript whose rows a live fork shares.
+   *
+   * @param transcript - the transcript (it exists)
+   * @throws ContextLedgerError `BRANCH_HAS_CHILDREN` naming its live forks
+   */
+  async refuseLiveForks(transcript: Transcript): Promise<void> {
+    const tree = await this.calls.branches(transcript.id)
+    const below = new Set([transcript.id])
+    const live: string[] = []
+    // Root first, then depth first: a branch comes after its parent.
+    for (const branch of tree)
+      if (branch.parentId !== null && below.has(branch.parentId)) {
+        below.add(branch.sessionId)
+        if (branch.kind !== 'abandoned') live.push(branch.sessionId)
+      }
+    if (live.length > 0)
+      throw new ContextLedgerError(
+        'BRANCH_HAS_CHILDREN',
+        `Transcript "${transcript.id}" has live forks that share its entries (${live.map((id) => JSON.stringify(id)).join(', ')}): delete them first; nothing was deleted`,
+        { path: 'key', sessionId: transcript.id },
+      )
   }
 
   private noteLoad(key: CheckedKey): void {

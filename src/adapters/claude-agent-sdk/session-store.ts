@@ -186,6 +186,8 @@ export class LedgerSessionStore<S extends AdapterStore = ContextStore> implement
           )
         : []
     const own = this.transcripts.of(checked)
+    // Refused before anything goes: the main transcript's rows are its forks' too.
+    if (await this.transcripts.exists(own)) await this.forks.refuseLiveForks(own)
     const ids = [...doomed.map((t) => t.id).filter((id) => id !== own.id), own.id]
     for (const id of ids) {
       if (id === own.id && !(await this.transcripts.exists(own))) break

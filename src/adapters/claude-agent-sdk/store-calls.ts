@@ -23,15 +23,28 @@ export interface LedgerForkOptions {
   readonly metadata?: unknown
 }
 
+/** A session of a ledger tree (the core's `BranchInfo`, the fields the adapter reads). */
+export interface LedgerBranch {
+  /** Its ledger id. */
+  readonly sessionId: string
+  /** Its parent's, or null for a root. */
+  readonly parentId: string | null
+  /** `'root'`, `'fork'` or `'abandoned'`. */
+  readonly kind: string
+}
+
 /** The core's branch calls, described by shape (either backend). */
 interface Branching {
   fork(sessionId: string, options: LedgerForkOptions): unknown
+  branches(sessionId: string): LedgerBranch[] | Promise<LedgerBranch[]>
 }
 
 /** The store-wide calls, awaited. */
 export interface StoreCalls {
   /** Makes a branch of a session (one row: no message is copied). */
   fork(sessionId: string, options: LedgerForkOptions): Promise<void>
+  /** The tree holding a session, root first. */
+  branches(sessionId: string): Promise<LedgerBranch[]>
   /** Every session of the ledger. */
   sessions(): Promise<SessionSummary[]>
   /** One session, or undefined. */
@@ -48,9 +61,16 @@ async function forkOn(store: AdapterStore, sessionId: string, options: LedgerFor
   await (store as unknown as Branching).fork(sessionId, options)
 }
 
+/** The store's `branches`, awaited. */
+async function branchesOn(store: AdapterStore, sessionId: string): Promise<LedgerBranch[]> {
+  await Promise.resolve()
+  return (store as unknown as Branching).branches(sessionId)
+}
+
 function sqliteCalls(store: ContextStore): StoreCalls {
   return {
     fork: (id, options) => forkOn(store, id, options),
+    branches: (id) => branchesOn(store, id),
     sessions: () => later(() => store.sessions()),
     session: (id) => later(() => store.session(id)),
     deleteSession: (id) => later(() => store.deleteSession(id)),
@@ -68,6 +88,7 @@ export function storeCalls(store: AdapterStore): StoreCalls {
   if (!isAsyncStore(store)) return sqliteCalls(store)
   return {
     fork: (id, options) => forkOn(store, id, options),
+    branches: (id) => branchesOn(store, id),
     sessions: () => store.sessions(),
     session: (id) => store.session(id),
     deleteSession: (id) => store.deleteSession(id),
