@@ -1,8 +1,8 @@
 -- Branches (docs/design.md, "Branches"): a session may fork from another at a seq (`parent`, `fork_seq`,
 -- `kind`, who, when and why); its conversation is the parent's up to and including `fork_seq`, then its own
 -- rows. No message row is copied: a branch's own window state on the rows it inherits lives in
--- `branch_rows`, and the pin and edit logs record the session's `version` so that a branch sees its
--- ancestors' entries up to its fork only. Every existing session is a root (`kind` 'root', the rest null).
+-- `branch_rows`, and the pin and edit logs record the log clock (`version`, the largest `fork_version`) so
+-- that a branch sees its ancestors' entries from before its fork only. Every existing session is a root.
 CREATE TABLE `branch_rows` (
 	`id` integer PRIMARY KEY NOT NULL,
 	`session` integer NOT NULL,
@@ -36,4 +36,5 @@ ALTER TABLE `sessions` ADD `fork_pair_start` integer;--> statement-breakpoint
 ALTER TABLE `sessions` ADD `fork_summary` integer;--> statement-breakpoint
 ALTER TABLE `sessions` ADD `fork_summary_ended_at` integer;--> statement-breakpoint
 ALTER TABLE `sessions` ADD `fork_summary_end_reason` text;--> statement-breakpoint
-CREATE INDEX `sessions_children` ON `sessions` (`parent`,`fork_seq`);
+CREATE INDEX `sessions_children` ON `sessions` (`parent`,`fork_seq`);--> statement-breakpoint
+CREATE INDEX `sessions_fork_version` ON `sessions` (`fork_version`);

@@ -7,6 +7,8 @@
 import type Database from 'better-sqlite3'
 import type { CorrectionRow, LinkRow, WindowRow } from './rows.js'
 import { prepareAll, rows, value, write, type PreparedAll } from './typed-statement.js'
+import { LOG_CLOCK } from './statements.js'
+import { TREE_STATEMENTS } from './tree-statements.js'
 
 /** One session of a lineage, the branch itself first (depth 0), its root last. */
 export interface LineageRow {
@@ -28,6 +30,8 @@ export interface BranchRow {
   recheck: number
   window_body: string | null
   window_tokens: number | null
+  /** The owner's row's own tokens. */
+  tokens: number
 }
 
 /** One session of a tree, as `branches()` lists it. */
@@ -73,9 +77,11 @@ const BRANCH_ROW_COLUMNS = {
   recheck: true,
   window_body: true,
   window_tokens: true,
+  tokens: true,
 } as const
 
-const BRANCH_ROW_SELECT = 'SELECT seq, owner, pinned, kept, recheck, window_body, window_tokens FROM branch_rows'
+const BRANCH_ROW_SELECT = `SELECT o.seq, o.owner, o.pinned, o.kept, o.recheck, o.window_body, o.window_tokens, m.tokens
+  FROM branch_rows o JOIN messages m ON m.session = o.owner AND m.seq = o.seq`
 
 /** The boundary of session @s, as a subquery. */
 const BOUNDARY = '(SELECT boundary FROM sessions WHERE pk = @s)'
@@ -101,8 +107,9 @@ function upsert(set: string, values: string): string {
 /** A branch, a seq and the session that owns the row. */
 type RowKey = { s: number; seq: number; owner: number }
 
-/** Every branch statement, by name. */
+/** Every branch statement, by name (the fork's and the rewind's writes in `tree-statements.ts`). */
 export const BRANCH_STATEMENTS = {
+  ...TREE_STATEMENTS,
   // The session and its ancestors up to the root (the depth bound stops a cycle an import left).
   lineage: rows<[pk: number], LineageRow>(
     `WITH RECURSIVE up (pk, parent, fork_seq, fork_version, fork_trim_point, fork_pair_start, depth) AS (
@@ -121,6 +128,9 @@ export const BRANCH_STATEMENTS = {
       depth: true,
     },
   ),
+  boundaryOf: value<[pk: number], number>('SELECT boundary FROM sessions WHERE pk = ?', 'boundary'),
+  // The branches pinning rows they inherit (for listings of every session's pins).
+  branchesWithPins: value<[], number>('SELECT DISTINCT session FROM branch_rows WHERE pinned = 1', 'session'),
   // Whether a session is a branch (a root's parent is null; no row: undefined).
   parentOf: value<[pk: number], number | null>('SELECT parent FROM sessions WHERE pk = ?', 'parent'),
   // The whole tree below a session (itself included), each with its own newest seq.
@@ -142,60 +152,18 @@ export const BRANCH_STATEMENTS = {
       last_seq: true,
     },
   ),
-  insertBranch: write<
-    [
-      {
-        id: string
-        now: number
-        metadata: string | null
-        format: string | null
-        parent: number
-        forkSeq: number
-        kind: 'fork' | 'abandoned'
-        actor: string | null
-        reason: string | null
-        forkVersion: number
-        forkTokens: number
-        trim: number
-        pair: number
-      },
-    ]
-  >(
-    `INSERT INTO sessions (id, created_at, updated_at, metadata, format, kept_count, kept_tokens, parent,
-      fork_seq, kind, forked_at, fork_actor, fork_reason, fork_version, fork_tokens, fork_trim_point,
-      fork_pair_start)
-    VALUES (@id, @now, @now, @metadata, @format, 0, 0, @parent, @forkSeq, @kind, @now, @actor, @reason,
-      @forkVersion, @forkTokens, @trim, @pair)`,
-  ),
-  // A branch's window state, written once by a fork or a rewind.
-  setBranchWindow: write<
-    [
-      {
-        pk: number
-        boundary: number
-        keptCount: number | null
-        keptTokens: number | null
-        keptFirst: number | null
-        summary: number | null
-        limits: string | null
-        forkSummary: number | null
-      },
-    ]
-  >(
-    `UPDATE sessions SET boundary = @boundary, kept_count = @keptCount, kept_tokens = @keptTokens,
-      kept_first = @keptFirst, summary = @summary, limits = @limits, fork_summary = @forkSummary
-    WHERE pk = @pk`,
-  ),
-  // The fork moves its parent's version on: the parent's later log entries are not the branch's.
-  bumpVersion: write<[pk: number]>('UPDATE sessions SET version = version + 1 WHERE pk = ?'),
+  // The log clock (see LOG_CLOCK): a fork's is one more, so later entries are not the branch's.
+  clock: value<[], number>(`SELECT ${LOG_CLOCK} AS clock`, 'clock'),
   setForkFlags: write<[trim: number, pair: number, pk: number]>(
     'UPDATE sessions SET fork_trim_point = ?, fork_pair_start = ? WHERE pk = ?',
   ),
   endForkSummary: write<[at: number, reason: 'replaced' | 'regenerated' | 'dropped' | 'evicted', pk: number]>(
     'UPDATE sessions SET fork_summary_ended_at = ?, fork_summary_end_reason = ? WHERE pk = ?',
   ),
-  reopenForkSummary: write<[pk: number]>(
-    'UPDATE sessions SET fork_summary_ended_at = NULL, fork_summary_end_reason = NULL WHERE pk = ?',
+  // The inherited summary the branch shows (again): an ancestor's, not ended in the branch.
+  setForkSummary: write<[id: number, pk: number]>(
+    `UPDATE sessions SET fork_summary = ?, fork_summary_ended_at = NULL, fork_summary_end_reason = NULL
+    WHERE pk = ?`,
   ),
   forkSummaryOf: rows<
     [pk: number],
@@ -207,42 +175,15 @@ export const BRANCH_STATEMENTS = {
   ),
   summaryOwner: value<[id: number], number>('SELECT session FROM summaries WHERE id = ?', 'session'),
 
-  // The fork's copies into the branch @b of what session @p shows up to @f, the branch's boundary @from:
-  // the parent's own rows (its kept rows before @from, every row from @from on) …
-  copyOwnKept: write<[{ b: number; p: number; lo: number; from: number }]>(
-    `INSERT OR IGNORE INTO branch_rows (session, seq, owner, pinned, kept, recheck, window_body, window_tokens)
-    SELECT @b, seq, @p, pinned, 1, recheck, window_body, window_tokens FROM messages
-    WHERE session = @p AND kept = 1 AND seq >= @lo AND seq < @from`,
-  ),
-  copyOwnTail: write<[{ b: number; p: number; from: number; f: number }]>(
-    `INSERT OR IGNORE INTO branch_rows (session, seq, owner, pinned, kept, recheck, window_body, window_tokens)
-    SELECT @b, seq, @p, pinned, 0, 0, window_body, window_tokens FROM messages
-    WHERE session = @p AND seq >= @from AND seq <= @f`,
-  ),
-  // … its own branch rows in the branch's window or with a window form its owner's row lacks …
-  copyBranchRows: write<[{ b: number; p: number; from: number; f: number }]>(
-    `INSERT OR IGNORE INTO branch_rows (session, seq, owner, pinned, kept, recheck, window_body, window_tokens)
-    SELECT @b, o.seq, o.owner, o.pinned, o.kept AND o.seq < @from, o.recheck AND o.kept AND o.seq < @from,
-      o.window_body, o.window_tokens
-    FROM branch_rows o JOIN messages m ON m.session = o.owner AND m.seq = o.seq
-    WHERE o.session = @p AND o.seq <= @f AND (o.kept = 1 AND o.seq < @from OR o.seq >= @from
-      OR o.window_body IS NOT m.window_body OR o.window_tokens IS NOT m.window_tokens)`,
-  ),
-  // … and every other row of the branch's window, as its owner shows it (a boundary moved back).
-  fillRange: write<[{ b: number; owner: number; lo: number; hi: number }]>(
-    `INSERT OR IGNORE INTO branch_rows (session, seq, owner, window_body, window_tokens)
-    SELECT @b, seq, @owner, window_body, window_tokens FROM messages
-    WHERE session = @owner AND seq >= @lo AND seq <= @hi`,
-  ),
-
   // A branch's rows, as the store's statements read them for it.
   branchRowsIn: rows<[session: number, from: number, to: number], BranchRow>(
-    `${BRANCH_ROW_SELECT} WHERE session = ? AND seq >= ? AND seq < ? ORDER BY seq`,
+    `${BRANCH_ROW_SELECT} WHERE o.session = ? AND o.seq >= ? AND o.seq < ? ORDER BY o.seq`,
     BRANCH_ROW_COLUMNS,
   ),
   branchRowsOf: rows<[{ s: number; seqs: string }], BranchRow>(
-    `SELECT o.seq, o.owner, o.pinned, o.kept, o.recheck, o.window_body, o.window_tokens
-    FROM json_each(@seqs) j CROSS JOIN branch_rows o ON o.session = @s AND o.seq = j.value`,
+    `SELECT o.seq, o.owner, o.pinned, o.kept, o.recheck, o.window_body, o.window_tokens, m.tokens
+    FROM json_each(@seqs) j CROSS JOIN branch_rows o ON o.session = @s AND o.seq = j.value
+    JOIN messages m ON m.session = o.owner AND m.seq = o.seq`,
     BRANCH_ROW_COLUMNS,
   ),
   branchKeptSeqs: value<[session: number], number>(
@@ -295,11 +236,14 @@ export const BRANCH_STATEMENTS = {
   setBranchKept: write<[RowKey & { kept: number; recheck: number }]>(
     upsert('kept = excluded.kept, recheck = excluded.recheck', '0, @kept, @recheck'),
   ),
-  setBranchRecheck: write<[RowKey & { recheck: number }]>(upsert('recheck = excluded.recheck', '0, 0, @recheck')),
+  setBranchRecheck: write<[RowKey & { recheck: number }]>(
+    upsert('recheck = excluded.recheck', '0, 0, @recheck'),
+  ),
   setBranchWindowBody: write<[RowKey & { body: string | null; tokens: number | null }]>(
     `INSERT INTO branch_rows (session, seq, owner, window_body, window_tokens) VALUES (@s, @seq, @owner, @body, @tokens)
     ON CONFLICT (session, seq) DO UPDATE SET window_body = excluded.window_body, window_tokens = excluded.window_tokens`,
   ),
+  deleteBranchRows: write<[session: number]>('DELETE FROM branch_rows WHERE session = ?'),
   unkeepBranchRange: write<[session: number, from: number, to: number]>(
     'UPDATE branch_rows SET kept = 0, recheck = 0 WHERE session = ? AND kept = 1 AND seq >= ? AND seq < ?',
   ),
@@ -323,7 +267,9 @@ export const BRANCH_STATEMENTS = {
     'SELECT session FROM branch_rows WHERE owner = ? AND seq = ? AND kept = 1',
     'session',
   ),
-  forgetKeptTotals: write<[pk: number]>('UPDATE sessions SET kept_count = NULL, kept_tokens = NULL WHERE pk = ?'),
+  forgetKeptTotals: write<[pk: number]>(
+    'UPDATE sessions SET kept_count = NULL, kept_tokens = NULL WHERE pk = ?',
+  ),
 
   // Tool calls a lineage session holds: answered within its part of the conversation ([lo, hi]).
   linksOfUsesHeld: rows<[{ s: number; seqs: string; lo: number; hi: number }], LinkRow>(
@@ -343,10 +289,10 @@ export const BRANCH_STATEMENTS = {
     'name',
   ),
   // The calls a session holds that wait at @f: made up to it and answered after it, or not yet.
-  callsOpenNow: rows<[{ s: number; f: number }], CallRow>(
-    `SELECT tool_use_id, name, use_seq, result_seq, status FROM tool_calls INDEXED BY tool_calls_open
+  callsOpenNow: rows<[{ s: number; f: number }], CallRow & { id: number }>(
+    `SELECT id, tool_use_id, name, use_seq, result_seq, status FROM tool_calls INDEXED BY tool_calls_open
     WHERE session = @s AND result_seq IS NULL AND use_seq <= @f ORDER BY id`,
-    { tool_use_id: true, name: true, use_seq: true, result_seq: true, status: true },
+    { id: true, tool_use_id: true, name: true, use_seq: true, result_seq: true, status: true },
   ),
   callsAnsweredAfter: rows<[{ s: number; f: number }], CallRow & { id: number }>(
     `SELECT id, tool_use_id, name, use_seq, result_seq, status FROM tool_calls INDEXED BY tool_calls_answered
@@ -354,11 +300,20 @@ export const BRANCH_STATEMENTS = {
     { id: true, tool_use_id: true, name: true, use_seq: true, result_seq: true, status: true },
   ),
   insertCall: write<
-    [session: number, toolUseId: string, name: string, useSeq: number, resultSeq: number | null, status: string | null]
-  >('INSERT INTO tool_calls (session, tool_use_id, name, use_seq, result_seq, status) VALUES (?, ?, ?, ?, ?, ?)'),
+    [
+      session: number,
+      toolUseId: string,
+      name: string,
+      useSeq: number,
+      resultSeq: number | null,
+      status: string | null,
+    ]
+  >(
+    'INSERT INTO tool_calls (session, tool_use_id, name, use_seq, result_seq, status) VALUES (?, ?, ?, ?, ?, ?)',
+  ),
 
-  // A lineage session's log entries about seqs up to @maxSeq written up to version @maxVersion (entries
-  // from before versions were recorded have none: they are older than every branch).
+  // A lineage session's log entries about seqs up to @maxSeq written up to clock @maxVersion (entries from
+  // before the clock was recorded have none: they are older than every branch).
   editsUpTo: rows<[session: number, maxSeq: number, maxVersion: number], LogEntryRow>(
     `SELECT id, seq, kind, actor, reason, at, body FROM message_edits
     WHERE session = ? AND seq <= ? AND coalesce(version, 0) <= ? ORDER BY id`,

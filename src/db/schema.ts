@@ -69,9 +69,12 @@ export const sessions = sqliteTable(
     /** Why, free text, or null. */
     forkReason: text('fork_reason'),
     /**
-     * The parent's `version` at the fork (the fork then moves the parent's on): the parent's log rows
-     * (pin events, edits, evictions) about inherited seqs with a version up to it happened before the fork
-     * and are the branch's too; later ones are not.
+     * The ledger's log clock at the fork: one more than the largest `fork_version` of any session then (0
+     * without branches). Every pin-log and edit-log entry records the clock when it was written
+     * (`version`), so the entries an ancestor wrote before the fork (clock below this) are the branch's
+     * too and later ones are not. A clock shared by every session (not each session's own `version`) stays
+     * comparable when a rewind re-parents branches: a branch sees an ancestor's entries older than every
+     * fork on the way down to it.
      */
     forkVersion: integer('fork_version'),
     /** The token prefix sum through `fork_seq` (`cum_tokens` of the fork-point row): the inherited total. */
@@ -96,7 +99,11 @@ export const sessions = sqliteTable(
     }),
   },
   // A session's children, by fork point: what a copy-on-write, a rewind and deleteSession look for.
-  (t) => [index('sessions_children').on(t.parent, t.forkSeq)],
+  (t) => [
+    index('sessions_children').on(t.parent, t.forkSeq),
+    // The log clock (the largest fork_version): one seek per log entry written.
+    index('sessions_fork_version').on(t.forkVersion),
+  ],
 )
 
 /** The archive: one row per message, never deleted by eviction. */
@@ -226,8 +233,8 @@ export const pinEvents = sqliteTable(
     reason: text('reason'),
     at: integer('at').notNull(),
     /**
-     * The session's `version` when the event was written (null: written before branches existed): a
-     * branch sees its ancestors' events up to its fork (`sessions.fork_version`).
+     * The ledger's log clock when the event was written (`sessions.fork_version`; null: before branches
+     * existed): a branch sees its ancestors' events from before its fork.
      */
     version: integer('version'),
   },
@@ -254,7 +261,7 @@ export const messageEdits = sqliteTable(
     at: integer('at').notNull(),
     /** An edit's new form; null for a redaction, and for edits a later redaction erased. */
     body: text('body'),
-    /** The session's `version` when the edit was written (null: before branches existed); see `pin_events`. */
+    /** The ledger's log clock when the edit was written (null: before branches existed); see `pin_events`. */
     version: integer('version'),
   },
   (t) => [index('message_edits_message').on(t.session, t.seq, t.id)],

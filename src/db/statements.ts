@@ -116,6 +116,12 @@ const PINNED_COLUMNS: ColumnsOf<PinnedRow> = {
   at: true,
 }
 
+/**
+ * The ledger's log clock: the largest fork clock of any session (one seek on `sessions_fork_version`).
+ * Every pin-log and edit-log entry records it; see `sessions.fork_version` in schema.ts.
+ */
+export const LOG_CLOCK = '(SELECT coalesce(max(fork_version), 0) FROM sessions)'
+
 /** What a summary is read with. */
 const SUMMARY_SELECT = `SELECT id, uid, replaces, regenerates, from_boundary, to_boundary, seqs, message_count,
     body, tokens, model, prompt_hash, created_at, ended_at, end_reason FROM summaries`
@@ -361,11 +367,9 @@ export const STATEMENTS = {
       body: string | null,
     ]
   >(
-    // With the session's version, as the pin log.
-    `WITH e (session, seq, kind, actor, reason, at, body) AS (VALUES (?, ?, ?, ?, ?, ?, ?))
-    INSERT INTO message_edits (session, seq, kind, actor, reason, at, body, version)
-    SELECT e.session, e.seq, e.kind, e.actor, e.reason, e.at, e.body, s.version FROM e
-    JOIN sessions s ON s.pk = e.session`,
+    // With the log clock, as the pin log.
+    `INSERT INTO message_edits (session, seq, kind, actor, reason, at, body, version)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ${LOG_CLOCK})`,
   ),
   eraseEditBodies: write<[session: number, seq: number]>(
     'UPDATE message_edits SET body = NULL WHERE session = ? AND seq = ?',
@@ -379,10 +383,9 @@ export const STATEMENTS = {
   insertPinEvent: write<
     [session: number, seq: number, action: 'pin' | 'unpin', actor: string, reason: string | null, at: number]
   >(
-    // With the session's version (the pin log a branch inherits ends at its fork's version).
-    `WITH e (session, seq, action, actor, reason, at) AS (VALUES (?, ?, ?, ?, ?, ?))
-    INSERT INTO pin_events (session, seq, action, actor, reason, at, version)
-    SELECT e.session, e.seq, e.action, e.actor, e.reason, e.at, s.version FROM e JOIN sessions s ON s.pk = e.session`,
+    // With the log clock (a branch inherits its ancestors' entries from before its fork: schema.ts).
+    `INSERT INTO pin_events (session, seq, action, actor, reason, at, version)
+    VALUES (?, ?, ?, ?, ?, ?, ${LOG_CLOCK})`,
   ),
   // One session's pins seek the partial pinned index; all sessions' pins walk it (only pinned rows).
   pinnedMessages: rows<[session: number], PinnedRow>(

@@ -24,7 +24,7 @@ export interface LogCut {
   readonly pk: number
   /** The last seq of the conversation it gives the branch. */
   readonly maxSeq: number
-  /** Its version when the session below it on the way down forked. */
+  /** The last log clock it inherits: below every fork clock on the way down to the branch. */
   readonly maxVersion: number
 }
 
@@ -34,6 +34,8 @@ export interface Lineage {
   readonly pk: number
   /** Its fork point (null for a root). */
   readonly forkSeq: number | null
+  /** Its fork clock (`sessions.fork_version`; null for a root). */
+  readonly forkVersion: number | null
   /** Its conversation's parts, oldest first; the last is its own (`hi` = Infinity). */
   readonly segments: readonly Segment[]
   /** The cut flags of each seq where one part ends and the next begins, as this session sees them. */
@@ -57,11 +59,15 @@ export function lineageOf(rows: readonly LineageRow[]): Lineage {
   const cuts = new Map<number, { trim: boolean; pair: boolean }>()
   const logs: LogCut[] = []
   let limit = Infinity
-  let below: LineageRow | undefined
+  // The earliest fork clock on the way down: an entry of an ancestor is inherited when older than it.
+  let clock = Infinity
+  let first = true
   for (const r of rows) {
     const lo = r.parent === null || r.fork_seq === null ? 0 : r.fork_seq + 1
     if (lo <= limit) segments.unshift({ owner: r.pk, lo, hi: limit, depth: r.depth })
-    if (below !== undefined) logs.push({ pk: r.pk, maxSeq: limit, maxVersion: below.fork_version ?? 0 })
+    if (!first) logs.push({ pk: r.pk, maxSeq: limit, maxVersion: clock - 1 })
+    first = false
+    if (r.parent !== null) clock = Math.min(clock, r.fork_version ?? 0)
     if (r.fork_seq !== null && r.parent !== null) {
       // The nearest session forked at a seq decides its flags: the row after it is that session's. A fork
       // point past what the sessions below inherit is no seq of this conversation.
@@ -69,11 +75,11 @@ export function lineageOf(rows: readonly LineageRow[]): Lineage {
         cuts.set(r.fork_seq, { trim: r.fork_trim_point === 1, pair: r.fork_pair_start === 1 })
       limit = Math.min(limit, r.fork_seq)
     }
-    below = r
   }
   return {
     pk: self.pk,
     forkSeq: self.parent === null ? null : self.fork_seq,
+    forkVersion: self.parent === null ? null : self.fork_version,
     segments,
     cuts,
     logs,
