@@ -164,7 +164,7 @@ describe('forks with the real Claude Code CLI, SQLite', () => {
         const written = concatenated(recording.appends.slice(from), key)
         expect(await opened.sessions.load(key)).toStrictEqual(written)
         const id = opened.sessions.sessionIdOf(key)
-        const session = (await opened.ledger.session(id)) as { parentId?: unknown } | undefined
+        const session = await opened.ledger.session(id)
         expect(session?.parentId).toBe(opened.sessions.sessionIdOf(parentKey))
         // Its own rows: what the CLI wrote besides its copy of the parent's entries.
         const inParent = new Set(parent.map((e) => e.uuid).filter((u) => u !== undefined))

@@ -30,9 +30,7 @@ export interface BranchFacts {
  * @returns its parent and fork point
  */
 export function branchOf(summary: SessionSummary): BranchFacts {
-  const facts = summary as Partial<BranchFacts>
-  const parentId = typeof facts.parentId === 'string' ? facts.parentId : null
-  const forkSeq = typeof facts.forkSeq === 'number' ? facts.forkSeq : null
+  const { parentId, forkSeq } = summary
   return parentId === null || forkSeq === null ? { parentId: null, forkSeq: null } : { parentId, forkSeq }
 }
 

@@ -181,6 +181,7 @@ export class Forks {
    *   inherited entry, with other content
    */
   async held(transcript: Transcript, kept: Kept): Promise<Kept> {
+    if (transcript.root === true) return kept
     const summary = await this.calls.session(transcript.id)
     if (summary === undefined) return kept
     const { parentId, forkSeq } = branchOf(summary)

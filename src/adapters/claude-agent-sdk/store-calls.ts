@@ -1,50 +1,20 @@
 /**
  * The store-wide calls the session store makes besides one session's (those go through the port): list
- * the ledger's sessions, delete one, prune, fork one — as Promises over either backend.
+ * the ledger's sessions, delete one, prune, fork one and read its tree — as Promises over either backend.
  */
-import type { ContextStore } from '../../store/context-store.js'
+import type { BranchInfo, ContextStore, ForkOptions } from '../../store/context-store.js'
 import type { DeleteSessionResult, PruneOptions, PruneResult } from '../../store/retention-options.js'
 import type { SessionSummary } from '../../store/store-types.js'
 import type { AdapterStore } from '../session-options.js'
-import { isAsyncStore } from '../strands/async-ledger.js'
+import { isAsyncStore, type AsyncContextStore } from '../strands/async-ledger.js'
 import { later } from '../port.js'
-
-/** A fork the adapter asks the ledger for (the core's `ForkOptions`, the fields it uses). */
-export interface LedgerForkOptions {
-  /** The last seq the branch inherits. */
-  readonly atSeq: number
-  /** The branch's ledger id. */
-  readonly newSessionId: string
-  /** Who forks. */
-  readonly actor?: string
-  /** Why. */
-  readonly reason?: string
-  /** The branch's metadata. */
-  readonly metadata?: unknown
-}
-
-/** A session of a ledger tree (the core's `BranchInfo`, the fields the adapter reads). */
-export interface LedgerBranch {
-  /** Its ledger id. */
-  readonly sessionId: string
-  /** Its parent's, or null for a root. */
-  readonly parentId: string | null
-  /** `'root'`, `'fork'` or `'abandoned'`. */
-  readonly kind: string
-}
-
-/** The core's branch calls, described by shape (either backend). */
-interface Branching {
-  fork(sessionId: string, options: LedgerForkOptions): unknown
-  branches(sessionId: string): LedgerBranch[] | Promise<LedgerBranch[]>
-}
 
 /** The store-wide calls, awaited. */
 export interface StoreCalls {
   /** Makes a branch of a session (one row: no message is copied). */
-  fork(sessionId: string, options: LedgerForkOptions): Promise<void>
-  /** The tree holding a session, root first. */
-  branches(sessionId: string): Promise<LedgerBranch[]>
+  fork(sessionId: string, options: ForkOptions): Promise<BranchInfo>
+  /** The tree holding a session, root first, then depth first. */
+  branches(sessionId: string): Promise<BranchInfo[]>
   /** Every session of the ledger. */
   sessions(): Promise<SessionSummary[]>
   /** One session, or undefined. */
@@ -55,26 +25,33 @@ export interface StoreCalls {
   prune(options: PruneOptions): Promise<PruneResult>
 }
 
-/** The store's `fork`, awaited (SQLite's answers at once, PostgreSQL's with a Promise). */
-async function forkOn(store: AdapterStore, sessionId: string, options: LedgerForkOptions): Promise<void> {
-  await Promise.resolve()
-  await (store as unknown as Branching).fork(sessionId, options)
-}
-
-/** The store's `branches`, awaited. */
-async function branchesOn(store: AdapterStore, sessionId: string): Promise<LedgerBranch[]> {
-  await Promise.resolve()
-  return (store as unknown as Branching).branches(sessionId)
+/** The branch calls of PostgreSQL's store, described by shape (`context-ledger/postgres`, never loaded here). */
+interface AsyncBranching {
+  fork(sessionId: string, options: ForkOptions): Promise<BranchInfo>
+  branches(sessionId: string): Promise<BranchInfo[]>
 }
 
 function sqliteCalls(store: ContextStore): StoreCalls {
   return {
-    fork: (id, options) => forkOn(store, id, options),
-    branches: (id) => branchesOn(store, id),
+    fork: (id, options) => later(() => store.fork(id, options)),
+    branches: (id) => later(() => store.branches(id)),
     sessions: () => later(() => store.sessions()),
     session: (id) => later(() => store.session(id)),
     deleteSession: (id) => later(() => store.deleteSession(id)),
     prune: (options) => later(() => store.prune(options)),
+  }
+}
+
+function asyncCalls(store: AsyncContextStore): StoreCalls {
+  // Declared by br-pg's store; until AsyncContextStore names them, by shape.
+  const branching = store as unknown as AsyncBranching
+  return {
+    fork: (id, options) => branching.fork(id, options),
+    branches: (id) => branching.branches(id),
+    sessions: () => store.sessions(),
+    session: (id) => store.session(id),
+    deleteSession: (id) => store.deleteSession(id),
+    prune: (options) => store.prune(options),
   }
 }
 
@@ -85,13 +62,5 @@ function sqliteCalls(store: ContextStore): StoreCalls {
  * @returns its calls, each returning a Promise
  */
 export function storeCalls(store: AdapterStore): StoreCalls {
-  if (!isAsyncStore(store)) return sqliteCalls(store)
-  return {
-    fork: (id, options) => forkOn(store, id, options),
-    branches: (id) => branchesOn(store, id),
-    sessions: () => store.sessions(),
-    session: (id) => store.session(id),
-    deleteSession: (id) => store.deleteSession(id),
-    prune: (options) => store.prune(options),
-  }
+  return isAsyncStore(store) ? asyncCalls(store) : sqliteCalls(store)
 }

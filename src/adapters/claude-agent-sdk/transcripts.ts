@@ -29,6 +29,11 @@ export interface Transcript {
   readonly port: LedgerPort
   /** Whether the session was found to be this key's transcript (then it is not read again). */
   verified: boolean
+  /**
+   * Whether the session was found to be a root (no fork: a root never becomes a branch, so an append to it
+   * need not look for entries a parent shows); undefined until it was read.
+   */
+  root?: boolean
 }
 
 /** A transcript of the store, as the ledger's session list shows it. */
@@ -138,6 +143,7 @@ export class Transcripts {
         { path: 'key', sessionId: transcript.id },
       )
     transcript.verified = true
+    transcript.root = session.parentId === null
     return true
   }
 

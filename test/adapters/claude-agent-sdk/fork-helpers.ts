@@ -22,8 +22,8 @@ function stringsOf(value: unknown, into: Set<string>): Set<string> {
 }
 
 /**
- * A forked transcript with the ids and instants the fork made up (UUID-shaped strings and ISO instants
- * found nowhere in its parent) replaced by `#1`, `#2`… in order of first appearance, and `T`.
+ * A forked transcript, as JSON, with the ids and instants the fork made up (UUID-shaped strings and ISO
+ * instants found nowhere in its parent) replaced by `#1`, `#2`… in order of first appearance, and `T`.
  *
  * @param entries - the fork's entries
  * @param parent - its parent's entries
@@ -45,7 +45,8 @@ export function shapeOf(entries: readonly unknown[] | null, parent: readonly unk
     if (typeof value !== 'object' || value === null) return value
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rename(v)]))
   }
-  return rename(entries)
+  // As JSON: an in-memory store keeps the `undefined` fields the SDK's copy sets, the ledger stores JSON.
+  return rename(JSON.parse(JSON.stringify(entries)) as unknown)
 }
 
 /** The ledger's message rows, every session's. */

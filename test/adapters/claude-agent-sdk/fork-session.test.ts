@@ -56,8 +56,11 @@ function expectForkUuids(entries: readonly SessionStoreEntry[] | null, forkId: s
     expect(e.uuid).toBe(forkedUuid((e.forkedFrom as { messageUuid: string }).messageUuid, forkId))
 }
 
+/** Session info without what each fork stamps itself: its id, the instant it was made, its storage time. */
 const info = (s: SDKSessionInfo | undefined, ids: Record<string, string>) =>
-  s === undefined ? undefined : { ...s, sessionId: ids[s.sessionId] ?? s.sessionId, lastModified: 0 }
+  s === undefined
+    ? undefined
+    : { ...s, sessionId: ids[s.sessionId] ?? s.sessionId, lastModified: 0, createdAt: 0 }
 
 /** Where to fork a transcript: all of it, its first prompt, each third entry with a uuid, its last. */
 function forkPoints(entries: readonly SessionStoreEntry[]): (string | undefined)[] {
@@ -130,7 +133,7 @@ describe('forkSession on the ledger', () => {
       const opened = await openSessions(backend)
       await opened.sessions.append({ projectKey, sessionId }, entries)
       const before = await messageRows(backend, opened.handle)
-      const upToMessageId = entries.at(-3)?.uuid ?? ''
+      const upToMessageId = entries.filter((e) => e.uuid !== undefined).at(-3)?.uuid ?? ''
       const fork = await forkSession(sessionId, { dir, upToMessageId, sessionStore: opened.sessions })
       const id = opened.sessions.sessionIdOf({ projectKey, sessionId: fork.sessionId })
       const session = await opened.handle.session(id)

@@ -8,9 +8,14 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import type { ForkSessionOptions, SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk'
-import { COMPACTION_MODEL, forkedUuid, forkSession } from '../../../src/adapters/claude-agent-sdk/index.js'
+import {
+  COMPACTION_MODEL,
+  forkedUuid,
+  forkSession,
+  LedgerSessionStore,
+} from '../../../src/adapters/claude-agent-sdk/index.js'
 import { ContextLedgerError } from '../../../src/index.js'
-import { makeBackend } from '../../helpers/backend.js'
+import { coreStoreOf, makeBackend } from '../../helpers/backend.js'
 import { readFixture, transcriptOf } from '../../helpers/claude-fixtures.js'
 import { tempDir } from '../../helpers/temp-store.js'
 import { messageRows } from './fork-helpers.js'
@@ -63,13 +68,17 @@ describe('writing to a fork', () => {
     await sessions.append(key, entries)
     const loaded = (await sessions.load(key)) ?? []
     expect(loaded).toStrictEqual([...view, ...entries])
+    // One summary of the fork's, over the shared entries from the first prompt to the kept segment's head
+    // (the parent's row the fork's uuid of it names), as on the parent itself.
+    const boundary = compaction.find((e) => e.subtype === 'compact_boundary')
+    const head = (boundary?.compactMetadata as { preservedSegment: { headUuid: string } }).preservedSegment
+    const headSeq = beforeCompact.findIndex((e) => e.uuid === head.headUuid)
+    const opening = beforeCompact.findIndex((e) => e.type === 'user')
     const summaries = await handle.summaries(id)
-    expect(summaries.map((s) => s.model)).toStrictEqual([COMPACTION_MODEL])
-    const head = view.findIndex(
-      (e) => e.forkedFrom !== undefined && JSON.stringify(e).includes('Results: 2.'),
-    )
-    expect(summaries[0]?.seqs.at(-1)?.[1]).toBeGreaterThan(0)
-    expect(head).toBeGreaterThan(0)
+    expect(headSeq).toBeGreaterThan(opening)
+    expect(summaries.map((s) => [s.model, s.current, s.seqs])).toStrictEqual([
+      [COMPACTION_MODEL, true, [[opening, headSeq]]],
+    ])
     expect(await handle.summaries(sessions.sessionIdOf(parentKey))).toStrictEqual([])
     expect(await sessions.load(parentKey)).toStrictEqual(beforeCompact)
   })
@@ -101,6 +110,19 @@ describe('writing to a fork', () => {
     await expect(sessions.pin(key, 'f0000000-0000-4000-8000-00000000ffff')).rejects.toMatchObject({
       code: 'MESSAGE_NOT_FOUND',
     })
+  })
+
+  it('a rewind of the parent (a ledger rewind before the fork point) leaves the fork as it was', async () => {
+    const { sessions, handle, key, view, parentKey, id } = await forked()
+    const core = coreStoreOf(handle) as { rewind(id: string, o: { toSeq: number }): unknown }
+    await core.rewind(sessions.sessionIdOf(parentKey), { toSeq: 5 })
+    expect(await sessions.load(parentKey)).toStrictEqual(beforeCompact.slice(0, 6))
+    // The fork now hangs under the branch that holds what the rewind took out of its parent.
+    const abandoned = (await handle.session(id))?.parentId ?? ''
+    expect((await handle.session(abandoned))?.kind).toBe('abandoned')
+    expect(await sessions.load(key)).toStrictEqual(view)
+    const other = new LedgerSessionStore({ store: coreStoreOf(await backend.reopen(handle)) })
+    expect(await other.load(key)).toStrictEqual(view)
   })
 
   it('a fork is deleted alone; its parent is refused while the fork lives, then deleted', async () => {

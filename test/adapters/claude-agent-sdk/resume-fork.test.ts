@@ -48,8 +48,8 @@ describe('a resume with forkSession: true', () => {
     await sessions.append(key, batch)
     expect(await sessions.load(key)).toStrictEqual(batch)
     expect(await messageRows(backend, handle)).toBe(rows + turn.length)
-    const session = (await handle.session(sessions.sessionIdOf(key))) as { parentId?: unknown }
-    expect(session.parentId).toBe(sessions.sessionIdOf(parentKey))
+    const session = await handle.session(sessions.sessionIdOf(key))
+    expect(session?.parentId).toBe(sessions.sessionIdOf(parentKey))
     expect(await sessions.load(parentKey)).toStrictEqual(parent)
     // The batch sent again (a retry): the copy and the turn are held; entries without uuid come again.
     await sessions.append(key, batch)
