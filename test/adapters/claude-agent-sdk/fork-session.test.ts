@@ -125,6 +125,20 @@ describe('forkSession on the ledger', () => {
     }
   })
 
+  it('takes the SDK’s title, and a fork of a transcript with subagents has none of them, as the SDK’s', async () => {
+    const fixture = readFixture('subagent')
+    const parent = transcriptOf(fixture)
+    const { sessions, oracle } = await both(fixture.sessionId, parent)
+    const ours = await forkSession(fixture.sessionId, { dir, title: 'Try B', sessionStore: sessions })
+    const theirs = await sdkForkSession(fixture.sessionId, { dir, title: 'Try B', sessionStore: oracle })
+    const key = { projectKey, sessionId: ours.sessionId }
+    expect(shapeOf(await sessions.load(key), parent)).toStrictEqual(
+      shapeOf(await oracle.load({ projectKey, sessionId: theirs.sessionId }), parent),
+    )
+    expect((await getSessionInfo(ours.sessionId, { sessionStore: sessions, dir }))?.customTitle).toBe('Try B')
+    expect(await sessions.listSubkeys(key)).toStrictEqual([])
+  })
+
   it('writes as much for a transcript of 2,400 entries as for one of 24: one session row, no entry', async () => {
     const written: { rows: number; metadata: number }[] = []
     for (const turns of [2, 200]) {
