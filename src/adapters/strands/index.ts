@@ -24,6 +24,8 @@ export {
   type AsyncContextStore,
   type AsyncLedgerManager,
   type LedgerManagerOf,
+  type BranchManagerOptions,
+  type OnStore,
 } from './persistent-conversation-manager.js'
 export { DEFAULT_SUMMARIZATION_PROMPT, generateSummary, modelSummarizer } from './generate-summary.js'
 export { PinMessageTool, pinMessageTool } from './pin-message-tool.js'
