@@ -31,6 +31,10 @@ export const ERROR_CODES = [
   'FORMAT_MISMATCH',
   'APPEND_CONFLICT',
   'HISTORY_CONFLICT',
+  'SESSION_NOT_FOUND',
+  'SESSION_EXISTS',
+  'BRANCH_CYCLE',
+  'BRANCH_HAS_CHILDREN',
 ] as const
 
 /** A stable, machine-readable reason for a {@link ContextLedgerError}. */

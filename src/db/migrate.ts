@@ -29,6 +29,7 @@ export const SET_USER_VERSION = [
   'user_version = 8',
   'user_version = 9',
   'user_version = 10',
+  'user_version = 11',
 ] as const
 
 /**

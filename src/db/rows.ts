@@ -28,6 +28,12 @@ export interface SessionRow {
   message_count: number
   total_tokens: number
   updated_at: number
+  /** The parent's pk (null for a root): see docs/design.md, "Branches". */
+  parent: number | null
+  /** The last seq inherited from the parent (null for a root). */
+  fork_seq: number | null
+  /** `'root'`, `'fork'` or `'abandoned'`. */
+  kind: 'root' | 'fork' | 'abandoned'
 }
 
 /** A session row with the flags of its newest message (null when it has none), as every session read returns it. */

@@ -10,47 +10,101 @@ import { sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 /** One row per conversation. */
-export const sessions = sqliteTable('sessions', {
-  /** Compact integer key used by every other table. */
-  pk: integer('pk').primaryKey({ autoIncrement: true }),
-  /** The caller's session id. */
-  id: text('id').notNull().unique(),
-  /** Milliseconds since the epoch. */
-  createdAt: integer('created_at').notNull(),
-  /** Milliseconds since the epoch, bumped by window and pin changes (appends show in the newest row). */
-  updatedAt: integer('updated_at').notNull(),
-  /** Free-form JSON the caller attached, or null. */
-  metadata: text('metadata'),
-  /** First seq of the window's tail; every message at or after it is in the window. */
-  boundary: integer('boundary').notNull().default(0),
-  // The message count and token total are the newest message's seq + 1 and cum_tokens: not stored here,
-  // so an append never rewrites the session row.
-  /** Incremented by every window or pin change: a cheap change detector for readers. */
-  version: integer('version').notNull().default(0),
-  // The kept rows' aggregates and the protected range they were derived for. Written only when kept rows
-  // change (never by a plain append). Null on sessions from before they existed: the next plan derives them.
-  /** Number of kept rows (all of them lie before the boundary). */
-  keptCount: integer('kept_count'),
-  /** Window tokens of the kept rows (a replacement's own count where the window shows one). */
-  keptTokens: integer('kept_tokens'),
-  /** The first-N range the kept rows' recheck marks were derived for; another range re-derives them all. */
-  keptFirst: integer('kept_first'),
-  /**
-   * The summary the window shows between the kept rows and the tail (`summaries.id`), or null. It stands
-   * for messages that left the window; it leaves with the next cut that moves the boundary.
-   */
-  summary: integer('summary'),
-  /**
-   * The window limits last applied to the session, as JSON (`{"windowSize":40,"first":0,"last":0,…}`), or
-   * null before the first. Written only when they change; read by tools that explain a window.
-   */
-  limits: text('limits'),
-  /**
-   * The message format every message of the session is in (`src/formats/`), fixed by its first append;
-   * null for `'strands'` (every session from before formats existed).
-   */
-  format: text('format'),
-})
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    /** Compact integer key used by every other table. */
+    pk: integer('pk').primaryKey({ autoIncrement: true }),
+    /** The caller's session id. */
+    id: text('id').notNull().unique(),
+    /** Milliseconds since the epoch. */
+    createdAt: integer('created_at').notNull(),
+    /** Milliseconds since the epoch, bumped by window and pin changes (appends show in the newest row). */
+    updatedAt: integer('updated_at').notNull(),
+    /** Free-form JSON the caller attached, or null. */
+    metadata: text('metadata'),
+    /** First seq of the window's tail; every message at or after it is in the window. */
+    boundary: integer('boundary').notNull().default(0),
+    // The message count and token total are the newest message's seq + 1 and cum_tokens: not stored here,
+    // so an append never rewrites the session row.
+    /** Incremented by every window or pin change: a cheap change detector for readers. */
+    version: integer('version').notNull().default(0),
+    // The kept rows' aggregates and the protected range they were derived for. Written only when kept rows
+    // change (never by a plain append). Null on sessions from before they existed: the next plan derives them.
+    /** Number of kept rows (all of them lie before the boundary). */
+    keptCount: integer('kept_count'),
+    /** Window tokens of the kept rows (a replacement's own count where the window shows one). */
+    keptTokens: integer('kept_tokens'),
+    /** The first-N range the kept rows' recheck marks were derived for; another range re-derives them all. */
+    keptFirst: integer('kept_first'),
+    /**
+     * The summary the window shows between the kept rows and the tail (`summaries.id`), or null. It stands
+     * for messages that left the window; it leaves with the next cut that moves the boundary.
+     */
+    summary: integer('summary'),
+    /**
+     * The window limits last applied to the session, as JSON (`{"windowSize":40,"first":0,"last":0,…}`), or
+     * null before the first. Written only when they change; read by tools that explain a window.
+     */
+    limits: text('limits'),
+    /**
+     * The message format every message of the session is in (`src/formats/`), fixed by its first append;
+     * null for `'strands'` (every session from before formats existed).
+     */
+    format: text('format'),
+    // Branches (docs/design.md, "Branches"): a branch's conversation is its parent's up to and including
+    // `fork_seq`, then its own rows (seqs continuing from `fork_seq + 1`). Null on a root.
+    /** The parent session's pk, or null for a root. */
+    parent: integer('parent'),
+    /** The last seq inherited from the parent (inclusive), or null for a root. */
+    forkSeq: integer('fork_seq'),
+    /** `'root'`, `'fork'` (made by `fork`) or `'abandoned'` (the rows a `rewind` took out of its parent). */
+    kind: text('kind', { enum: ['root', 'fork', 'abandoned'] })
+      .notNull()
+      .default('root'),
+    /** When the branch was forked (or abandoned by a rewind), ms since the epoch; null for a root. */
+    forkedAt: integer('forked_at'),
+    /** Who forked or rewound (`'user'`, `'agent'`, any name), or null. */
+    forkActor: text('fork_actor'),
+    /** Why, free text, or null. */
+    forkReason: text('fork_reason'),
+    /**
+     * The ledger's log clock at the fork: one more than the largest `fork_version` of any session then (0
+     * without branches). Every pin-log and edit-log entry records the clock when it was written
+     * (`version`), so the entries an ancestor wrote before the fork (clock below this) are the branch's
+     * too and later ones are not. A clock shared by every session (not each session's own `version`) stays
+     * comparable when a rewind re-parents branches: a branch sees an ancestor's entries older than every
+     * fork on the way down to it.
+     */
+    forkVersion: integer('fork_version'),
+    /** The token prefix sum through `fork_seq` (`cum_tokens` of the fork-point row): the inherited total. */
+    forkTokens: integer('fork_tokens'),
+    /**
+     * The cut flags of the fork-point row as this branch sees them (they depend on the row after it, which
+     * is the branch's): Strands' trim point and the tool-pair start.
+     */
+    forkTrimPoint: integer('fork_trim_point', { mode: 'boolean' }),
+    forkPairStart: integer('fork_pair_start', { mode: 'boolean' }),
+    /**
+     * The summary an ancestor wrote that the branch's window showed right after the fork (`summaries.id`,
+     * the ancestor's row: never copied), or null. `summaries()` of the branch lists it as inherited, with
+     * when and why it left the branch's window (the ancestor's row records the ancestor's window only).
+     */
+    forkSummary: integer('fork_summary'),
+    /** When the inherited summary left the branch's window, or null while it shows it (or never did). */
+    forkSummaryEndedAt: integer('fork_summary_ended_at'),
+    /** Why it left: as `summaries.end_reason`. */
+    forkSummaryEndReason: text('fork_summary_end_reason', {
+      enum: ['replaced', 'regenerated', 'dropped', 'evicted'],
+    }),
+  },
+  // A session's children, by fork point: what a copy-on-write, a rewind and deleteSession look for.
+  (t) => [
+    index('sessions_children').on(t.parent, t.forkSeq),
+    // The log clock (the largest fork_version): one seek per log entry written.
+    index('sessions_fork_version').on(t.forkVersion),
+  ],
+)
 
 /** The archive: one row per message, never deleted by eviction. */
 export const messages = sqliteTable(
@@ -178,6 +232,11 @@ export const pinEvents = sqliteTable(
     actor: text('actor').notNull(),
     reason: text('reason'),
     at: integer('at').notNull(),
+    /**
+     * The ledger's log clock when the event was written (`sessions.fork_version`; null: before branches
+     * existed): a branch sees its ancestors' events from before its fork.
+     */
+    version: integer('version'),
   },
   (t) => [index('pin_events_message').on(t.session, t.seq, t.id)],
 )
@@ -202,6 +261,8 @@ export const messageEdits = sqliteTable(
     at: integer('at').notNull(),
     /** An edit's new form; null for a redaction, and for edits a later redaction erased. */
     body: text('body'),
+    /** The ledger's log clock when the edit was written (null: before branches existed); see `pin_events`. */
+    version: integer('version'),
   },
   (t) => [index('message_edits_message').on(t.session, t.seq, t.id)],
 )
@@ -254,5 +315,50 @@ export const summaries = sqliteTable(
   (t) => [
     uniqueIndex('summaries_session_uid').on(t.session, t.uid),
     index('summaries_session').on(t.session, t.id),
+  ],
+)
+
+/**
+ * A branch's own window state on the rows it inherits (docs/design.md, "Branches"): the message row belongs
+ * to the ancestor that appended it (`owner`), and its `pinned`, `kept`, `recheck` and window replacement
+ * there are the owner's; what the branch made of the row lives here, keyed by the branch (`session`) and
+ * the seq. Every inherited row of the branch's window has one (a fork writes them: the window's rows, never
+ * the history); an inherited row without one is out of the branch's window and shows the owner's window
+ * form (the owner's changes to that form first copy the old one here: see `src/store/branches/`).
+ */
+export const branchRows = sqliteTable(
+  'branch_rows',
+  {
+    id: integer('id').primaryKey(),
+    /** The branch that sees the row this way. */
+    session: integer('session')
+      .notNull()
+      .references(() => sessions.pk),
+    seq: integer('seq').notNull(),
+    /** The session whose `messages` row this is (an ancestor of `session`). */
+    owner: integer('owner').notNull(),
+    pinned: integer('pinned', { mode: 'boolean' }).notNull().default(false),
+    /** As `messages.kept`, in the branch. */
+    kept: integer('kept', { mode: 'boolean' }).notNull().default(false),
+    /** As `messages.recheck`, in the branch. */
+    recheck: integer('recheck', { mode: 'boolean' }).notNull().default(false),
+    /** What the branch's window shows instead of the body (as `messages.window_body`), or null. */
+    windowBody: text('window_body'),
+    /** Tokens of `window_body`, or null. */
+    windowTokens: integer('window_tokens'),
+  },
+  (t) => [
+    uniqueIndex('branch_rows_session_seq').on(t.session, t.seq),
+    index('branch_rows_kept')
+      .on(t.session, t.seq)
+      .where(sql`${t.kept} = 1`),
+    index('branch_rows_recheck')
+      .on(t.session, t.seq)
+      .where(sql`${t.recheck} = 1`),
+    index('branch_rows_pinned')
+      .on(t.session, t.seq)
+      .where(sql`${t.pinned} = 1`),
+    // A redaction clears every branch's replacement of the row; a rewind moves rows to another owner.
+    index('branch_rows_owner').on(t.owner, t.seq),
   ],
 )

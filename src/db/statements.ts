@@ -40,8 +40,9 @@ export type * from './rows.js'
  */
 const SESSION_SELECT = `SELECT s.pk, s.id, s.created_at, s.metadata, s.boundary, s.version,
     s.kept_count, s.kept_tokens, s.kept_first, s.summary, x.tokens AS summary_tokens, s.limits, s.format,
-    coalesce(t.seq + 1, 0) AS message_count, coalesce(t.cum_tokens, 0) AS total_tokens,
-    max(s.updated_at, coalesce(t.created_at, 0)) AS updated_at,
+    coalesce(t.seq + 1, s.fork_seq + 1, 0) AS message_count,
+    coalesce(t.cum_tokens, s.fork_tokens, 0) AS total_tokens,
+    max(s.updated_at, coalesce(t.created_at, 0)) AS updated_at, s.parent, s.fork_seq, s.kind,
     t.role AS last_role, t.has_tool_use AS last_has_tool_use, t.has_tool_result AS last_has_tool_result,
     t.plain_user AS last_plain_user, t.trim_point AS last_trim_point, t.pair_start AS last_pair_start
   FROM sessions s LEFT JOIN messages t
@@ -65,6 +66,9 @@ const SESSION_COLUMNS: ColumnsOf<SessionForAppendRow> = {
   message_count: true,
   total_tokens: true,
   updated_at: true,
+  parent: true,
+  fork_seq: true,
+  kind: true,
   last_role: true,
   last_has_tool_use: true,
   last_has_tool_result: true,
@@ -111,6 +115,12 @@ const PINNED_COLUMNS: ColumnsOf<PinnedRow> = {
   reason: true,
   at: true,
 }
+
+/**
+ * The ledger's log clock: the largest fork clock of any session (one seek on `sessions_fork_version`).
+ * Every pin-log and edit-log entry records it; see `sessions.fork_version` in schema.ts.
+ */
+export const LOG_CLOCK = '(SELECT coalesce(max(fork_version), 0) FROM sessions)'
 
 /** What a summary is read with. */
 const SUMMARY_SELECT = `SELECT id, uid, replaces, regenerates, from_boundary, to_boundary, seqs, message_count,
@@ -356,7 +366,11 @@ export const STATEMENTS = {
       at: number,
       body: string | null,
     ]
-  >('INSERT INTO message_edits (session, seq, kind, actor, reason, at, body) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+  >(
+    // With the log clock, as the pin log.
+    `INSERT INTO message_edits (session, seq, kind, actor, reason, at, body, version)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ${LOG_CLOCK})`,
+  ),
   eraseEditBodies: write<[session: number, seq: number]>(
     'UPDATE message_edits SET body = NULL WHERE session = ? AND seq = ?',
   ),
@@ -368,7 +382,11 @@ export const STATEMENTS = {
 
   insertPinEvent: write<
     [session: number, seq: number, action: 'pin' | 'unpin', actor: string, reason: string | null, at: number]
-  >('INSERT INTO pin_events (session, seq, action, actor, reason, at) VALUES (?, ?, ?, ?, ?, ?)'),
+  >(
+    // With the log clock (a branch inherits its ancestors' entries from before its fork: schema.ts).
+    `INSERT INTO pin_events (session, seq, action, actor, reason, at, version)
+    VALUES (?, ?, ?, ?, ?, ?, ${LOG_CLOCK})`,
+  ),
   // One session's pins seek the partial pinned index; all sessions' pins walk it (only pinned rows).
   pinnedMessages: rows<[session: number], PinnedRow>(
     `${PINNED_SELECT} WHERE m.pinned = 1 AND m.session = ? ORDER BY m.seq`,

@@ -134,7 +134,7 @@ function writeBatch(
 }
 
 /** The last-N protected range of limits recorded as JSON (`sessions.limits`), 0 when unknown. */
-function recordedLast(json: string | null): number {
+export function recordedLast(json: string | null): number {
   if (json === null) return 0
   const last: unknown = (JSON.parse(json) as { last?: unknown }).last
   return typeof last === 'number' && Number.isSafeInteger(last) && last > 0 ? last : 0

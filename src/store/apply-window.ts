@@ -75,7 +75,7 @@ export function applyPlanned(
   const { plan, changes } = planCut(new SqlLedgerView(st, session), limits, mode)
   const now = Date.now()
   applyKeptChanges(st, session, changes, limits.first)
-  if (plan.summaryEvicted) endShownSummary(st, session, now)
+  if (plan.summaryEvicted) endShownSummary(ledger, session, now)
   const moved = plan.boundary !== session.boundary
   if (moved) st.sessionBoundary.run(plan.boundary, now, session.pk)
   else if (plan.evicted > 0 || plan.restored > 0) st.sessionTouch.run(now, session.pk)

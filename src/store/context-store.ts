@@ -15,7 +15,7 @@ import { append } from './append.js'
 import type { AppendOptions } from './append-format.js'
 import { applyWindow } from './apply-window.js'
 import { type MessageRef, type PinAttribution } from './check-args.js'
-import { ContextStoreReader } from './context-store-reader.js'
+import { ContextStoreTree } from './context-store-tree.js'
 import { editMessage, redactMessage, setWindowContent } from './edits.js'
 import type { DeleteSessionResult, PruneOptions, PruneResult } from './lifecycle.js'
 import { setPinned } from './pins.js'
@@ -33,6 +33,7 @@ import {
 } from './summaries.js'
 import type { FoldRequest, NothingEvictedReason } from '../window/plan-cut.js'
 import type { ContextStoreOptions } from './store-options.js'
+import type { DeleteSessionOptions } from './branches/types.js'
 import type {
   EditAttribution,
   LedgerEntry,
@@ -55,6 +56,7 @@ export type {
 } from './lifecycle.js'
 export type * from './store-types.js'
 export type * from './search-types.js'
+export type * from './branches/types.js'
 export type { FoldPlan, MadeSummary, RegenerationPlan, SummaryEndReason, SummaryRecord } from './summaries.js'
 export type { SummariesOptions } from './check-args.js'
 export type { ExplainedWindowMessage, WindowExplanation, WindowReason } from './explain.js'
@@ -64,7 +66,7 @@ export { checkSessionId } from './check-args.js'
  * A ledger file. Create one with {@link openContextStore}; share it between managers and sessions; close
  * it when done.
  */
-export class ContextStore extends ContextStoreReader {
+export class ContextStore extends ContextStoreTree {
   /**
    * Prefer {@link openContextStore}.
    *
@@ -349,12 +351,19 @@ export class ContextStore extends ContextStoreReader {
    * afterwards: it starts from scratch. Deleting a session that does not exist writes nothing and returns
    * `deleted: false` with zero counts.
    *
+   * A session with branches (docs/api.md, "Branches"): its abandoned descendants (what rewinds took out)
+   * are deleted with it; a live descendant — a fork, or anything below one — is refused with
+   * `BRANCH_HAS_CHILDREN` unless `subtree: true`, which deletes every descendant. The counts are summed
+   * over every session deleted.
+   *
    * @param sessionId - the session
+   * @param options - `subtree: true` to delete its live branches too
    * @returns what was deleted, and whether it is gone from the files
-   * @throws ContextLedgerError `INVALID_OPTIONS`, `READ_ONLY`, `DATABASE_BUSY`, `STORAGE_ERROR`
+   * @throws ContextLedgerError `BRANCH_HAS_CHILDREN`, `INVALID_OPTIONS`, `READ_ONLY`, `DATABASE_BUSY`,
+   *   `STORAGE_ERROR`
    */
-  deleteSession(sessionId: string): DeleteSessionResult {
-    return deleteSession(this.ledger, sessionId)
+  deleteSession(sessionId: string, options?: DeleteSessionOptions): DeleteSessionResult {
+    return deleteSession(this.ledger, sessionId, options)
   }
 
   /**

@@ -12,6 +12,8 @@ import { openDatabase } from '../db/open.js'
 import { walCheckpoint } from '../db/pragmas.js'
 import { isBusy, toLedgerError, toReadError } from '../db/sqlite-errors.js'
 import { prepareStatements, type Statements } from '../db/statements.js'
+import { prepareBranchStatements } from '../db/branch-statements.js'
+import { BranchRouter } from './branches/router.js'
 import type { MessageLimits } from '../messages/schema.js'
 import { SearchIndexWriter, type SearchHooks } from './search-index.js'
 import { SessionKeys } from './session-keys.js'
@@ -26,6 +28,11 @@ import { Transactions } from './transactions.js'
 export interface Ledger {
   /** The statements the operations call. */
   readonly st: Statements
+  /**
+   * Branches (docs/design.md, "Branches"): what decides whether a session is a branch and answers the
+   * statements for one. Undefined where every session is a root (a PostgreSQL snapshot of one session).
+   */
+  readonly branches?: BranchRouter
   /** The session-key cache. */
   readonly keys: SessionKeys
   /**
@@ -57,8 +64,10 @@ export interface Ledger {
 export class SqliteLedger implements Ledger {
   /** The connection. */
   readonly db: Database.Database
-  /** Its prepared statements. */
+  /** Its statements, branch-aware: a root's run the prepared ones themselves (see `branches/router.ts`). */
   readonly st: Statements
+  /** Branches: the router behind {@link st}. */
+  readonly branches: BranchRouter
   /** The lifecycle calls' statements, prepared on first use. */
   readonly lifecycle: LifecycleStatements
   /** The session-key cache. */
@@ -90,17 +99,25 @@ export class SqliteLedger implements Ledger {
     this.readonly = settings.readonly
     this.onBackgroundError = settings.onBackgroundError
     this.db = openDatabase(path, settings)
-    this.st = prepareStatements(this.db)
+    const db = this.db
+    this.branches = new BranchRouter(
+      prepareStatements(db),
+      prepareBranchStatements(db),
+      () => db.inTransaction,
+    )
+    this.st = this.branches.st
     const search = new SearchIndexWriter(this.st)
     this.search = search
     this.transactions = new Transactions(this.db, undefined, {
       begin: () => {
+        this.branches.reset()
         search.begin()
       },
       beforeCommit: () => {
         search.beforeCommit()
       },
       afterCommit: () => {
+        this.branches.reset()
         if (search.committed()) this.scheduleIndexing()
       },
     })
@@ -137,6 +154,7 @@ export class SqliteLedger implements Ledger {
     } catch (error) {
       // A rolled-back transaction may have created a session whose key was cached: forget them all.
       this.keys.clear()
+      this.branches.reset()
       throw toLedgerError(error, `write to session "${sessionId}"; nothing was written`, sessionId)
     }
   }
@@ -151,6 +169,7 @@ export class SqliteLedger implements Ledger {
    * @returns what `fn` returned
    */
   read<T>(fn: () => T, what = `read ${this.path}`, sessionId?: string): T {
+    if (!this.db.inTransaction) this.branches.reset()
     try {
       return this.transactions.read(fn)
     } catch (error) {

@@ -140,7 +140,11 @@ export function readMessage(ledger: Ledger, sessionId: string, ref: MessageRef):
 export function readSessions(ledger: Ledger): SessionSummary[] {
   ledger.ensureOpen()
   const st = ledger.st
-  return ledger.read(() => st.allSessions.all().map((s) => toSessionSummary(st, s)), 'list the sessions')
+  return ledger.read(() => {
+    const rows = st.allSessions.all()
+    const ids = new Map(rows.map((r) => [r.pk, r.id]))
+    return rows.map((s) => toSessionSummary(st, s, s.parent === null ? null : (ids.get(s.parent) ?? null)))
+  }, 'list the sessions')
 }
 
 /**
@@ -156,7 +160,9 @@ export function readSession(ledger: Ledger, sessionId: string): SessionSummary |
   return ledger.read(
     () => {
       const row = ledger.keys.sessionRow(sessionId)
-      return row === undefined ? undefined : toSessionSummary(ledger.st, row)
+      if (row === undefined) return undefined
+      const parent = row.parent === null ? undefined : ledger.st.sessionByPk.get(row.parent)
+      return toSessionSummary(ledger.st, row, parent?.id ?? null)
     },
     `read session "${sessionId}"`,
     sessionId,

@@ -7,6 +7,7 @@ import { PRUNE_BATCH } from '../db/lifecycle-statements.js'
 import { formatNamed } from '../formats/index.js'
 import { REDACTED_TEXT } from '../messages/redact.js'
 import { checkSessionId } from './check-args.js'
+import { checkDeleteOptions, deleteTree } from './branches/delete.js'
 import { replaceArchived } from './edits.js'
 import { parseBody } from './entries.js'
 import type { SqliteLedger as Ledger } from './ledger.js'
@@ -26,16 +27,18 @@ const NOTHING_DELETED = Object.freeze({
  *
  * @param ledger - the open ledger
  * @param sessionId - the session
+ * @param options - `{ subtree? }` (unchecked: checked here)
  * @returns what was deleted, and whether it is gone from the files
  */
-export function deleteSession(ledger: Ledger, sessionId: string): DeleteSessionResult {
+export function deleteSession(ledger: Ledger, sessionId: string, options?: unknown): DeleteSessionResult {
   ledger.ensureWritable()
   checkSessionId(sessionId)
+  const subtree = checkDeleteOptions(options)
   const counts = ledger.write(sessionId, () => {
     const row = ledger.st.sessionById.get(sessionId)
     if (row === undefined) return undefined
-    ledger.search.removeSession(row.pk)
-    const deleted = ledger.lifecycle.deleteSessionRows(row.pk)
+    // With its branches (a live one refused without `subtree`: see branches/delete.ts).
+    const deleted = deleteTree(ledger, sessionId, row.pk, subtree)
     ledger.search.sessionDeleted()
     return deleted
   })

@@ -18,9 +18,14 @@ export type SummaryStatements = Pick<Statements, 'keptTotals' | 'cumAt' | 'tailC
  *
  * @param st - the statements
  * @param s - the session's row (message count, token total and summary tokens included)
+ * @param parentId - its parent's id, for a branch
  * @returns its summary
  */
-export function toSessionSummary(st: SummaryStatements, s: SessionRow): SessionSummary {
+export function toSessionSummary(
+  st: SummaryStatements,
+  s: SessionRow,
+  parentId: string | null = null,
+): SessionSummary {
   const kept = keptTotals(st, s)
   const before = s.boundary > 0 ? (st.cumAt.get(s.pk, s.boundary - 1) ?? 0) : 0
   // The tail's tokens as the window shows them: the prefix-sum difference, corrected for replacements.
@@ -39,5 +44,8 @@ export function toSessionSummary(st: SummaryStatements, s: SessionRow): SessionS
     updatedAt: new Date(s.updated_at),
     format: formatNamed(s.format).name,
     metadata: readSessionMetadata(s.metadata),
+    parentId: s.parent === null ? null : parentId,
+    forkSeq: s.fork_seq,
+    kind: s.kind,
   }
 }

@@ -85,6 +85,12 @@ export interface SessionSummary {
    * has none (or when the column holds text that is not JSON, which `check` reports).
    */
   readonly metadata: unknown
+  /** The session it was forked from (or abandoned by a rewind of); null for a root (docs/api.md, "Branches"). */
+  readonly parentId: string | null
+  /** The last seq it inherits from its parent; null for a root. */
+  readonly forkSeq: number | null
+  /** `'root'`, `'fork'` or `'abandoned'`. */
+  readonly kind: 'root' | 'fork' | 'abandoned'
 }
 
 /** A pinned message with who pinned it, when and why. */

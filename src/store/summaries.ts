@@ -19,6 +19,7 @@ import { checkSessionId, checkWindowLimits } from './check-args.js'
 import { parseBody } from './entries.js'
 import type { Ledger } from './ledger.js'
 import { SqlLedgerView } from './sql-ledger-view.js'
+import { endSummaryIn, inheritedSummary, reopenSummaryIn } from './branches/summary-ends.js'
 import { recordEvictions, runsOf } from './eviction-log.js'
 import { recordLimits } from './window-state.js'
 import type { WindowResult } from './store-types.js'
@@ -30,8 +31,13 @@ export type SummaryEndReason = 'replaced' | 'regenerated' | 'dropped' | 'evicted
 export interface SummaryRecord {
   /** Its id, unique in the file. */
   readonly id: number
-  /** Its session. */
+  /** Its session (the one asked about: for an inherited summary, the branch, not the ancestor). */
   readonly sessionId: string
+  /**
+   * Written by an ancestor of the session before it was forked and shown by its window then (a branch
+   * shows it as the ancestor wrote it: docs/api.md, "Branches"); false for the session's own.
+   */
+  readonly inherited: boolean
   /** The trackingId of the summary message. */
   readonly trackingId: string
   /** Whether the window shows it now. */
@@ -162,12 +168,19 @@ function parseRanges(json: string): [number, number][] {
  * @param sessionId - its session
  * @param row - the row
  * @param current - the id of the summary the window shows, or null
+ * @param inherited - whether an ancestor of the session wrote it (docs/design.md, "Branches")
  * @returns the record
  */
-export function toSummaryRecord(sessionId: string, row: SummaryRow, current: number | null): SummaryRecord {
+export function toSummaryRecord(
+  sessionId: string,
+  row: SummaryRow,
+  current: number | null,
+  inherited = false,
+): SummaryRecord {
   return {
     id: row.id,
     sessionId,
+    inherited,
     trackingId: row.uid,
     current: row.id === current,
     message: parseBody(row.body),
@@ -339,7 +352,7 @@ export function writeFold(ledger: Ledger, plan: FoldPlan, made: MadeSummary): Su
     const row = st.summaryByUid.get(session.pk, made.uid)
     if (row === undefined) throw new Error(`summary ${made.uid} not found right after its insert`)
     ledger.search.summaryInserted(row.id)
-    if (plan.previous !== undefined) st.endSummary.run(now, 'replaced', plan.previous)
+    if (plan.previous !== undefined) endSummaryIn(ledger, session, plan.previous, now, 'replaced')
     st.setSessionSummary.run(row.id, now, session.pk)
     // The folded messages' rows of the eviction log: kept rows one each, tail rows as runs.
     const out = {
@@ -458,7 +471,7 @@ export function writeRegeneration(ledger: Ledger, plan: RegenerationPlan, made: 
     const row = st.summaryByUid.get(session.pk, made.uid)
     if (row === undefined) throw new Error(`summary ${made.uid} not found right after its insert`)
     ledger.search.summaryInserted(row.id)
-    st.endSummary.run(now, 'regenerated', summary.id)
+    endSummaryIn(ledger, session, summary.id, now, 'regenerated')
     // The eviction log names the summary that folded each message: now this one (a scan of the
     // session's log rows; a regeneration is rare).
     st.renameFoldSummary.run(row.id, session.pk, summary.id)
@@ -510,8 +523,8 @@ export function dropSummary(
     for (const [lo, hi] of parseRanges(row.seqs))
       for (let s = lo; s < Math.min(hi, row.from_boundary); s++) st.setKept.run(1, 1, pk, s)
     st.sessionBoundary.run(row.from_boundary, now, pk)
-    st.endSummary.run(now, 'dropped', id)
-    if (row.replaces !== null) st.reopenSummary.run(row.replaces)
+    endSummaryIn(ledger, session, id, now, 'dropped')
+    if (row.replaces !== null) reopenSummaryIn(ledger, session, row.replaces)
     st.setSessionSummary.run(row.replaces, now, pk)
     // Kept rows changed outside a plan: count them, and have the next plan derive every one again.
     const totals = st.keptTotals.get(pk) ?? { count: 0, tokens: 0 }
@@ -539,7 +552,9 @@ export function readSummaries(ledger: Ledger, sessionId: string, limit: number):
       if (session === undefined) return []
       return ledger.st.summariesOf
         .all(session.pk, limit)
-        .map((row) => toSummaryRecord(sessionId, row, session.summary))
+        .map((row) =>
+          toSummaryRecord(sessionId, row, session.summary, inheritedSummary(ledger, session, row.id)),
+        )
     },
     `read the summaries of session "${sessionId}"`,
     sessionId,
@@ -564,7 +579,7 @@ export function readSummary(ledger: Ledger, sessionId: string, id: number): Summ
       const session = ledger.keys.sessionRow(sessionId)
       const row = session === undefined ? undefined : ledger.st.summaryById.get(session.pk, id)
       if (session === undefined || row === undefined) throw notFound(sessionId, id)
-      return toSummaryRecord(sessionId, row, session.summary)
+      return toSummaryRecord(sessionId, row, session.summary, inheritedSummary(ledger, session, id))
     },
     `read summary ${id} of session "${sessionId}"`,
     sessionId,

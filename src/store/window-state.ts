@@ -4,6 +4,8 @@
  */
 import type { SessionForAppendRow, Statements } from '../db/statements.js'
 import type { WindowLimits } from '../window/window-options.js'
+import { endSummaryIn } from './branches/summary-ends.js'
+import type { Ledger } from './ledger.js'
 
 /**
  * Records the limits a window was last planned with, when they changed (tools that explain a window read
@@ -21,12 +23,12 @@ export function recordLimits(st: Statements, session: SessionForAppendRow, limit
 /**
  * Ends the summary the window showed when a cut took it out (inside the cut's transaction).
  *
- * @param st - the statements
+ * @param ledger - the open ledger (inside the cut's transaction)
  * @param session - the session's row, read in the same transaction
  * @param now - ms since the epoch
  */
-export function endShownSummary(st: Statements, session: SessionForAppendRow, now: number): void {
+export function endShownSummary(ledger: Ledger, session: SessionForAppendRow, now: number): void {
   if (session.summary === null) return
-  st.endSummary.run(now, 'evicted', session.summary)
-  st.setSessionSummary.run(null, now, session.pk)
+  endSummaryIn(ledger, session, session.summary, now, 'evicted')
+  ledger.st.setSessionSummary.run(null, now, session.pk)
 }

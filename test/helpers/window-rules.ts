@@ -41,7 +41,7 @@ import type {
   WindowLimits,
   WindowResult,
 } from '../../src/index.js'
-import { sqliteOf, type LedgerStore } from './ledger-open.js'
+import { asyncSqliteStore, sqliteOf, type LedgerStore } from './ledger-open.js'
 
 /** Protected ranges in force for the session (as given to the manager). */
 export interface ProtectedRanges {
@@ -214,6 +214,37 @@ export async function assertWindowRulesOf(
 ): Promise<WindowRulesReport> {
   const sqlite = sqliteOf(store)
   if (sqlite !== undefined) return assertWindowRules(sqlite.store, sessionId, ranges, options)
+  return apiWindowRules(store, sessionId, ranges, options)
+}
+
+/**
+ * The window rules of a SQLite session read through the store's API alone — as a PostgreSQL one is —
+ * without the bookkeeping columns `checkSession` reads with its own SQL: what a branch's window is held
+ * to (docs/design.md, "Branches") while `check` reads a branch's bookkeeping as a root's.
+ *
+ * @param store - an open SQLite store
+ * @param sessionId - the session to check
+ * @param ranges - the protected ranges in force (`first`, `last`)
+ * @param options - acknowledged appends and the boundary seen before
+ * @returns what was seen
+ * @throws Error naming the rule and the seqs involved
+ */
+export async function assertWindowRulesThroughApi(
+  store: ContextStore,
+  sessionId: string,
+  ranges: ProtectedRanges = {},
+  options: WindowRuleOptions = {},
+): Promise<WindowRulesReport> {
+  return apiWindowRules(asyncSqliteStore(store, store.path), sessionId, ranges, options)
+}
+
+/** The window rules read through either backend's API (see {@link assertWindowRulesOf}). */
+async function apiWindowRules(
+  store: LedgerStore,
+  sessionId: string,
+  ranges: ProtectedRanges,
+  options: WindowRuleOptions,
+): Promise<WindowRulesReport> {
   const { view, history, format, summaries } = await store.reading(async (s) => {
     const history: LedgerEntry[] = []
     for (;;) {

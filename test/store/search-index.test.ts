@@ -236,14 +236,23 @@ describe('the full-text index', () => {
           assistant(`answer ${i + k}`),
         ]).flat(),
       )
-    // Take the file back to the schema before the index: what an older version left (undoing 0009's
-    // format columns first, then 0008).
+    // Take the file back to the schema before the index: what an older version left (undoing 0010's
+    // branches and 0009's format columns first, then 0008).
     const db = store.connection()
-    db.exec(`DROP TABLE search_index; DROP VIEW search_text; DROP INDEX summaries_search_doc;
+    db.exec(`DROP TABLE branch_rows; DROP INDEX sessions_children; DROP INDEX sessions_fork_version;
+      ALTER TABLE pin_events DROP COLUMN version; ALTER TABLE message_edits DROP COLUMN version;
+      ALTER TABLE sessions DROP COLUMN parent; ALTER TABLE sessions DROP COLUMN fork_seq;
+      ALTER TABLE sessions DROP COLUMN kind; ALTER TABLE sessions DROP COLUMN forked_at;
+      ALTER TABLE sessions DROP COLUMN fork_actor; ALTER TABLE sessions DROP COLUMN fork_reason;
+      ALTER TABLE sessions DROP COLUMN fork_version; ALTER TABLE sessions DROP COLUMN fork_tokens;
+      ALTER TABLE sessions DROP COLUMN fork_trim_point; ALTER TABLE sessions DROP COLUMN fork_pair_start;
+      ALTER TABLE sessions DROP COLUMN fork_summary; ALTER TABLE sessions DROP COLUMN fork_summary_ended_at;
+      ALTER TABLE sessions DROP COLUMN fork_summary_end_reason;
+      DROP TABLE search_index; DROP VIEW search_text; DROP INDEX summaries_search_doc;
       ALTER TABLE messages DROP COLUMN text; ALTER TABLE summaries DROP COLUMN text;
       ALTER TABLE sessions DROP COLUMN format;
       DROP TABLE search_state; DROP TABLE eviction_log;
-      DELETE FROM __drizzle_migrations WHERE id IN (SELECT id FROM __drizzle_migrations ORDER BY id DESC LIMIT 2);
+      DELETE FROM __drizzle_migrations WHERE id IN (SELECT id FROM __drizzle_migrations ORDER BY id DESC LIMIT 3);
       PRAGMA user_version = 8;`)
     store.close()
     const lines: string[] = []

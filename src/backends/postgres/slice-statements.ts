@@ -88,6 +88,10 @@ export function sliceStatements(slice: Slice): Statements {
       message_count: slice.count,
       total_tokens: last?.cum_tokens ?? 0,
       updated_at: Math.max(s.updated_at, last?.created_at ?? 0),
+      // Branches on PostgreSQL: br-pg (every PostgreSQL session is a root until then).
+      parent: null,
+      fork_seq: null,
+      kind: 'root' as const,
       last_role: last?.role ?? null,
       last_has_tool_use: last?.has_tool_use ?? null,
       last_has_tool_result: last?.has_tool_result ?? null,

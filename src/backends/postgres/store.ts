@@ -1293,6 +1293,10 @@ function toSummary(r: PgSessionRow): SessionSummary {
   return {
     id: r.id,
     messageCount: r.message_count,
+    // Branches on PostgreSQL: br-pg (every PostgreSQL session is a root until then).
+    parentId: null,
+    forkSeq: null,
+    kind: 'root',
     windowMessages: keptCount + summary + r.message_count - r.boundary,
     windowTokens: keptTokens + (r.summary_tokens ?? 0) + r.total_tokens - r.before + r.correction,
     summaryId: r.summary ?? undefined,
