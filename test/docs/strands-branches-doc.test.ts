@@ -9,7 +9,7 @@
  * back through a probe on `globalThis`, and the file is read back.
  */
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import type { Agent } from '@strands-agents/sdk'
 import { openContextStore, type ContextStore } from '../../src/index.js'
 import type { PersistentConversationManager } from '../../src/adapters/strands/index.js'
@@ -88,7 +88,12 @@ function runnable(block: string, db: string, base?: string): string {
 
 let count = 0
 async function run(block: string, db: string, base?: string): Promise<{ logged: unknown[]; probe: Probe }> {
-  const result = await runModule(runnable(block, db, base), join(modules.path, `snippet-${count++}.ts`))
+  // The snippets' agents print as Strands agents do by default.
+  vi.spyOn(process.stdout, 'write').mockImplementation(() => true)
+  const result = await runModule(
+    runnable(block, db, base),
+    join(modules.path, `snippet-${count++}.ts`),
+  ).finally(() => vi.restoreAllMocks())
   if (result.probe.store !== undefined) opened.push(result.probe.store as ContextStore)
   return result
 }

@@ -11,7 +11,7 @@
  * A rewind while an agent is invoking is refused: the agent loop would answer its open tool call after
  * a window that no longer holds it.
  */
-import { Agent, type LocalAgent } from '@strands-agents/sdk'
+import { Agent, type LocalAgent, type Message } from '@strands-agents/sdk'
 import { ContextLedgerError } from '../../errors.js'
 import type {
   BranchInfo,
@@ -76,9 +76,9 @@ function pointAsShown<T extends ForkOptions | RewindOptions>(options: T, syncs: 
   const id = (given as { trackingId?: unknown }).trackingId
   if (typeof id !== 'string') return options
   for (const { agent } of syncs) {
-    const shown = agent.messages.find((m) => m.trackingId === id)
+    const shown: Message | undefined = agent.messages.find((m) => m.trackingId === id)
     if (shown === undefined) continue
-    const last = mergedFrom(toLedgerMessage(shown)).at(-1)
+    const last: unknown = mergedFrom(toLedgerMessage(shown)).at(-1)
     if (typeof last === 'string' && last !== id) return { ...options, trackingId: last }
   }
   return options

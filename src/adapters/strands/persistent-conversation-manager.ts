@@ -371,8 +371,8 @@ export class PersistentConversationManager<
   ): OnStore<S, PersistentConversationManager<S>> {
     return forkOn(this.branchTarget(), point, () => {
       const settings = branchSettings(this.options, options)
-      // Bad options are refused before anything is written.
-      void new PersistentConversationManager<S>(settings(this.sessionId))
+      // Bad options are refused before anything is written: a manager checks them as it is made.
+      checkOptions(settings(this.sessionId))
       return (id: string) => new PersistentConversationManager<S>(settings(id))
     }) as never
   }
@@ -573,6 +573,19 @@ export class PersistentConversationManager<
     this.syncs.set(agent, sync)
     return sync
   }
+}
+
+/**
+ * Checks a manager's options as the constructor does, without keeping the manager.
+ *
+ * @param options - the options
+ * @throws ContextLedgerError `INVALID_OPTIONS`
+ */
+function checkOptions<S extends ContextStore | AsyncContextStore>(
+  options: PersistentConversationManagerOptions<S>,
+): void {
+  // Making a manager touches no store: it only checks and resolves the options.
+  new PersistentConversationManager<S>(options)
 }
 
 /**

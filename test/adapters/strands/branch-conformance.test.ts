@@ -10,8 +10,9 @@ import { Agent, type Message } from '@strands-agents/sdk'
 import { PersistentConversationManager, pinMessageTool } from '../../../src/adapters/strands/index.js'
 import type { ContextStore } from '../../../src/index.js'
 import type { PostgresContextStore } from '../../../src/backends/postgres/index.js'
-import { BACKEND, coreStoreOf, makeBackend } from '../../helpers/backend.js'
-import { assertWindowRulesOf } from '../../helpers/window-rules.js'
+import { BACKEND, coreStoreOf, makeBackend, type LedgerStore } from '../../helpers/backend.js'
+import { sqliteOf } from '../../helpers/ledger-open.js'
+import { assertWindowRulesOf, assertWindowRulesThroughApi } from '../../helpers/window-rules.js'
 import { ScriptedModel } from '../../../examples/strands-scripted-model.js'
 import { assistantScript, json, lookupReturning, lookupTools } from './helpers.js'
 import { agentOn, entryTexts, seenByModel } from './branch-helpers.js'
@@ -23,14 +24,26 @@ afterAll(async () => {
   await backend.cleanup()
 })
 
-async function opened(): Promise<AnyStore> {
-  return coreStoreOf(await backend.open())
+/** A suite store (for the window-rule checks) and the store behind it (for the manager). */
+async function opened(): Promise<{ suite: LedgerStore; store: AnyStore }> {
+  const suite = await backend.open()
+  return { suite, store: coreStoreOf(suite) }
+}
+
+/**
+ * Every window rule holds for a session, read through the API on SQLite too (`check` reads a branch's
+ * bookkeeping as a root's).
+ */
+async function rulesHold(suite: LedgerStore, sessionId: string): Promise<void> {
+  const sqlite = sqliteOf(suite)
+  if (sqlite === undefined) await assertWindowRulesOf(suite, sessionId)
+  else await assertWindowRulesThroughApi(sqlite.store, sessionId)
 }
 
 describe(`branches of a Strands agent [${BACKEND}]`, () => {
   it('forks at a message of agent.messages; a second agent continues the branch while the first goes on', async () => {
-    const store = await opened()
-    const manager = new PersistentConversationManager<AnyStore>({ store, sessionId: 'trip', windowSize: 8 })
+    const { suite, store } = await opened()
+    const manager = new PersistentConversationManager<AnyStore>({ store, sessionId: 'trip' })
     const agent = new Agent({
       model: new ScriptedModel({ script: assistantScript() }),
       tools: [...lookupTools(), pinMessageTool],
@@ -56,8 +69,8 @@ describe(`branches of a Strands agent [${BACKEND}]`, () => {
     expect(seenByModel(b.calls).filter((t) => /tides|sun/.test(t))).toStrictEqual([])
     expect(json(agent.messages)).toStrictEqual(await manager.ledger.window())
     expect(json(b.agent.messages)).toStrictEqual(await branch.ledger.window())
-    await assertWindowRulesOf(store, 'trip')
-    await assertWindowRulesOf(store, branch.sessionId)
+    await rulesHold(suite, 'trip')
+    await rulesHold(suite, branch.sessionId)
     const tree = await manager.branches()
     expect(tree.map((t) => [t.sessionId, t.parentId, t.forkSeq, t.kind])).toStrictEqual([
       ['trip', null, null, 'root'],
@@ -66,7 +79,7 @@ describe(`branches of a Strands agent [${BACKEND}]`, () => {
   })
 
   it('rewinds after a bad tool run to what Strands’ snapshot restore shows; the bad turn stays, searchable', async () => {
-    const store = await opened()
+    const { suite, store } = await opened()
     let broken = true
     const lookup = lookupReturning(() =>
       broken ? 'ERROR upstream returned garbage' : 'tides: high at 14:02',
@@ -101,6 +114,6 @@ describe(`branches of a Strands agent [${BACKEND}]`, () => {
       'Answer 4',
     ])
     expect(json(agent.messages)).toStrictEqual(await manager.ledger.window())
-    await assertWindowRulesOf(store, 'ops')
+    await rulesHold(suite, 'ops')
   })
 })

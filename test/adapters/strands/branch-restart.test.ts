@@ -9,7 +9,7 @@ import type { Message } from '@strands-agents/sdk'
 import type { MessageData } from '../../../src/index.js'
 import { tsx } from '../../helpers/demo-run.js'
 import { useTempDir } from '../../helpers/temp-store.js'
-import { assertWindowRulesOf } from '../../helpers/window-rules.js'
+import { assertWindowRulesThroughApi } from '../../helpers/window-rules.js'
 import { json, ledgerAgent } from './helpers.js'
 import { agentOn, entryTexts, textsOf } from './branch-helpers.js'
 
@@ -57,7 +57,7 @@ describe('an agent restarted on a branch in another process', () => {
       'ask weather',
       'ask sun',
     ])
-    await assertWindowRulesOf(store, 'trip-no-tides')
+    await assertWindowRulesThroughApi(store, 'trip-no-tides')
     // This process's agent on the branch sees the other process's turn at its next invocation.
     await b.agent.invoke('thanks')
     expect(json(b.agent.messages)).toStrictEqual(yesterday.ledger.window())

@@ -11,7 +11,7 @@ import { z } from 'zod'
 import type { PersistentConversationManager } from '../../../src/adapters/strands/index.js'
 import { refusal } from '../../helpers/refusal.js'
 import { useTempDir } from '../../helpers/temp-store.js'
-import { assertWindowRulesOf } from '../../helpers/window-rules.js'
+import { assertWindowRulesThroughApi } from '../../helpers/window-rules.js'
 import { json, ledgerAgent, lookupReturning } from './helpers.js'
 import { entryTexts, textsOf } from './branch-helpers.js'
 
@@ -57,7 +57,7 @@ describe('PersistentConversationManager.rewind', () => {
       ownMessages: 4,
       messageCount: 8,
     })
-    await assertWindowRulesOf(store, 'ops')
+    await assertWindowRulesThroughApi(store, 'ops')
 
     // Nothing is lost: the bad turn is listed, readable and searchable in the abandoned branch only.
     expect(manager.branches().map((b) => [b.sessionId, b.kind])).toStrictEqual([
@@ -86,7 +86,7 @@ describe('PersistentConversationManager.rewind', () => {
       'Answer 5',
     ])
     expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
-    await assertWindowRulesOf(store, 'ops')
+    await assertWindowRulesThroughApi(store, 'ops')
   })
 
   it('rewinds to the prompt and answers it again with invoke([]): the answer is regenerated, the first kept aside', async () => {
@@ -136,7 +136,7 @@ describe('PersistentConversationManager.rewind', () => {
 
   it('refuses a rewind from a tool while the agent is invoking, and one past the newest message; nothing changes', async () => {
     const store = dir.open()
-    let manager: PersistentConversationManager | undefined
+    const held: { manager?: PersistentConversationManager } = {}
     let refused: unknown
     const undo = tool({
       name: 'lookup',
@@ -144,7 +144,7 @@ describe('PersistentConversationManager.rewind', () => {
       inputSchema: z.object({ q: z.string() }),
       callback: () => {
         try {
-          manager?.rewind({ toSeq: 0 })
+          held.manager?.rewind({ toSeq: 0 })
         } catch (error) {
           refused = error
         }
@@ -152,7 +152,8 @@ describe('PersistentConversationManager.rewind', () => {
       },
     })
     const built = ledgerAgent({ store, sessionId: 's' }, { tools: [undo] })
-    manager = built.manager
+    const manager = built.manager
+    held.manager = manager
     await built.agent.invoke('hello')
     await built.agent.invoke('ask undo')
     expect(refused).toMatchObject({ code: 'INVALID_OPTIONS', path: 'agent', sessionId: 's' })
@@ -160,9 +161,9 @@ describe('PersistentConversationManager.rewind', () => {
     expect(manager.branches()).toHaveLength(1)
 
     const shown = json(built.agent.messages)
-    const past = refusal(() => manager?.rewind({ toSeq: 6 }))
+    const past = refusal(() => manager.rewind({ toSeq: 6 }))
     expect(past).toMatchObject({ code: 'MESSAGE_NOT_FOUND', path: 'toSeq' })
-    expect(refusal(() => manager?.rewind({ toSeq: 1, trackingId: 'x' })).code).toBe('INVALID_OPTIONS')
+    expect(refusal(() => manager.rewind({ toSeq: 1, trackingId: 'x' })).code).toBe('INVALID_OPTIONS')
     expect(json(built.agent.messages)).toStrictEqual(shown)
     expect(manager.branches()).toHaveLength(1)
     // The newest message: nothing to do, nothing written.
