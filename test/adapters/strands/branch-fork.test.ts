@@ -8,20 +8,16 @@
 import { describe, expect, it } from 'vitest'
 import { Agent, Message, SlidingWindowConversationManager, TextBlock, tool } from '@strands-agents/sdk'
 import { z } from 'zod'
-import type { LedgerEntry, MessageData } from '../../../src/index.js'
+import type { LedgerEntry } from '../../../src/index.js'
 import { PersistentConversationManager } from '../../../src/adapters/strands/index.js'
 import { ScriptedModel } from '../../../examples/strands-scripted-model.js'
 import { refusal } from '../../helpers/refusal.js'
 import { useTempDir } from '../../helpers/temp-store.js'
 import { assertWindowRulesThroughApi } from '../../helpers/window-rules.js'
 import { assistantScript, json, ledgerAgent, lookupTools } from './helpers.js'
-import { agentOn, entryTexts, seenByModel, textsOf } from './branch-helpers.js'
+import { agentOn, entryTexts, seenByModel, shape, textsOf } from './branch-helpers.js'
 
 const dir = useTempDir('context-ledger-strands-fork-')
-
-/** Role and content: what two agents running the same script agree on. */
-const shape = (messages: readonly MessageData[]): unknown[] =>
-  messages.map((m) => ({ role: m.role, content: m.content }))
 
 describe('PersistentConversationManager.fork', () => {
   it('gives a new agent the conversation up to a message of agent.messages; both agents go on, each on its own branch', async () => {

@@ -64,3 +64,8 @@ export function entryTexts(entries: readonly LedgerEntry[]): string[] {
 export function seenByModel(calls: readonly ScriptedCall[]): string[] {
   return [...new Set(calls.flatMap((c) => textsOf(c.messages)))]
 }
+
+/** Role and content of each message: what two agents running the same script agree on. */
+export function shape(messages: readonly MessageData[]): unknown[] {
+  return messages.map((m) => ({ role: m.role, content: m.content }))
+}

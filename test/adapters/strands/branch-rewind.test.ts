@@ -73,9 +73,8 @@ describe('PersistentConversationManager.rewind', () => {
     expect(store.search('garbage', { sessionId: 'ops~1' }).map((h) => h.seq)).toStrictEqual([6])
     expect(store.search('garbage', { sessionId: 'ops' })).toStrictEqual([])
     expect(manager.ledger.evictions().filter((e) => e.reason === 'rewind')).toMatchObject([
-      { fromSeq: 4, toSeq: 7 },
+      { fromSeq: 4, toSeq: 7, cut: 'rewind', abandonedId: 'ops~1' },
     ])
-
     // The retry: the same prompt, the tool fixed.
     lookup.fix()
     await agent.invoke('ask tides')

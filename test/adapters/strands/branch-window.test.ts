@@ -7,19 +7,15 @@
  */
 import { describe, expect, it } from 'vitest'
 import { Agent, SlidingWindowConversationManager } from '@strands-agents/sdk'
-import type { MessageData } from '../../../src/index.js'
 import { PersistentConversationManager } from '../../../src/adapters/strands/index.js'
 import { ScriptedModel } from '../../../examples/strands-scripted-model.js'
 import { useTempDir } from '../../helpers/temp-store.js'
 import { assertWindowRulesThroughApi } from '../../helpers/window-rules.js'
 import { assistantScript, json, ledgerAgent, lookupTools, toolResultOf } from './helpers.js'
-import { agentOn, entryTexts, textsOf } from './branch-helpers.js'
+import { agentOn, entryTexts, shape, textsOf } from './branch-helpers.js'
 import { SummarizerModel } from './summary-models.js'
 
 const dir = useTempDir('context-ledger-strands-branch-window-')
-
-const shape = (messages: readonly MessageData[]): unknown[] =>
-  messages.map((m) => ({ role: m.role, content: m.content }))
 
 describe('the window of a branch', () => {
   it('a fork at a message the parent’s window left behind starts a valid window and slides as Strands’ sliding window does', async () => {
