@@ -12,6 +12,7 @@ import {
   type MessageData,
   type WindowLimits,
 } from '../../src/index.js'
+import { countStatements, type Work } from '../helpers/statement-counter.js'
 import { recordingSummarizer } from '../helpers/summarizers.js'
 import { tempDir, type TempDir } from '../helpers/temp-store.js'
 import { assertWindowRulesThroughApi } from '../helpers/window-rules.js'
@@ -231,5 +232,52 @@ describe('isolation', () => {
       expect(JSON.stringify(store.message(id, { seq: 4 }).message)).not.toContain('question 1')
     expect(store.edits('b').map((e) => e.kind)).toStrictEqual(['edit', 'redact'])
     expect(store.edits('s').map((e) => e.kind)).toStrictEqual(['edit'])
+  })
+})
+
+describe('the trunk', () => {
+  /** Counts the executions of the branch statements (the store keeps them private: a test reaches in). */
+  function countBranchStatements(store: ContextStore): () => number {
+    const br = (store as unknown as { ledger: { branches: { br: Record<string, Record<string, unknown>> } } })
+      .ledger.branches.br
+    let n = 0
+    for (const statement of Object.values(br))
+      for (const method of ['get', 'all', 'run', 'iterate']) {
+        const f = statement[method]
+        if (typeof f !== 'function') continue
+        statement[method] = (...args: unknown[]) => {
+          n++
+          return (f as (...a: unknown[]) => unknown).apply(statement, args)
+        }
+      }
+    return () => n
+  }
+
+  /** The work of one round on session `t`: an append, a pin, a window application, a window read. */
+  function round(store: ContextStore, t: number): Work {
+    const counter = countStatements(store)
+    return counter.measure(() => {
+      store.append('t', turn(`t${t}`))
+      store.pin('t', { seq: 4 * t + 1 })
+      store.unpin('t', { seq: 4 * t + 1 })
+      store.applyWindow('t', LIMITS)
+      store.window('t')
+      store.history('t', { fromSeq: 4 * t })
+    })
+  }
+
+  it('runs the statements it ran before branches, and no branch statement, beside a tree of branches', () => {
+    dir = tempDir()
+    const alone = dir.open('alone.db')
+    const beside = dir.open('beside.db')
+    beside.append('s', [0, 1].flatMap(turn))
+    beside.fork('s', { atSeq: 7, newSessionId: 'b' })
+    beside.fork('b', { atSeq: 3, newSessionId: 'c' })
+    beside.append('c', turn('c'))
+    for (const store of [alone, beside]) store.append('t', turn('t0'))
+    const branchCalls = countBranchStatements(beside)
+    const before = branchCalls()
+    for (let t = 1; t < 4; t++) expect(round(beside, t).byName).toStrictEqual(round(alone, t).byName)
+    expect(branchCalls() - before).toBe(0)
   })
 })
