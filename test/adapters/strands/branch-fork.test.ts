@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest'
 import { Agent, Message, SlidingWindowConversationManager, TextBlock, tool } from '@strands-agents/sdk'
 import { z } from 'zod'
-import type { LedgerEntry } from '../../../src/index.js'
+import type { LedgerEntry, MessageData } from '../../../src/index.js'
 import { PersistentConversationManager } from '../../../src/adapters/strands/index.js'
 import { ScriptedModel } from '../../../examples/strands-scripted-model.js'
 import { refusal } from '../../helpers/refusal.js'
@@ -102,6 +102,33 @@ describe('PersistentConversationManager.fork', () => {
     // The parent's window never moved.
     expect(json(agent.messages)).toStrictEqual(snapshot.data.messages)
     expect(manager.ledger.window()).toStrictEqual(snapshot.data.messages)
+  })
+
+  it('a fork at a tool call leaves the call open in the branch: the branch agent’s next prompt brings its repair row', async () => {
+    const store = dir.open()
+    const { agent, manager } = ledgerAgent({ store, sessionId: 's' })
+    for (const prompt of ['hello', 'ask weather']) await agent.invoke(prompt)
+    // agent.messages[3] is the call of lookup, answered in the parent by agent.messages[4].
+    const call = agent.messages[3] as Message
+    expect(call.content[0]?.type).toBe('toolUseBlock')
+
+    const branch = manager.fork({ trackingId: call.trackingId })
+    const b = agentOn(branch, 'b-')
+    await b.agent.initialize()
+    expect(json(b.agent.messages).at(-1)).toStrictEqual(call.toJSON())
+    await b.agent.invoke('never mind, say hi')
+
+    // The model was handed a valid conversation: the call answered (by the repair row), then the prompt.
+    const handed = b.calls.at(-1)?.messages.map((m) => m.toJSON() as unknown as MessageData) ?? []
+    const answer = handed[4]?.content[0]
+    expect(answer !== undefined && 'toolResult' in answer ? answer.toolResult.status : undefined).toBe(
+      'error',
+    )
+    expect(textsOf(handed.slice(5))).toStrictEqual(['never mind, say hi'])
+    expect(json(b.agent.messages)).toStrictEqual(branch.ledger.window())
+    await assertWindowRulesThroughApi(store, branch.sessionId)
+    // The parent's answer to the call is not the branch's.
+    expect(entryTexts(branch.ledger.history())).not.toContain(entryTexts(manager.ledger.history())[4])
   })
 
   it('writes what the agent holds mid-invocation before a tool forks, and the fork holds the turn so far', async () => {

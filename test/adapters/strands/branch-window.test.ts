@@ -129,10 +129,13 @@ describe('the window of a branch', () => {
       conversationManager: manager,
       printer: false,
     })
-    for (const prompt of ['hello', 'ask weather', 'ask tides']) await agent.invoke(prompt)
+    for (const prompt of ['hello', 'ask weather', 'ask tides', 'thanks']) await agent.invoke(prompt)
     const parentSummaries = store.summaries('s')
-    // One summary so far: the branch's fold replaces it, and the branch lists both.
-    expect(parentSummaries).toHaveLength(1)
+    // Two summaries so far, the second folding in the first: the branch inherits the chain.
+    expect(parentSummaries.map((s) => [s.current, s.replaces === undefined])).toStrictEqual([
+      [true, false],
+      [false, true],
+    ])
     const summary = parentSummaries.find((s) => s.current)
     expect(summary).toBeDefined()
     expect(textsOf(agent.messages)[0]).toMatch(/^Summary /)
@@ -149,6 +152,7 @@ describe('the window of a branch', () => {
     expect(current?.id).not.toBe(summary?.id)
     expect(current?.inherited).toBe(false)
     expect(listed.find((s) => s.id === summary?.id)).toMatchObject({ inherited: true, current: false })
+    expect(listed.filter((s) => s.inherited).map((s) => s.id)).toStrictEqual(parentSummaries.map((s) => s.id))
     // The parent still shows its summary, and lists none of the branch's.
     expect(store.summaries('s')).toStrictEqual(parentSummaries)
     expect(json(agent.messages)).toStrictEqual(manager.ledger.window())
