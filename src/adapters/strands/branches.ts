@@ -114,9 +114,9 @@ export function forkOn<M>(
     const async = target.async
     return (async () => {
       const manager = managers()
-      const store = asyncBranches(async, sessionId)
+      const fork = asyncCall(async, 'fork', sessionId)
       await adoptAllAsync(syncs)
-      return manager((await store.fork(sessionId, pointAsShown(point, syncs))).sessionId)
+      return manager((await fork(sessionId, pointAsShown(point, syncs))).sessionId)
     })()
   }
   const manager = managers()
@@ -138,9 +138,9 @@ export function rewindOn(target: BranchTarget, point: RewindOptions): RewindResu
     const async = target.async
     return (async () => {
       refuseWhileInvoking(syncs, sessionId)
-      const store = asyncBranches(async, sessionId)
+      const rewind = asyncCall(async, 'rewind', sessionId)
       await adoptAllAsync(syncs)
-      const result = await store.rewind(sessionId, pointAsShown(point, syncs))
+      const result = await rewind(sessionId, pointAsShown(point, syncs))
       for (const sync of syncs) await sync.show(false)
       return result
     })()
@@ -162,7 +162,7 @@ export function branchesOn(target: BranchTarget): BranchInfo[] | Promise<BranchI
   const { sessionId } = target
   if (target.async !== undefined) {
     const async = target.async
-    return (async () => asyncBranches(async, sessionId).branches(sessionId))()
+    return (async () => asyncCall(async, 'branches', sessionId)(sessionId))()
   }
   return target.store.branches(sessionId)
 }
@@ -227,24 +227,24 @@ export interface AsyncBranchStore {
 }
 
 /**
- * The branch calls of an asynchronous store.
+ * One branch call of an asynchronous store, bound to it.
  *
  * @param store - the PostgreSQL store
+ * @param call - which call
  * @param sessionId - the session asked about
- * @returns the store, as one with branches
- * @throws ContextLedgerError `INVALID_OPTIONS` when the store has no branch calls (an older backend)
+ * @returns the call
+ * @throws ContextLedgerError `INVALID_OPTIONS` when the store lacks it (a backend without branches)
  */
-function asyncBranches(store: object, sessionId: string): AsyncBranchStore {
-  const calls = store as Partial<AsyncBranchStore>
-  if (
-    typeof calls.fork === 'function' &&
-    typeof calls.rewind === 'function' &&
-    typeof calls.branches === 'function'
-  )
-    return calls as AsyncBranchStore
+function asyncCall<K extends keyof AsyncBranchStore>(
+  store: object,
+  call: K,
+  sessionId: string,
+): AsyncBranchStore[K] {
+  const found = (store as Partial<AsyncBranchStore>)[call]
+  if (typeof found === 'function') return found.bind(store) as AsyncBranchStore[K]
   throw new ContextLedgerError(
     'INVALID_OPTIONS',
-    `Session "${sessionId}": this PostgreSQL store has no branches (fork, rewind, branches)`,
+    `Session "${sessionId}": this PostgreSQL store has no ${call}() (a backend without branches)`,
     { sessionId, path: 'store' },
   )
 }
