@@ -57,8 +57,9 @@ export function planImport(
     if (state.get(p.id) === 'done') return
     if (state.get(p.id) === 'visiting') {
       const loop = [...path.slice(path.indexOf(p.id)), p.id].map(quoted).join(' → ')
+      const at = p.parsed.header.session.branch?.forkSeq
       throw new CliError(
-        `session ${quoted(p.id)}: its parents make a cycle (${loop}); nothing was imported`,
+        `session ${quoted(p.id)} (line ${p.parsed.headerLine}, a branch of ${quoted(p.parentId ?? '')} at seq ${String(at)}): its parents make a cycle (${loop}); nothing was imported`,
         'BRANCH_CYCLE',
       )
     }

@@ -218,7 +218,7 @@ describe('export --tree and import', () => {
     expect(() => readFileSync(dir.file('new.db'))).toThrow()
   })
 
-  it('refuses an input whose parents make a cycle, naming the session; the file is left as it was', async () => {
+  it('refuses an input whose parents make a cycle, naming the session, its line and fork seq; the file is left as it was', async () => {
     const source = dir.open('source.db')
     await richTree(source)
     const lines = (await cli(['export', dir.file('source.db'), 'b', '--tree'])).stdout.trimEnd().split('\n')
@@ -235,8 +235,11 @@ describe('export --tree and import', () => {
     expect(r.code).toBe(2)
     const error = (JSON.parse(r.stdout) as { error: { code: string; message: string } }).error
     expect(error.code).toBe('BRANCH_CYCLE')
-    expect(error.message).toMatch(
-      /session "(b|c|b~1)": its parents make a cycle \("b" → "c" → "b~1" → "b"|.*→.*\)/,
+    // Named with its header's line and its fork point: b, line 1, forked from the root at seq 10.
+    const forkSeq = (JSON.parse(lines[0] ?? '{}') as { session: { branch: { forkSeq: number } } }).session
+      .branch.forkSeq
+    expect(error.message).toContain(
+      `session "b" (line 1, a branch of "c" at seq ${forkSeq}): its parents make a cycle ("b" → "c" → "b")`,
     )
     expect(readFileSync(dir.file('target.db')).equals(before)).toBe(true)
     // A session that names itself as its parent.
@@ -253,7 +256,9 @@ describe('export --tree and import', () => {
     const r2 = await cli(['import', dir.file('target.db'), '--json'], { stdin: `${self.join('\n')}\n` })
     expect((JSON.parse(r2.stdout) as { error: { code: string; message: string } }).error).toMatchObject({
       code: 'BRANCH_CYCLE',
-      message: expect.stringContaining('session "b": its parents make a cycle ("b" → "b")') as unknown,
+      message: expect.stringMatching(
+        /^session "b" \(line 1, a branch of "b" at seq \d+\): its parents make a cycle \("b" → "b"\)/,
+      ) as unknown,
     })
   })
 

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import type { ContextStore, MessageData } from '../../src/index.js'
 import { useTempDir } from '../helpers/temp-store.js'
+import { readRepoFile } from '../docs/markdown.js'
 import { cli } from './support.js'
 
 const dir = useTempDir('context-ledger-cli-branches-')
@@ -91,6 +92,30 @@ describe('context-ledger branches', () => {
     expect(tree[3]).toMatchObject({ actor: 'agent', reason: 'try the other index' })
     expect(tree[2]?.createdAt).toMatch(/^\d{4}-\d\d-\d\dT/)
     expect(tree[0]).toMatchObject({ actor: null, reason: null })
+  })
+
+  it('prints the example of docs/cli.md as it shows it, but for the times', async () => {
+    const store = dir.open()
+    for (let i = 0; i < 6; i++) store.append('support-42', [user(`q${i}`), assistant(`a${i}`)])
+    store.fork('support-42', {
+      atSeq: 7,
+      newSessionId: 'support-42-replica',
+      actor: 'agent',
+      reason: 'try the replica first',
+    })
+    store.append('support-42-replica', [user('check the replica')])
+    store.fork('support-42-replica', { atSeq: 8, newSessionId: 'support-42-replica-2' })
+    store.rewind('support-42', { toSeq: 5, reason: 'wrong tool run' })
+    store.close()
+    const r = await cli(['branches', dir.file(), 'support-42'], { columns: 120 })
+    expect(r.code, r.stderr).toBe(0)
+    const doc = /```sh\nnpx context-ledger branches agent\.db support-42\n```\n\n```text\n([^`]*)```/.exec(
+      readRepoFile('docs/cli.md'),
+    )?.[1]
+    const times = (text: string): string =>
+      text.replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/g, 'YYYY-MM-DD hh:mm:ss')
+    expect(doc).toBeDefined()
+    expect(times(r.stdout)).toBe(times(doc ?? ''))
   })
 
   it('refuses an unknown session with exit 2, and says so for a file without sessions', async () => {

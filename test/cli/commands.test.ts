@@ -57,9 +57,12 @@ describe('sessions', () => {
       [
         'boundary',
         'createdAt',
+        'forkSeq',
         'format',
         'id',
+        'kind',
         'messageCount',
+        'parentId',
         'pinnedCount',
         'summaryCount',
         'summaryId',
@@ -71,6 +74,10 @@ describe('sessions', () => {
     )
     expect(rich).toMatchObject({
       format: 'strands',
+      // A root: no parent, no fork point.
+      parentId: null,
+      forkSeq: null,
+      kind: 'root',
       messageCount: 32,
       pinnedCount: 2,
       summaryCount: 2,
