@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import type { MessageData, WindowLimits } from '../../src/index.js'
-import { makeBackend, type LedgerStore } from '../helpers/backend.js'
+import { coreStoreOf, makeBackend, type LedgerStore } from '../helpers/backend.js'
 import { recordingSummarizer } from '../helpers/summarizers.js'
 import { assertWindowRulesViaApi as assertWindowRulesThroughApi } from '../helpers/window-rules.js'
 
@@ -237,5 +237,61 @@ describe('isolation', () => {
       expect(JSON.stringify((await store.message(id, { seq: 4 })).message)).not.toContain('question 1')
     expect((await store.edits('b')).map((e) => e.kind)).toStrictEqual(['edit', 'redact'])
     expect((await store.edits('s')).map((e) => e.kind)).toStrictEqual(['edit'])
+  })
+})
+
+describe('summaries and edits in a branch', () => {
+  it('regenerates or drops an inherited summary in the branch only', async () => {
+    const store = await fresh()
+    const s = backend.manager(store, { sessionId: 's', windowSize: 6 })
+    await s.append([0, 1, 2, 3].flatMap(turn))
+    const made = await s.summarizeExcess(recordingSummarizer().summarize)
+    const id = made.summary?.id as number
+    await store.fork('s', { atSeq: 15, newSessionId: 'b' })
+    const b = backend.manager(store, { sessionId: 'b', windowSize: 6 })
+    expect((await store.session('b'))?.summaryId).toBe(id)
+    expect(await store.summary('b', id)).toMatchObject({ id, inherited: true, current: true })
+    // explainWindow is SQLite's only (PostgreSQL has no such call yet).
+    const core = coreStoreOf(store)
+    if ('explainWindow' in core)
+      expect(core.explainWindow('b')?.summary).toMatchObject({ id, inherited: true, current: true })
+    const again = await b.resummarize(id, recordingSummarizer().summarize)
+    expect(again).toMatchObject({ regenerates: id, inherited: false, current: true })
+    // The parent still shows its summary, unended; the branch lists it ended by its own regeneration.
+    expect(await store.summary('s', id)).toMatchObject({ current: true, endedAt: undefined })
+    expect(
+      (await store.summaries('b')).map((x) => [x.id, x.inherited, x.current, x.endReason]),
+    ).toStrictEqual([
+      [again.id, false, true, undefined],
+      [id, true, false, 'regenerated'],
+    ])
+    // Dropping the branch's summary brings the inherited messages back into its window only.
+    const sWindow = await store.windowEntries('s')
+    await b.dropSummary(again.id)
+    expect(await store.windowEntries('s')).toStrictEqual(sWindow)
+    expect((await store.windowEntries('b')).some((e) => e.seq === undefined)).toBe(false)
+    await assertWindowRulesThroughApi(store, 'b', { first: 0, last: 0 })
+    await assertWindowRulesThroughApi(store, 's', { first: 0, last: 0 })
+  })
+
+  it('keeps the window form a branch saw of an evicted row when its owner edits the row later', async () => {
+    const store = await fresh()
+    await store.append('s', [0, 1, 2].flatMap(turn))
+    await store.applyWindow('s', LIMITS)
+    await store.fork('s', { atSeq: 11, newSessionId: 'b' })
+    await store.fork('b', { atSeq: 11, newSessionId: 'c' })
+    // Seq 3 is out of every window: no branch row holds it; its owner edits it now.
+    expect((await store.windowEntries('c')).map((e) => e.seq)).toStrictEqual([8, 9, 10, 11])
+    await store.editMessage('s', { seq: 3 }, { role: 'assistant', content: [{ text: 'edited later in s' }] })
+    expect((await store.message('s', { seq: 3 })).windowMessage?.content[0]).toStrictEqual({
+      text: 'edited later in s',
+    })
+    for (const id of ['b', 'c']) {
+      expect((await store.message(id, { seq: 3 })).windowMessage).toBeUndefined()
+      expect(await store.edits(id)).toStrictEqual([])
+    }
+    // A pin brings it back into the branch as the branch saw it.
+    await store.pin('c', { seq: 3 })
+    expect((await store.window('c')).some((m) => JSON.stringify(m).includes('edited later'))).toBe(false)
   })
 })
