@@ -321,11 +321,13 @@ export class WindowRules {
         })
     })
     // A call in flight: the session's newest message, or followed to the end of the session only by
-    // messages that carry its answers on (an AI SDK tool run: other results, approval responses).
+    // messages that carry its answers on (an AI SDK tool run: other results, approval responses) or that
+    // answer other calls of its step and nothing else (a branch forked or rewound inside a step's
+    // answers waits for the rest of them: its next append answers or repairs the call; design.md).
     const inFlight = (i: number): boolean =>
       windowShapes[i]?.role === 'assistant' &&
       windowSeqs.at(-1) === n - 1 &&
-      windowShapes.slice(i + 1).every((s) => s.carries === true)
+      windowShapes.slice(i + 1).every((s) => s.carries === true || answersOf(s, windowShapes[i]))
     for (const i of inWindow.open) {
       const seq = seqOfIndex(i)
       if (!inFlight(i))
@@ -393,6 +395,24 @@ export class WindowRules {
 }
 
 /**
+ * Whether a message only answers calls of a step: a user message of toolResults, each for a call the step
+ * made (a repair row, or the results of some of its parallel calls).
+ *
+ * @param m - the message
+ * @param step - the assistant message whose calls it answers
+ * @returns whether it does
+ */
+function answersOf(m: MessageShape, step: MessageShape | undefined): boolean {
+  return (
+    step !== undefined &&
+    m.role === 'user' &&
+    m.uses.length === 0 &&
+    m.results.length > 0 &&
+    m.results.every((id) => step.uses.includes(id))
+  )
+}
+
+/**
  * The provider-strict form `window({ alternate: true })`: roles alternate, it starts with a user message
  * without toolResult, every toolResult answers a toolUse of the message right before it, every toolUse is
  * answered by the message right after it (but a call in flight in the newest message), and it holds
@@ -418,7 +438,11 @@ function checkAlternating(
       if (!uses.has(id)) fail('alternate toolResult follows its toolUse', `message ${i} answers ${id}`)
     const next = shapes[i + 1]
     const answered = new Set(next === undefined ? [] : next.results)
-    const inFlight = next === undefined && endsWithNewest && m.role === 'assistant'
+    // In flight: the newest message, or the one before the newest when that only answers its calls.
+    const inFlight =
+      endsWithNewest &&
+      m.role === 'assistant' &&
+      (next === undefined || (i + 2 === shapes.length && answersOf(next, m)))
     for (const id of m.uses)
       if (!answered.has(id) && !inFlight) fail('alternate toolUse answered next', `message ${i} calls ${id}`)
   })

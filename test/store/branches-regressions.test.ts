@@ -188,3 +188,46 @@ describe(`the eviction log of a rewound session [${BACKEND}]`, () => {
         expect(checkSession(sqlite.store, id).problems.map(describeProblem), id).toStrictEqual([])
   })
 })
+
+describe(`a fork or rewind inside a step's answers [${BACKEND}]`, () => {
+  /** `[q0, a0, q1, call c0, result c0, calls c1+c2, repair c2, result c1, q2]`: the store repairs c2 at 6. */
+  async function halfAnswered(): Promise<BranchStore> {
+    const store = await open()
+    await store.append('root', [user('q0'), assistant('a0')])
+    const calls: MessageData = {
+      role: 'assistant',
+      content: [
+        { toolUse: { name: 'look', toolUseId: 'c1', input: {} } },
+        { toolUse: { name: 'look', toolUseId: 'c2', input: {} } },
+      ],
+    }
+    await store.append('root', [user('q1'), call('c0'), result('c0'), calls])
+    await store.append('root', [result('c1'), user('q2')])
+    const history = await store.history('root', { limit: 100 })
+    expect(history.map((e) => e.message.content.map((b) => Object.keys(b)[0]).join('+'))).toStrictEqual([
+      'text',
+      'text',
+      'text',
+      'toolUse',
+      'toolResult',
+      'toolUse+toolUse',
+      'toolResult',
+      'toolResult',
+      'text',
+    ])
+    return store
+  }
+
+  it('waits for the rest of the step: the window rules hold, and the next append answers the call', async () => {
+    const store = await halfAnswered()
+    await store.fork('root', { atSeq: 6, newSessionId: 'b' })
+    await store.rewind('root', { toSeq: 6 })
+    for (const id of ['root', 'b']) {
+      await rulesHold(store, id)
+      await store.append(id, [result('c1'), assistant('done')])
+      await rulesHold(store, id)
+      const window = await store.window(id)
+      expect(window.at(-2)?.content).toStrictEqual(result('c1').content)
+    }
+  })
+})
