@@ -2,8 +2,8 @@
 -- seq (`parent`, `fork_seq`, `kind`, who, when and why); its conversation is the parent's up to and including
 -- `fork_seq`, then its own rows. No message row is copied: a branch's own window state on the rows it
 -- inherits lives in `branch_rows` (keyed by the branch and the seq), and the pin and edit logs record the
--- ledger's log clock (`version`: the largest `fork_version` then), so a branch sees its ancestors' entries
--- from before its fork only. Every existing session is a root (`kind` 'root', the rest null). Adds nullable
+-- ledger's log clock (`version`: `identity.log_clock`, a counter every fork bumps and nothing takes back),
+-- so a branch sees its ancestors' entries from before its fork only. Every existing session is a root (`kind` 'root', the rest null). Adds nullable
 -- columns, a new table and indexes: no table is rewritten.
 CREATE TABLE "context_ledger"."branch_rows" (
 	"session" integer NOT NULL,
@@ -38,7 +38,8 @@ CREATE INDEX "branch_rows_recheck" ON "context_ledger"."branch_rows" USING btree
 CREATE INDEX "branch_rows_pinned" ON "context_ledger"."branch_rows" USING btree ("session","seq") WHERE "context_ledger"."branch_rows"."pinned";--> statement-breakpoint
 CREATE INDEX "branch_rows_owner" ON "context_ledger"."branch_rows" USING btree ("owner","seq");--> statement-breakpoint
 CREATE INDEX "sessions_children" ON "context_ledger"."sessions" USING btree ("parent","fork_seq");--> statement-breakpoint
-CREATE INDEX "sessions_fork_version" ON "context_ledger"."sessions" USING btree ("fork_version");--> statement-breakpoint
+-- The log clock (SQLite keeps it in search_state): every existing session is a root, so it starts at 0.
+ALTER TABLE "context_ledger"."identity" ADD COLUMN "log_clock" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 -- A write that finds, under its locks, that a session it depends on moved since it read (a fork below a
 -- session being rewound) calls this to abort its one statement whole: SQLSTATE 40001, which the store
 -- retries on a new read (src/backends/postgres/flush-rewind.ts).

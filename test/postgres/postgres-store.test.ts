@@ -33,7 +33,7 @@ const UNDO_BRANCHES = `DROP TABLE context_ledger.branch_rows;
   ALTER TABLE context_ledger.pin_events DROP COLUMN version;
   ALTER TABLE context_ledger.message_edits DROP COLUMN version;
   DROP INDEX context_ledger.sessions_children;
-  DROP INDEX context_ledger.sessions_fork_version;
+  ALTER TABLE context_ledger.identity DROP COLUMN log_clock;
   ALTER TABLE context_ledger.sessions ${[
     'parent',
     'fork_seq',
@@ -276,6 +276,11 @@ describe('opening', () => {
       'SELECT kind, parent, fork_seq, fork_version FROM context_ledger.sessions',
     )
     expect(sessions.rows).toStrictEqual([{ kind: 'root', parent: null, fork_seq: null, fork_version: null }])
+    // The log clock starts at 0 (no fork yet); the first fork takes 1.
+    const clock = 'SELECT log_clock FROM context_ledger.identity'
+    expect((await client.query(clock)).rows).toStrictEqual([{ log_clock: 0 }])
+    expect(await reopened.fork('s', { atSeq: 1, newSessionId: 'b' })).toMatchObject({ parentId: 's' })
+    expect((await client.query(clock)).rows).toStrictEqual([{ log_clock: 1 }])
     expect((await reopened.pinEvents('s')).map((e) => [e.seq, e.action, e.actor])).toStrictEqual([
       [0, 'pin', 'ops'],
     ])

@@ -20,10 +20,25 @@ import type { Slice } from './slice.js'
 const FIRST = 101
 
 /**
- * The ledger's log clock, as SQLite's `LOG_CLOCK`: the largest fork clock of any session (an index seek).
- * Every pin-log and edit-log entry records it; a branch inherits an ancestor's entries older than its fork.
+ * The ledger's log clock, as SQLite's `LOG_CLOCK`: a counter in the one row of `identity` (`log_clock`)
+ * that every fork bumps and nothing takes back. Every pin-log and edit-log entry records it; a branch
+ * inherits an ancestor's entries recorded below its fork's clock.
  */
-export const LOG_CLOCK = '(SELECT coalesce(max(fork_version), 0) FROM context_ledger.sessions)'
+export const LOG_CLOCK = '(SELECT log_clock FROM context_ledger.identity WHERE id = 1)'
+
+/**
+ * A CTE `name` that bumps the log clock by one when `when` holds and returns its new value (a new
+ * branch's `fork_version`). Its row lock holds concurrent forks until the statement's transaction ends.
+ *
+ * @param name - the CTE's name
+ * @param when - the condition (SQL) under which the write makes a branch with a new fork clock
+ * @returns the CTE
+ */
+export function tickClock(name: string, when: string): string {
+  return `${name} AS (
+  UPDATE context_ledger.identity SET log_clock = log_clock + 1 WHERE id = 1 AND ${when} RETURNING log_clock
+)`
+}
 
 /** `$n` of this part's k-th parameter (0-based). */
 const $ = (k: number, type: string): string => `$${FIRST + k}::${type}`
@@ -51,20 +66,22 @@ const WINDOWED = `(SELECT u.seq, ok.pk AS owner FROM ok CROSS JOIN unnest(${$(17
 
 /**
  * The new branch's parent, checked: its revision still the one read (null parameters: no parent).
- * Referenced by `created` (`flush.ts`), which inserts the branch only if this moved the parent on.
+ * Referenced by `created` (`flush.ts`), which inserts the branch only if this moved the parent on; then
+ * `fork_tick` bumps the log clock for the branch's `fork_version`.
  */
 export const PARENT_GUARD = `parent_guard AS (
   UPDATE context_ledger.sessions SET revision = revision + 1
   WHERE pk = ${$(0, 'int')} AND revision = ${$(1, 'bigint')}
   RETURNING pk
-)`
+),
+${tickClock('fork_tick', `${$(0, 'int')} IS NOT NULL AND ${$(7, 'int')} IS NULL AND EXISTS (SELECT 1 FROM parent_guard)`)}`
 
 /** The columns `created` writes for a new branch, and their values (null for a root). */
 export const CREATED_BRANCH = {
   columns: `parent, fork_seq, kind, forked_at, fork_actor, fork_reason, fork_version, fork_tokens,
     fork_trim_point, fork_pair_start, fork_summary`,
   values: `${$(0, 'int')}, ${$(2, 'int')}, coalesce(${$(3, 'text')}, 'root'), ${$(4, 'bigint')}, ${$(5, 'text')},
-    ${$(6, 'text')}, coalesce(${$(7, 'int')}, ${LOG_CLOCK} + 1), ${$(8, 'bigint')}, ${$(9, 'boolean')}, ${$(10, 'boolean')}, ${$(11, 'int')}`,
+    ${$(6, 'text')}, coalesce(${$(7, 'int')}, (SELECT log_clock FROM fork_tick)), ${$(8, 'bigint')}, ${$(9, 'boolean')}, ${$(10, 'boolean')}, ${$(11, 'int')}`,
   /** Whether the parent's guard passed (or there is no parent). */
   gate: `(${$(0, 'int')} IS NULL OR EXISTS (SELECT 1 FROM parent_guard))`,
 }

@@ -12,7 +12,7 @@
  * and the store reads again. Re-parented branches and everything below them have their revisions moved,
  * so a writer of one that read the old lineage writes nothing and reads again.
  */
-import { LOG_CLOCK } from './flush-branch.js'
+import { tickClock } from './flush-branch.js'
 import type { Slice } from './slice.js'
 
 /** The first parameter number of this part (after `flush-branch.ts`'s). */
@@ -34,6 +34,11 @@ rw_checked AS (
       ON l.pk = u.pk AND l.revision = u.rev) <> cardinality(${$(3, 'int[]')})
     THEN context_ledger.write_conflict() ELSE 1 END AS fine
 ),
+${tickClock(
+  'rw_tick',
+  `${$(19, 'int')} IS NULL AND ${A} IS NOT NULL AND EXISTS (SELECT 1 FROM ok)
+    AND (SELECT fine FROM rw_checked) = 1`,
+)},
 rw_a AS (
   INSERT INTO context_ledger.sessions (pk, id, created_at, updated_at, metadata, boundary, version, kept_count,
     kept_tokens, kept_first, summary, limits, format, revision, parent, fork_seq, kind, forked_at, fork_actor,
@@ -41,7 +46,7 @@ rw_a AS (
   SELECT ${A}, ${$(5, 'text')}, ${$(6, 'bigint')}, ${$(6, 'bigint')}, ${$(7, 'text')}, ${$(8, 'int')}, 0,
     ${$(9, 'int')}, ${$(10, 'int')}, ${$(11, 'int')}, ${$(12, 'int')}, ${$(13, 'text')}, ${$(14, 'text')}, 1,
     ${$(15, 'int')}, ${$(16, 'int')}, 'abandoned', ${$(6, 'bigint')}, ${$(17, 'text')}, ${$(18, 'text')},
-    coalesce(${$(19, 'int')}, ${LOG_CLOCK} + 1), ${$(20, 'bigint')}, ${$(21, 'boolean')}, ${$(22, 'boolean')},
+    coalesce(${$(19, 'int')}, (SELECT log_clock FROM rw_tick)), ${$(20, 'bigint')}, ${$(21, 'boolean')}, ${$(22, 'boolean')},
     ${$(23, 'int')}
   FROM ok WHERE ${A} IS NOT NULL AND (SELECT fine FROM rw_checked) = 1
   RETURNING pk
@@ -109,7 +114,7 @@ rw_evictions AS (
 ),
 rw_summaries AS (
   UPDATE context_ledger.summaries x SET session = rw_a.pk FROM rw_a, ok
-  WHERE x.session = ok.pk AND x.to_boundary > ${TO} + 1
+  WHERE x.session = ok.pk AND (x.to_boundary > ${TO} + 1 OR ${BEFORE})
 ),
 rw_reowned AS (
   UPDATE context_ledger.branch_rows o SET owner = rw_a.pk FROM rw_a, ok WHERE o.owner = ok.pk AND o.seq > ${TO}

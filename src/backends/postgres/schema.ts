@@ -54,6 +54,13 @@ export const identity = ledgerSchema.table('identity', {
   applicationId: integer('application_id').notNull(),
   /** Migrations applied (as SQLite ledgers' `user_version`). */
   schemaVersion: integer('schema_version').notNull(),
+  /**
+   * The ledger's log clock (SQLite's `search_state.log_clock`): a counter every fork, and every rewind that
+   * makes an abandoned branch at a new fork point, bumps by one in its statement; nothing takes it back (a
+   * delete must not: an entry written after a deleted fork would look older than the next fork). Pin-log
+   * and edit-log entries record it (`version`); a new branch's `fork_version` is its value after the bump.
+   */
+  logClock: integer('log_clock').notNull().default(0),
 })
 
 /** One row per conversation. */
@@ -92,7 +99,10 @@ export const sessions = ledgerSchema.table(
     forkActor: text('fork_actor'),
     /** Why, or null. */
     forkReason: text('fork_reason'),
-    /** The parent's `version` at the fork: the parent's log rows the branch inherits are those up to it. */
+    /**
+     * The log clock (`identity.log_clock`) right after the fork bumped it: the ancestors' log entries the
+     * branch inherits are those recorded below it.
+     */
     forkVersion: integer('fork_version'),
     /** The token prefix sum through `fork_seq`: the inherited total. */
     forkTokens: bigint('fork_tokens', { mode: 'number' }),
@@ -107,12 +117,8 @@ export const sessions = ledgerSchema.table(
       enum: ['replaced', 'regenerated', 'dropped', 'evicted'],
     }),
   },
-  (t) => [
-    // A session's children, by fork point: what a copy-down, a rewind and deleteSession look for.
-    index('sessions_children').on(t.parent, t.forkSeq),
-    // The log clock (the largest fork_version): one seek per log entry written.
-    index('sessions_fork_version').on(t.forkVersion),
-  ],
+  // A session's children, by fork point: what a copy-down, a rewind and deleteSession look for.
+  (t) => [index('sessions_children').on(t.parent, t.forkSeq)],
 )
 
 /** The archive: one row per message, never deleted by eviction. */

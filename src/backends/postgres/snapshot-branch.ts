@@ -208,7 +208,7 @@ export const BRANCH: SnapshotDialect = {
   (SELECT at FROM fk) AS fork_at,
   (SELECT coalesce((SELECT seq + 1 FROM context_ledger.messages WHERE session = s.pk ORDER BY seq DESC LIMIT 1),
     s.fork_seq + 1, 0) FROM s) AS full_n,
-  (SELECT max(fork_version) FROM context_ledger.sessions) AS clock,
+  (SELECT log_clock FROM context_ledger.identity WHERE id = 1) AS clock,
   (SELECT max(depth) FROM up) AS depth,
   ARRAY(SELECT id FROM context_ledger.sessions WHERE id = ANY($23::text[])) AS taken,
   (SELECT id FROM context_ledger.sessions WHERE pk = (SELECT parent FROM s)) AS parent_id,
