@@ -69,6 +69,7 @@ const CASES = [
   'a delete refused',
   'a delete of a subtree',
   'a delete',
+  'a replacement of an inherited row',
 ]
 
 const backend = makeBackend()
@@ -93,7 +94,7 @@ function expectedHistory(n: TreeNode) {
     pinned: s.pinned[seq] === true,
     inWindow: seq >= s.boundary || kept.has(seq),
     windowMessage: s.forms[seq],
-    late: s.forms[seq] !== undefined,
+    late: s.late[seq] === true,
   }))
 }
 
@@ -139,6 +140,12 @@ async function compareTree(run: BranchRun, step: string, listing = true): Promis
         pins.map((e) => ({ seq: e.seq, action: e.action })),
         `${where}: pin log`,
       ).toStrictEqual(n.state.pinLog)
+    const edits = await store.edits(n.id)
+    if (run.gone.size === 0)
+      expect(
+        edits.map((e) => ({ seq: e.seq, kind: e.kind })),
+        `${where}: edit log`,
+      ).toStrictEqual(n.state.editLog)
     // The summary the window shows is listed as current, inherited or not.
     const current = (await store.summaries(n.id, { limit: 10_000 })).find((x) => x.current)
     expect(current?.id, `${where}: current summary`).toBe(n.state.summary?.id)
@@ -180,7 +187,7 @@ async function runTree(
 }
 
 /** The commands that never make a branch. */
-const TRUNK: readonly Command['kind'][] = ['append', 'late', 'pin', 'unpin', 'apply', 'summarize']
+const TRUNK: readonly Command['kind'][] = ['append', 'late', 'pin', 'unpin', 'replace', 'apply', 'summarize']
 
 describe(`branches [${BACKEND}]`, () => {
   it('the reference is the store on a session without branches (what the branch runs compare against)', async () => {
