@@ -4,7 +4,8 @@
  * (examples/openai-agents-demo-model.ts) answers through the SDK's real `run()` loop, calling a tool each
  * turn; the session keeps every item in a SQLite file and hands each run the window. Then the store is
  * closed and opened again (the same window), the agent recalls with `search_history` a fact that left its
- * window, a reply is taken back with `popItem()`, and a compaction item replaces what the model sees.
+ * window, a reply is taken back with `popItem()` (kept in an abandoned branch), and a compaction item
+ * replaces what the model sees.
  * Last, what the window holds against the archive, and the CLI commands to look inside the file. Every
  * number printed comes from the file or from what the model was given.
  *
@@ -137,12 +138,13 @@ async function main(file: string): Promise<boolean> {
   console.log(`  answer: "${answer}" (search_history found it in the archive: ${recalled ? 'yes' : 'NO'})`)
 
   await turn(o, model, turns + 1, 'Please cancel order A-1002.')
-  const rows = archived(o.store)
   const popped = await o.session.popItem()
   const gone = !JSON.stringify(await o.session.getItems()).includes(textOf(popped))
+  const branch = (await o.session.branches()).findLast((b) => b.kind === 'abandoned')
+  const kept = o.store.history(branch?.sessionId ?? SESSION_ID, { fromSeq: (branch?.forkSeq ?? 0) + 1 })
   console.log(
     `\npopItem(): took back ${textOf(popped)}; the window no longer shows it: ${gone ? 'yes' : 'NO'};` +
-      ` the archive keeps it and gained ${archived(o.store) - rows} marker row`,
+      ` it is kept in the abandoned branch "${branch?.sessionId ?? '?'}" (${kept.length} row)`,
   )
 
   await o.session.replaceHistoryWithCompaction([

@@ -103,8 +103,9 @@ describe('popItem and replace_suffix keep the model input provider-valid', () =>
     // A new prompt: the calls are repaired again or left out, never shown without results.
     await s.addItems([user('c')])
     expect(providerProblems(await s.getItems())).toStrictEqual([])
-    const replaced = await s.history({ limit: 100 })
-    expect(replaced.length).toBeGreaterThanOrEqual(5)
+    // Nothing lost: every row is stored once across the tree (the popped ones in abandoned branches).
+    const stored = (await s.branches()).reduce((n, b) => n + b.ownMessages, 0)
+    expect(stored).toBeGreaterThanOrEqual(5)
   })
 
   it('replace_suffix reaching into a repair row keeps what the model sees valid', async () => {
@@ -124,11 +125,18 @@ describe('popItem and replace_suffix keep the model input provider-valid', () =>
     expect(providerProblems(await s.getItems())).toStrictEqual([])
   })
 
-  it('popping an open call hides the result that comes later (the result is not shown alone)', async () => {
+  it('popping an open call: a result that comes later is refused, as for a call never made', async () => {
     const s = session()
     await s.addItems([user('a'), call('c1')])
     await s.popItem()
-    await s.addItems([result('c1'), said('x')])
+    // The call left the conversation (into the abandoned branch): this session never made it.
+    const before = checksum()
+    expect(await codeOf(s.addItems([result('c1'), said('x')]))).toStrictEqual({
+      code: 'INVALID_MESSAGE',
+      path: '[0].callId',
+    })
+    expect(checksum()).toBe(before)
+    await s.addItems([said('x')])
     expect(providerProblems(await s.getItems())).toStrictEqual([])
   })
 
@@ -407,7 +415,7 @@ describe('history transactions: ids, retries, races', () => {
     expect(json(await b.getItems())).toStrictEqual(json([user('1'), said('2b')]))
   })
 
-  it('two stores pop at once: two different items come out, the archive keeps all', async () => {
+  it('two stores pop at once: two different items come out, every item stays stored', async () => {
     dir ??= tempDir('context-ledger-oa-adv-')
     const a = new LedgerSession({ store: dir.open('pop.db'), sessionId: 's' })
     const b = new LedgerSession({ store: dir.open('pop.db'), sessionId: 's' })
@@ -416,8 +424,15 @@ describe('history transactions: ids, retries, races', () => {
     const popped = await Promise.all([a.popItem(), b.popItem()])
     expect(new Set(popped.map((p) => JSON.stringify(p))).size).toBe(2)
     expect(json(await a.getItems())).toStrictEqual(json(items.slice(0, 2)))
-    const archived = (await a.history({ limit: 100 })).map((e) => JSON.stringify(e.message))
-    for (const item of items) expect(archived).toContain(JSON.stringify(item))
+    // The popped items are in the abandoned branches the pops left, each once.
+    const store = dir.open('pop.db')
+    const stored = (await a.branches()).flatMap((branch) =>
+      store
+        .history(branch.sessionId, { limit: 100 })
+        .filter((e) => e.seq > (branch.forkSeq ?? -1))
+        .map((e) => JSON.stringify(e.message)),
+    )
+    expect(stored.sort()).toStrictEqual(items.map((i) => JSON.stringify(i)).sort())
   })
 
   it('replaceHistoryWithCompaction: the model input is exactly [compaction, ...retained], the archive keeps the rest', async () => {

@@ -2,8 +2,8 @@
  * `npm run demo -- --openai-agents` runs as documented, through the `npm run demo` entry
  * (examples/strands-demo.ts with `--openai-agents`), in a process of its own: the story it prints holds —
  * every model input within the model's limit while the whole archive would not be, the same window after
- * reopening the store, recall of the first turn's fact, `popItem` withdrawing the answer, a compaction item
- * the next run starts from — and the file it leaves says the same, for the library and for the CLI.
+ * reopening the store, recall of the first turn's fact, `popItem` taking the answer back into an abandoned
+ * branch, a compaction item the next run starts from — and the file it leaves says the same, for the library and for the CLI.
  */
 import { describe, expect, it } from 'vitest'
 import { LedgerSession } from '../../src/adapters/openai-agents/index.js'
@@ -34,7 +34,9 @@ describe('npm run demo -- --openai-agents', () => {
   })
 
   it('withdraws with popItem and compacts, keeping everything in the archive', () => {
-    expect(demo.out).toMatch(/popItem\(\): took back .*Order A-1002 is .*the window no longer shows it: yes/u)
+    expect(demo.out).toMatch(
+      /popItem\(\): took back .*Order A-1002 is .*the window no longer shows it: yes; it is kept in the abandoned branch "support-dana~1" \(1 row\)/u,
+    )
     expect(demo.out).toMatch(
       /folded the \d+ rows the window held into summary #1 \(model "openai-compaction"\)/u,
     )
@@ -50,7 +52,11 @@ describe('npm run demo -- --openai-agents', () => {
       expect(shown.map((i) => i.type)).toContain('compaction')
       const archive = (await session.history({ limit: 1000 })).map((e) => JSON.stringify(e.message))
       expect(archive.some((m) => m.includes('RF-7731'))).toBe(true)
-      expect(archive.some((m) => m.includes('Order A-1002 is'))).toBe(true)
+      // The popped answer left the session: it is the abandoned branch's one row.
+      const popped = store
+        .history(`${SESSION_ID}~1`)
+        .filter((e) => e.seq > (store.branches(SESSION_ID)[1]?.forkSeq ?? 0))
+      expect(popped.map((e) => JSON.stringify(e.message).includes('Order A-1002 is'))).toStrictEqual([true])
       const end = demo.out.slice(demo.out.indexOf('At the end:'))
       expect(end).toContain(`${shown.length} items:`)
       expect(end).toContain(`${archive.length} rows:`)

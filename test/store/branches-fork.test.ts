@@ -235,6 +235,55 @@ describe('isolation', () => {
   })
 })
 
+describe('summaries and edits in a branch', () => {
+  it('regenerates or drops an inherited summary in the branch only, and explains its window', async () => {
+    const store = fresh()
+    const s = new PersistentConversationManager({ store, sessionId: 's', windowSize: 6 })
+    s.append([0, 1, 2, 3].flatMap(turn))
+    const made = await s.summarizeExcess(recordingSummarizer().summarize)
+    const id = made.summary?.id as number
+    store.fork('s', { atSeq: 15, newSessionId: 'b' })
+    const b = new PersistentConversationManager({ store, sessionId: 'b', windowSize: 6 })
+    expect(store.explainWindow('b')?.summary).toMatchObject({ id, inherited: true, current: true })
+    const again = await b.resummarize(id, recordingSummarizer().summarize)
+    expect(again).toMatchObject({ regenerates: id, inherited: false, current: true })
+    // The parent still shows its summary, unended; the branch lists it ended by its own regeneration.
+    expect(store.summary('s', id)).toMatchObject({ current: true, endedAt: undefined })
+    expect(store.summaries('b').map((x) => [x.id, x.inherited, x.current, x.endReason])).toStrictEqual([
+      [again.id, false, true, undefined],
+      [id, true, false, 'regenerated'],
+    ])
+    // Dropping the branch's summary brings the inherited messages back into its window only.
+    const sWindow = store.windowEntries('s')
+    b.dropSummary(again.id)
+    expect(store.windowEntries('s')).toStrictEqual(sWindow)
+    expect(store.windowEntries('b').some((e) => e.seq === undefined)).toBe(false)
+    await assertWindowRulesThroughApi(store, 'b', { first: 0, last: 0 })
+    await assertWindowRulesThroughApi(store, 's', { first: 0, last: 0 })
+  })
+
+  it('keeps the window form a branch saw of an evicted row when its owner edits the row later', () => {
+    const store = fresh()
+    store.append('s', [0, 1, 2].flatMap(turn))
+    store.applyWindow('s', LIMITS)
+    store.fork('s', { atSeq: 11, newSessionId: 'b' })
+    store.fork('b', { atSeq: 11, newSessionId: 'c' })
+    // Seq 3 is out of every window: no branch row holds it; its owner edits it now.
+    expect(store.windowEntries('c').map((e) => e.seq)).toStrictEqual([8, 9, 10, 11])
+    store.editMessage('s', { seq: 3 }, { role: 'assistant', content: [{ text: 'edited later in s' }] })
+    expect(store.message('s', { seq: 3 }).windowMessage?.content[0]).toStrictEqual({
+      text: 'edited later in s',
+    })
+    for (const id of ['b', 'c']) {
+      expect(store.message(id, { seq: 3 }).windowMessage).toBeUndefined()
+      expect(store.edits(id)).toStrictEqual([])
+    }
+    // A pin brings it back into the branch as the branch saw it.
+    store.pin('c', { seq: 3 })
+    expect(store.window('c').some((m) => JSON.stringify(m).includes('edited later'))).toBe(false)
+  })
+})
+
 describe('the trunk', () => {
   /** Counts the executions of the branch statements (the store keeps them private: a test reaches in). */
   function countBranchStatements(store: ContextStore): () => number {

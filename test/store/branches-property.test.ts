@@ -1,6 +1,7 @@
 /**
  * Random trees of branches on SQLite (docs/design.md, "Branches"): forks, rewinds, appends on either side
- * (whole turns, or a question and a call left open), pins, window applications and summaries in any order. The model
+ * (whole turns, or a question and a call left open), pins, window applications (with a last-N range),
+ * summaries and dropped summaries in any order. The model
  * treats a fork as a full copy of the parent's messages and pins up to the fork point, and a rewind as a
  * cut whose tail becomes a new session. After every step, every session's `history()` is the model's
  * list, its pins are the model's, and its window passes the window rules (read through the API).
@@ -27,6 +28,7 @@ type Step =
   | { kind: 'unpin'; at: number; seq: number }
   | { kind: 'apply'; at: number; size: number }
   | { kind: 'fold'; at: number; size: number }
+  | { kind: 'drop'; at: number; size: number }
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('append'), at: fc.nat(), whole: fc.boolean() }) },
@@ -71,7 +73,7 @@ function turn(whole: boolean): MessageData[] {
 }
 
 /** Runs one step on the store and the model. */
-async function run(store: ContextStore, model: Map<string, Model>, s: Step): Promise<void> {
+async function run(store: ContextStore, model: Map<string, Model>, s: Step, last: number): Promise<void> {
   const ids = [...model.keys()]
   const id = ids[s.at % ids.length] as string
   const m = model.get(id) as Model
@@ -121,11 +123,23 @@ async function run(store: ContextStore, model: Map<string, Model>, s: Step): Pro
       return
     }
     case 'apply':
-      store.applyWindow(id, { windowSize: s.size, tokenBudget: undefined, first: 0, last: 0 })
+      store.applyWindow(id, { windowSize: s.size, tokenBudget: undefined, first: 0, last })
       return
+    case 'drop': {
+      // Taking back the summary the window shows moves the boundary back (over inherited rows too).
+      const shown = store.session(id)?.summaryId
+      if (shown !== undefined)
+        store.dropSummary(id, shown, { windowSize: s.size, tokenBudget: undefined, first: 0, last })
+      return
+    }
     case 'fold': {
       // A summary of what the sliding window would drop (in the branch: over inherited rows too).
-      const manager = new PersistentConversationManager({ store, sessionId: id, windowSize: s.size })
+      const manager = new PersistentConversationManager({
+        store,
+        sessionId: id,
+        windowSize: s.size,
+        protectedMessages: { last },
+      })
       const r = await manager.summarizeExcess(recordingSummarizer().summarize)
       if (r.summary !== undefined) folds.push(r.summary.inherited)
     }
@@ -141,31 +155,35 @@ afterEach(() => {
 describe('branches, random trees', () => {
   it('every branch reads what a copy would hold, keeps its own pins, and keeps a valid window', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 14 }), async (steps) => {
-        dir?.cleanup()
-        dir = tempDir()
-        const store = dir.open()
-        const model = new Map<string, Model>([['root', { messages: [], pins: new Set() }]])
-        store.append('root', turn(true))
-        for (const e of store.history('root')) model.get('root')?.messages.push(e.message)
-        for (const s of steps) {
-          await run(store, model, s)
-          for (const [id, m] of model) {
-            const history = store.history(id, { limit: 10_000 }).map((e) => e.message)
-            if (JSON.stringify(history) !== JSON.stringify(m.messages))
-              throw new Error(
-                `history of ${id} after ${JSON.stringify(s)}: ${JSON.stringify(history)} ≠ ${JSON.stringify(m.messages)}`,
-              )
-            const pins = store.pinnedMessages({ sessionId: id }).map((p) => p.seq)
-            const want = [...m.pins].sort((a, b) => a - b)
-            if (JSON.stringify(pins) !== JSON.stringify(want))
-              throw new Error(
-                `pins of ${id} after ${JSON.stringify(s)}: ${JSON.stringify(pins)} ≠ ${JSON.stringify(want)}`,
-              )
-            await assertWindowRulesThroughApi(store, id, { first: 0, last: 0 })
+      fc.asyncProperty(
+        fc.array(step, { minLength: 1, maxLength: 14 }),
+        fc.integer({ min: 0, max: 3 }),
+        async (steps, last) => {
+          dir?.cleanup()
+          dir = tempDir()
+          const store = dir.open()
+          const model = new Map<string, Model>([['root', { messages: [], pins: new Set() }]])
+          store.append('root', turn(true))
+          for (const e of store.history('root')) model.get('root')?.messages.push(e.message)
+          for (const s of steps) {
+            await run(store, model, s, last)
+            for (const [id, m] of model) {
+              const history = store.history(id, { limit: 10_000 }).map((e) => e.message)
+              if (JSON.stringify(history) !== JSON.stringify(m.messages))
+                throw new Error(
+                  `history of ${id} after ${JSON.stringify(s)}: ${JSON.stringify(history)} ≠ ${JSON.stringify(m.messages)}`,
+                )
+              const pins = store.pinnedMessages({ sessionId: id }).map((p) => p.seq)
+              const want = [...m.pins].sort((a, b) => a - b)
+              if (JSON.stringify(pins) !== JSON.stringify(want))
+                throw new Error(
+                  `pins of ${id} after ${JSON.stringify(s)}: ${JSON.stringify(pins)} ≠ ${JSON.stringify(want)}`,
+                )
+              await assertWindowRulesThroughApi(store, id, { first: 0, last })
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: Number(process.env.FC_RUNS ?? 40) },
     )
     // The runs did fold, in branches too, and each summary belongs to the session that wrote it.

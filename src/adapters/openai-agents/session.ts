@@ -2,28 +2,36 @@
  * `LedgerSession`: the OpenAI Agents SDK's `Session` on the ledger. Every item the runner adds is stored
  * exactly (format `openai-agents`) and never deleted; what the runner reads back (`getItems()`) is the
  * session's window — bounded by `windowSize` / `tokenBudget`, pins and protected ranges kept, tool calls
- * with their results — minus what the conversation withdrew (`popItem`, `clearSession`, a replaced
- * suffix), which stays in the archive. See docs/openai-agents.md.
+ * with their results. On a store with branches `popItem` and a replaced suffix rewind the session — what
+ * leaves is an abandoned branch, listed and searchable — and `fork` starts a branch; `clearSession`
+ * (and, on a store without branches, every withdrawal) writes a marker row that hides earlier items,
+ * which stay in the archive. See docs/openai-agents.md.
  */
 import type { AgentInputItem, Session, SessionHistoryTransactionArgs } from '@openai/agents'
 import type {
   PersistentConversationManager,
   SummarizeOptions,
 } from '../../manager/persistent-conversation-manager.js'
+import { isContextLedgerError } from '../../errors.js'
 import { withdrawalMarker } from '../../formats/openai-agents/index.js'
+import type { BranchInfo } from '../../store/branches/types.js'
 import { invalidOption } from '../../store/check-args.js'
 import type { ContextStore } from '../../store/context-store.js'
 import type { LedgerEntry } from '../../store/store-types.js'
 import type { SummarizeResult, Summarizer } from '../../summaries/summarize.js'
 import type { AsyncContextStore, AsyncLedgerManager } from '../strands/async-ledger.js'
-import { formatGuard, openPort, type LedgerPort } from '../port.js'
+import { formatGuard, openPort, type LedgerPort, type PortWindowEntry } from '../port.js'
 import { serial, sessionState, type SessionState } from '../session-queue.js'
 import { WindowKeeper, warnWindowError } from '../window-keeper.js'
+import { branchPort, type BranchPort } from './branching.js'
 import { foldCompaction } from './compaction.js'
+import { checkForkOptions, forkPoint, type LedgerForkOptions } from './fork.js'
 import { asInput, type AgentItem } from './items.js'
 import { checkSessionOptions, type LedgerSessionOptions, type LedgerSessionStore } from './options.js'
 import { agentsSummarizer } from './summarize.js'
 import { ledgerTools, type LedgerTools } from './tools.js'
+import { leaveFrom, readHead, type Head, type View } from './rewind.js'
+import { popStart } from './rewind-plan.js'
 import { applyTransaction, markerFor } from './transactions.js'
 import { checkItems, invalidItem } from './validate.js'
 import { visibleItems, type VisibleItem } from './visible.js'
@@ -57,6 +65,10 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
   private readonly keeper: WindowKeeper
   private readonly onError: (error: unknown) => void
   private readonly sessionId: string
+  /** The options it was made with (a fork's session is made with them too). */
+  private readonly options: LedgerSessionOptions<S>
+  /** The store's branches, or undefined for a store without them (then withdrawals are markers). */
+  private readonly branching: BranchPort | undefined
   /** Refuses a session of another format (a Strands or AI SDK session under this id). */
   private readonly checkFormat: () => Promise<void>
 
@@ -69,6 +81,8 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
     const opened = openPort(store, { ...limits, format: OPENAI_AGENTS_FORMAT })
     this.ledger = opened.ledger as LedgerManagerOf<S>
     this.port = opened.port
+    this.options = options
+    this.branching = branchPort(store, opened.ledger)
     this.sessionId = options.sessionId
     this.checkFormat = formatGuard(this.port, this.sessionId, OPENAI_AGENTS_FORMAT)
     this.state = sessionState(store, options.sessionId)
@@ -116,19 +130,35 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
   }
 
   /**
-   * Takes the newest item out of the conversation and returns it; the archive keeps it, withdrawn by a
-   * marker row (`history()` shows both). Undefined when the model sees nothing — or when the newest
-   * thing it sees is a summary with pinned items before it (a summary has no place of its own to withdraw
-   * from; alone, it is withdrawn as a clear would).
+   * Takes the newest item out of the conversation and returns it. On a store with branches the session
+   * is rewound to before it: the item (and any row after it) leaves as an abandoned branch, which
+   * `branches()` lists and `search` finds; a popped tool result takes its call with it. On a store
+   * without branches it stays in the archive, withdrawn by a marker row. Undefined when the model sees
+   * nothing — or when the newest thing it sees is a summary with pinned items before it (a summary has no
+   * place of its own to withdraw from; alone, it is withdrawn as a clear would).
    */
   async popItem(): Promise<AgentInputItem | undefined> {
     return this.run(() =>
-      this.withdraw((shown, count) => {
+      this.withdraw(({ shown, entries }, head) => {
         const last = shown.at(-1)
-        if (last === undefined) return { result: undefined, marker: undefined }
-        if (last.seq !== undefined) return { result: asInput(last.item), marker: markerFor([last]) }
-        if (shown.length > 1) return { result: undefined, marker: undefined }
-        return { result: asInput(last.item), marker: withdrawalMarker({ before: count }) }
+        if (last === undefined) return { result: undefined }
+        const result = asInput(last.item)
+        if (last.seq === undefined) {
+          if (shown.length > 1) return { result: undefined }
+          return { result, write: () => this.guarded(head, [withdrawalMarker({ before: head.count })]) }
+        }
+        const branches = this.branching
+        if (branches === undefined) return { result, write: () => this.guarded(head, [markerFor([last])]) }
+        const from = popStart(shown, last.seq)
+        const carry = (c: { seqs: [number, number][]; pinned: boolean }) =>
+          c.seqs.length === 0
+            ? undefined
+            : (withdrawalMarker({ seqs: c.seqs }, undefined, c.pinned) as AgentItem)
+        return {
+          result,
+          write: () =>
+            leaveFrom(this.port, branches, head, from, { shown, entries }, carry, [], { reason: 'popItem' }),
+        }
       }),
     )
   }
@@ -140,23 +170,23 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
    */
   async clearSession(): Promise<void> {
     await this.run(() =>
-      this.withdraw((shown, count) => ({
-        result: undefined,
-        marker:
-          shown.length === 0
-            ? undefined
-            : (withdrawalMarker(
-                { before: count },
-                undefined,
-                shown.some((v) => v.pinned),
-              ) as AgentItem),
-      })),
+      this.withdraw(({ shown }, head) => {
+        if (shown.length === 0) return { result: undefined }
+        const marker = withdrawalMarker(
+          { before: head.count },
+          undefined,
+          shown.some((v) => v.pinned),
+        )
+        return { result: undefined, write: () => this.guarded(head, [marker]) }
+      }),
     )
   }
 
   /**
    * The SDK's atomic, idempotent history change (`append_items`, `replace_suffix`): see
-   * docs/openai-agents.md. A replaced suffix stays in the archive.
+   * docs/openai-agents.md. On a store with branches a replaced suffix leaves as an abandoned branch (the
+   * session rewound and continued by the replacement, in one transaction); without, it stays in the
+   * archive, withdrawn by a marker.
    *
    * @throws ContextLedgerError `HISTORY_CONFLICT` (id reused with another transaction, suffix mismatch),
    *   `INVALID_MESSAGE`, `INVALID_OPTIONS`; nothing is written
@@ -164,7 +194,7 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
   async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
     await this.run(async () => {
       await this.checkFormat()
-      await applyTransaction(this.port, this.sessionId, args)
+      await applyTransaction(this.port, this.branching, this.sessionId, args)
       // A retry of an applied operation settles too: its first attempt may have failed before it did.
       await this.keeper.settle()
     })
@@ -215,9 +245,15 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
   }
 
   private async shown(): Promise<VisibleItem[]> {
+    return (await this.view()).shown
+  }
+
+  /** What the model sees and the window rows it is made from (the limits applied first if due). */
+  private async view(): Promise<{ entries: PortWindowEntry[]; shown: VisibleItem[] }> {
     await this.checkFormat()
     await this.keeper.beforeRead()
-    return visibleItems(await this.port.windowEntries())
+    const entries = await this.port.windowEntries()
+    return { entries, shown: visibleItems(entries) }
   }
 
   private async write(items: readonly unknown[]): Promise<void> {
@@ -231,19 +267,64 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
     await this.keeper.settle()
   }
 
-  /** Appends the marker `decide` returns, against the count it read; read again when another writer moved. */
+  /**
+   * Forks the session: a new session that shares every item up to the fork point with this one — nothing
+   * is copied — and continues on its own (the session is unchanged). The fork point is `atItem` (an
+   * index of `getItems()`), `atSeq` or `trackingId`, by default the newest item.
+   *
+   * @param options - fork point, the branch's id, who forks and why
+   * @returns a session on the branch, with this session's options
+   * @throws ContextLedgerError `INVALID_OPTIONS` (bad options, a store without branches),
+   *   `MESSAGE_NOT_FOUND` (no such message), `SESSION_EXISTS`, `SESSION_NOT_FOUND` (nothing to fork yet)
+   */
+  async fork(options: LedgerForkOptions = {}): Promise<LedgerSession<S>> {
+    const checked = checkForkOptions(options)
+    const branches = this.branchesOrThrow()
+    const { atItem: _item, atSeq: _seq, trackingId: _id, ...rest } = checked
+    const info = await this.run(async () => {
+      const count = await this.port.messageCount()
+      const shown = checked.atItem === undefined ? [] : await this.shown()
+      const given = Object.entries(rest).filter(([, v]) => v !== undefined)
+      return branches.fork({ ...Object.fromEntries(given), ...forkPoint(checked, shown, count) })
+    })
+    return new LedgerSession<S>({ ...this.options, sessionId: info.sessionId })
+  }
+
+  /**
+   * The branch tree holding this session: the root first, then each branch after its parent — forks, and
+   * the abandoned branches `popItem` and replaced suffixes left — with its parent, fork point, who made
+   * it, when and why. `new LedgerSession({ store, sessionId })` opens any of them.
+   *
+   * @throws ContextLedgerError `INVALID_OPTIONS` on a store without branches, `SESSION_NOT_FOUND`
+   */
+  async branches(): Promise<BranchInfo[]> {
+    return this.branchesOrThrow().branches()
+  }
+
+  private branchesOrThrow(): BranchPort {
+    if (this.branching !== undefined) return this.branching
+    throw invalidOption('store', 'this store has no branches (a PostgreSQL store of an older version)')
+  }
+
+  /** Appends rows when the session is still at `head` (else `APPEND_CONFLICT`, nothing written). */
+  private async guarded(head: Head, rows: readonly AgentItem[]): Promise<void> {
+    if (this.branching === undefined) await this.port.append(rows, { expectCount: head.count })
+    else await this.branching.rewindAppend({ expectCount: head.count, expectNewest: head.newest }, rows)
+  }
+
+  /** Runs the write `decide` returns, against what it read; read again when another writer moved. */
   private async withdraw<T>(
-    decide: (shown: VisibleItem[], count: number) => { result: T; marker: AgentItem | undefined },
+    decide: (view: View, head: Head) => { result: T; write?: () => Promise<void> },
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const count = await this.port.messageCount()
-      const { result, marker } = decide(await this.shown(), count)
-      if (marker === undefined) return result
+      const head = await readHead(this.port, this.branching)
+      const { result, write } = decide(await this.view(), head)
+      if (write === undefined) return result
       try {
-        await this.port.append([marker], { expectCount: count })
+        await write()
         return result
       } catch (error) {
-        if ((error as { code?: unknown }).code !== 'APPEND_CONFLICT' || attempt >= 8) throw error
+        if (!isContextLedgerError(error, 'APPEND_CONFLICT') || attempt >= 8) throw error
       }
     }
   }

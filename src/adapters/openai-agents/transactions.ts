@@ -1,13 +1,18 @@
 /**
- * `applyHistoryTransaction` on an append-only ledger. The SDK's contract: the operation id is stored
- * atomically with the change, a retry with the same id and transaction is a no-op, the same id with
- * another transaction — or a suffix that no longer matches — fails and changes nothing.
+ * `applyHistoryTransaction` on the ledger. The SDK's contract: the operation id is stored atomically with
+ * the change, a retry with the same id and transaction is a no-op, the same id with another transaction —
+ * or a suffix that no longer matches — fails and changes nothing.
  *
- * Here one append does it all: a withdrawal marker carrying the operation's id and a SHA-256 digest of
- * the transaction (and, for `replace_suffix`, the seqs of the items it replaces), then the new items.
- * The append names the message count it read (`expectCount`), so a writer that slipped in between —
- * another process running the same operation included — makes it fail with nothing written, and it is
- * read and decided again. The replaced items stay in the archive, withdrawn from what the model sees.
+ * The operation's id and a SHA-256 digest of the transaction are an operation marker row, written in the
+ * same transaction as the change. On a store with branches a `replace_suffix` rewinds the session to
+ * before the replaced items — they leave as an abandoned branch (`branches()` lists it, `search` finds
+ * it) — and appends the marker and the replacement after what stays, in one transaction (`rewind.ts`). On
+ * a store without branches (and for `append_items`) it is one append: the marker withdraws the replaced
+ * items from what the model sees, which the archive keeps. Either write is guarded by what was read
+ * before deciding, so a writer that slipped in between — another process running the same operation
+ * included — makes it fail with nothing written, and it is read and decided again. An operation is
+ * found again in the session or in a branch the session abandoned (a later replace may have taken its
+ * marker along).
  */
 import { createHash } from 'node:crypto'
 import { ContextLedgerError, isContextLedgerError } from '../../errors.js'
@@ -15,9 +20,12 @@ import { describeValue } from '../../messages/limits.js'
 import { withdrawalMarker, withdrawalOf } from '../../formats/openai-agents/index.js'
 import { canonical } from '../canonical.js'
 import type { LedgerPort } from '../port.js'
+import type { BranchPort } from './branching.js'
 import type { AgentItem } from './items.js'
+import { leaveFrom, readHead, type Head, type View } from './rewind.js'
 import { checkItems } from './validate.js'
-import { visibleItems, type VisibleItem } from './visible.js'
+import { callSeqs, danglingCalls, mergeRanges } from './rewind-plan.js'
+import { RESULT_TYPES, visibleItems, type VisibleItem } from './visible.js'
 
 export { canonical } from '../canonical.js'
 
@@ -109,21 +117,95 @@ export function markerFor(
 const sameItems = (a: readonly unknown[], b: readonly unknown[]): boolean =>
   a.length === b.length && a.every((x, i) => canonical(x) === canonical(b[i]))
 
+/** The replaced items: the newest `expected.length` shown, when they equal `expected`. */
+function suffixOf(
+  sessionId: string,
+  shown: readonly VisibleItem[],
+  expected: readonly unknown[],
+): VisibleItem[] {
+  const k = expected.length
+  const replaced = k === 0 ? [] : shown.slice(-k)
+  if (
+    replaced.length !== k ||
+    !sameItems(
+      replaced.map((v) => v.item),
+      expected,
+    )
+  )
+    throw historyConflict(sessionId, "the expected suffix does not match the session's newest items")
+  if (replaced.some((v) => v.seq === undefined))
+    throw historyConflict(sessionId, 'the suffix reaches back into the summary, which cannot be replaced')
+  return replaced
+}
+
+/** Writes the change: see the module's header. */
+async function write(
+  port: LedgerPort,
+  branches: BranchPort | undefined,
+  head: Head,
+  change: { t: Checked; replaced: readonly VisibleItem[]; view: View },
+): Promise<void> {
+  const { t, replaced, view } = change
+  const operation = { id: t.operationId, digest: t.digest }
+  if (branches === undefined) {
+    await port.append([markerFor(replaced, operation), ...t.append], { expectCount: head.count })
+    return
+  }
+  const guard = { expectCount: head.count, expectNewest: head.newest }
+  const first = replaced[0]?.seq
+  if (first === undefined) {
+    await branches.rewindAppend(guard, [markerFor([], operation), ...t.append])
+    return
+  }
+  const from = Math.min(...replaced.map((v) => v.seq ?? first))
+  // A call whose result leaves and that the replacement does not answer would be shown alone.
+  const answered = new Set(
+    t.append.flatMap((i) =>
+      RESULT_TYPES.has(String(i.type)) && typeof i.callId === 'string' ? [i.callId] : [],
+    ),
+  )
+  const dangling = danglingCalls(view.shown, from, callSeqs(view.entries), answered)
+  await leaveFrom(
+    port,
+    branches,
+    head,
+    from,
+    view,
+    (carried) => {
+      // Pinned when a withdrawn call is: the marker stays in the window as long as the call does.
+      const pinned = view.shown.some(
+        ({ seq, pinned }) => pinned && seq !== undefined && dangling.some(([a, b]) => seq >= a && seq < b),
+      )
+      const seqs = mergeRanges([...carried.seqs, ...dangling])
+      return withdrawalMarker({ seqs }, operation, carried.pinned || pinned)
+    },
+    t.append,
+    { actor: 'agent', reason: `replace_suffix (operation ${t.operationId})` },
+  )
+}
+
 /**
  * Applies a history transaction (see the module's header).
  *
  * @param port - the session
+ * @param branches - the session's branches, or undefined on a store without them
  * @param sessionId - its id, for errors
  * @param args - the SDK's `{ operationId, transaction }`
  * @returns whether anything was written (false for a retry of an applied operation)
  * @throws ContextLedgerError `HISTORY_CONFLICT` (the id was used for another transaction, or the suffix
  *   does not match), `INVALID_OPTIONS` / `INVALID_MESSAGE` (bad arguments); nothing is written
  */
-export async function applyTransaction(port: LedgerPort, sessionId: string, args: unknown): Promise<boolean> {
+export async function applyTransaction(
+  port: LedgerPort,
+  branches: BranchPort | undefined,
+  sessionId: string,
+  args: unknown,
+): Promise<boolean> {
   const t = check(args)
+  const id = `op:${t.operationId}`
   for (let attempt = 1; ; attempt++) {
-    const count = await port.messageCount()
-    const applied = await port.byTrackingId(`op:${t.operationId}`)
+    const head = await readHead(port, branches)
+    const applied = branches === undefined ? await port.byTrackingId(id) : await branches.findKept(id)
     if (applied !== undefined) {
       const note = withdrawalOf(applied.message)
       if (note?.operation?.digest === t.digest) return false
@@ -132,25 +214,11 @@ export async function applyTransaction(port: LedgerPort, sessionId: string, args
         `operation "${t.operationId}" was already applied with another transaction`,
       )
     }
-    const shown = visibleItems(await port.windowEntries())
-    let replaced: VisibleItem[] = []
-    if (t.expectedSuffix !== undefined) {
-      const k = t.expectedSuffix.length
-      replaced = k === 0 ? [] : shown.slice(-k)
-      if (
-        replaced.length !== k ||
-        !sameItems(
-          replaced.map((v) => v.item),
-          t.expectedSuffix,
-        )
-      )
-        throw historyConflict(sessionId, "the expected suffix does not match the session's newest items")
-      if (replaced.some((v) => v.seq === undefined))
-        throw historyConflict(sessionId, 'the suffix reaches back into the summary, which cannot be replaced')
-    }
-    const marker = markerFor(replaced, { id: t.operationId, digest: t.digest })
+    const entries = await port.windowEntries()
+    const shown = visibleItems(entries)
+    const replaced = t.expectedSuffix === undefined ? [] : suffixOf(sessionId, shown, t.expectedSuffix)
     try {
-      await port.append([marker, ...t.append], { expectCount: count })
+      await write(port, branches, head, { t, replaced, view: { entries, shown } })
       return true
     } catch (error) {
       if (!isContextLedgerError(error, 'APPEND_CONFLICT') || attempt >= ATTEMPTS) throw error

@@ -24,14 +24,22 @@ export interface VisibleItem {
   readonly item: AgentItem
 }
 
-const RESULT_TYPES = new Set([
+/** The item types that answer a call (by `callId`). */
+export const RESULT_TYPES: ReadonlySet<string> = new Set([
   'function_call_result',
   'computer_call_result',
   'shell_call_output',
   'apply_patch_call_output',
   'program_output',
 ])
-const CALL_TYPES = new Set(['function_call', 'computer_call', 'shell_call', 'apply_patch_call', 'program'])
+/** The item types that call a tool and wait for a result (by `callId`). */
+export const CALL_TYPES: ReadonlySet<string> = new Set([
+  'function_call',
+  'computer_call',
+  'shell_call',
+  'apply_patch_call',
+  'program',
+])
 
 /** Whether the seq lies in one of the half-open ranges. */
 const within = (seq: number, ranges: readonly (readonly [number, number])[]): boolean =>

@@ -18,6 +18,7 @@ import { piecesOf } from './lineage.js'
 import { branchInfo, routerOf, sessionNotFound } from './tree.js'
 import type { RewindResult } from './types.js'
 import { trimAtOrBefore, validStart } from './window-copy.js'
+import { recordRewind, splitRewoundLog } from '../rewind-log.js'
 
 /** The first free `${id}~${k}`, k ≥ 1 (a minted id when that would be too long). */
 function freeId(ledger: Ledger, id: string): string {
@@ -90,8 +91,12 @@ function abandon(ledger: Ledger, b: Before, a: number): void {
   })
 }
 
-/** The session after the move: its newest row's flags, its calls open at `to`, its window made valid. */
-function restrict(ledger: Ledger, b: Before, now: number): void {
+/**
+ * The session after the move: its newest row's flags, its calls open at `to`, its window made valid;
+ * `restricted` is told where its tail starts once the window is restricted, before it is planned again
+ * (the eviction log's part, `store/rewind-log.ts`).
+ */
+function restrict(ledger: Ledger, b: Before, now: number, restricted: (from: number) => void): void {
   const router = routerOf(ledger)
   const { br } = router
   const base = router.base
@@ -145,6 +150,7 @@ function restrict(ledger: Ledger, b: Before, now: number): void {
     limits: s.limits,
     forkSummary: fork,
   })
+  restricted(from)
   st.sessionTouch.run(now, s.pk)
   if (s.limits === null) return
   const row = st.sessionByPk.get(s.pk)
@@ -221,7 +227,11 @@ export function rewind(ledger: Ledger, sessionId: string, options: unknown): Rew
     if (a === undefined) throw new Error(`abandoned branch "${id}" not found right after its insert`)
     ledger.keys.remember(id, a)
     abandon(ledger, b, a)
-    restrict(ledger, b, now)
+    // The eviction log follows the window: split once the session's tail start is known.
+    restrict(ledger, b, now, (from) => {
+      splitRewoundLog(br, { session: s.pk, abandoned: a, toSeq: to, tailFrom: from, beforeFork: before })
+    })
+    recordRewind(st, s.pk, [to + 1, s.message_count - 1], a, now)
     router.reset()
     return { session: branchInfo(router, s.pk), abandoned: branchInfo(router, a), left }
   })
