@@ -222,7 +222,7 @@ describe(`branches [${BACKEND}]`, () => {
         async (opening, commands) => runTree(opening, commands),
       ),
       // PostgreSQL takes milliseconds a call where SQLite takes microseconds: fewer runs, the same checks.
-      { numRuns: fcRuns(BACKEND === 'postgres' ? 8 : 80), examples: EXAMPLES },
+      { numRuns: fcRuns(BACKEND === 'postgres' ? 4 : 80), examples: EXAMPLES },
     )
     // The generator reaches every case the property is about (a change to it that stops reaching one
     // would otherwise pass unnoticed).
