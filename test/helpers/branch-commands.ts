@@ -29,6 +29,7 @@ export type Command =
   | { kind: 'fork'; on: number; at: number | 'end'; byTrackingId: boolean; named: boolean }
   | { kind: 'rewind'; on: number; at: number; named: boolean }
   | { kind: 'pin' | 'unpin'; on: number; at: number }
+  | { kind: 'replace'; on: number; at: number; size: number; clear: boolean; logged: boolean }
   | { kind: 'apply'; on: number; limits: Limits; mode: 'apply' | 'overflow' }
   | { kind: 'summarize'; on: number; ratio: number; preserve: number }
   | { kind: 'delete'; on: number; subtree: boolean }
@@ -74,6 +75,17 @@ export const command: fc.Arbitrary<Command> = fc.oneof(
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('pin' as const), on, at: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('unpin' as const), on, at: fc.nat() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('replace' as const),
+      on,
+      at: fc.nat(),
+      size: fc.integer({ min: 1, max: 600 }),
+      clear: fc.boolean(),
+      logged: fc.boolean(),
+    }),
+  },
   {
     weight: 5,
     arbitrary: fc.record({

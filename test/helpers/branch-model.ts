@@ -42,6 +42,8 @@ export interface BranchState {
   tokens: number[]
   /** The window form of each message that has one (a late result's text form). */
   forms: (StoredMessageData | undefined)[]
+  /** Whether each message holds a late result (its window form shows it as text, whatever an edit says). */
+  late: boolean[]
   /** Whether each message is pinned in this branch. */
   pinned: boolean[]
   /** First seq of the tail. */
@@ -54,6 +56,8 @@ export interface BranchState {
   limits: WindowLimits | undefined
   /** The pin log it sees: what its ancestors logged about what it inherits before the fork, then its own. */
   pinLog: { seq: number; action: 'pin' | 'unpin' }[]
+  /** The edit log it sees, as the pin log. */
+  editLog: { seq: number; kind: 'edit' }[]
 }
 
 /** An empty branch (a root before its first append). */
@@ -62,12 +66,14 @@ export function emptyBranch(): BranchState {
     archive: [],
     tokens: [],
     forms: [],
+    late: [],
     pinned: [],
     boundary: 0,
     kept: [],
     summary: undefined,
     limits: undefined,
     pinLog: [],
+    editLog: [],
   }
 }
 
@@ -233,6 +239,7 @@ export function applyAppend(b: BranchState, rows: readonly ExpectedRow[]): void 
     b.archive.push(r.message)
     b.tokens.push(estimateTokens(r.message))
     b.forms.push(r.form)
+    b.late.push(r.form !== undefined)
     b.pinned.push(false)
   }
   if (emptyTail) skipInvalidStart(b, from)

@@ -32,8 +32,10 @@ export function restrictBranch(parent: BranchState, atSeq: number, how: Restrict
   b.archive = cut<StoredMessageData>(b.archive)
   b.tokens = cut(b.tokens)
   b.forms = cut(b.forms)
+  b.late = cut(b.late)
   b.pinned = cut(b.pinned)
   b.pinLog = b.pinLog.filter((e) => e.seq < n)
+  b.editLog = b.editLog.filter((e) => e.seq < n)
   // The latest trim point at or before a seq, the fork-point row a trim point as the newest row.
   const view = viewOf({ ...b, boundary: n, kept: [] })
   const atOrBefore = (s: number): number | undefined => view.lastTrimPoint(0, Math.min(s, atSeq) + 1, false)

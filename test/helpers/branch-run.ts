@@ -29,6 +29,7 @@ import {
   type BranchState,
 } from './branch-model.js'
 import { BranchTree, type TreeNode } from './branch-tree.js'
+import { editModel, replaceable, replacement, replaceModel } from './branch-edits.js'
 import { refusalOf } from './refusal.js'
 import { recordingSummarizer, summaryText } from './summarizers.js'
 import { assertProgress, assertStepRulesOf } from './window-rules.js'
@@ -137,6 +138,8 @@ export class BranchRun {
       case 'pin':
       case 'unpin':
         return count === 0 ? undefined : this.pin(node, c.at % count, c.kind === 'pin')
+      case 'replace':
+        return this.replace(node, c)
       case 'apply':
         return this.apply(node, { ...c.limits }, c.mode)
       case 'summarize':
@@ -241,6 +244,25 @@ export class BranchRun {
       expect([error.code, error.path]).toStrictEqual(['INVALID_OPTIONS', 'ref'])
     } else if (pinned) await this.store.pin(node.id, { seq }, { actor: 'agent', reason: 'property' }, limits)
     else await this.store.unpin(node.id, { seq })
+  }
+
+  private async replace(node: TreeNode, c: Extract<Command, { kind: 'replace' }>): Promise<void> {
+    const seqs = replaceable(node.state, this.runId)
+    const seq = seqs[c.at % Math.max(1, seqs.length)]
+    const archived = seq === undefined ? undefined : node.state.archive[seq]
+    if (seq === undefined || archived === undefined) return
+    const message = c.clear ? null : replacement(archived, c.size)
+    if (c.logged) {
+      await this.store.editMessage(node.id, { seq }, message ?? archived, {
+        actor: 'agent',
+        reason: 'property',
+      })
+      editModel(node.state, seq, message ?? archived)
+    } else {
+      await this.store.setWindowContent(node.id, { seq }, message, estimateTokens)
+      replaceModel(node.state, seq, message)
+    }
+    if (node.parent !== null && seq <= (node.forkSeq ?? -1)) reach('a replacement of an inherited row')
   }
 
   private async apply(node: TreeNode, limits: WindowLimits, mode: 'apply' | 'overflow'): Promise<void> {

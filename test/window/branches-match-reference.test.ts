@@ -33,7 +33,8 @@ const THROUGH_API = true
 /**
  * Problems reported in /work/wt/BRANCH-FINDINGS.md and not fixed yet, left out so the property finds the
  * next: a fork or rewind inside a step's answers leaves a call open behind a result; a link of an inherited
- * summary chain shows the end its owner gave it after the fork.
+ * summary chain shows the end its owner gave it after the fork; on PostgreSQL, an inherited summary's chain
+ * is not listed.
  */
 function known(run: BranchRun): (p: WindowRuleProblem) => boolean {
   return (p) =>
@@ -43,8 +44,16 @@ function known(run: BranchRun): (p: WindowRuleProblem) => boolean {
     // later eviction").
     (p.rule === 'summary chain order' &&
       /replaces \d+ \((evicted|dropped)/.test(p.detail) &&
+      p.sessionId !== run.tree.rootId) ||
+    // PostgreSQL lists an inherited summary without the chain it replaces (BRANCH-FINDINGS.md, "pg:
+    // summaries(branch) lists an inherited summary without its chain"; SQLite lists it since core 7da6c75).
+    (BACKEND === 'postgres' &&
+      (p.rule === 'summary replaces' || p.rule === 'summary chain complete') &&
       p.sessionId !== run.tree.rootId)
 }
+
+/** Whether the log clock never goes back on this backend (a delete cannot hide log entries from a later fork). */
+const CLOCK_KEPT = BACKEND === 'sqlite'
 
 /** Whether a session's conversation ends with calls open behind a result (a fork or rewind inside a step). */
 function openBehindResult(n: TreeNode | undefined): boolean {
@@ -69,6 +78,7 @@ const CASES = [
   'a delete refused',
   'a delete of a subtree',
   'a delete',
+  'a replacement of an inherited row',
 ]
 
 const backend = makeBackend()
@@ -93,7 +103,7 @@ function expectedHistory(n: TreeNode) {
     pinned: s.pinned[seq] === true,
     inWindow: seq >= s.boundary || kept.has(seq),
     windowMessage: s.forms[seq],
-    late: s.forms[seq] !== undefined,
+    late: s.late[seq] === true,
   }))
 }
 
@@ -133,12 +143,19 @@ async function compareTree(run: BranchRun, step: string, listing = true): Promis
       `${where}: session`,
     ).toStrictEqual(factsOf(n.state))
     const pins = await store.pinEvents(n.id)
-    // Known (BRANCH-FINDINGS.md, "the log clock goes back"): after a delete the pin log may lose entries.
-    if (run.gone.size === 0)
+    // Known on PostgreSQL (BRANCH-FINDINGS.md, "the log clock goes back"; fixed on SQLite by core d52c0d8):
+    // after a delete the pin log may lose entries.
+    if (CLOCK_KEPT || run.gone.size === 0)
       expect(
         pins.map((e) => ({ seq: e.seq, action: e.action })),
         `${where}: pin log`,
       ).toStrictEqual(n.state.pinLog)
+    const edits = await store.edits(n.id)
+    if (CLOCK_KEPT || run.gone.size === 0)
+      expect(
+        edits.map((e) => ({ seq: e.seq, kind: e.kind })),
+        `${where}: edit log`,
+      ).toStrictEqual(n.state.editLog)
     // The summary the window shows is listed as current, inherited or not.
     const current = (await store.summaries(n.id, { limit: 10_000 })).find((x) => x.current)
     expect(current?.id, `${where}: current summary`).toBe(n.state.summary?.id)
@@ -180,7 +197,7 @@ async function runTree(
 }
 
 /** The commands that never make a branch. */
-const TRUNK: readonly Command['kind'][] = ['append', 'late', 'pin', 'unpin', 'apply', 'summarize']
+const TRUNK: readonly Command['kind'][] = ['append', 'late', 'pin', 'unpin', 'replace', 'apply', 'summarize']
 
 describe(`branches [${BACKEND}]`, () => {
   it('the reference is the store on a session without branches (what the branch runs compare against)', async () => {
@@ -205,7 +222,7 @@ describe(`branches [${BACKEND}]`, () => {
         async (opening, commands) => runTree(opening, commands),
       ),
       // PostgreSQL takes milliseconds a call where SQLite takes microseconds: fewer runs, the same checks.
-      { numRuns: fcRuns(BACKEND === 'postgres' ? 25 : 80), examples: EXAMPLES },
+      { numRuns: fcRuns(BACKEND === 'postgres' ? 4 : 80), examples: EXAMPLES },
     )
     // The generator reaches every case the property is about (a change to it that stops reaching one
     // would otherwise pass unnoticed).
