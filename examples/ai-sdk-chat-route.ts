@@ -43,7 +43,8 @@ type ChatBody = { id: string; messages: UIMessage[] } & ChatRequest
 /** A refusal as the client gets it: the ledger's code, the field, the message. */
 function refused(error: unknown): Response {
   if (!isContextLedgerError(error)) throw error
-  const status = error.code === 'MESSAGE_NOT_FOUND' ? 404 : 400
+  // 404: a message id the chat never had; 409: other writers kept changing the chat (try again); 400: the rest.
+  const status = error.code === 'MESSAGE_NOT_FOUND' ? 404 : error.code === 'APPEND_CONFLICT' ? 409 : 400
   return Response.json({ code: error.code, path: error.path, message: error.message }, { status })
 }
 

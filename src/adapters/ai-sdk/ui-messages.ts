@@ -198,13 +198,17 @@ function checkFollows(
  * @param branches - its tree
  * @param plan - what {@link planSave} returned
  * @param enforce - brings the window within its limits
+ * @param count - the session's message count the plan was made against: the new messages are appended
+ *   only onto it (or onto the rewind's point), so a writer that got in between is not built on blindly
  * @returns the new entries
+ * @throws ContextLedgerError `APPEND_CONFLICT` when another writer changed the session since the plan
  */
 export async function writeSave(
   port: LedgerPort,
   branches: BranchPort,
   plan: SavePlan,
   enforce: () => Promise<unknown>,
+  count: number,
 ): Promise<LedgerEntry[]> {
   if (plan.continued === undefined && plan.fresh.length === 0 && plan.rewind === undefined) return []
   if (plan.rewind !== undefined)
@@ -214,7 +218,8 @@ export async function writeSave(
       actor: AI_SDK_ACTOR,
       reason: CONTINUED_REASON,
     })
-  const entries = plan.fresh.length === 0 ? [] : await port.append(plan.fresh)
+  const expectCount = plan.rewind === undefined ? count : plan.rewind.toSeq + 1
+  const entries = plan.fresh.length === 0 ? [] : await port.append(plan.fresh, { expectCount })
   await enforce()
   return entries
 }

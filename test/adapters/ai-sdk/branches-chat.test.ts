@@ -5,7 +5,8 @@
  * through a tool call (`MockLanguageModelV4`). Each regeneration or edit rewinds the chat: the replaced
  * messages leave the conversation as an abandoned branch — listed by `branches()`, offered by
  * `alternatives()`, found by `search` — the model never sees them again, and nothing is deleted. A second
- * process opens the ledger, sees the same chat and tree, and goes on from it.
+ * process opens the ledger, sees the same chat and tree (the old answer an abandoned branch, found by
+ * search), and goes on from it.
  */
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
@@ -219,40 +220,49 @@ describe('requests the chat cannot follow', () => {
           body: JSON.stringify({ id: 'chat', ...body }),
         }),
       )
-      return { status: response.status, ...((await response.json()) as { code: string; path: string }) }
+      return {
+        status: response.status,
+        ...((await response.json()) as { code: string; path: string; message: string }),
+      }
     }
     const regenerate = 'regenerate-message'
     const submit = 'submit-message'
     const reworded: UIMessage = { ...u1, parts: [{ type: 'text', text: 'Who signs it off?' }] }
+    /** A refusal: its status, code and field, and a message that says what is wrong. */
+    const refused = async (
+      body: object,
+      want: { status: number; code: string; path: string },
+      says: RegExp,
+    ) => {
+      const got = await post(body)
+      expect(got).toMatchObject(want)
+      expect(got.message).toMatch(says)
+    }
+    const notFound = { status: 404, code: 'MESSAGE_NOT_FOUND', path: 'messageId' }
+    const contradicts = { status: 400, code: 'INVALID_OPTIONS', path: 'messageId' }
     // A messageId neither the chat nor any branch of it has: a stale or forged request.
-    expect(await post({ messages: [u0], trigger: regenerate, messageId: 'no-such-id' })).toMatchObject({
-      status: 404,
-      code: 'MESSAGE_NOT_FOUND',
-      path: 'messageId',
-    })
-    expect(
-      await post({ messages: [u0, a0, { ...reworded, id: 'nope' }], trigger: submit, messageId: 'nope' }),
-    ).toMatchObject({ status: 404, code: 'MESSAGE_NOT_FOUND' })
+    await refused(
+      { messages: [u0], trigger: regenerate, messageId: 'no-such-id' },
+      notFound,
+      /^Session "chat" has no message "no-such-id" in its conversation or any of its branches$/u,
+    )
+    const forged = [u0, a0, { ...reworded, id: 'nope' }]
+    await refused({ messages: forged, trigger: submit, messageId: 'nope' }, notFound, /"nope"/u)
     // A list that contradicts the request: the edited message not last; a regenerated answer not next to the list's end.
-    expect(await post({ messages: [u0, a0, reworded], trigger: submit, messageId: u0.id })).toMatchObject({
-      status: 400,
-      code: 'INVALID_OPTIONS',
-      path: 'messageId',
-    })
-    expect(
-      await post({ messages: [u0], trigger: regenerate, messageId: at(chat.messages, 3).id }),
-    ).toMatchObject({
-      status: 400,
-      code: 'INVALID_OPTIONS',
-      path: 'messageId',
-    })
-    expect(await post({ messages: [u0], trigger: 'resume-stream' })).toMatchObject({
-      code: 'INVALID_OPTIONS',
-      path: 'trigger',
-    })
+    const edit = new RegExp(`the edited message "${u0.id}" must be the list's last message`, 'u')
+    await refused({ messages: [u0, a0, reworded], trigger: submit, messageId: u0.id }, contradicts, edit)
+    const a1 = at(chat.messages, 3).id
+    const far = new RegExp(
+      `"${a1}" \\(seq 3\\), but the list ends with "${u0.id}" \\(seq 0\\), not next to it`,
+      'u',
+    )
+    await refused({ messages: [u0], trigger: regenerate, messageId: a1 }, contradicts, far)
+    const triggers = /^Invalid saveUIMessages options at trigger: .*"regenerate-message"/u
+    await refused({ messages: [u0], trigger: 'resume-stream' }, { ...contradicts, path: 'trigger' }, triggers)
     // An edit sent without trigger and messageId (a route written before branches) is not appended after u1.
     const unsaid = await post({ messages: [u0, a0, reworded] })
     expect(unsaid).toMatchObject({ status: 400, code: 'INVALID_MESSAGE', path: '[2].id' })
+    expect(unsaid.message).toContain("pass the request's { trigger, messageId } to saveUIMessages")
     // An edit whose new id a message that stays already has.
     await expect(
       session.replaceMessage({ messageId: u1.id }, { ...reworded, id: a0.id }),
@@ -293,6 +303,7 @@ describe('a restart', () => {
   it('a second process sees the same chat, tree and window, and goes on from the same branch', async () => {
     const { handle, chat, session } = await chatOn()
     await chat.sendMessage({ text: 'How does db-eu fail over?' })
+    const replaced = at(chat.messages, 1).id
     await chat.regenerate()
     await chat.sendMessage({ text: 'Who approves it?' })
     await chat.sendMessage({ text: 'Who is on call for it?', messageId: at(chat.messages, 2).id })
@@ -305,19 +316,32 @@ describe('a restart', () => {
     }))
     const window: ModelMessage[] = await session.window()
     const worker = join(import.meta.dirname, 'chat-restart-worker.ts')
-    const child = spawnSync(process.execPath, ['--import', 'tsx', worker, backend.location(handle), 'chat'], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    })
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', worker, backend.location(handle), 'chat', replaced, 'Take standby'],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    )
     expect(child.stderr).toBe('')
     const { seen, after } = JSON.parse(child.stdout) as {
-      seen: { ids: string[]; tree: typeof tree; window: unknown }
+      seen: { ids: string[]; tree: typeof tree; window: unknown; old: unknown }
       after: { ids: string[]; tree: typeof tree }
     }
+    // The replaced first answer: listed there as the abandoned branch chat~1, found by search in it only.
+    expect(tree).toContainEqual({
+      sessionId: 'chat~1',
+      parentId: 'chat',
+      forkSeq: 0,
+      kind: 'abandoned',
+      ownMessages: 1,
+    })
     expect(seen).toEqual({
       ids: ids(chat.messages),
       tree,
       window: JSON.parse(JSON.stringify(window)) as unknown,
+      old: { ledger: ['chat~1'], chat: [] },
     })
     // It regenerated the newest answer: one more abandoned branch, which this process sees too.
     expect(after.ids.slice(0, 3)).toEqual(ids(chat.messages).slice(0, 3))

@@ -5,7 +5,9 @@
  * reload (the SDK's chat logic, given the loaded messages): regenerates the newest answer through the
  * example route, and prints the chat and the tree again.
  *
- *   node --import tsx test/adapters/ai-sdk/chat-restart-worker.ts <location> <chat id>
+ * Given an old message's id and words of it, it also prints where `search` finds that message.
+ *
+ *   node --import tsx test/adapters/ai-sdk/chat-restart-worker.ts <location> <chat id> [<old id> <words>]
  */
 import { ledgerSession } from '../../../src/adapters/ai-sdk/index.js'
 import { coreStoreOf, openLedger } from '../../helpers/ledger-open.js'
@@ -26,8 +28,23 @@ const tree = async () =>
     kind: b.kind,
     ownMessages: b.ownMessages,
   }))
+/** Where the ledger finds a message id: each hit's session, whole ledger and the chat's conversation. */
+const found = async (query: string, trackingId: string) => ({
+  ledger: (await handle.search(query, { limit: 50 }))
+    .filter((h) => h.trackingId === trackingId)
+    .map((h) => h.sessionId),
+  chat: (await handle.search(query, { sessionId: chatId, limit: 50 }))
+    .filter((h) => h.trackingId === trackingId)
+    .map((h) => h.sessionId),
+})
 const messages = await session.loadUIMessages()
-const seen = { ids: messages.map((m) => m.id), tree: await tree(), window: await session.window() }
+const [oldId, query] = process.argv.slice(4)
+const seen = {
+  ids: messages.map((m) => m.id),
+  tree: await tree(),
+  window: await session.window(),
+  ...(oldId !== undefined && query !== undefined ? { old: await found(query, oldId) } : {}),
+}
 const chat = new HeadlessChat({ id: chatId, messages, handler: chatRoute(store, runbookModel().model).POST })
 await chat.regenerate()
 const after = { ids: chat.messages.map((m) => m.id), tree: await tree() }

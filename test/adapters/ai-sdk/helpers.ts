@@ -20,10 +20,11 @@ export function promptTokens(prompt: Prompt): number {
 
 /**
  * A model that calls `tool` with `{ n }` on each of its first `calls` steps, then answers `text`; with
- * `maxPromptTokens` it throws, as a provider refuses, when a prompt is larger.
+ * `maxPromptTokens` it throws, as a provider refuses, when a prompt is larger. Its call ids are
+ * `<idPrefix>-<step>` (`call-1`, … by default).
  */
 export function toolLoopModel(
-  options: { calls: number; tool: string; text?: string; maxPromptTokens?: number },
+  options: { calls: number; tool: string; text?: string; maxPromptTokens?: number; idPrefix?: string },
   prompts: Prompt[] = [],
 ): MockLanguageModelV4 {
   let step = 0
@@ -37,7 +38,7 @@ export function toolLoopModel(
       ? [
           {
             type: 'tool-call',
-            toolCallId: `call-${step}`,
+            toolCallId: `${options.idPrefix ?? 'call'}-${step}`,
             toolName: options.tool,
             input: JSON.stringify({ n: step }),
           },
