@@ -1,6 +1,7 @@
 /**
  * The benches `npm run bench` runs instead of rows a–h when given their flag: `--postgres [--search]`,
- * `--scale`, `--recall`, `--contention`, `--ai-sdk`, `--openai-agents`, `--langchain` and `--claude [--postgres]`;
+ * `--scale`, `--recall`, `--contention`, `--ai-sdk`, `--openai-agents`, `--langchain`, `--claude [--postgres]` and
+ * `--branches [--postgres]`;
  * each parses the remaining options itself.
  */
 
@@ -11,6 +12,14 @@
  * @returns true when a bench ran (rows a–h must not), false for none
  */
 export async function runOther(argv: readonly string[]): Promise<boolean> {
+  if (argv.includes('--branches')) {
+    // What branches cost: a fork of a 1,000,000-message session vs a 1,000-message one, the agent loop in a
+    // branch at depth 1, 10 and 100, search in a branch (SQLite, or PostgreSQL with --postgres; see
+    // bench/branches.ts). Before --postgres alone.
+    const { runBranches } = await import('./branches.js')
+    process.stdout.write(await runBranches(argv.filter((a) => a !== '--branches')))
+    return true
+  }
   if (argv.includes('--claude')) {
     // The Claude Agent SDK's session store calls: ours (SQLite, and PostgreSQL with --postgres) against
     // InMemorySessionStore and the CLI's JSONL files (see bench/claude-agent.ts). Before --postgres alone.

@@ -2,7 +2,8 @@
 -- `kind`, who, when and why); its conversation is the parent's up to and including `fork_seq`, then its own
 -- rows. No message row is copied: a branch's own window state on the rows it inherits lives in
 -- `branch_rows`, and the pin and edit logs record the log clock (`version`, the largest `fork_version`) so
--- that a branch sees its ancestors' entries from before its fork only. Every existing session is a root.
+-- that a branch sees its ancestors' entries from before its fork only; so does the eviction log (`clock`:
+-- its `version` orders one session's cuts). Every existing session is a root.
 CREATE TABLE `branch_rows` (
 	`id` integer PRIMARY KEY NOT NULL,
 	`session` integer NOT NULL,
@@ -37,4 +38,5 @@ ALTER TABLE `sessions` ADD `fork_summary` integer;--> statement-breakpoint
 ALTER TABLE `sessions` ADD `fork_summary_ended_at` integer;--> statement-breakpoint
 ALTER TABLE `sessions` ADD `fork_summary_end_reason` text;--> statement-breakpoint
 CREATE INDEX `sessions_children` ON `sessions` (`parent`,`fork_seq`);--> statement-breakpoint
-CREATE INDEX `sessions_fork_version` ON `sessions` (`fork_version`);
+CREATE INDEX `sessions_fork_version` ON `sessions` (`fork_version`);--> statement-breakpoint
+ALTER TABLE `eviction_log` ADD `clock` integer;

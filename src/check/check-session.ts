@@ -25,7 +25,8 @@ import type { StoredMessageData } from '../messages/types.js'
 import { STATEMENTS } from '../db/statements.js'
 import { prepareSpec } from '../db/typed-statement.js'
 import { checkEvictionRows } from './eviction-rows.js'
-import { checkLedgerRows } from './ledger-rows.js'
+import { branchFactsOf, checkBranchState } from './branch-state.js'
+import { checkLedgerRows, pairStartsOf, type BranchLedger } from './ledger-rows.js'
 import { checkSummaryBodies, MessageRules, readable } from './message-rules.js'
 import { CHECK_READS, type CheckSessionRow } from './statements.js'
 import { checkStoreJson } from './store-json.js'
@@ -123,6 +124,8 @@ export function checkSession(
         { ...options, ranges: options.ranges ?? { first: limits?.first ?? 0, last: limits?.last ?? 0 } },
       )
       const boundary = row?.boundary ?? 0
+      const branch = row === undefined ? undefined : branchFactsOf(db, row.pk)
+      let inheritedTokens = 0
       const bodies = new MessageRules(format)
       for (let from = 0; ; from += PAGE) {
         let page: readonly ArchiveEntry[]
@@ -137,6 +140,7 @@ export function checkSession(
         if (entries !== undefined)
           page = entries.map((e) => {
             options.onEntry?.(e)
+            if (branch !== undefined && e.seq <= branch.forkSeq) inheritedTokens += e.tokens
             return bodies.entry(e)
           })
         for (const e of page) rules.entry(e)
@@ -147,7 +151,13 @@ export function checkSession(
       const log = problemList(sessionId)
       const bodyFacts = bodies.report(fail)
       if (row !== undefined) {
-        checkLedgerRows(db, row, result.shapes, bodyFacts, fail)
+        let own: BranchLedger | undefined
+        if (branch !== undefined) {
+          const pairStart = pairStartsOf(row, result.shapes)
+          const state = checkBranchState(db, branch, result.shapes, inheritedTokens, pairStart, fail)
+          own = { firstSeq: branch.forkSeq + 1, forkTokens: branch.fork.fork_tokens ?? 0, ...state }
+        }
+        checkLedgerRows(db, row, result.shapes, bodyFacts, fail, own)
         checkStoreJson(db, row.pk, fail)
         checkEvictionRows(db, row.pk, session?.messageCount ?? 0, row.boundary, log.fail)
       }
@@ -207,7 +217,7 @@ function readSummaries(
 ): SummaryRecord[] | undefined {
   try {
     const newest = store.summaries(sessionId, { limit: SUMMARIES_PAGE })
-    if (newest.length < SUMMARIES_PAGE || row === undefined) return newest
+    if (newest.length < SUMMARIES_PAGE || row === undefined) return withInheritedChains(store, sessionId, newest)
     // LIMIT -1: no limit.
     return prepareSpec(store.connection(), STATEMENTS.summariesOf)
       .all(row.pk, -1)
@@ -229,6 +239,39 @@ function readSummaries(
     }
     return undefined
   }
+}
+
+/**
+ * A branch's summaries with the chain of the one it inherited: the summary its window showed at the fork
+ * is an ancestor's, and so are the summaries it replaced or regenerated (read through the branch, which
+ * finds them in its lineage) — the rules walk that chain down to the raw messages.
+ */
+function withInheritedChains(
+  store: ContextStoreReader,
+  sessionId: string,
+  list: SummaryRecord[],
+): SummaryRecord[] {
+  const known = new Map(list.map((x) => [x.id, x]))
+  const todo = list.filter((x) => x.inherited)
+  for (let x = todo.pop(); x !== undefined; x = todo.pop())
+    for (const [id, reason] of [
+      [x.replaces, 'replaced'],
+      [x.regenerates, 'regenerated'],
+    ] as const)
+      if (id !== undefined && !known.has(id)) {
+        // In the branch's view it ended when the summary after it in the chain was made, whatever its own
+        // session did with it later (it may show it still: the fold was made below it).
+        const link: SummaryRecord = {
+          ...store.summary(sessionId, id),
+          inherited: true,
+          current: false,
+          endReason: reason,
+          endedAt: x.createdAt,
+        }
+        known.set(id, link)
+        todo.push(link)
+      }
+  return known.size === list.length ? list : [...known.values()].sort((a, b) => b.id - a.id)
 }
 
 /**

@@ -7,7 +7,9 @@
  * boundary back: a row at or above the boundary names seqs that never left); no earlier than the
  * latest append of its messages (`at`); the runs one cut wrote do not overlap; and a summary's fold rows
  * share one version, newer than the fold of every summary before it. A file from before
- * the log has no rows to check. Not checked: that every evicted message has a row (cuts made before a
+ * the log has no rows to check. A rewind's row (cut `rewind`) is about the conversation the rewind took
+ * back: it names the abandoned branch (a session of kind `abandoned`, or none once that was deleted), and
+ * none of the seq rules apply. Not checked: that every evicted message has a row (cuts made before a
  * file was migrated have none), nor kept rows covered by a run (a message pinned back into the window
  * keeps the row of the cut that took it out).
  */
@@ -56,8 +58,24 @@ export function checkEvictionRows(
   const report = (rule: string, detail: string): void => {
     if (shown++ < 5) fail(rule, detail)
   }
+  const sessionKind = prepareSpec(db, CHECK_READS.sessionKind)
   for (const r of prepareSpec(db, CHECK_READS.evictions).iterate(pk)) {
     const run = `eviction log row ${r.from_seq}–${r.to_seq} (version ${r.version})`
+    if (r.cut === 'rewind') {
+      // A rewind's row is about the conversation it took back (those seqs are the abandoned branch's,
+      // and the session may have used them again): its own rules.
+      if (r.version > version)
+        report('eviction log version', `${run} is newer than the session (version ${version})`)
+      if (r.reason !== 'rewind' || r.from_seq > r.to_seq)
+        report('eviction log rewind', `${run}: a rewind's row with reason ${r.reason}`)
+      const kind = r.summary === null ? undefined : sessionKind.get(r.summary)
+      if (kind !== undefined && kind !== 'abandoned')
+        report(
+          'eviction log rewind',
+          `${run} names session key ${String(r.summary)}, a ${kind}, as its abandoned branch`,
+        )
+      continue
+    }
     if (r.from_seq > r.to_seq || r.to_seq >= messageCount)
       report('eviction log range', `${run} is not a run of the session's ${messageCount} messages`)
     if (r.to_seq >= boundary)

@@ -51,8 +51,17 @@ function waitingBefore(shapes: readonly MessageShape[]): boolean[] {
   })
 }
 
-/** `pair_start` as the store derives it for the session's format (see `pairAt` in append-rows.ts). */
-function pairStartsOf(session: CheckSessionRow, shapes: readonly MessageShape[]): (seq: number) => boolean {
+/**
+ * `pair_start` as the store derives it for the session's format (see `pairAt` in append-rows.ts).
+ *
+ * @param session - the session's row (its format)
+ * @param shapes - each message's role and tool ids, by seq
+ * @returns whether the row at a seq starts a tool pair
+ */
+export function pairStartsOf(
+  session: CheckSessionRow,
+  shapes: readonly MessageShape[],
+): (seq: number) => boolean {
   const alone = formatNamed(session.format).splitSteps === true
   const blocked = alone ? waitingBefore(shapes) : []
   return (seq) => {
@@ -63,6 +72,19 @@ function pairStartsOf(session: CheckSessionRow, shapes: readonly MessageShape[])
   }
 }
 
+/** What a branch adds to its own rows' bookkeeping (`branch-state.ts`). */
+export interface BranchLedger {
+  /** Its first own seq: the fork point + 1. */
+  readonly firstSeq: number
+  /** The token sum its own rows' running sums start from. */
+  readonly forkTokens: number
+  /** Its kept inherited rows, and their window tokens (its kept totals count them too). */
+  readonly kept: number
+  readonly keptTokens: number
+  /** Inherited seqs a pin in its view stands behind. */
+  readonly pinnedOnce: ReadonlySet<number>
+}
+
 /**
  * Checks a session's bookkeeping columns against its archive.
  *
@@ -71,6 +93,7 @@ function pairStartsOf(session: CheckSessionRow, shapes: readonly MessageShape[])
  * @param shapes - each message's role and tool ids, by seq, as the archive's bodies give them
  * @param facts - the calls' names, the results' statuses and the pin flags, from the bodies
  * @param fail - records a problem
+ * @param branch - for a branch: where its own rows start and what its inherited rows add
  */
 export function checkLedgerRows(
   db: Database.Database,
@@ -78,6 +101,7 @@ export function checkLedgerRows(
   shapes: readonly MessageShape[],
   facts: BodyFacts,
   fail: Fail,
+  branch?: BranchLedger,
 ): void {
   const pk = session.pk
   for (const uid of prepareSpec(db, CHECK_READS.duplicateUids).iterate(pk))
@@ -91,9 +115,9 @@ export function checkLedgerRows(
   const lastPins = prepareSpec(db, CHECK_READS.lastPins).iterate(pk)
   let pin = lastPins.next()
   const late = new Set<number>()
-  let sum = 0
-  let kept = 0
-  let keptTokens = 0
+  let sum = branch?.forkTokens ?? 0
+  let kept = branch?.kept ?? 0
+  let keptTokens = branch?.keptTokens ?? 0
   const pairStart = pairStartsOf(session, shapes)
   for (const r of prepareSpec(db, CHECK_READS.messages).iterate(pk)) {
     const m = shapes[r.seq]
@@ -135,8 +159,8 @@ export function checkLedgerRows(
   if (session.kept_tokens !== null && session.kept_tokens !== keptTokens)
     fail('kept totals', `the session counts ${session.kept_tokens} kept tokens, there are ${keptTokens}`)
 
-  const redacted = checkLogRows(db, pk, facts, fail)
-  checkToolLinks(db, pk, shapes, facts, late, redacted, fail)
+  const redacted = checkLogRows(db, pk, facts, fail, branch?.pinnedOnce)
+  checkToolLinks(db, pk, shapes, facts, { late, redacted, firstSeq: branch?.firstSeq ?? 0 }, fail)
 
   if (session.limits !== null) {
     const what = jsonProblem(session.limits)

@@ -22,9 +22,16 @@ import { CHECK_READS } from './statements.js'
  * @param pk - the session's key
  * @param facts - which bodies carry the pin flag
  * @param fail - records a problem
+ * @param inherited - for a branch: the inherited seqs a pin in its view stands behind (its ancestors' logs)
  * @returns the seqs the edit log records a redaction of
  */
-export function checkLogRows(db: Database.Database, pk: number, facts: BodyFacts, fail: Fail): Set<number> {
+export function checkLogRows(
+  db: Database.Database,
+  pk: number,
+  facts: BodyFacts,
+  fail: Fail,
+  inherited?: ReadonlySet<number>,
+): Set<number> {
   const attributions = new Offenders('pin log', 'a pin event pin() would refuse')
   const pinnedOnce = new Set<number>()
   for (const e of prepareSpec(db, CHECK_READS.pinEvents).iterate(pk)) {
@@ -63,7 +70,7 @@ export function checkLogRows(db: Database.Database, pk: number, facts: BodyFacts
   }
   const flags = new Offenders('pin flag in body', 'a body carries the pin flag no pin stands behind')
   for (const seq of facts.pinFlagged)
-    if (!pinnedOnce.has(seq) && !redacted.has(seq))
+    if (!pinnedOnce.has(seq) && !redacted.has(seq) && inherited?.has(seq) !== true)
       flags.add(
         { seq, field: 'message.metadata.custom.pinned' },
         `seq ${seq} carries metadata.custom.pinned, and no pin event records it`,

@@ -95,6 +95,7 @@ export const CHECK_READS = {
     'found',
   ),
   sessionVersion: value<[pk: number], number>('SELECT version FROM sessions WHERE pk = ?', 'version'),
+  sessionKind: value<[pk: number], string>('SELECT kind FROM sessions WHERE pk = ?', 'kind'),
   summaryIds: value<[session: number], number>('SELECT id FROM summaries WHERE session = ?', 'id'),
   // Each summary's own folded seqs (JSON half-open ranges), for the fold rows of the eviction log.
   summarySeqs: rows<[session: number], { id: number; seqs: string }>(

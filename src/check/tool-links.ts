@@ -25,8 +25,9 @@ import { CHECK_READS } from './statements.js'
  * @param pk - the session's key
  * @param shapes - each message's role and tool ids, by seq
  * @param facts - the calls' names and the results' statuses, from the bodies
- * @param late - the seqs marked late
- * @param redacted - the seqs the edit log records a redaction of
+ * @param marks - the seqs marked late, those the edit log records a redaction of, and the session's first
+ *   own seq (a branch's fork point + 1: the calls and results before it are its ancestors' rows, linked in
+ *   their own tables; it holds only the links of calls still open at its fork)
  * @param fail - records a problem
  */
 export function checkToolLinks(
@@ -34,10 +35,10 @@ export function checkToolLinks(
   pk: number,
   shapes: readonly MessageShape[],
   facts: BodyFacts,
-  late: ReadonlySet<number>,
-  redacted: ReadonlySet<number>,
+  marks: { late: ReadonlySet<number>; redacted: ReadonlySet<number>; firstSeq: number },
   fail: Fail,
 ): void {
+  const { late, redacted, firstSeq } = marks
   const links = new Offenders('tool links', 'a tool_calls row disagrees with the messages')
   const uses = new Set<string>()
   const results = new Set<string>()
@@ -83,7 +84,14 @@ export function checkToolLinks(
     results.add(answer)
   }
   const lateFlags = new Offenders('late flag', 'a message marked late holds no late tool result')
+  // Where each call was first made in the conversation (a late result answers a call made before it,
+  // which may be an ancestor's).
+  const firstUse = new Map<string, number>()
   shapes.forEach((m, seq) => {
+    for (const id of m.uses) if (!firstUse.has(id)) firstUse.set(id, seq)
+  })
+  shapes.forEach((m, seq) => {
+    if (seq < firstSeq) return
     for (const id of m.uses)
       if (!uses.has(toolKey(seq, id)))
         links.add(seq, `seq ${seq} calls ${id}, and no tool_calls row records it`)
@@ -92,7 +100,7 @@ export function checkToolLinks(
       if (results.has(toolKey(seq, id))) continue
       // A late result answers a call that was no longer waiting: no link, but the call was made before —
       // or, in a format that stores a result for a call never made as late (a transcript mirror), not.
-      const made = calledAt.get(id)
+      const made = calledAt.get(id) ?? firstUse.get(id)
       const known = made !== undefined && made < seq
       if (late.has(seq) && (known || facts.format.unknownResults === 'late')) lateResults++
       else links.add(seq, `seq ${seq} answers ${id}, and no tool_calls row links it`)

@@ -68,6 +68,32 @@ const json = z.unknown()
 const time = count.max(8.64e15)
 const raw = <T extends string>(fields: readonly [T, ...T[]]) => z.array(z.enum(fields)).optional()
 
+const summaryEnd = z.enum(['replaced', 'regenerated', 'dropped', 'evicted'])
+
+/**
+ * A branch's place in its tree (docs/design.md, "Branches"): every column of its session row that a
+ * root leaves null. Its parent is named by id: an import finds it in the same input or in the file.
+ */
+export const branchHeader = z.strictObject({
+  /** The parent session's id. */
+  parent: text.min(1),
+  forkSeq: count,
+  kind: z.enum(['fork', 'abandoned']),
+  forkedAt: time,
+  actor: text.nullable(),
+  reason: text.nullable(),
+  forkVersion: count,
+  forkTokens: count,
+  forkTrimPoint: z.boolean(),
+  forkPairStart: z.boolean(),
+  /** The ancestor's summary the branch's window showed at the fork, by its session and trackingId. */
+  forkSummary: z.strictObject({ sessionId: text.min(1), trackingId: text }).nullable(),
+  forkSummaryEndedAt: time.nullable(),
+  forkSummaryEndReason: summaryEnd.nullable(),
+  /** Whether the window shows that summary now (then `session.summary` is null). */
+  showsForkSummary: z.boolean(),
+})
+
 /** The header line. */
 export const headerLine = z.strictObject({
   type: z.literal('header'),
@@ -89,6 +115,8 @@ export const headerLine = z.strictObject({
     limits: json,
     /** The session's message format; absent: `'strands'`. */
     format: z.enum(MESSAGE_FORMATS).optional(),
+    /** For a branch: its parent, fork point and the rest of its fork; absent for a root. */
+    branch: branchHeader.optional(),
     raw: raw(['metadata', 'limits']),
   }),
   counts: z.strictObject({
@@ -98,6 +126,7 @@ export const headerLine = z.strictObject({
     edits: count,
     summaries: count,
     evictions: count.optional(),
+    branchRows: count.optional(),
   }),
 })
 
@@ -144,6 +173,8 @@ export const pinEventLine = z.strictObject({
   actor: text,
   reason: text.nullable(),
   at: time,
+  /** The session's version when it was written (absent or null: before versions were recorded). */
+  version: nullableCount.optional(),
 })
 
 /** An edit line. */
@@ -155,7 +186,21 @@ export const editLine = z.strictObject({
   reason: text.nullable(),
   at: time,
   message: json,
+  /** The session's version when it was written (absent or null: before versions were recorded). */
+  version: nullableCount.optional(),
   raw: raw(['message']),
+})
+
+/** A branch row: a branch's own window state on a row it inherits (its owner is the lineage's). */
+export const branchRowLine = z.strictObject({
+  type: z.literal('branchRow'),
+  seq: count,
+  pinned: z.boolean(),
+  kept: z.boolean(),
+  recheck: z.boolean(),
+  windowMessage: json,
+  windowTokens: nullableCount,
+  raw: raw(['windowMessage']),
 })
 
 /** A summary line. */
@@ -176,7 +221,10 @@ export const summaryLine = z
     promptHash: text,
     createdAt: time,
     endedAt: time.nullable(),
-    endReason: z.enum(['replaced', 'regenerated', 'dropped', 'evicted']).nullable(),
+    endReason: summaryEnd.nullable(),
+    /** A branch's summary that folded (or regenerated) the summary it inherited: `replaces` (`regenerates`) is null. */
+    replacesForkSummary: z.literal(true).optional(),
+    regeneratesForkSummary: z.literal(true).optional(),
     raw: raw(['seqs', 'message']),
   })
   .superRefine((line, ctx) => {
@@ -206,6 +254,10 @@ export const evictionLine = z.strictObject({
   reason: text,
   /** The summary a fold went into: its id in the export. */
   summary: count.min(1).nullable(),
+  /** For a rewind's row: the abandoned branch's session id (null once it was deleted). */
+  abandoned: text.nullable().optional(),
+  /** The ledger's log clock when it was written (absent or null: before branches). */
+  clock: nullableCount.optional(),
 })
 
 /** Any line but the header. */
@@ -216,6 +268,7 @@ export const bodyLine = z.discriminatedUnion('type', [
   editLine,
   summaryLine,
   evictionLine,
+  branchRowLine,
 ])
 
 /** The header. */
@@ -232,5 +285,9 @@ export type EditLine = z.infer<typeof editLine>
 export type SummaryLine = z.infer<typeof summaryLine>
 /** An eviction log row. */
 export type EvictionLine = z.infer<typeof evictionLine>
+/** A branch row. */
+export type BranchRowLine = z.infer<typeof branchRowLine>
+/** A branch's fork, in the header. */
+export type BranchHeader = z.infer<typeof branchHeader>
 /** Any line but the header. */
 export type BodyLine = z.infer<typeof bodyLine>

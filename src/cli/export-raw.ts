@@ -5,7 +5,12 @@
 import { notStoreJson } from '../check/store-json.js'
 
 /** The fields that hold a body: the store writes them with `JSON.stringify`, so their text is exactly that. */
-const BODIES = new Set(['message.message', 'message.windowMessage', 'summary.message'])
+const BODIES = new Set([
+  'message.message',
+  'message.windowMessage',
+  'summary.message',
+  'branchRow.windowMessage',
+])
 
 /**
  * What is wrong with the `raw` fields of an export line, if anything.

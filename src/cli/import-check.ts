@@ -21,6 +21,8 @@ import { CliError } from './errors.js'
 
 /** What the check needs to know of the parsed export. */
 export interface ImportedLines {
+  /** The seq of the first message line (0, or a branch's fork point + 1). */
+  readonly firstSeq: number
   /** The message lines, in seq order. */
   readonly messages: readonly object[]
   /** The summary lines, each with the id the export gives it. */
@@ -29,8 +31,10 @@ export interface ImportedLines {
   readonly toolCalls: readonly object[]
   readonly pinEvents: readonly object[]
   readonly edits: readonly object[]
-  /** The line number of each parsed line (the header is line 1). */
+  /** The line number of each parsed line. */
   readonly lineOf: ReadonlyMap<object, number>
+  /** The line number of the session's header. */
+  readonly headerLine: number
 }
 
 /**
@@ -94,7 +98,7 @@ function lineOf(
     if (line !== undefined) return line
   }
   if (p.seq !== undefined) {
-    const line = at(lines.messages[p.seq])
+    const line = at(lines.messages[p.seq - lines.firstSeq])
     if (line !== undefined) return line
   }
   if (p.summaryId !== undefined) {
@@ -102,5 +106,5 @@ function lineOf(
     const line = at(lines.summaries.find((s) => s.id === id))
     if (line !== undefined) return line
   }
-  return 1
+  return lines.headerLine
 }

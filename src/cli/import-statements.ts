@@ -4,26 +4,45 @@
  * `summaries.text`) and the session's format included, values always bound.
  */
 import type Database from 'better-sqlite3'
-import { prepareAll, write, type PreparedAll } from '../db/typed-statement.js'
+import { prepareAll, value, write, type PreparedAll } from '../db/typed-statement.js'
 
 /** The statements `import` writes with, by name. */
 export const CLI_WRITES = {
   insertSession: write<
     [
-      id: string,
-      createdAt: number,
-      updatedAt: number,
-      metadata: string | null,
-      boundary: number,
-      version: number,
-      keptCount: number | null,
-      keptTokens: number | null,
-      keptFirst: number | null,
-      limits: string | null,
-      format: string | null,
+      {
+        id: string
+        createdAt: number
+        updatedAt: number
+        metadata: string | null
+        boundary: number
+        version: number
+        keptCount: number | null
+        keptTokens: number | null
+        keptFirst: number | null
+        limits: string | null
+        format: string | null
+        parent: number | null
+        forkSeq: number | null
+        kind: string
+        forkedAt: number | null
+        forkActor: string | null
+        forkReason: string | null
+        forkVersion: number | null
+        forkTokens: number | null
+        forkTrimPoint: number | null
+        forkPairStart: number | null
+        forkSummary: number | null
+        forkSummaryEndedAt: number | null
+        forkSummaryEndReason: string | null
+      },
     ]
   >(`INSERT INTO sessions (id, created_at, updated_at, metadata, boundary, version, kept_count, kept_tokens,
-      kept_first, summary, limits, format) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`),
+      kept_first, summary, limits, format, parent, fork_seq, kind, forked_at, fork_actor, fork_reason, fork_version,
+      fork_tokens, fork_trim_point, fork_pair_start, fork_summary, fork_summary_ended_at, fork_summary_end_reason)
+    VALUES (@id, @createdAt, @updatedAt, @metadata, @boundary, @version, @keptCount, @keptTokens, @keptFirst, NULL,
+      @limits, @format, @parent, @forkSeq, @kind, @forkedAt, @forkActor, @forkReason, @forkVersion, @forkTokens,
+      @forkTrimPoint, @forkPairStart, @forkSummary, @forkSummaryEndedAt, @forkSummaryEndReason)`),
   insertMessage: write<
     [
       session: number,
@@ -74,13 +93,22 @@ export const CLI_WRITES = {
       cut: string,
       reason: string,
       summary: number | null,
+      clock: number | null,
     ]
   >(
-    'INSERT INTO eviction_log (session, to_seq, version, from_seq, at, cut, reason, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO eviction_log (session, to_seq, version, from_seq, at, cut, reason, summary, clock) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
   ),
   insertPinEvent: write<
-    [session: number, seq: number, action: string, actor: string, reason: string | null, at: number]
-  >('INSERT INTO pin_events (session, seq, action, actor, reason, at) VALUES (?, ?, ?, ?, ?, ?)'),
+    [
+      session: number,
+      seq: number,
+      action: string,
+      actor: string,
+      reason: string | null,
+      at: number,
+      version: number | null,
+    ]
+  >('INSERT INTO pin_events (session, seq, action, actor, reason, at, version) VALUES (?, ?, ?, ?, ?, ?, ?)'),
   insertEdit: write<
     [
       session: number,
@@ -90,8 +118,11 @@ export const CLI_WRITES = {
       reason: string | null,
       at: number,
       body: string | null,
+      version: number | null,
     ]
-  >('INSERT INTO message_edits (session, seq, kind, actor, reason, at, body) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+  >(
+    'INSERT INTO message_edits (session, seq, kind, actor, reason, at, body, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  ),
   insertSummary: write<
     [
       session: number,
@@ -115,6 +146,20 @@ export const CLI_WRITES = {
       body, tokens, model, prompt_hash, created_at, ended_at, end_reason, text)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
   setSummary: write<[summary: number | null, pk: number]>('UPDATE sessions SET summary = ? WHERE pk = ?'),
+  // A branch's own state on a row it inherits; its owner is the lineage's (`owner`).
+  insertBranchRow: write<
+    [
+      session: number,
+      seq: number,
+      owner: number,
+      pinned: number,
+      kept: number,
+      recheck: number,
+      windowBody: string | null,
+      windowTokens: number | null,
+    ]
+  >(`INSERT INTO branch_rows (session, seq, owner, pinned, kept, recheck, window_body, window_tokens)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
 }
 
 /**
@@ -125,4 +170,13 @@ export const CLI_WRITES = {
  */
 export function prepareWrites(db: Database.Database): PreparedAll<typeof CLI_WRITES> {
   return prepareAll(db, CLI_WRITES)
+}
+
+/** What `import` reads of the file it writes to, by name. */
+export const IMPORT_READS = {
+  // A summary named by its session's id and its trackingId (a branch's inherited summary).
+  summaryByName: value<[sessionId: string, uid: string], number>(
+    'SELECT x.id FROM summaries x JOIN sessions s ON s.pk = x.session WHERE s.id = ? AND x.uid = ?',
+    'id',
+  ),
 }

@@ -39,6 +39,7 @@ Examples:
   context-ledger sessions agent.db
   context-ledger window agent.db support-42 --explain
   context-ledger history agent.db support-42 --from 100 --limit 50
+  context-ledger branches agent.db support-42
   context-ledger export agent.db support-42 > s.jsonl
   context-ledger import other.db < s.jsonl
   context-ledger check agent.db
@@ -113,6 +114,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     new Option('--sort <key>', 'order by').choices(['id', 'updated', 'messages', 'tokens']).default('id'),
   )
 
+  define<[string, string | undefined, { json?: boolean }]>(
+    'branches <file> [session]',
+    'the tree of branches holding a session (or every tree): parent, fork point, who, when, why',
+    async () => (await import('./commands/branches.js')).branches,
+  )
+
   define<[string, string, { json?: boolean; explain?: boolean; full?: boolean }]>(
     'window <file> <session>',
     'the messages the model sees; --explain says why each is there',
@@ -170,12 +177,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--session <id>', 'check the window rules of one session only')
     .option('--no-progress', 'no progress on stderr')
 
-  define<[string, string, { json?: boolean; output?: string; progress?: boolean }]>(
+  define<[string, string, { json?: boolean; output?: string; progress?: boolean; tree?: boolean }]>(
     'export <file> <session>',
     'one session as JSON lines, with every ledger fact (to stdout, or --output)',
     async () => (await import('./commands/export.js')).exportSession,
   )
     .option('-o, --output <path>', 'write to this file instead of stdout')
+    .option('--tree', 'the session and every branch below it')
     .option('--no-progress', 'no progress on stderr')
 
   define<[string, { json?: boolean; as?: string; input?: string; progress?: boolean }]>(

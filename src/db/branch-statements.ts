@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3'
 import type { CorrectionRow, LinkRow, WindowRow } from './rows.js'
 import { prepareAll, rows, value, write, type PreparedAll } from './typed-statement.js'
 import { LOG_CLOCK } from './statements.js'
+import { REWIND_LOG_STATEMENTS } from './rewind-log-statements.js'
 import { TREE_STATEMENTS } from './tree-statements.js'
 
 /** One session of a lineage, the branch itself first (depth 0), its root last. */
@@ -110,6 +111,7 @@ type RowKey = { s: number; seq: number; owner: number }
 /** Every branch statement, by name (the fork's and the rewind's writes in `tree-statements.ts`). */
 export const BRANCH_STATEMENTS = {
   ...TREE_STATEMENTS,
+  ...REWIND_LOG_STATEMENTS,
   // The session and its ancestors up to the root (the depth bound stops a cycle an import left).
   lineage: rows<[pk: number], LineageRow>(
     `WITH RECURSIVE up (pk, parent, fork_seq, fork_version, fork_trim_point, fork_pair_start, depth) AS (

@@ -24,6 +24,10 @@ export const LIFECYCLE_STATEMENTS = {
   // its format keeps the library's notes (only prunedForm writes it: a caller's is stripped on the way in,
   // or refused at a claude-agent entry's top-level contextLedger) and the edit log holds the erasure that
   // wrote it (only the store writes the log) — so a marker forged before it was stripped is pruned.
+  // A row a live branch inherits is pruned only once it is out of that branch's window too: not in its
+  // tail, not kept, not pinned there (every inherited row a branch's window shows or pins has a branch
+  // row: one seek of branch_rows_owner, nothing for a session without branches). An abandoned branch is
+  // no conversation anyone continues: its window keeps nothing.
   pruneCandidates: rows<
     [session: number, fromSeq: number, boundary: number, before: number, limit: number],
     MessageRow
@@ -37,6 +41,9 @@ export const LIFECYCLE_STATEMENTS = {
             OR json_extract(body, '$.data.additional_kwargs.context_ledger.pruned') IS 1
             OR json_extract(body, '$.contextLedger.pruned') IS 1) AND EXISTS (SELECT 1
           FROM message_edits e WHERE e.session = messages.session AND e.seq = messages.seq AND e.kind = 'redact'))
+        AND NOT EXISTS (SELECT 1 FROM branch_rows o JOIN sessions d ON d.pk = o.session
+          WHERE o.owner = messages.session AND o.seq = messages.seq AND d.kind <> 'abandoned'
+            AND (o.kept = 1 OR o.pinned = 1 OR o.seq >= d.boundary))
       ORDER BY seq LIMIT ?`,
     ENTRY_COLUMNS,
   ),

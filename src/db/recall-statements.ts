@@ -16,6 +16,7 @@ import type {
   PinnedRow,
   SearchHitRow,
 } from './rows.js'
+import { LOG_CLOCK } from './log-clock.js'
 import { rows, value, write } from './typed-statement.js'
 
 /** What a search binds: the FTS5 query, and each filter or null. */
@@ -188,7 +189,8 @@ export const RECALL_STATEMENTS = {
   indexAverages: value<[], Buffer>('SELECT block FROM search_index_data WHERE id = 1', 'block'),
 
   // One row per run of seqs a cut took out of the window, in the cut's transaction, after the session
-  // row's version moved: `version` orders the cuts of a session.
+  // row's version moved: `version` orders the cuts of a session; `clock`, the ledger's log clock, tells a
+  // branch which of its ancestors' rows are from before its fork (as the pin and edit logs' `version`).
   insertEviction: write<
     [
       toSeq: number,
@@ -200,28 +202,31 @@ export const RECALL_STATEMENTS = {
       session: number,
     ]
   >(
-    `INSERT INTO eviction_log (session, to_seq, version, from_seq, at, cut, reason, summary)
-    SELECT pk, ?, version, ?, ?, ?, ?, ? FROM sessions WHERE pk = ?`,
+    `INSERT INTO eviction_log (session, to_seq, version, from_seq, at, cut, reason, summary, clock)
+    SELECT pk, ?, version, ?, ?, ?, ?, ?, ${LOG_CLOCK} FROM sessions WHERE pk = ?`,
   ),
-  // A dropped summary's fold is taken back: its rows go (each range of its `seqs` is a key range).
+  // A dropped summary's fold is taken back: its rows go (each range of its `seqs` is a key range). A
+  // rewind's row names a session in `summary` (the abandoned branch), never a summary: left alone.
   deleteFoldEvictions: write<[session: number, from: number, to: number, summary: number]>(
-    'DELETE FROM eviction_log WHERE session = ? AND to_seq >= ? AND to_seq < ? AND summary = ?',
+    "DELETE FROM eviction_log WHERE session = ? AND to_seq >= ? AND to_seq < ? AND summary = ? AND cut = 'fold'",
   ),
-  // A dropped summary brings every message from its old boundary on back into the window.
+  // A dropped summary brings every message from its old boundary on back into the window (a rewind's
+  // rows are about the conversation it took back: they stay).
   deleteEvictionsFrom: write<[session: number, from: number]>(
-    'DELETE FROM eviction_log WHERE session = ? AND to_seq >= ?',
+    "DELETE FROM eviction_log WHERE session = ? AND to_seq >= ? AND cut <> 'rewind'",
   ),
   // A regenerated summary stands for what the one it regenerates folded: the rows name the new one.
   renameFoldSummary: write<[to: number, session: number, from: number]>(
-    'UPDATE eviction_log SET summary = ? WHERE session = ? AND summary = ?',
+    "UPDATE eviction_log SET summary = ? WHERE session = ? AND summary = ? AND cut = 'fold'",
   ),
   evictionsFrom: rows<[session: number, fromSeq: number, limit: number], EvictionRow>(
     `${EVICTION_SELECT} WHERE session = ? AND to_seq >= ? ORDER BY to_seq, version DESC LIMIT ?`,
     EVICTION_COLUMNS,
   ),
   // Why and when seq `n` last left the window: the first row past it that covers it (see the migration).
+  // A rewind's rows are about the conversation it took back, whose seqs the session has used again.
   evictionOf: rows<[{ session: number; n: number }], EvictionRow>(
-    `${EVICTION_SELECT} WHERE session = @session AND to_seq >= @n AND from_seq <= @n
+    `${EVICTION_SELECT} WHERE session = @session AND to_seq >= @n AND from_seq <= @n AND cut <> 'rewind'
     ORDER BY to_seq, version DESC LIMIT 1`,
     EVICTION_COLUMNS,
   ),

@@ -27,6 +27,7 @@ import {
   type ColumnsOf,
   type PreparedAll,
 } from './typed-statement.js'
+import { LOG_CLOCK } from './log-clock.js'
 import { RECALL_STATEMENTS } from './recall-statements.js'
 import { SEARCH_WRITE_STATEMENTS } from './search-statements.js'
 import { VIEW_STATEMENTS } from './view-statements.js'
@@ -116,11 +117,7 @@ const PINNED_COLUMNS: ColumnsOf<PinnedRow> = {
   at: true,
 }
 
-/**
- * The ledger's log clock: the largest fork clock of any session (one seek on `sessions_fork_version`).
- * Every pin-log and edit-log entry records it; see `sessions.fork_version` in schema.ts.
- */
-export const LOG_CLOCK = '(SELECT coalesce(max(fork_version), 0) FROM sessions)'
+export { LOG_CLOCK } from './log-clock.js'
 
 /** What a summary is read with. */
 const SUMMARY_SELECT = `SELECT id, uid, replaces, regenerates, from_boundary, to_boundary, seqs, message_count,

@@ -17,19 +17,20 @@ import type { WindowLimits } from '../window/window-options.js'
 
 /**
  * How the messages left: the window rule's cut (see {@link CutKind}), `'released'` for a kept row that
- * lost its protection, or `'opening'` for messages an append moved the boundary past because a window
- * cannot open with them (a tool result with no call before it).
+ * lost its protection, `'opening'` for messages an append moved the boundary past because a window
+ * cannot open with them (a tool result with no call before it), or `'rewind'` for messages a rewind took
+ * out of the conversation (they are the abandoned branch's now).
  */
-export type EvictionCut = CutKind | 'released' | 'opening'
+export type EvictionCut = CutKind | 'released' | 'opening' | 'rewind'
 
 /**
  * Why the cut happened: `'window-size'` or `'token-budget'` (the limit that was exceeded; the size is
  * named when both were), `'overflow'` (the model refused the input), `'summary'` (folded into a new
  * summary), `'unprotected'` (a cut within the limits that only released rows no longer protected), or
- * `'validity'` (an append: see `'opening'`).
+ * `'validity'` (an append: see `'opening'`), or `'rewind'` (see `'rewind'` above).
  */
 export type EvictionReason =
-  'window-size' | 'token-budget' | 'overflow' | 'summary' | 'unprotected' | 'validity'
+  'window-size' | 'token-budget' | 'overflow' | 'summary' | 'unprotected' | 'validity' | 'rewind'
 
 /**
  * The tail rows a cut takes out: from the old boundary up to the new one, but those it keeps.

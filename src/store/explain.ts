@@ -16,6 +16,7 @@ import { parseBody } from './entries.js'
 import type { Ledger } from './ledger.js'
 import { SqlLedgerView } from './sql-ledger-view.js'
 import { toSummaryRecord, type SummaryRecord } from './summaries.js'
+import { inheritedSummary } from './branches/summary-ends.js'
 
 /** One reason a message is in the window. */
 export type WindowReason =
@@ -154,7 +155,14 @@ function explain(ledger: Ledger, session: SessionForAppendRow): WindowExplanatio
   const pins = new Map(st.pinnedMessages.all(pk).map((p) => [p.seq, p]))
   const summaryRow = session.summary === null ? undefined : st.summaryById.get(pk, session.summary)
   const summary =
-    summaryRow === undefined ? undefined : toSummaryRecord(session.id, summaryRow, session.summary)
+    summaryRow === undefined
+      ? undefined
+      : toSummaryRecord(
+          session.id,
+          summaryRow,
+          session.summary,
+          inheritedSummary(ledger, session, summaryRow.id),
+        )
   const newest = view.lastTrimPoint(0, n, false)
   const anchor =
     boundary < n && !view.isTrimPoint(boundary) ? view.lastTrimPoint(0, boundary, true) : undefined

@@ -1,22 +1,40 @@
 /**
  * The eviction log's reads (docs/design.md, "Recall"): a session's rows from a seq on, and why and when
- * one seq last left the window — one seek into the log's key either way.
+ * one seq last left the window — one seek into the log's key either way. A branch reads its own log and
+ * what it inherits of its ancestors' (`branch-evictions.ts`): one seek per session of its lineage.
  */
 import type { EvictionRow } from '../db/rows.js'
 import { checkKeys, checkSessionId, invalidOption } from './check-args.js'
 import { describeValue } from '../messages/limits.js'
+import { branchEvictionOf, branchEvictions, type BranchEvictionRow } from './branch-evictions.js'
+import { branchRecall, branchView } from './branch-recall.js'
 import type { EvictionCut, EvictionReason } from './eviction-log.js'
-import type { Ledger } from './ledger.js'
+import type { SqliteLedger } from './ledger.js'
 import type { EvictionRecord } from './search-types.js'
+
+/** The sessions a log row names beside its own: the abandoned branch of a rewind, the ancestor it is from. */
+export interface EvictionNames {
+  /** For a rewind's row: the abandoned branch's id (undefined when it was deleted since). */
+  readonly abandonedId?: string | undefined
+  /** For a row a branch inherits: the ancestor whose cut it was. */
+  readonly inheritedFrom?: string | undefined
+}
 
 /**
  * An eviction-log row as the API returns it.
  *
  * @param sessionId - the session it is of
  * @param r - the stored row
+ * @param names - the sessions it names beside its own (a rewind's abandoned branch, an inherited row's ancestor)
  * @returns the record
  */
-export function toEvictionRecord(sessionId: string, r: EvictionRow): EvictionRecord {
+export function toEvictionRecord(
+  sessionId: string,
+  r: EvictionRow,
+  names: EvictionNames = {},
+): EvictionRecord {
+  // A rewind's row names the abandoned branch's session in `summary`, never a summary.
+  const rewind = r.cut === 'rewind'
   return {
     sessionId,
     fromSeq: r.from_seq,
@@ -24,9 +42,28 @@ export function toEvictionRecord(sessionId: string, r: EvictionRow): EvictionRec
     at: new Date(r.at),
     cut: r.cut as EvictionCut,
     reason: r.reason as EvictionReason,
-    ...(r.summary === null ? {} : { summaryId: r.summary }),
+    ...(r.summary === null || rewind ? {} : { summaryId: r.summary }),
+    ...(rewind && names.abandonedId !== undefined ? { abandonedId: names.abandonedId } : {}),
+    ...(names.inheritedFrom === undefined ? {} : { inheritedFrom: names.inheritedFrom }),
     version: r.version,
   }
+}
+
+/**
+ * A SQLite log row as the API returns it, the sessions it names looked up by key.
+ *
+ * @param ledger - the open ledger, inside the read
+ * @param sessionId - the session whose log is read
+ * @param r - the row, and the ancestor it is inherited from (if it is)
+ * @returns the record
+ */
+function recordOf(ledger: SqliteLedger, sessionId: string, r: BranchEvictionRow): EvictionRecord {
+  const idOf = (pk: number | null | undefined): string | undefined =>
+    pk === null || pk === undefined ? undefined : branchRecall(ledger.db).sessionIdOf.get(pk)
+  return toEvictionRecord(sessionId, r.row, {
+    abandonedId: r.row.cut === 'rewind' ? idOf(r.row.summary) : undefined,
+    inheritedFrom: idOf(r.from),
+  })
 }
 
 /**
@@ -73,14 +110,20 @@ export function checkEvictionsOptions(
  * @returns the rows (empty for an unknown session)
  * @throws ContextLedgerError `INVALID_OPTIONS` naming a bad option
  */
-export function readEvictions(ledger: Ledger, sessionId: string, options: unknown): EvictionRecord[] {
+export function readEvictions(ledger: SqliteLedger, sessionId: string, options: unknown): EvictionRecord[] {
   ledger.ensureOpen()
   const { fromSeq, limit } = checkEvictionsOptions(sessionId, options)
   return ledger.read(
     () => {
-      const pk = ledger.keys.sessionRow(sessionId)?.pk
-      if (pk === undefined) return []
-      return ledger.st.evictionsFrom.all(pk, fromSeq, limit).map((r) => toEvictionRecord(sessionId, r))
+      const row = ledger.keys.sessionRow(sessionId)
+      if (row === undefined) return []
+      const rows: BranchEvictionRow[] =
+        row.parent === null
+          ? ledger.st.evictionsFrom
+              .all(row.pk, fromSeq, limit)
+              .map((r) => ({ row: r, from: undefined, depth: 0 }))
+          : branchEvictions(ledger.db, branchView(ledger.db, row), fromSeq, limit)
+      return rows.map((r) => recordOf(ledger, sessionId, r))
     },
     `read the eviction log of session "${sessionId}"`,
     sessionId,
@@ -96,15 +139,23 @@ export function readEvictions(ledger: Ledger, sessionId: string, options: unknow
  * @returns the log row covering it, or undefined when it never left (or left before the log existed)
  * @throws ContextLedgerError `INVALID_OPTIONS` for a bad seq
  */
-export function readEvictionOf(ledger: Ledger, sessionId: string, seq: unknown): EvictionRecord | undefined {
+export function readEvictionOf(
+  ledger: SqliteLedger,
+  sessionId: string,
+  seq: unknown,
+): EvictionRecord | undefined {
   ledger.ensureOpen()
   checkSessionId(sessionId)
   const n = checkSeq(seq, 'seq')
   return ledger.read(
     () => {
-      const pk = ledger.keys.sessionRow(sessionId)?.pk
-      if (pk === undefined) return undefined
-      const row = ledger.st.evictionOf.get({ session: pk, n })
+      const session = ledger.keys.sessionRow(sessionId)
+      if (session === undefined) return undefined
+      if (session.parent !== null) {
+        const found = branchEvictionOf(ledger.db, branchView(ledger.db, session), n)
+        return found === undefined ? undefined : recordOf(ledger, sessionId, found)
+      }
+      const row = ledger.st.evictionOf.get({ session: session.pk, n })
       return row === undefined ? undefined : toEvictionRecord(sessionId, row)
     },
     `read the eviction log of session "${sessionId}"`,

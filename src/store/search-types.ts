@@ -99,6 +99,16 @@ export interface EvictionRecord {
   readonly reason: EvictionReason
   /** For a fold: the summary the messages were folded into. */
   readonly summaryId?: number
+  /**
+   * For a rewind (`cut: 'rewind'`): the abandoned branch that holds the messages now (absent once it was
+   * deleted).
+   */
+  readonly abandonedId?: string
+  /**
+   * For a row a branch inherits: the ancestor whose cut it was, before the branch forked (its own log
+   * holds the row; `version` is that session's).
+   */
+  readonly inheritedFrom?: string
   /** The session's version after the cut: orders the cuts of a session. */
   readonly version: number
 }

@@ -8,16 +8,10 @@
  * is always complete, whatever the watermark. Each query is driven by the text match; the filters are
  * checked on each matching document's row, reached by key.
  */
-import type Database from 'better-sqlite3'
-import {
-  CREATE_PENDING_INDEX,
-  PENDING_SEARCH_STATEMENTS,
-  type SearchParams,
-} from '../db/recall-statements.js'
-import { prepareAll, type PreparedAll } from '../db/typed-statement.js'
+import type { SearchParams } from '../db/recall-statements.js'
 import type { SearchHitRow } from '../db/rows.js'
 import { ContextLedgerError } from '../errors.js'
-import { checkKeys, checkSessionId, invalidOption } from './check-args.js'
+import { branchScope } from './branch-search.js'
 import { messageHit, summaryHit } from './search-hits.js'
 import type { Ledger, SqliteLedger } from './ledger.js'
 import {
@@ -30,146 +24,19 @@ import {
   type Occurrences,
 } from './pending-scores.js'
 import { checkIndexTokens } from './query-tokens.js'
+import { checkSearchOptions, type Checked } from './search-options.js'
 import { invalidQuery, toFtsQuery, type FtsQuery } from './search-query.js'
+import {
+  bestPassing,
+  found1,
+  pendingStatements,
+  type Found,
+  type Pending,
+  type SearchScope,
+} from './search-scope.js'
 import type { SearchHit } from './search-types.js'
-import { describeValue } from '../messages/limits.js'
 
-/** `syntax: 'tsquery'` on SQLite: the PostgreSQL store's raw syntax, named as such. */
-function refuseTsquery(): never {
-  throw invalidOption(
-    'options.syntax',
-    "'tsquery' is the PostgreSQL store's raw syntax; on SQLite raw queries use syntax: 'fts5' (FTS5 query syntax)",
-  )
-}
-
-/** The tools whose calls and results a search leaves out by default: the recall tools themselves. */
-export const RECALL_TOOL_NAMES: readonly string[] = Object.freeze(['search_history', 'read_history'])
-
-/** The most hits one search returns. */
-export const MAX_SEARCH_LIMIT = 1000
-
-const OPTION_KEYS = [
-  'sessionId',
-  'role',
-  'pinned',
-  'inWindow',
-  'toolName',
-  'excludeTools',
-  'since',
-  'until',
-  'limit',
-  'offset',
-  'syntax',
-  'match',
-  'summaries',
-  'endedSummaries',
-] as const
-
-type Pending = PreparedAll<typeof PENDING_SEARCH_STATEMENTS>
-
-const pendingByConnection = new WeakMap<Database.Database, Pending>()
-
-/** The pending rows' statements of a connection, its temporary tables created on first use. */
-function pendingStatements(db: Database.Database): Pending {
-  let st = pendingByConnection.get(db)
-  if (st === undefined) {
-    db.exec(CREATE_PENDING_INDEX)
-    st = prepareAll(db, PENDING_SEARCH_STATEMENTS)
-    pendingByConnection.set(db, st)
-  }
-  return st
-}
-
-function instant(value: unknown, field: string): number | null {
-  if (value === undefined) return null
-  const ms = value instanceof Date ? value.getTime() : value
-  if (typeof ms !== 'number' || !Number.isFinite(ms))
-    throw invalidOption(field, 'expected a Date or ms since the epoch')
-  return ms
-}
-
-function flag(value: unknown, field: string): number | null {
-  if (value === undefined) return null
-  if (typeof value !== 'boolean') throw invalidOption(field, `expected true or false, got ${typeof value}`)
-  return value ? 1 : 0
-}
-
-function count(value: unknown, field: string, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max)
-    throw invalidOption(field, `expected an integer from ${min} to ${max}, got ${describeValue(value)}`)
-  return value
-}
-
-function oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[], fallback: T): T {
-  if (value === undefined) return fallback
-  if (typeof value !== 'string' || !allowed.includes(value as T))
-    throw invalidOption(field, `expected one of ${allowed.map((a) => `'${a}'`).join(', ')}`)
-  return value as T
-}
-
-/** Checked search options. */
-interface Checked {
-  readonly sessionId: string | undefined
-  readonly params: Omit<SearchParams, 'q' | 'session' | 'limit'>
-  readonly limit: number
-  readonly offset: number
-  readonly syntax: 'plain' | 'fts5'
-  readonly match: 'all' | 'any'
-  readonly summaries: boolean
-}
-
-/**
- * Checks search options.
- *
- * @param options - what the caller passed
- * @returns them, as the statements bind them
- * @throws ContextLedgerError `INVALID_OPTIONS` naming the bad field
- */
-export function checkSearchOptions(options: unknown): Checked {
-  const o = options === undefined ? {} : checkKeys(options, 'options', OPTION_KEYS)
-  if (o.sessionId !== undefined) checkSessionId(o.sessionId, 'options.sessionId')
-  const role = o.role === undefined ? null : oneOf(o.role, 'options.role', ['user', 'assistant'], 'user')
-  if (o.toolName !== undefined && (typeof o.toolName !== 'string' || o.toolName === ''))
-    throw invalidOption('options.toolName', 'expected a non-empty string')
-  let skip: readonly string[] = RECALL_TOOL_NAMES
-  if (o.excludeTools !== undefined) {
-    if (!Array.isArray(o.excludeTools) || !o.excludeTools.every((t) => typeof t === 'string'))
-      throw invalidOption('options.excludeTools', 'expected an array of tool names')
-    skip = o.excludeTools
-  }
-  if (o.summaries !== undefined && typeof o.summaries !== 'boolean')
-    throw invalidOption('options.summaries', 'expected true or false')
-  return {
-    sessionId: o.sessionId,
-    params: {
-      role,
-      pinned: flag(o.pinned, 'options.pinned'),
-      in_window: flag(o.inWindow, 'options.inWindow'),
-      since: instant(o.since, 'options.since'),
-      until: instant(o.until, 'options.until'),
-      tool: o.toolName ?? null,
-      skip: skip.length === 0 ? null : JSON.stringify(skip),
-      ended:
-        o.endedSummaries === undefined || flag(o.endedSummaries, 'options.endedSummaries') === 1 ? null : 0,
-    },
-    limit: count(o.limit, 'options.limit', 20, 1, MAX_SEARCH_LIMIT),
-    offset: count(o.offset, 'options.offset', 0, 0, Number.MAX_SAFE_INTEGER),
-    syntax:
-      o.syntax === 'tsquery'
-        ? refuseTsquery()
-        : oneOf(o.syntax, 'options.syntax', ['plain', 'fts5'], 'plain'),
-    match: oneOf(o.match, 'options.match', ['all', 'any'], 'all'),
-    summaries: o.summaries ?? true,
-  }
-}
-
-/** A hit before its row is read: where it was found, and its score. */
-interface Found {
-  readonly doc: number
-  readonly score: number
-  readonly pending: boolean
-}
+export { checkSearchOptions, MAX_SEARCH_LIMIT, RECALL_TOOL_NAMES } from './search-options.js'
 
 /** Whether an error is FTS5 refusing a query (a syntax error, an unknown column, a bad NEAR …). */
 function isQueryError(error: unknown): error is Error {
@@ -208,27 +75,48 @@ export function searchLedger(ledger: SqliteLedger, query: unknown, options: unkn
   }
 }
 
-function run(ledger: SqliteLedger, fts: FtsQuery, o: Checked): SearchHit[] {
-  const st = ledger.st
+/**
+ * Where a search with these options looks: a branch's lineage (`branch-search.ts`) when `sessionId`
+ * names a branch; else the index's own statements, which read the whole file or one trunk session
+ * exactly as before branches (their plans are pinned by the query-plan tests).
+ *
+ * @returns the scope, or undefined when `sessionId` names no session
+ */
+function scopeOf(ledger: SqliteLedger, o: Checked, pst: Pending): SearchScope | undefined {
   let session: number | null = null
   if (o.sessionId !== undefined) {
-    const pk = ledger.keys.sessionRow(o.sessionId)?.pk
-    if (pk === undefined) return []
-    session = pk
+    const row = ledger.keys.sessionRow(o.sessionId)
+    if (row === undefined) return undefined
+    if (row.parent !== null) return branchScope(ledger, row)
+    session = row.pk
   }
-  const want = o.offset + o.limit
-  const params: SearchParams = { ...o.params, q: fts.text, session, limit: want }
-  const found: Found[] = indexedMessages(ledger, params)
-  if (o.summaries) found.push(...st.searchSummaries.all(params).map((r) => found1(r, false)))
-  const state = st.searchState.get()
+  const st = ledger.st
+  const at = (params: SearchParams): SearchParams => ({ ...params, session })
+  return {
+    indexed: (params) => indexedMessages(ledger, at(params)),
+    summaries: (params) => st.searchSummaries.all(at(params)).map((r) => found1(r, false)),
+    pending: (params) => pst.searchPending.all(at(params)),
+    hit: (f, snippet) => toHit(ledger, f, snippet),
+  }
+}
+
+function run(ledger: SqliteLedger, fts: FtsQuery, o: Checked): SearchHit[] {
+  const st = ledger.st
   const pst = pendingStatements(ledger.db)
+  const scope = scopeOf(ledger, o, pst)
+  if (scope === undefined) return []
+  const want = o.offset + o.limit
+  const params: SearchParams = { ...o.params, q: fts.text, session: null, limit: want }
+  const found: Found[] = scope.indexed(params)
+  if (o.summaries) found.push(...scope.summaries(params))
+  const state = st.searchState.get()
   if (state !== undefined && state.last_id > state.indexed_to) {
     pst.clearPending.run()
     pst.fillPending.run(state.indexed_to)
     // Every pending match, not the best `want` of them: the temporary table's own bm25 (its statistics
     // are the pending rows' alone) does not rank them as the index's statistics do, so cutting before
     // re-scoring would drop rows that rank high once re-scored, and a page would depend on its size.
-    const hits = pst.searchPending.all({ ...params, limit: -1 })
+    const hits = scope.pending({ ...params, limit: -1 })
     found.push(...scorePending(ledger, pst, fts, hits))
   }
   found.sort((a, b) => a.score - b.score || a.doc - b.doc)
@@ -239,18 +127,13 @@ function run(ledger: SqliteLedger, fts: FtsQuery, o: Checked): SearchHit[] {
     page.length === 0 ? [] : pst.pageSnippets.all(fts.text).map((r) => [r.doc, r.snippet]),
   )
   return page
-    .map((f) => toHit(ledger, f, snippets.get(f.doc) ?? ''))
+    .map((f) => scope.hit(f, snippets.get(f.doc) ?? ''))
     .filter((h): h is SearchHit => h !== undefined)
 }
 
-/** Candidates examined by filtering FTS5's best before the search joins every match instead. */
-const MAX_CANDIDATES = 4096
-
 /**
- * The best messages of the index that match and pass the filters. FTS5 ranks alone first (joining every
- * match to its row before sorting costs a row lookup per match); the filters are checked on its best,
- * by key, taking twice as many while too few pass — and when the filters reject most matches (a session
- * among many), one query joins every match.
+ * The best messages of the index that match and pass the filters (see {@link bestPassing}). `session`
+ * also narrows FTS5 to the session's rowid range (a session's ids grow with its seqs).
  */
 function indexedMessages(ledger: Ledger, params: SearchParams): Found[] {
   const st = ledger.st
@@ -263,19 +146,12 @@ function indexedMessages(ledger: Ledger, params: SearchParams): Found[] {
     lo = range.lo
     hi = range.hi
   }
-  for (let k = params.limit * 2 + 8; k <= MAX_CANDIDATES; k *= 2) {
-    const top = st.searchIndexTop.all({ q: params.q, limit: k, lo, hi })
-    const pass = filtered
-      ? top.filter((r) => st.messagePasses.get({ ...params, id: r.doc }) !== undefined)
-      : top
-    if (pass.length >= params.limit || top.length < k)
-      return pass.slice(0, params.limit).map((r) => found1(r, false))
-  }
-  return st.searchMessages.all(params).map((r) => found1(r, false))
-}
-
-function found1(r: SearchHitRow, pending: boolean): Found {
-  return { doc: r.doc, score: r.score, pending }
+  return bestPassing(
+    params.limit,
+    (k) => st.searchIndexTop.all({ q: params.q, limit: k, lo, hi }),
+    filtered ? (doc) => st.messagePasses.get({ ...params, id: doc }) !== undefined : undefined,
+    () => st.searchMessages.all(params),
+  )
 }
 
 /** The pending hits with the scores the index would give them (plain queries), or the temporary table's. */

@@ -3,7 +3,7 @@
  * a module whose imports of `context-ledger` and `context-ledger/ai-sdk` point at the sources, whose
  * `agent.db` / `chat.db` is a file in a temp directory, and which gets a scripted `model`
  * (`MockLanguageModelV4`; the doc leaves the provider to the reader). The chat route's `POST` is then
- * called as `useChat` would, twice, and the saved session read back.
+ * called as `useChat` would — two messages, then an edit of the second — and the saved session read back.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -93,6 +93,22 @@ describe('docs/ai-sdk.md quick starts', () => {
           .slice(0, 3),
       ).toEqual(['u1', saved[1]?.trackingId, 'u2'])
       expect(store.history('c1').length).toBe(4)
+      // useChat's edit of u2 (sendMessage({ text, messageId })): the route passes trigger and messageId on.
+      const edited: UIMessage = { ...second, parts: [{ type: 'text', text: 'Thanks, and db2?' }] }
+      const list = [...saved.map((e) => e.message as unknown as UIMessage), edited]
+      const res = await POST(
+        new Request('http://x/api/chat', {
+          method: 'POST',
+          body: JSON.stringify({ id: 'c1', messages: list, trigger: 'submit-message', messageId: 'u2' }),
+        }),
+      )
+      await res.text()
+      expect(JSON.stringify(store.history('c1')[2]?.message)).toContain('and db2?')
+      expect(store.history('c1')).toHaveLength(4)
+      expect(store.branches('c1').map((b) => [b.sessionId, b.kind, b.ownMessages])).toEqual([
+        ['c1', 'root', 4],
+        ['c1~1', 'abandoned', 2],
+      ])
     } finally {
       store.close()
     }

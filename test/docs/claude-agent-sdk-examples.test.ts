@@ -29,6 +29,8 @@ const starts = (doc: string) =>
     block.includes("import { query } from '@anthropic-ai/claude-agent-sdk'"),
   )
 const blocks = [...starts('README.md'), ...starts('docs/claude-agent-sdk.md')]
+/** The blocks that fork (docs/claude-agent-sdk.md, "Forks"). */
+const forks = adapterBlocks('docs/claude-agent-sdk.md').filter(({ block }) => block.includes('forkSession('))
 const everyBlock = [...adapterBlocks('README.md'), ...adapterBlocks('docs/claude-agent-sdk.md')]
 const dir = tempDir()
 // Inside the repository, so the module resolves the repository's node_modules.
@@ -53,6 +55,29 @@ const typed = (block: string): string =>
     .replaceAll(`'context-ledger/claude-agent-sdk'`, `'${ROOT}src/adapters/claude-agent-sdk/index.js'`)
     .replaceAll(`'context-ledger/postgres'`, `'${ROOT}src/backends/postgres/index.js'`)
     .replaceAll(`'context-ledger'`, `'${ROOT}src/index.js'`)
+
+describe('the Claude Agent SDK forks', () => {
+  it('fork the quick start’s session without copying it, and read the fork', async () => {
+    expect(forks).toHaveLength(1)
+    const db = dir.file('fork.db')
+    const start = blocks[1]?.block ?? ''
+    await runModule(runnable(start, db), join(modules.path, 'fork-start.ts'))
+    const { block } = forks[0] ?? { block: '' }
+    const { logged } = await runModule(runnable(block, db), join(modules.path, 'fork.ts'))
+    const messages = transcriptOf(readFixture('tool-call')).filter(
+      (e) => e.type === 'user' || e.type === 'assistant',
+    )
+    const toolCall = messages.findIndex((e) => e.type === 'assistant')
+    expect(logged).toStrictEqual([[toolCall + 1, ['root', 'fork']]])
+    const store = openContextStore(db, { mustExist: true })
+    try {
+      const rows = store.connection().prepare('SELECT count(*) FROM messages').pluck().get()
+      expect(rows).toBe(transcriptOf(readFixture('tool-call')).length)
+    } finally {
+      store.close()
+    }
+  })
+})
 
 describe('the Claude Agent SDK starts', () => {
   it('typecheck as a strict consumer would compile them, against the SDK’s own types', () => {

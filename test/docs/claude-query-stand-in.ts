@@ -3,11 +3,14 @@
  * end-to-end test runs the real one): it does to `options.sessionStore` what the SDK did while its CLI
  * answered `What is 40 + 2?` (test/fixtures/claude-agent/cli-tool-call.json) — `load` first when
  * resuming, then every batch the SDK appended, under the project key the SDK derives from the cwd — and
- * yields the run's `result` message.
+ * yields the run's `result` message. The SDK's session functions the docs call besides `query()` are
+ * the SDK's own.
  */
 import { realpathSync } from 'node:fs'
 import type { SDKMessage, SessionStore } from '@anthropic-ai/claude-agent-sdk'
 import { readFixture } from '../helpers/claude-fixtures.js'
+
+export { getSessionMessages, listSessions } from '@anthropic-ai/claude-agent-sdk'
 
 const recording = readFixture('tool-call')
 

@@ -16,6 +16,7 @@ const TABLES = [
   'SELECT * FROM context_ledger.message_edits ORDER BY id',
   'SELECT * FROM context_ledger.summaries ORDER BY id',
   'SELECT * FROM context_ledger.eviction_log ORDER BY session, to_seq, version',
+  'SELECT * FROM context_ledger.branch_rows ORDER BY session, seq',
   `SELECT c.relname, c.relkind, a.attname, format_type(a.atttypid, a.atttypmod)
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped

@@ -27,6 +27,31 @@ const turn = (i: number): MessageData[] => [
   { role: 'assistant', content: [{ text: `answer ${i}` }] },
 ]
 
+/** What migration 0005 (branches) added, taken away by hand: back to schema 4's tables. */
+const UNDO_BRANCHES = `DROP TABLE context_ledger.branch_rows;
+  DROP FUNCTION context_ledger.write_conflict();
+  ALTER TABLE context_ledger.pin_events DROP COLUMN version;
+  ALTER TABLE context_ledger.message_edits DROP COLUMN version;
+  DROP INDEX context_ledger.sessions_children;
+  DROP INDEX context_ledger.sessions_fork_version;
+  ALTER TABLE context_ledger.sessions ${[
+    'parent',
+    'fork_seq',
+    'kind',
+    'forked_at',
+    'fork_actor',
+    'fork_reason',
+    'fork_version',
+    'fork_tokens',
+    'fork_trim_point',
+    'fork_pair_start',
+    'fork_summary',
+    'fork_summary_ended_at',
+    'fork_summary_end_reason',
+  ]
+    .map((c) => `DROP COLUMN ${c}`)
+    .join(', ')};`
+
 /** Round trips a call takes. */
 async function trips(store: PostgresContextStore, fn: () => Promise<unknown>): Promise<number> {
   const before = store.roundTrips
@@ -166,10 +191,11 @@ describe('opening', () => {
       { role: 'assistant', content: [{ text: 'forty ms' }] },
     ])
     await store.close()
-    // Back to schema 1 by hand: what migrations 0001 to 0004 added is gone, the rows stay.
+    // Back to schema 1 by hand: what migrations 0001 to 0005 added is gone, the rows stay.
     const client = new pg.Client({ connectionString: url })
     await client.connect()
-    await client.query(`ALTER TABLE context_ledger.messages DROP COLUMN search_vector;
+    await client.query(`${UNDO_BRANCHES}
+      ALTER TABLE context_ledger.messages DROP COLUMN search_vector;
       ALTER TABLE context_ledger.summaries DROP COLUMN search_vector;
       ALTER TABLE context_ledger.messages DROP COLUMN text;
       ALTER TABLE context_ledger.summaries DROP COLUMN text;
@@ -201,13 +227,14 @@ describe('opening', () => {
       { role: 'assistant', content: [{ text: 'forty ms' }] },
     ])
     await store.close()
-    // Back to schema 4 by hand: what migration 0004 added is gone, the rows and their vectors stay.
+    // Back to schema 4 by hand: what migrations 0004 and 0005 added is gone, the rows and their vectors stay.
     const client = new pg.Client({ connectionString: url })
     await client.connect()
     const rows =
       'SELECT session, seq, uid, body, search_vector::text AS v FROM context_ledger.messages ORDER BY seq'
     const before = (await client.query(rows)).rows
-    await client.query(`ALTER TABLE context_ledger.messages ALTER COLUMN search_vector
+    await client.query(`${UNDO_BRANCHES}
+      ALTER TABLE context_ledger.messages ALTER COLUMN search_vector
         SET EXPRESSION AS (context_ledger.search_vector(body));
       ALTER TABLE context_ledger.summaries ALTER COLUMN search_vector
         SET EXPRESSION AS (context_ledger.search_vector(body));
@@ -226,6 +253,33 @@ describe('opening', () => {
     await expect(
       reopened.append('s', { role: 'user', content: 'hi' }, { format: 'ai-sdk/model' }),
     ).rejects.toMatchObject({ code: 'FORMAT_MISMATCH' })
+    await client.end()
+  })
+
+  it('brings a ledger of schema 5 (before branches) up to date: every session a root, its logs kept', async () => {
+    const url = await database()
+    const store = await open(url)
+    await store.append('s', [
+      { role: 'user', content: [{ text: 'the replication lag on eu-west' }] },
+      { role: 'assistant', content: [{ text: 'forty ms' }] },
+    ])
+    await store.pin('s', { seq: 0 }, { actor: 'ops', reason: 'the question' })
+    await store.close()
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    const rows = 'SELECT session, seq, uid, body, pinned FROM context_ledger.messages ORDER BY seq'
+    const before = (await client.query(rows)).rows
+    await client.query(`${UNDO_BRANCHES} UPDATE context_ledger.identity SET schema_version = 5`)
+    const reopened = await open(url)
+    expect((await client.query(rows)).rows).toStrictEqual(before)
+    const sessions = await client.query(
+      'SELECT kind, parent, fork_seq, fork_version FROM context_ledger.sessions',
+    )
+    expect(sessions.rows).toStrictEqual([{ kind: 'root', parent: null, fork_seq: null, fork_version: null }])
+    expect((await reopened.pinEvents('s')).map((e) => [e.seq, e.action, e.actor])).toStrictEqual([
+      [0, 'pin', 'ops'],
+    ])
+    expect(await reopened.window('s')).toHaveLength(2)
     await client.end()
   })
 
@@ -412,7 +466,7 @@ describe('a dropped connection', () => {
     let pid: number | undefined
     for (let i = 0; i < 200 && pid === undefined; i++) {
       const r = await admin.query<{ pid: number }>(
-        "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH guard%'",
+        "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH RECURSIVE guard%'",
       )
       pid = r.rows[0]?.pid
       if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 10))

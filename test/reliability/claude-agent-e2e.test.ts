@@ -8,19 +8,26 @@
  *   `/compact`s it. The ledger loads exactly what both CLIs handed the store; the SDK's summary is the
  *   fold of it; the compaction is a ledger summary over the range it replaced; `store.search` and the
  *   `context-ledger` command line (src/cli through tsx) show the session, the first tool result included;
+ * - a subagent (the CLI's `Agent` tool): its transcript under its `subpath`, listed by `listSubkeys`,
+ *   loaded as the CLI wrote it, deleted with its session;
  * - two processes appending to one session at once: nothing lost, nothing doubled.
  *
  * The PostgreSQL twin is test/postgres/claude-agent-e2e.test.ts.
  */
 import { spawnSync } from 'node:child_process'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk'
 import { claudeCli } from '../helpers/claude-cli.js'
-import type { AppenderArgs } from '../helpers/claude-ledger.js'
+import { openSessions, type AppenderArgs } from '../helpers/claude-ledger.js'
+import { calcModel } from '../helpers/claude-model.js'
+import { RecordingSessionStore } from '../helpers/claude-recording-store.js'
+import { runOptions, runQuery } from '../helpers/claude-run.js'
+import { startStandIn } from '../helpers/claude-stand-in.js'
 import { useTempDir } from '../helpers/temp-store.js'
 import { expectResumedRun, expectTwoWritersKeptAll } from './claude-agent-checks.js'
-import { resumeAcrossProcesses, twoWriters, writers } from './claude-agent-support.js'
+import { concatenated, resumeAcrossProcesses, twoWriters, writers } from './claude-agent-support.js'
 
 const dir = useTempDir('context-ledger-claude-e2e-')
 let cli = ''
@@ -62,6 +69,38 @@ describe('the real Claude Code CLI on LedgerSessionStore, SQLite', () => {
     const search = ledgerCli('search', path, '4017', '--session', id) as { matches: { seq: number }[] }
     expect(search.matches.map((m) => m.seq)).toContain(resultSeq)
   }, 180_000)
+
+  it("a subagent's transcript lands under its subpath, listed and loaded as the CLI wrote it", async () => {
+    const standIn = await startStandIn(calcModel())
+    const { ledger, sessions } = await openSessions(join(dir.path, 'agent.db'))
+    try {
+      const recording = new RecordingSessionStore(sessions)
+      const cwd = join(dir.path, 'project')
+      mkdirSync(cwd)
+      const setup = { cli, url: standIn.url, cwd, sessionStore: recording, scratch: dir.path }
+      const { sessionId } = await runQuery('delegate: what is 3 + 4?', runOptions(setup))
+      const main = { projectKey: recording.appends[0]?.key.projectKey ?? '', sessionId }
+      const subpaths = [...new Set(recording.appends.flatMap((a) => a.key.subpath ?? []))]
+      const [subpath = ''] = subpaths
+      expect(subpaths).toHaveLength(1)
+      expect(subpath).toMatch(/^subagents\/agent-[0-9a-f]+$/)
+      expect(await sessions.listSubkeys(main)).toStrictEqual(subpaths)
+      for (const key of [main, { ...main, subpath }])
+        expect(await sessions.load(key)).toStrictEqual(concatenated(recording.appends, key))
+      // The subagent's own tool call and result are in its transcript; the main one lists one session.
+      const sub = JSON.stringify(await sessions.load({ ...main, subpath }))
+      expect(sub).toContain('"text":"7"')
+      expect((await sessions.listSessions(main.projectKey)).map((s) => s.sessionId)).toStrictEqual([
+        sessionId,
+      ])
+      await sessions.delete(main)
+      expect(await sessions.listSubkeys(main)).toStrictEqual([])
+      expect(await sessions.load({ ...main, subpath })).toBeNull()
+    } finally {
+      await ledger.close()
+      await standIn.close()
+    }
+  }, 120_000)
 
   it('two processes appending to one session at once lose nothing and double nothing', async () => {
     const args = writers(join(dir.path, 'shared.db'))

@@ -31,6 +31,7 @@ import {
   type RecordedRequest,
   type StandInScript,
 } from '../helpers/claude-stand-in.js'
+import { expectSidecarIsFold } from './claude-agent-checks.js'
 import { concatenated } from './claude-agent-support.js'
 
 /** The MCP tools the model calls: one answers text, the other structured content. */
@@ -156,7 +157,8 @@ export async function expectHostileRunKept(run: HostileRun, location: string): P
   const errors = run.messages.flat().filter((m) => m.type === 'system' && m.subtype === 'mirror_error')
   expect(errors).toStrictEqual([])
   const sent = concatenated(run.appends, run.key)
-  const { ledger, sessions } = await openSessions(location)
+  const opened = await openSessions(location)
+  const { ledger, sessions } = opened
   try {
     const loaded = (await sessions.load(run.key)) ?? []
     expect(loaded).toHaveLength(sent.length)
@@ -176,6 +178,8 @@ export async function expectHostileRunKept(run: HostileRun, location: string): P
     const resumed = JSON.stringify(run.requests.at(-1)?.body.messages)
     expect(resumed).toContain('Probe it.')
     expect(resumed).toContain('reactions: thumbs \ufffd and a NUL')
+    // The SDK's summary is the fold of what the ledger holds, repaired entries included.
+    await expectSidecarIsFold(opened, run.key)
   } finally {
     await ledger.close()
   }

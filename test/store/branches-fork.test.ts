@@ -12,6 +12,7 @@ import {
   type MessageData,
   type WindowLimits,
 } from '../../src/index.js'
+import { countStatements, type Work } from '../helpers/statement-counter.js'
 import { recordingSummarizer } from '../helpers/summarizers.js'
 import { tempDir, type TempDir } from '../helpers/temp-store.js'
 import { assertWindowRulesThroughApi } from '../helpers/window-rules.js'
@@ -231,5 +232,101 @@ describe('isolation', () => {
       expect(JSON.stringify(store.message(id, { seq: 4 }).message)).not.toContain('question 1')
     expect(store.edits('b').map((e) => e.kind)).toStrictEqual(['edit', 'redact'])
     expect(store.edits('s').map((e) => e.kind)).toStrictEqual(['edit'])
+  })
+})
+
+describe('summaries and edits in a branch', () => {
+  it('regenerates or drops an inherited summary in the branch only, and explains its window', async () => {
+    const store = fresh()
+    const s = new PersistentConversationManager({ store, sessionId: 's', windowSize: 6 })
+    s.append([0, 1, 2, 3].flatMap(turn))
+    const made = await s.summarizeExcess(recordingSummarizer().summarize)
+    const id = made.summary?.id as number
+    store.fork('s', { atSeq: 15, newSessionId: 'b' })
+    const b = new PersistentConversationManager({ store, sessionId: 'b', windowSize: 6 })
+    expect(store.explainWindow('b')?.summary).toMatchObject({ id, inherited: true, current: true })
+    const again = await b.resummarize(id, recordingSummarizer().summarize)
+    expect(again).toMatchObject({ regenerates: id, inherited: false, current: true })
+    // The parent still shows its summary, unended; the branch lists it ended by its own regeneration.
+    expect(store.summary('s', id)).toMatchObject({ current: true, endedAt: undefined })
+    expect(store.summaries('b').map((x) => [x.id, x.inherited, x.current, x.endReason])).toStrictEqual([
+      [again.id, false, true, undefined],
+      [id, true, false, 'regenerated'],
+    ])
+    // Dropping the branch's summary brings the inherited messages back into its window only.
+    const sWindow = store.windowEntries('s')
+    b.dropSummary(again.id)
+    expect(store.windowEntries('s')).toStrictEqual(sWindow)
+    expect(store.windowEntries('b').some((e) => e.seq === undefined)).toBe(false)
+    await assertWindowRulesThroughApi(store, 'b', { first: 0, last: 0 })
+    await assertWindowRulesThroughApi(store, 's', { first: 0, last: 0 })
+  })
+
+  it('keeps the window form a branch saw of an evicted row when its owner edits the row later', () => {
+    const store = fresh()
+    store.append('s', [0, 1, 2].flatMap(turn))
+    store.applyWindow('s', LIMITS)
+    store.fork('s', { atSeq: 11, newSessionId: 'b' })
+    store.fork('b', { atSeq: 11, newSessionId: 'c' })
+    // Seq 3 is out of every window: no branch row holds it; its owner edits it now.
+    expect(store.windowEntries('c').map((e) => e.seq)).toStrictEqual([8, 9, 10, 11])
+    store.editMessage('s', { seq: 3 }, { role: 'assistant', content: [{ text: 'edited later in s' }] })
+    expect(store.message('s', { seq: 3 }).windowMessage?.content[0]).toStrictEqual({
+      text: 'edited later in s',
+    })
+    for (const id of ['b', 'c']) {
+      expect(store.message(id, { seq: 3 }).windowMessage).toBeUndefined()
+      expect(store.edits(id)).toStrictEqual([])
+    }
+    // A pin brings it back into the branch as the branch saw it.
+    store.pin('c', { seq: 3 })
+    expect(store.window('c').some((m) => JSON.stringify(m).includes('edited later'))).toBe(false)
+  })
+})
+
+describe('the trunk', () => {
+  /** Counts the executions of the branch statements (the store keeps them private: a test reaches in). */
+  function countBranchStatements(store: ContextStore): () => number {
+    const br = (store as unknown as { ledger: { branches: { br: Record<string, Record<string, unknown>> } } })
+      .ledger.branches.br
+    let n = 0
+    for (const statement of Object.values(br))
+      for (const method of ['get', 'all', 'run', 'iterate']) {
+        const f = statement[method]
+        if (typeof f !== 'function') continue
+        statement[method] = (...args: unknown[]) => {
+          n++
+          return (f as (...a: unknown[]) => unknown).apply(statement, args)
+        }
+      }
+    return () => n
+  }
+
+  /** The work of one round on session `t`: an append, a pin, a window application, a window read. */
+  function round(store: ContextStore, t: number): Work {
+    const counter = countStatements(store)
+    return counter.measure(() => {
+      store.append('t', turn(`t${t}`))
+      store.pin('t', { seq: 4 * t + 1 })
+      store.unpin('t', { seq: 4 * t + 1 })
+      store.applyWindow('t', LIMITS)
+      store.window('t')
+      store.history('t', { fromSeq: 4 * t })
+    })
+  }
+
+  it('runs the statements it ran before branches, and no branch statement, beside a tree of branches', () => {
+    dir = tempDir()
+    const alone = dir.open('alone.db')
+    const beside = dir.open('beside.db')
+    beside.append('s', [0, 1].flatMap(turn))
+    beside.fork('s', { atSeq: 7, newSessionId: 'b' })
+    beside.fork('b', { atSeq: 3, newSessionId: 'c' })
+    beside.append('c', turn('c'))
+    for (const store of [alone, beside]) store.append('t', turn('t0'))
+    const branchCalls = countBranchStatements(beside)
+    const before = branchCalls()
+    for (let t = 1; t < 4; t++) expect(round(beside, t).byName).toStrictEqual(round(alone, t).byName)
+    expect(branchCalls() - before).toBe(0)
   })
 })

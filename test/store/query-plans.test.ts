@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { STATEMENT_SQL } from '../../src/db/statements.js'
+import { BRANCH_STATEMENTS } from '../../src/db/branch-statements.js'
+import { sqlTexts } from '../../src/db/typed-statement.js'
 import { PersistentConversationManager, type ContextStore } from '../../src/index.js'
 import { tempStore } from '../helpers/temp-store.js'
 
@@ -166,5 +168,71 @@ describe('statements', () => {
     expect(details).not.toContain('TEMP B-TREE')
     expect(details).toContain('messages_kept')
     expect(details).toContain('messages_session_seq')
+  })
+})
+
+describe('branch statements', () => {
+  const BRANCH_SQL = sqlTexts(BRANCH_STATEMENTS)
+  type Name = keyof typeof BRANCH_SQL
+  /** Listings across every session or every branch: they walk a table or a partial index once. */
+  const cold = new Set<Name>(['branchesWithPins'])
+  // What a branch runs on its hot paths (append, window, applyWindow, pins): each seeks an index of its
+  // own session (a branch's rows are few: its window's), or a session row by key.
+  const golden: Partial<Record<Name, string>> = {
+    parentOf: 'SEARCH sessions USING INTEGER PRIMARY KEY (rowid=?)',
+    boundaryOf: 'SEARCH sessions USING INTEGER PRIMARY KEY (rowid=?)',
+    summaryOwner: 'SEARCH summaries USING INTEGER PRIMARY KEY (rowid=?)',
+    branchRowsIn: 'SEARCH o USING INDEX branch_rows_session_seq (session=? AND seq>? AND seq<?)',
+    branchKeptSeqs: 'SEARCH branch_rows USING COVERING INDEX branch_rows_kept (session=?)',
+    branchKeptTotals: 'SEARCH o USING INDEX branch_rows_kept (session=?)',
+    branchRecheckSeqs: 'SEARCH branch_rows USING COVERING INDEX branch_rows_recheck (session=?)',
+    branchFirstSettled: 'SEARCH branch_rows USING INDEX branch_rows_kept (session=?)',
+    branchPinnedIn:
+      'SEARCH branch_rows USING COVERING INDEX branch_rows_pinned (session=? AND seq>? AND seq<?)',
+    branchCorrections: 'SEARCH o USING INDEX branch_rows_session_seq (session=? AND seq>? AND seq<?)',
+    setForkFlags: 'SEARCH sessions USING INTEGER PRIMARY KEY (rowid=?)',
+    unkeepBranchRange: 'SEARCH branch_rows USING INDEX branch_rows_kept (session=? AND seq>? AND seq<?)',
+    clearBranchWindowBodies: 'SEARCH branch_rows USING INDEX branch_rows_owner (owner=? AND seq=?)',
+    madeCallUpTo: 'SEARCH tool_calls USING INDEX tool_calls_use (session=? AND use_seq<?)',
+  }
+  const all = Object.entries(BRANCH_SQL) as [Name, string][]
+  const reads = all.filter(
+    ([name, sql]) => !cold.has(name) && /^\s*(SELECT|UPDATE|WITH|INSERT\b[\s\S]*\bSELECT\b)/i.test(sql),
+  )
+
+  it.each(reads)('%s seeks an index instead of scanning a table', (name, sql) => {
+    const details = plan(sql)
+    for (const d of details)
+      expect(d, details.join('\n')).not.toMatch(
+        /^SCAN (messages|tool_calls|sessions|pin_events|message_edits|branch_rows|summaries|eviction_log)\b(?! USING)/,
+      )
+    const expected = golden[name]
+    if (expected !== undefined) expect(details[0]).toBe(expected)
+  })
+
+  it('reads a branch window in one statement, merged, from its rows and its own', () => {
+    const details = plan(BRANCH_SQL.branchWindow).join('\n')
+    expect(details).toContain('MERGE (UNION ALL)')
+    expect(details).not.toContain('TEMP B-TREE')
+    expect(details).toContain('branch_rows_kept')
+    expect(details).toContain('branch_rows_session_seq')
+    expect(details).toContain('messages_session_seq')
+  })
+
+  it('reads the log clock from the end of its index', () => {
+    expect(plan(BRANCH_SQL.clock)).toContain('SEARCH sessions USING COVERING INDEX sessions_fork_version')
+  })
+
+  it('looks an inherited row up through its owner key, one seek per seq', () => {
+    expect(plan(BRANCH_SQL.branchRowsOf)).toContain(
+      'SEARCH o USING INDEX branch_rows_session_seq (session=? AND seq=?)',
+    )
+    expect(plan(BRANCH_SQL.linksOfUsesHeld)).toContain(
+      'SEARCH t USING INDEX tool_calls_use (session=? AND use_seq=?)',
+    )
+    // The copy-down before an owner's window-form change: one seek of its children when it has none.
+    expect(plan(BRANCH_SQL.copyDownWindowBody).join('\n')).toContain(
+      'sessions_children (parent=? AND fork_seq>?)',
+    )
   })
 })

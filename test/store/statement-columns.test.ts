@@ -11,7 +11,11 @@ import { readMigrations, SET_USER_VERSION } from '../../src/db/migrate.js'
 import { STATEMENTS } from '../../src/db/statements.js'
 import { CHECK_READS } from '../../src/check/statements.js'
 import { CLI_READS } from '../../src/cli/statements.js'
-import { CLI_WRITES } from '../../src/cli/import-statements.js'
+import { CLI_WRITES, IMPORT_READS } from '../../src/cli/import-statements.js'
+import { EXPORT_READS } from '../../src/cli/export-statements.js'
+import { TREE_READS } from '../../src/check/tree-rules.js'
+import { BRANCH_PENDING_STATEMENTS, BRANCH_RECALL_STATEMENTS } from '../../src/db/branch-recall-statements.js'
+import { CREATE_PENDING_INDEX } from '../../src/db/recall-statements.js'
 import { rows, type AnySpec } from '../../src/db/typed-statement.js'
 import type { ContextStore } from '../../src/index.js'
 import { tempStore } from '../helpers/temp-store.js'
@@ -20,6 +24,8 @@ let store: ContextStore
 let cleanup: () => void
 beforeAll(() => {
   ;({ store, cleanup } = tempStore())
+  // The pending rows' temporary index, which the branch search's pending statement reads.
+  store.connection().exec(CREATE_PENDING_INDEX)
 })
 afterAll(() => {
   cleanup()
@@ -31,6 +37,11 @@ const declared: [string, AnySpec][] = [
   ...Object.entries(CLI_READS),
   ...Object.entries(CLI_WRITES),
   ...Object.entries(CHECK_READS),
+  ...Object.entries(EXPORT_READS),
+  ...Object.entries(IMPORT_READS),
+  ...Object.entries(TREE_READS),
+  ...Object.entries(BRANCH_RECALL_STATEMENTS),
+  ...Object.entries(BRANCH_PENDING_STATEMENTS),
 ]
 
 describe('each statement', () => {

@@ -62,6 +62,16 @@ export class Archive {
   }
 
   /**
+   * Remembers message objects written another way (an edit's new message), so a later `append`,
+   * `prepareStep` or `onStepEnd` given the same object skips it.
+   *
+   * @param messages - the objects
+   */
+  remember(messages: readonly unknown[]): void {
+    for (const m of messages) if (typeof m === 'object' && m !== null) this.archived.add(m)
+  }
+
+  /**
    * How many of `messages`, from the first, are copies of the session's newest stored messages: the
    * longest run of them whose content (role and content, as the format's retry rule compares) equals the
    * archive's tail. A ModelMessage has no id, so a JSON copy of messages the session archived (a server

@@ -13,15 +13,21 @@ import type { LedgerEntry } from '../../store/store-types.js'
 import type { SummarizeResult } from '../../summaries/summarize.js'
 import { optionsError } from '../../window/window-options.js'
 import type { ContextStore } from '../../store/context-store.js'
+import type { BranchInfo } from '../../store/context-store.js'
 import type { AsyncContextStore, AsyncLedgerManager } from '../strands/async-ledger.js'
+import type { MessageAlternative } from './alternatives.js'
 import { Archive, sessionState } from './archive.js'
+import { branchCalls, type BranchChange } from './branch-calls.js'
+import { branchPort } from './branch-port.js'
 import { onStepEndOf, prepareStepOf, type PrepareStepInput, type StepEndInput } from './loop.js'
 import { checkSessionOptions, type LedgerSessionOptions, type LedgerSessionStore } from './options.js'
 import { formatGuard, openPort } from '../port.js'
 import { WindowKeeper, warnWindowError } from '../window-keeper.js'
 import { aiSdkSummarizer } from './summarize.js'
 import { ledgerTools, type LedgerTools, type ToModel } from './tools.js'
-import { loadUIMessages, planSave, writeSave, type LoadUIMessagesOptions } from './ui-messages.js'
+import { loadUIMessages, type LoadUIMessagesOptions } from './ui-messages.js'
+import { checkRequest, type ChatRequest, type MessageTarget } from './rewind-points.js'
+import { saveUIRequest } from './save-request.js'
 import { checkModelMessages, checkUIMessages, messageArray } from './validate.js'
 
 export type { LedgerSessionOptions, LedgerSessionStore } from './options.js'
@@ -63,12 +69,56 @@ export interface LedgerSession<S extends LedgerSessionStore = ContextStore> {
   /** A `'ui'` session's messages for the screen, oldest first, ids kept; `limit`/`before` page them. */
   loadUIMessages(options?: LoadUIMessagesOptions): Promise<UIMessage[]>
   /**
-   * Saves what `toUIMessageStreamResponse`'s `onFinish` hands over (a `'ui'` session): idempotent by id;
-   * a regenerated last answer takes the old one's place in the window, the archive keeps both.
+   * Saves what a `useChat` request sends and what `toUIMessageStreamResponse`'s `onEnd` hands over (a
+   * `'ui'` session): idempotent by id. Pass the request's `{ trigger, messageId }` and an edit
+   * (`sendMessage({ text, messageId })`) or a regeneration (`regenerate()`, of any answer) rewinds the
+   * session first: what followed leaves the conversation as an abandoned branch. Without them, a list
+   * that regenerates the newest answer still rewinds; any other list that forks the history is refused.
    *
-   * @throws ContextLedgerError `INVALID_MESSAGE` with a path (nothing written)
+   * @param messages - the request's (or `onEnd`'s) messages
+   * @param request - the request's `trigger` and `messageId`, as `useChat`'s transport sends them
+   * @throws ContextLedgerError `INVALID_MESSAGE` with a path; `MESSAGE_NOT_FOUND` at `messageId` for an
+   *   id the chat does not have; `INVALID_OPTIONS` at `messageId` for a list that does not match it
+   *   (nothing written)
    */
-  saveUIMessages(messages: readonly UIMessage[]): Promise<LedgerEntry[]>
+  saveUIMessages(messages: readonly UIMessage[], request?: ChatRequest): Promise<LedgerEntry[]>
+  /**
+   * Regenerates an answer: rewinds the session so the answer (by default the newest user message's) and
+   * everything after it leave the conversation, as an abandoned branch; then run the model on
+   * `window()`. A user message as target keeps it and regenerates its answer; an assistant message goes
+   * (`useChat`'s `regenerate({ messageId })`).
+   *
+   * @param target - `{ messageId }` (a UIMessage id, or the ledger's trackingId) or `{ seq }`
+   * @returns the abandoned branch and how many messages left
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND` (path `messageId` / `seq`); `INVALID_OPTIONS` for a tool message
+   */
+  regenerate(target?: MessageTarget): Promise<BranchChange>
+  /**
+   * Edits a message the way `useChat`'s `sendMessage({ text, messageId })` does: the conversation goes
+   * on from before it with `message` (a UI message without an id keeps the old one's); the old message
+   * and everything after it leave as an abandoned branch. Then run the model on `window()`. Sent
+   * unchanged, the message stays and only what followed it leaves. The first message of a conversation
+   * stays the row (the store keeps at least one message): the new version is shown in its place, in the
+   * window and on the screen (an edit in the edit log), and what followed it leaves.
+   *
+   * @param target - the message to replace: `{ messageId }` or `{ seq }`
+   * @param message - its new version (checked by the SDK's validators before anything is written)
+   * @returns the abandoned branch, how many messages left, the new message's entry
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND` (path `messageId` / `seq`); `INVALID_MESSAGE` with a path
+   */
+  replaceMessage(target: MessageTarget, message: ModelMessage | UIMessage): Promise<BranchChange>
+  /** The tree the session belongs to (the store's `branches`): root first, then depth first; [] before the first write. */
+  branches(): Promise<BranchInfo[]>
+  /**
+   * Every version of a message the tree holds after the same earlier messages (the answers a
+   * regeneration replaced, the messages an edit replaced, the current one), oldest first, each with the
+   * branch that goes on from it: open that branch's `sessionId` (`useChat({ id })`, `ledgerSession`) to
+   * switch to it.
+   *
+   * @param target - `{ messageId }` or `{ seq }` of a message of the conversation
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND` (path `messageId` / `seq`)
+   */
+  alternatives(target: MessageTarget): Promise<MessageAlternative<ModelMessage | UIMessage>[]>
   /** `search_history`, `read_history`, `pin_message` as AI SDK tools. */
   readonly tools: LedgerTools
   /**
@@ -139,10 +189,11 @@ export function ledgerSession<S extends LedgerSessionStore = ContextStore>(
     window: readWindow,
     fromLedger: (m: unknown) => typeof m === 'object' && m !== null && fromLedger.has(m),
   }
-  const saveUI = (messages: unknown, regenerate: boolean) =>
+  const branches = branchPort(store, options.sessionId)
+  const context = { sessionId: options.sessionId, format, port, branches, archive, checkFormat, enforce }
+  const saveUI = (messages: unknown, regenerate: boolean, request?: unknown) =>
     archive.serial(async () => {
-      const checked = await checkUIMessages(messages)
-      return writeSave(port, await planSave(port, checked, regenerate), enforce)
+      return saveUIRequest(context, await checkUIMessages(messages), regenerate, checkRequest(request))
     })
   return {
     format,
@@ -162,10 +213,11 @@ export function ledgerSession<S extends LedgerSessionStore = ContextStore>(
         if (!parsed.success) throw optionsError(parsed.error, 'loadUIMessages')
         return loadUIMessages(port, parsed.data)
       }),
-    saveUIMessages: async (messages) => {
+    saveUIMessages: async (messages, request) => {
       needUI('saveUIMessages')
-      return saveUI(messages, true)
+      return saveUI(messages, true, request)
     },
+    ...branchCalls(context),
     tools: ledgerTools(port, format, toModel),
     summarize: (o = {}) =>
       archive.serial(async () => {

@@ -36,38 +36,47 @@ function textOf(body: Body): string {
     .join('\n\n')
 }
 
+/** Finds the row of an entry of the transcript by its uuid (a fork's inherited ones included). */
+export type RowLookup = (uuid: string) => Promise<LedgerEntry | undefined>
+
+/** What a fold reads: the session, and the rows of its transcript by uuid. */
+interface FoldSource {
+  readonly port: LedgerPort
+  readonly lookup: RowLookup
+}
+
 /** The entry with this uuid: one of the batch, or a stored one. */
 async function byUuid(
-  port: LedgerPort,
+  source: FoldSource,
   entries: readonly LedgerEntry[],
   uuid: unknown,
 ): Promise<LedgerEntry | undefined> {
   if (typeof uuid !== 'string' || uuid.length === 0) return undefined
-  return entries.find((e) => bodyOf(e).uuid === uuid) ?? (await port.byTrackingId(uuid))
+  return entries.find((e) => bodyOf(e).uuid === uuid) ?? (await source.lookup(uuid))
 }
 
 /** The boundary a compact summary follows: its parent, else the entry stored just before it. */
 async function boundaryOf(
-  port: LedgerPort,
+  source: FoldSource,
   entries: readonly LedgerEntry[],
   summary: LedgerEntry,
 ): Promise<LedgerEntry | undefined> {
-  const parent = await byUuid(port, entries, bodyOf(summary).parentUuid)
+  const parent = await byUuid(source, entries, bodyOf(summary).parentUuid)
   if (parent !== undefined && isBoundary(bodyOf(parent))) return parent
   if (summary.seq === 0) return undefined
-  const [previous] = await port.history(summary.seq - 1, 1)
+  const [previous] = await source.port.history(summary.seq - 1, 1)
   return previous !== undefined && isBoundary(bodyOf(previous)) ? previous : undefined
 }
 
 /** The seq the fold stops before: the preserved segment's head, else the boundary. */
 async function foldPoint(
-  port: LedgerPort,
+  source: FoldSource,
   entries: readonly LedgerEntry[],
   boundary: LedgerEntry,
 ): Promise<number> {
   const meta = bodyOf(boundary).compactMetadata
   const segment = isRecord(meta) ? meta.preservedSegment : undefined
-  const head = isRecord(segment) ? await byUuid(port, entries, segment.headUuid) : undefined
+  const head = isRecord(segment) ? await byUuid(source, entries, segment.headUuid) : undefined
   return head !== undefined && head.seq < boundary.seq ? head.seq : boundary.seq
 }
 
@@ -77,21 +86,28 @@ async function foldPoint(
  *
  * @param port - the session
  * @param entries - the entries the append returned, in order
+ * @param lookup - finds a row of the transcript by uuid (default: the session's own tracking ids; a fork
+ *   passes one that finds the entries it inherits)
  * @returns how many compactions folded something
  */
-export async function foldCompactions(port: LedgerPort, entries: readonly LedgerEntry[]): Promise<number> {
+export async function foldCompactions(
+  port: LedgerPort,
+  entries: readonly LedgerEntry[],
+  lookup: RowLookup = (uuid) => port.byTrackingId(uuid),
+): Promise<number> {
+  const source: FoldSource = { port, lookup }
   let folded = 0
   for (const entry of entries) {
     const body = bodyOf(entry)
     if (body.type !== 'user' || body.isCompactSummary !== true) continue
-    const boundary = await boundaryOf(port, entries, entry)
+    const boundary = await boundaryOf(source, entries, entry)
     if (boundary === undefined) continue
     const text = textOf(body)
     const summarizer: Summarizer = () => ({
       text: text.length > 0 ? text : 'Earlier conversation compacted by Claude Code.',
       model: COMPACTION_MODEL,
     })
-    const result = await port.summarize(summarizer, { before: await foldPoint(port, entries, boundary) })
+    const result = await port.summarize(summarizer, { before: await foldPoint(source, entries, boundary) })
     if (result.summary !== undefined) folded++
   }
   return folded

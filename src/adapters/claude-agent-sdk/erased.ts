@@ -14,8 +14,14 @@ import { isRecord } from '../../store/check-args.js'
 import type { LedgerEntry } from '../../store/store-types.js'
 import type { LedgerPort } from '../port.js'
 
-/** A refusal of the shortened batch, with the entry's place in the batch as it was sent. */
-function rebased(error: unknown, indexOf: readonly number[]): unknown {
+/**
+ * A refusal of a shortened batch, with the entry's place in the batch as it was sent.
+ *
+ * @param error - what the append of the shortened batch threw
+ * @param indexOf - `indexOf[i]`: the place in the batch sent of the shortened batch's entry `i`
+ * @returns the error, its path naming the entry's place in the batch sent
+ */
+export function rebased(error: unknown, indexOf: readonly number[]): unknown {
   if (!isContextLedgerError(error, 'DUPLICATE_MESSAGE')) return error
   const match = /^\[(\d+)\](.*)$/.exec(error.path ?? '')
   if (match === null) return error

@@ -20,8 +20,10 @@ import type { PinResult } from '../../store/store-types.js'
 import type { AdapterStore } from '../session-options.js'
 import { serial, sessionState } from '../session-queue.js'
 import { foldCompactions } from './compaction.js'
-import { appendHoldingErased } from './erased.js'
-import { checkKey, checkProjectKey, mainOf } from './keys.js'
+import { appendHoldingErased, rebased } from './erased.js'
+import { rowOfUuid } from './fork-lookup.js'
+import { Forks, registerForks, type Kept } from './forks.js'
+import { checkKey, checkProjectKey, mainOf, type CheckedKey } from './keys.js'
 import {
   checkPruneOptions,
   checkStoreOptions,
@@ -31,9 +33,6 @@ import {
 import { sidecarFold } from './sidecar.js'
 import { storeCalls, type StoreCalls } from './store-calls.js'
 import { Transcripts, type ListedTranscript, type Transcript } from './transcripts.js'
-
-/** Entries read from the ledger per page when loading a transcript. */
-const LOAD_PAGE = 1000
 
 function checkEntries(entries: unknown): readonly unknown[] {
   if (!Array.isArray(entries))
@@ -60,6 +59,7 @@ export class LedgerSessionStore<S extends AdapterStore = ContextStore> implement
   readonly store: S
   private readonly calls: StoreCalls
   private readonly transcripts: Transcripts
+  private readonly forks: Forks
 
   /**
    * @param options - the store and an optional prefix of its ledger session ids
@@ -70,6 +70,8 @@ export class LedgerSessionStore<S extends AdapterStore = ContextStore> implement
     this.store = store
     this.calls = storeCalls(store)
     this.transcripts = new Transcripts(store, this.calls, prefix ?? '')
+    this.forks = new Forks(this.transcripts, this.calls, (key, entries) => this.write(key, entries))
+    registerForks(this, this.forks)
   }
 
   /**
@@ -97,16 +99,31 @@ export class LedgerSessionStore<S extends AdapterStore = ContextStore> implement
    *   other content, at `[i].uuid`), `FORMAT_MISMATCH`; nothing is written
    */
   async append(key: SessionKey, entries: SessionStoreEntry[]): Promise<void> {
-    const checked = checkKey(key)
+    await this.write(checkKey(key), entries)
+  }
+
+  /** `append` of a checked key: the fork a resume makes, the entries a fork holds, the rest stored. */
+  private async write(key: CheckedKey, entries: unknown): Promise<void> {
     const batch = checkEntries(entries)
     if (batch.length === 0) return
-    const transcript = this.transcripts.of(checked)
+    const transcript = this.transcripts.of(key)
     await this.queued(transcript, async () => {
-      await this.transcripts.exists(transcript)
-      const written = await appendHoldingErased(transcript.port, batch, {
-        sessionMetadata: sidecarFold(checked),
-      })
-      await foldCompactions(transcript.port, written)
+      const sent: Kept = { entries: batch, indexOf: batch.map((_, i) => i) }
+      const kept = (await this.transcripts.exists(transcript))
+        ? await this.forks.held(transcript, sent)
+        : ((await this.forks.resumeFork(transcript, batch)) ?? sent)
+      if (kept.entries.length === 0) return
+      let written
+      try {
+        written = await appendHoldingErased(transcript.port, kept.entries, {
+          sessionMetadata: sidecarFold(key),
+        })
+      } catch (error) {
+        throw kept.entries === batch ? error : rebased(error, kept.indexOf)
+      }
+      await foldCompactions(transcript.port, written, (uuid) =>
+        rowOfUuid(this.forks.source, transcript.id, uuid),
+      )
     })
   }
 
@@ -121,12 +138,7 @@ export class LedgerSessionStore<S extends AdapterStore = ContextStore> implement
   async load(key: SessionKey): Promise<SessionStoreEntry[] | null> {
     const transcript = this.transcripts.of(checkKey(key))
     if (!(await this.transcripts.exists(transcript))) return null
-    const entries: SessionStoreEntry[] = []
-    for (;;) {
-      const page = await transcript.port.history(entries.length, LOAD_PAGE)
-      for (const entry of page) entries.push(entry.message as unknown as SessionStoreEntry)
-      if (page.length < LOAD_PAGE) break
-    }
+    const entries = await this.forks.entries(transcript)
     if (entries.length > 0) return entries
     // A session is created by its first entry: none means another store or process deleted it.
     this.transcripts.forget(transcript.id)
@@ -174,6 +186,8 @@ export class LedgerSessionStore<S extends AdapterStore = ContextStore> implement
           )
         : []
     const own = this.transcripts.of(checked)
+    // Refused before anything goes: the main transcript's rows are its forks' too.
+    if (await this.transcripts.exists(own)) await this.forks.refuseLiveForks(own)
     const ids = [...doomed.map((t) => t.id).filter((id) => id !== own.id), own.id]
     for (const id of ids) {
       if (id === own.id && !(await this.transcripts.exists(own))) break
@@ -215,7 +229,12 @@ export class LedgerSessionStore<S extends AdapterStore = ContextStore> implement
     if (typeof uuid !== 'string' || uuid.length === 0)
       throw invalidOption('uuid', `expected an entry's uuid (a non-empty string), got ${describeValue(uuid)}`)
     await this.transcripts.exists(transcript)
-    return this.queued(transcript, () => transcript.port.pin({ trackingId: uuid }, true, attribution))
+    return this.queued(transcript, async () => {
+      // An entry a fork shows through its parent is pinned in the fork by the seq of its row.
+      const row = await rowOfUuid(this.forks.source, transcript.id, uuid)
+      const ref = row === undefined ? { trackingId: uuid } : { seq: row.seq }
+      return transcript.port.pin(ref, true, attribution)
+    })
   }
 
   /**

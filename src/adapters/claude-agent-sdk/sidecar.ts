@@ -13,12 +13,15 @@ import {
 import { ContextLedgerError } from '../../errors.js'
 import { isRecord } from '../../store/check-args.js'
 import type { LedgerEntry } from '../../store/store-types.js'
+import { readForkRecord, type ForkRecord } from './fork-record.js'
 import { sameKey, type CheckedKey } from './keys.js'
 
 /** The adapter's part of a session's metadata. */
 export interface ClaudeAgentSidecar extends CheckedKey {
   /** The SDK's summary of a main transcript, folded over every entry written. */
   readonly summary?: SessionSummaryEntry
+  /** A fork's record (fork-record.ts): how `load` gives the entries it shares with its parent. */
+  readonly fork?: ForkRecord
 }
 
 /** The metadata key the adapter owns; other keys of the column are kept as they are. */
@@ -43,11 +46,13 @@ export function readSidecar(metadata: unknown): ClaudeAgentSidecar | undefined {
   if (!isRecord(sidecar) || !isText(sidecar.projectKey) || !isText(sidecar.sessionId)) return undefined
   if (sidecar.subpath !== undefined && !isText(sidecar.subpath)) return undefined
   const summary = readSummary(sidecar.summary)
+  const fork = readForkRecord(sidecar.fork)
   return {
     projectKey: sidecar.projectKey,
     sessionId: sidecar.sessionId,
     ...(sidecar.subpath === undefined ? {} : { subpath: sidecar.subpath }),
     ...(summary === undefined ? {} : { summary }),
+    ...(fork === undefined ? {} : { fork }),
   }
 }
 
@@ -84,6 +89,7 @@ export function sidecarFold(
           )
         : undefined
     const rest = isRecord(previous) ? previous : {}
-    return { ...rest, [SIDECAR_KEY]: summary === undefined ? parts : { ...parts, summary } }
+    const fork = prev?.fork === undefined ? {} : { fork: prev.fork }
+    return { ...rest, [SIDECAR_KEY]: { ...parts, ...(summary === undefined ? {} : { summary }), ...fork } }
   }
 }

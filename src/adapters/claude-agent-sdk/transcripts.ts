@@ -29,6 +29,11 @@ export interface Transcript {
   readonly port: LedgerPort
   /** Whether the session was found to be this key's transcript (then it is not read again). */
   verified: boolean
+  /**
+   * Whether the session was found to be a root (no fork: a root never becomes a branch, so an append to it
+   * need not look for entries a parent shows); undefined until it was read.
+   */
+  root?: boolean
 }
 
 /** A transcript of the store, as the ledger's session list shows it. */
@@ -44,6 +49,7 @@ export interface ListedTranscript {
 /** Every transcript of one store. */
 export class Transcripts {
   private readonly open = new Map<string, Transcript>()
+  private readonly byId = new Map<string, LedgerPort>()
 
   /**
    * @param store - the ledger
@@ -88,9 +94,31 @@ export class Transcripts {
     return transcript
   }
 
+  /**
+   * The calls of any ledger session of the transcripts' format, by id: a fork's parent, an abandoned
+   * branch.
+   *
+   * @param id - the ledger session id
+   * @returns its port
+   */
+  portOf(id: string): LedgerPort {
+    const transcript = this.open.get(id)
+    if (transcript !== undefined) return transcript.port
+    let port = this.byId.get(id)
+    if (port !== undefined) this.byId.delete(id)
+    else port = openPort(this.store, { sessionId: id, format: CLAUDE_AGENT_FORMAT }).port
+    this.byId.set(id, port)
+    for (const old of this.byId.keys()) {
+      if (this.byId.size <= OPEN_MAX) break
+      this.byId.delete(old)
+    }
+    return port
+  }
+
   /** Forgets what is known of a deleted session: its id may next hold something else. */
   forget(id: string): void {
     this.open.delete(id)
+    this.byId.delete(id)
   }
 
   /**
@@ -115,6 +143,7 @@ export class Transcripts {
         { path: 'key', sessionId: transcript.id },
       )
     transcript.verified = true
+    transcript.root = session.parentId === null
     return true
   }
 

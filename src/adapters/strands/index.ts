@@ -24,7 +24,17 @@ export {
   type AsyncContextStore,
   type AsyncLedgerManager,
   type LedgerManagerOf,
+  type BranchManagerOptions,
+  type OnStore,
 } from './persistent-conversation-manager.js'
+// The shapes of the manager's fork, rewind and branches (the store's own, also exported by `context-ledger`).
+export type {
+  BranchInfo,
+  BranchKind,
+  ForkOptions,
+  RewindOptions,
+  RewindResult,
+} from '../../store/context-store.js'
 export { DEFAULT_SUMMARIZATION_PROMPT, generateSummary, modelSummarizer } from './generate-summary.js'
 export { PinMessageTool, pinMessageTool } from './pin-message-tool.js'
 export { RecallTool, readHistoryTool, searchHistoryTool } from './recall-tools.js'

@@ -25,10 +25,17 @@ import {
 import type { ConversationManagerReduceOptions, LocalAgent, Logger } from '@strands-agents/sdk'
 import { ContextLedgerError } from '../../errors.js'
 import { PersistentConversationManager as LedgerManager } from '../../manager/persistent-conversation-manager.js'
-import type { ContextStore } from '../../store/context-store.js'
+import type {
+  BranchInfo,
+  ContextStore,
+  ForkOptions,
+  RewindOptions,
+  RewindResult,
+} from '../../store/context-store.js'
 import type { PinMessageToolResult } from '../../tools/pin-message-tool.js'
 import type { AsyncContextStore, AsyncLedgerManager } from './async-ledger.js'
 import { AsyncAgentSync, type AsyncWindowAtEnd } from './async-sync.js'
+import { branchesOn, branchSettings, forkOn, rewindOn, type BranchTarget } from './branches.js'
 import { modelSummarizer } from './generate-summary.js'
 import { logLine } from './log.js'
 import {
@@ -55,6 +62,18 @@ export type { AsyncContextStore, AsyncLedgerManager } from './async-ledger.js'
  * the PostgreSQL manager (every call returning a Promise) for a PostgreSQL store.
  */
 export type LedgerManagerOf<S> = S extends AsyncContextStore ? AsyncLedgerManager : LedgerManager
+
+/** A result as the store gives it: the value on SQLite, a Promise of it on PostgreSQL. */
+export type OnStore<S, T> = S extends AsyncContextStore ? Promise<T> : T
+
+/**
+ * The options of the manager {@link PersistentConversationManager.fork} returns, over the ones it takes
+ * from the manager forked (all of them but the session).
+ */
+export type BranchManagerOptions<S extends ContextStore | AsyncContextStore = ContextStore> = Omit<
+  PersistentConversationManagerOptions<S>,
+  'store' | 'sessionId'
+>
 
 const NAME = 'context-ledger:persistent-conversation-manager'
 
@@ -105,6 +124,10 @@ export class PersistentConversationManager<
   /** The PostgreSQL store and the session's manager on it, when `store` is one. */
   private readonly async: { store: AsyncContextStore; core: AsyncLedgerManager } | undefined
   private readonly asyncSyncs = new WeakMap<LocalAgent, AsyncAgentSync>()
+  /** The PostgreSQL syncs of the agents attached by initAgent, for a rewind. */
+  private readonly attachedAsync = new Set<AsyncAgentSync>()
+  /** The options as given, for the manager of a fork. */
+  private readonly options: PersistentConversationManagerOptions<S>
   /** Whether reductions truncate oversized tool results before evicting. */
   readonly truncatesToolResults: boolean
   /** Whether the agent sees the window with roles strictly alternating (`alternate` option). */
@@ -139,6 +162,7 @@ export class PersistentConversationManager<
   constructor(options: PersistentConversationManagerOptions<S>) {
     const resolved = resolveOptions(options)
     super(resolved.base)
+    this.options = { ...options }
     const { store, ...rest } = resolved.core
     if (resolved.asyncStore !== undefined) {
       const core = resolved.asyncStore.manager(rest)
@@ -326,6 +350,65 @@ export class PersistentConversationManager<
   }
 
   /**
+   * Forks the session: a new session whose conversation is this one's up to and including the message
+   * `atSeq` or `trackingId` names — the `trackingId` of a message of `agent.messages` will do — without
+   * copying a message, for another agent to continue (`new Agent({ conversationManager: branch })`).
+   * This session and its agent go on unchanged; from here on neither sees what the other adds. What the
+   * agents of this manager added or pushed is written first, so every message they show can be a fork
+   * point. On PostgreSQL, await it.
+   *
+   * @param point - `atSeq` or `trackingId` (exactly one), and the store's `newSessionId`, `actor`,
+   *   `reason`, `metadata`
+   * @param options - options of the new manager that differ from this one's (all but `store` and
+   *   `sessionId`; the rest are this manager's)
+   * @returns a manager of the new session, with this one's options
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND` (no such message in the session), `SESSION_EXISTS`,
+   *   `SESSION_NOT_FOUND`, `INVALID_OPTIONS` (nothing written), or a refusal of a message an agent pushed
+   */
+  fork(
+    point: ForkOptions,
+    options: BranchManagerOptions<S> = {},
+  ): OnStore<S, PersistentConversationManager<S>> {
+    return forkOn(this.branchTarget(), point, () => {
+      const settings = branchSettings(this.options, options)
+      // Bad options are refused before anything is written: a manager checks them as it is made.
+      checkOptions(settings(this.sessionId))
+      return (id: string) => new PersistentConversationManager<S>(settings(id))
+    }) as never
+  }
+
+  /**
+   * Rewinds the session: it continues from the message `toSeq` or `trackingId` names (the last that
+   * stays), and every agent of this manager sees its window again — `agent.messages` replaced in place, as
+   * Strands' `agent.loadSnapshot` does. The messages after it leave the conversation but nothing is lost:
+   * they become the abandoned branch `result.abandoned` (listed by {@link branches}, searchable, its
+   * session id `<sessionId>~<k>` unless `abandonedId` names it), and the session's eviction log records
+   * them with reason `'rewind'`. What the agents added or pushed is written first. On PostgreSQL, await it.
+   *
+   * @param point - `toSeq` or `trackingId` (exactly one), and the store's `actor`, `reason`, `abandonedId`
+   * @returns the session and the abandoned branch as the store describes them, and how many messages left
+   * @throws ContextLedgerError `INVALID_OPTIONS` (path `agent`) while an agent of this manager is
+   *   invoking; `MESSAGE_NOT_FOUND` (no such message, or past the newest), `SESSION_EXISTS`,
+   *   `SESSION_NOT_FOUND`, `INVALID_OPTIONS` (nothing written)
+   */
+  rewind(point: RewindOptions): OnStore<S, RewindResult> {
+    return rewindOn(this.branchTarget(), point) as never
+  }
+
+  /**
+   * The tree of branches holding this session: its root first, then each branch after its parent, with
+   * parent, fork point, kind (`'root'`, `'fork'`, `'abandoned'`), who forked, when and why. On
+   * PostgreSQL, await it.
+   *
+   * @returns the tree, as the store's `branches` lists it
+   * @throws ContextLedgerError `SESSION_NOT_FOUND` before the session's first message
+   */
+  branches(): OnStore<S, BranchInfo[]> {
+    this.flush()
+    return branchesOn(this.branchTarget()) as never
+  }
+
+  /**
    * Runs the `pin_message` tool for an agent: `index` is a position in `agent.messages`. The pin is
    * recorded with actor `'agent'` and the model's reason, and set as Strands' flag on the message.
    *
@@ -342,7 +425,9 @@ export class PersistentConversationManager<
   /** {@link initAgent} on PostgreSQL: the same hooks, each awaiting the store. */
   private async initAsync(agent: LocalAgent, core: AsyncLedgerManager): Promise<void> {
     refuseOtherFormat(core.sessionId, (await this.async?.store.session(core.sessionId))?.format)
-    await this.asyncSyncOf(agent).restore(this.summarize === undefined)
+    const sync = this.asyncSyncOf(agent)
+    this.attachedAsync.add(sync)
+    await sync.restore(this.summarize === undefined)
     agent.addHook(
       InitializedEvent,
       async (event) => {
@@ -446,6 +531,14 @@ export class PersistentConversationManager<
     return reduced
   }
 
+  /** The session, its store and the agents attached by initAgent, for a fork or a rewind. */
+  private branchTarget(): BranchTarget {
+    const { sessionId } = this
+    if (this.async !== undefined)
+      return { sessionId, async: this.async.store, syncs: [...this.attachedAsync] }
+    return { sessionId, store: this.sqlite().store, syncs: [...this.attached] }
+  }
+
   private asyncSyncOf(agent: LocalAgent): AsyncAgentSync {
     const found = this.asyncSyncs.get(agent)
     if (found !== undefined) return found
@@ -480,6 +573,19 @@ export class PersistentConversationManager<
     this.syncs.set(agent, sync)
     return sync
   }
+}
+
+/**
+ * Checks a manager's options as the constructor does, without keeping the manager.
+ *
+ * @param options - the options
+ * @throws ContextLedgerError `INVALID_OPTIONS`
+ */
+function checkOptions<S extends ContextStore | AsyncContextStore>(
+  options: PersistentConversationManagerOptions<S>,
+): void {
+  // Making a manager touches no store: it only checks and resolves the options.
+  new PersistentConversationManager<S>(options)
 }
 
 /**

@@ -11,24 +11,37 @@
  * for the first's row lock, then finds the revision moved and writes nothing. Readers never wait (MVCC).
  */
 import type { Slice } from './slice.js'
+import {
+  BRANCH_CTES,
+  branchFlushValues,
+  CREATED_BRANCH,
+  GUARD_BRANCH,
+  LOG_CLOCK,
+  PARENT_GUARD,
+} from './flush-branch.js'
+import { REWIND_CTES, rewindFlushValues } from './flush-rewind.js'
 
 /** The write-back statement; see {@link flushValues} for its parameters. */
-export const FLUSH_SQL = `WITH guard AS (
+export const FLUSH_SQL = `WITH RECURSIVE guard AS (
   UPDATE context_ledger.sessions SET revision = revision + 1, updated_at = $3::bigint, boundary = $4::int,
     version = $5::int, kept_count = $6::int, kept_tokens = $7::int, kept_first = $8::int, summary = $9::int,
-    limits = $10::text, metadata = CASE WHEN $100::boolean THEN $14::text ELSE metadata END
+    limits = $10::text, metadata = CASE WHEN $100::boolean THEN $14::text ELSE metadata END,
+    ${GUARD_BRANCH}
   WHERE pk = $1::int AND revision = $2::bigint AND NOT $11::boolean
   RETURNING pk
 ),
+${PARENT_GUARD},
 created AS (
   INSERT INTO context_ledger.sessions (pk, id, created_at, updated_at, metadata, boundary, version, kept_count,
-    kept_tokens, kept_first, summary, limits, format, revision)
+    kept_tokens, kept_first, summary, limits, format, revision, ${CREATED_BRANCH.columns})
   SELECT $1::int, $12::text, $13::bigint, $3::bigint, $14::text, $4::int, $5::int, $6::int, $7::int, $8::int,
-    $9::int, $10::text, $96::text, 1 WHERE $11::boolean
+    $9::int, $10::text, $96::text, 1, ${CREATED_BRANCH.values} WHERE $11::boolean AND ${CREATED_BRANCH.gate}
   ON CONFLICT DO NOTHING
   RETURNING pk
 ),
 ok AS (SELECT pk FROM guard UNION ALL SELECT pk FROM created),
+${BRANCH_CTES},
+${REWIND_CTES},
 new_messages AS (
   INSERT INTO context_ledger.messages (session, seq, uid, role, body, tokens, cum_tokens, pinned, kept, recheck,
     plain_user, trim_point, pair_start, has_tool_use, has_tool_result, created_at, window_body, window_tokens,
@@ -69,19 +82,15 @@ answered_calls AS (
   WHERE c.session = ok.pk AND c.id = u.id
 ),
 new_pins AS (
-  INSERT INTO context_ledger.pin_events (session, seq, action, actor, reason, at)
-  SELECT ok.pk, u.seq, u.action, u.actor, u.reason, u.at
+  INSERT INTO context_ledger.pin_events (session, seq, action, actor, reason, at, version)
+  SELECT ok.pk, u.seq, u.action, u.actor, u.reason, u.at, ${LOG_CLOCK}
   FROM ok CROSS JOIN unnest($53::int[], $54::text[], $55::text[], $56::text[], $57::bigint[])
     WITH ORDINALITY AS u(seq, action, actor, reason, at, ord)
   ORDER BY u.ord
 ),
-erased_edits AS (
-  UPDATE context_ledger.message_edits e SET body = NULL FROM ok
-  WHERE e.session = ok.pk AND e.seq = ANY($58::int[]) AND e.body IS NOT NULL
-),
 new_edits AS (
-  INSERT INTO context_ledger.message_edits (session, seq, kind, actor, reason, at, body)
-  SELECT ok.pk, u.seq, u.kind, u.actor, u.reason, u.at, u.body
+  INSERT INTO context_ledger.message_edits (session, seq, kind, actor, reason, at, body, version)
+  SELECT ok.pk, u.seq, u.kind, u.actor, u.reason, u.at, u.body, ${LOG_CLOCK}
   FROM ok CROSS JOIN unnest($59::int[], $60::text[], $61::text[], $62::text[], $63::bigint[], $64::text[])
     WITH ORDINALITY AS u(seq, kind, actor, reason, at, body, ord)
   ORDER BY u.ord
@@ -197,6 +206,8 @@ export function flushValues(slice: Slice): unknown[] {
   const u = col<unknown>(11)
   for (const [seq, cols] of [...slice.changed].sort((a, c) => a[0] - c[0])) {
     const r = slice.row(seq, 'write')
+    // An inherited row's state is the branch's own (`branch_rows`, flush-branch.ts).
+    if (r.owner !== undefined) continue
     const setBody = cols.has('body')
     const setWindow = cols.has('window_body') || cols.has('window_tokens')
     const values = [
@@ -228,6 +239,7 @@ export function flushValues(slice: Slice): unknown[] {
   for (const e of slice.pinEvents)
     [e.seq, e.action, e.actor, e.reason, e.at].forEach((x, i) => pe[i]?.push(x))
   v.push(...pe)
+  // The erased edit bodies are written by flush-branch.ts, with their rows' owners.
   v.push([...slice.erasedEdits])
   const ed = col<unknown>(6)
   for (const e of slice.edits)
@@ -273,5 +285,6 @@ export function flushValues(slice: Slice): unknown[] {
   // The session's format, written only when the write creates it (a session keeps its format).
   v.push(s.format, ...texts)
   v.push(slice.metadataChanged)
+  v.push(...branchFlushValues(slice), ...rewindFlushValues(slice))
   return v
 }

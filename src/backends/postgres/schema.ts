@@ -57,24 +57,63 @@ export const identity = ledgerSchema.table('identity', {
 })
 
 /** One row per conversation. */
-export const sessions = ledgerSchema.table('sessions', {
-  pk: integer('pk').primaryKey().generatedByDefaultAsIdentity(),
-  id: text('id').notNull().unique(),
-  createdAt: bigint('created_at', { mode: 'number' }).notNull(),
-  updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
-  metadata: text('metadata'),
-  boundary: integer('boundary').notNull().default(0),
-  version: integer('version').notNull().default(0),
-  keptCount: integer('kept_count'),
-  keptTokens: integer('kept_tokens'),
-  keptFirst: integer('kept_first'),
-  summary: integer('summary'),
-  limits: text('limits'),
-  /** The session's message format, fixed by its first append; null for `'strands'` (as SQLite's). */
-  format: text('format'),
-  /** Incremented by every write of the session (appends too): what a write checks before it commits. */
-  revision: bigint('revision', { mode: 'number' }).notNull().default(0),
-})
+export const sessions = ledgerSchema.table(
+  'sessions',
+  {
+    pk: integer('pk').primaryKey().generatedByDefaultAsIdentity(),
+    id: text('id').notNull().unique(),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+    metadata: text('metadata'),
+    boundary: integer('boundary').notNull().default(0),
+    version: integer('version').notNull().default(0),
+    keptCount: integer('kept_count'),
+    keptTokens: integer('kept_tokens'),
+    keptFirst: integer('kept_first'),
+    summary: integer('summary'),
+    limits: text('limits'),
+    /** The session's message format, fixed by its first append; null for `'strands'` (as SQLite's). */
+    format: text('format'),
+    /** Incremented by every write of the session (appends too): what a write checks before it commits. */
+    revision: bigint('revision', { mode: 'number' }).notNull().default(0),
+    // Branches (docs/design.md, "Branches"), as SQLite's migration 0010: a branch's conversation is its
+    // parent's up to and including `fork_seq`, then its own rows. Null on a root.
+    /** The parent session's pk, or null for a root. */
+    parent: integer('parent'),
+    /** The last seq inherited from the parent (inclusive), or null for a root. */
+    forkSeq: integer('fork_seq'),
+    /** `'root'`, `'fork'` or `'abandoned'` (the rows a rewind took out of its parent). */
+    kind: text('kind', { enum: ['root', 'fork', 'abandoned'] })
+      .notNull()
+      .default('root'),
+    /** When the branch was forked (or abandoned), ms since the epoch; null for a root. */
+    forkedAt: bigint('forked_at', { mode: 'number' }),
+    /** Who forked or rewound, or null. */
+    forkActor: text('fork_actor'),
+    /** Why, or null. */
+    forkReason: text('fork_reason'),
+    /** The parent's `version` at the fork: the parent's log rows the branch inherits are those up to it. */
+    forkVersion: integer('fork_version'),
+    /** The token prefix sum through `fork_seq`: the inherited total. */
+    forkTokens: bigint('fork_tokens', { mode: 'number' }),
+    /** The cut flags of the fork-point row as the branch sees them (they depend on the branch's next row). */
+    forkTrimPoint: boolean('fork_trim_point'),
+    forkPairStart: boolean('fork_pair_start'),
+    /** The ancestor's summary the branch's window showed at the fork (never copied), or null. */
+    forkSummary: integer('fork_summary'),
+    /** When and why the inherited summary left the branch's window (null while it shows it). */
+    forkSummaryEndedAt: bigint('fork_summary_ended_at', { mode: 'number' }),
+    forkSummaryEndReason: text('fork_summary_end_reason', {
+      enum: ['replaced', 'regenerated', 'dropped', 'evicted'],
+    }),
+  },
+  (t) => [
+    // A session's children, by fork point: what a copy-down, a rewind and deleteSession look for.
+    index('sessions_children').on(t.parent, t.forkSeq),
+    // The log clock (the largest fork_version): one seek per log entry written.
+    index('sessions_fork_version').on(t.forkVersion),
+  ],
+)
 
 /** The archive: one row per message, never deleted by eviction. */
 export const messages = ledgerSchema.table(
@@ -171,6 +210,8 @@ export const pinEvents = ledgerSchema.table(
     actor: text('actor').notNull(),
     reason: text('reason'),
     at: bigint('at', { mode: 'number' }).notNull(),
+    /** The session's `version` when written (null: before branches): a branch inherits up to its fork's. */
+    version: integer('version'),
   },
   (t) => [index('pin_events_message').on(t.session, t.seq, t.id)],
 )
@@ -189,6 +230,8 @@ export const messageEdits = ledgerSchema.table(
     reason: text('reason'),
     at: bigint('at', { mode: 'number' }).notNull(),
     body: text('body'),
+    /** The session's `version` when written (null: before branches); see `pin_events`. */
+    version: integer('version'),
   },
   (t) => [index('message_edits_message').on(t.session, t.seq, t.id)],
 )
@@ -250,4 +293,39 @@ export const evictionLog = ledgerSchema.table(
     summary: integer('summary'),
   },
   (t) => [primaryKey({ columns: [t.session, t.toSeq, t.version] })],
+)
+
+/**
+ * A branch's own window state on a row it inherits (see the SQLite schema, migration 0010): the message row
+ * stays its owner's; what the branch (`session`) made of it — pin, kept mark, recheck, window form — lives
+ * here. Keyed by `(session, seq)` itself (PostgreSQL has no rowid to reuse).
+ */
+export const branchRows = ledgerSchema.table(
+  'branch_rows',
+  {
+    session: integer('session')
+      .notNull()
+      .references(() => sessions.pk),
+    seq: integer('seq').notNull(),
+    /** The session whose `messages` row this is (an ancestor of `session`). */
+    owner: integer('owner').notNull(),
+    pinned: boolean('pinned').notNull().default(false),
+    kept: boolean('kept').notNull().default(false),
+    recheck: boolean('recheck').notNull().default(false),
+    windowBody: text('window_body'),
+    windowTokens: integer('window_tokens'),
+  },
+  (t) => [
+    primaryKey({ name: 'branch_rows_pkey', columns: [t.session, t.seq] }),
+    index('branch_rows_kept')
+      .on(t.session, t.seq)
+      .where(sql`${t.kept}`),
+    index('branch_rows_recheck')
+      .on(t.session, t.seq)
+      .where(sql`${t.recheck}`),
+    index('branch_rows_pinned')
+      .on(t.session, t.seq)
+      .where(sql`${t.pinned}`),
+    index('branch_rows_owner').on(t.owner, t.seq),
+  ],
 )

@@ -87,11 +87,11 @@ export function sliceStatements(slice: Slice): Statements {
       format: s.format,
       message_count: slice.count,
       total_tokens: last?.cum_tokens ?? 0,
-      updated_at: Math.max(s.updated_at, last?.created_at ?? 0),
-      // Branches on PostgreSQL: br-pg (every PostgreSQL session is a root until then).
-      parent: null,
-      fork_seq: null,
-      kind: 'root' as const,
+      // A branch's newest row may be the one it forked at: its time is the parent's, not the branch's.
+      updated_at: Math.max(s.updated_at, last?.owner === undefined ? (last?.created_at ?? 0) : 0),
+      parent: s.parent,
+      fork_seq: s.fork_seq,
+      kind: s.kind,
       last_role: last?.role ?? null,
       last_has_tool_use: last?.has_tool_use ?? null,
       last_has_tool_result: last?.has_tool_result ?? null,
@@ -106,6 +106,9 @@ export function sliceStatements(slice: Slice): Statements {
     return s
   }
   const inRange = (seq: number): boolean => seq >= 0 && seq < slice.count
+  /** Whether a summary is an ancestor's (read on a branch: its `session` is another's). */
+  const inheritedSummary = (x: { session?: number }): boolean =>
+    x.session !== undefined && x.session !== slice.session?.pk
   const seqsOf = (json: string): number[] => JSON.parse(json) as number[]
   /** The kept rows up to `limit`, checking they are all held. */
   const firstKept = (limit: number, what: string): number[] => {
@@ -337,6 +340,19 @@ export function sliceStatements(slice: Slice): Statements {
           limits: null,
           format,
           revision: 0,
+          parent: null,
+          fork_seq: null,
+          kind: 'root',
+          fork_version: null,
+          fork_trim_point: null,
+          fork_pair_start: null,
+          fork_summary: null,
+          fork_summary_ended_at: null,
+          fork_summary_end_reason: null,
+          fork_tokens: null,
+          forked_at: null,
+          fork_actor: null,
+          fork_reason: null,
         }
         slice.sessionChanged = true
         return 1
@@ -449,7 +465,12 @@ export function sliceStatements(slice: Slice): Statements {
         const x = slice.summary(id, 'endSummary')
         x.ended_at = at
         x.end_reason = reason
-        if (!slice.insertedSummaries.has(id)) slice.changedSummaries.add(id)
+        if (inheritedSummary(x)) {
+          // An ancestor's summary ends in the branch's window only: the branch's row records it.
+          const s = session(slice.session?.pk ?? -1, 'endSummary')
+          s.fork_summary_ended_at = at
+          s.fork_summary_end_reason = reason
+        } else if (!slice.insertedSummaries.has(id)) slice.changedSummaries.add(id)
         return 1
       },
     }),
@@ -458,7 +479,12 @@ export function sliceStatements(slice: Slice): Statements {
         const x = slice.summary(id, 'reopenSummary')
         x.ended_at = null
         x.end_reason = null
-        if (!slice.insertedSummaries.has(id)) slice.changedSummaries.add(id)
+        if (inheritedSummary(x)) {
+          const s = session(slice.session?.pk ?? -1, 'reopenSummary')
+          s.fork_summary = id
+          s.fork_summary_ended_at = null
+          s.fork_summary_end_reason = null
+        } else if (!slice.insertedSummaries.has(id)) slice.changedSummaries.add(id)
         return 1
       },
     }),
@@ -582,9 +608,15 @@ export function sliceStatements(slice: Slice): Statements {
       },
     }),
     setCutFlags: emulate('setCutFlags', {
-      run: (trim, pair, _pk, seq) => {
+      run: (trim, pair, pk, seq) => {
         if (!inRange(seq)) return 0
         slice.setRow(seq, { trim_point: trim, pair_start: pair }, 'setCutFlags')
+        if (!slice.inherited(seq)) return 1
+        // Inherited: only the fork-point row's flags depend on the branch's rows (the next one is its own).
+        const s = session(pk, 'setCutFlags')
+        if (seq !== s.fork_seq) throw new Error(`slice: cut flags of inherited seq ${seq} of a branch`)
+        s.fork_trim_point = trim === 1
+        s.fork_pair_start = pair === 1
         return 1
       },
     }),
@@ -642,7 +674,12 @@ export function sliceStatements(slice: Slice): Statements {
     setBody: emulate('setBody', {
       run: (body, text, _pk, seq) => {
         if (!inRange(seq)) return 0
-        slice.setRow(seq, { body, text, window_body: null }, 'setBody')
+        // The owner's row: its bytes change for every session that sees it, and their window forms of it go
+        // (an inherited row's form is the branch's own: gone with its tokens, as every other branch's).
+        const erased = slice.inherited(seq)
+          ? { window_body: null, window_tokens: null }
+          : { window_body: null }
+        slice.setRow(seq, { body, text, ...erased }, 'setBody')
         return 1
       },
     }),

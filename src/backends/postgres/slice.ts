@@ -8,7 +8,19 @@
  * answered by a guess. Writes change the slice and are remembered, to be written back in one statement
  * (`flush.ts`) that commits only if the session is still at the revision the slice was read at.
  */
+import type { NewBranchRow } from './flush-branch.js'
+import type { RewindWrite } from './flush-rewind.js'
 import type { SnapshotResult, SnapshotSession, SnapshotSummary } from './snapshot-query.js'
+
+/**
+ * A summary as the session sees it: an ancestor's summary the branch showed at its fork ends where the
+ * branch's window let it go (`sessions.fork_summary_*`), not where the ancestor's did.
+ */
+function inheritedEnd(x: SnapshotSummary, session: SnapshotSession | null): SnapshotSummary {
+  if (session === null || x.session === undefined || x.session === session.pk) return x
+  if (x.id !== session.fork_summary) return x
+  return { ...x, ended_at: session.fork_summary_ended_at, end_reason: session.fork_summary_end_reason }
+}
 
 /** A question the slice cannot answer: it was not read. */
 export class SliceMiss extends Error {
@@ -51,6 +63,18 @@ export interface SliceRow {
    * undefined when not read (never: only what a write sets is held).
    */
   text: string | null | undefined
+  /**
+   * The session whose message row it is when the slice's session inherits it (an ancestor, on a branch);
+   * undefined for the session's own rows. The row's state (pin, kept mark, window form) is the branch's own.
+   */
+  owner?: number | undefined
+}
+
+/** One part of a branch's conversation: the seqs `[lo, hi]` whose message rows `owner` holds. */
+export interface SlicePart {
+  owner: number
+  lo: number
+  hi: number
 }
 
 /** A tool call (new ones have negative ids until written). */
@@ -168,6 +192,12 @@ export class Slice {
   readonly pruned: readonly number[]
   /** Ids allocated for new summaries, not used yet. */
   readonly freeSummaryIds: number[]
+  /** The branch this slice's write creates (a fork), if it does. */
+  fork: NewBranchRow | undefined
+  /** The rewind this slice's write makes (its abandoned branch, the rows it moves), if it does. */
+  rewind: RewindWrite | undefined
+  /** A branch's conversation, part by part (read by the branch dialect only; empty for a trunk). */
+  readonly lineage: readonly SlicePart[]
 
   // What changed.
   /** Rows appended (seq ≥ the count read). */
@@ -251,6 +281,7 @@ export class Slice {
         window_body: undefined,
         sent_as: undefined,
         text: undefined,
+        owner: row.owner === undefined || row.owner === r.session?.pk ? undefined : row.owner,
       })
     for (const f of r.fulls ?? []) {
       const row = this.rows.get(f.seq)
@@ -266,10 +297,24 @@ export class Slice {
     for (const uid of uids) this.uids.add(uid)
     this.repeatRoot = r.repeat_root ?? undefined
     this.pruned = r.pruned
-    for (const x of r.summaries ?? []) this.summaries.set(x.id, x)
+    for (const x of r.summaries ?? []) this.summaries.set(x.id, inheritedEnd(x, r.session))
     if (summaryId !== null) this.summaryIds.add(summaryId)
     if (r.session?.summary != null) this.summaryIds.add(r.session.summary)
     this.freeSummaryIds = [...r.summary_ids]
+    this.lineage = r.lineage ?? []
+    this.fork = undefined
+    this.rewind = undefined
+  }
+
+  /**
+   * Whether a row of the conversation is inherited: an ancestor's message row (the branch's state on it
+   * lives in `branch_rows`).
+   *
+   * @param seq - a held row
+   * @returns true for an inherited row
+   */
+  inherited(seq: number): boolean {
+    return this.rows.get(seq)?.owner !== undefined
   }
 
   /** Whether the planner's part was read (the rows from `lo` on, the recheck marks, the nearest trim points). */
@@ -524,6 +569,7 @@ export class Slice {
   get dirty(): boolean {
     return (
       this.sessionChanged ||
+      this.rewind !== undefined ||
       this.inserted.size > 0 ||
       this.changed.size > 0 ||
       this.changedCalls.size > 0 ||

@@ -96,36 +96,55 @@ import { checkEvictionsOptions, checkSeq, toEvictionRecord } from '../../store/r
 const INT32_MAX = 2 ** 31 - 1
 import type { EvictionRow } from '../../db/rows.js'
 import {
-  DELETE_SESSION_SQL,
   LOCK_SESSION_SQL,
   EVICTION_OF_SQL,
   EVICTIONS_SQL,
-  EDITS_SQL,
   entryRows,
   HISTORY_SQL,
   MESSAGE_COUNT_SQL,
+  SESSION_IDS_SQL,
+  SESSIONS_SQL,
+  WINDOW_SQL,
+  type PgEntryRow,
+  type PgSessionRow,
+  type PgWindowRow,
+} from './reads.js'
+import {
+  EDITS_SQL,
   PIN_EVENTS_SQL,
   PINNED_SQL,
   RANGES_SQL,
-  SESSION_IDS_SQL,
-  SESSIONS_SQL,
   SUMMARIES_SQL,
   SUMMARY_CHAIN_SQL,
   SUMMARY_SQL,
-  WINDOW_SQL,
   type PgChainRow,
-  type PgEntryRow,
   type PgPinnedRow,
-  type PgSessionRow,
   type PgSummaryRow,
-  type PgWindowRow,
-} from './reads.js'
+} from './reads-logs.js'
 import { PostgresConversationManager, type PostgresConversationManagerOptions } from './manager.js'
+import { forkCall, forkSpec } from './branch-fork.js'
+import { deleteSubtree, TREE_SQL, toTree, type PgTreeRow } from './branch-tree.js'
+import { rewindCall, rewindSpec } from './branch-rewind.js'
+import { checkForkOptions, checkRewindOptions } from '../../store/branches/check-options.js'
+import type {
+  BranchInfo,
+  DeleteSessionOptions,
+  ForkOptions,
+  RewindOptions,
+  RewindResult,
+} from '../../store/branches/types.js'
+import { mintTrackingId } from '../../messages/tracking-id.js'
 import { Slice, SliceMiss } from './slice.js'
 import { SliceLedger } from './slice-ledger.js'
 // Type-only but for a symbol: the Strands SDK is not loaded.
 import { ASYNC_STORE, type AsyncContextStore } from '../../adapters/strands/async-ledger.js'
-import { SNAPSHOT_SQL, snapshotValues, type SnapshotParams, type SnapshotResult } from './snapshot-query.js'
+import {
+  BRANCH_SNAPSHOT_SQL,
+  SNAPSHOT_SQL,
+  snapshotValues,
+  type SnapshotParams,
+  type SnapshotResult,
+} from './snapshot-query.js'
 
 /** How many times a write is tried when other writers keep getting there first, before the lock is taken. */
 const OPTIMISTIC_ATTEMPTS = 3
@@ -161,7 +180,22 @@ const BASE: Omit<SnapshotParams, 'sessionId'> = Object.freeze({
   pruneFrom: null,
   pruneBefore: 0,
   pruneLimit: 0,
+  forkSeq: null,
+  forkUid: null,
+  probe: [],
+  subtree: false,
+  freeBase: null,
 })
+
+/**
+ * Makes the slice a write runs on from what its snapshot read (a fork makes the new branch's from its
+ * parent's); it throws `ContextLedgerError`s for what the read shows is refused.
+ */
+export type MakeSlice = (result: SnapshotResult, read: SnapshotParams, uids: readonly string[]) => Slice
+
+/** The slice of the session read. */
+const defaultSlice: MakeSlice = (result, read, uids) =>
+  new Slice(read.sessionId, result, uids, read.keptK, read.summaryId)
 
 /** How a write went, for tests and benchmarks. */
 export interface WriteStats {
@@ -195,6 +229,11 @@ export class PostgresContextStore implements AsyncContextStore {
   readonly stats: WriteStats = { conflicts: 0, locked: 0, reconnects: 0 }
   /** Each session's format as this store last saw it (a hint for what an append reads; checked there). */
   private readonly formats = new Map<string, MessageFormatName>()
+  /**
+   * Sessions this store knows are branches: their writes read with the branch's statement. A hint only —
+   * the trunk's statement reads a session's parent, and reads again when it finds one.
+   */
+  private readonly branchIds = new Set<string>()
   private readonly state: {
     where: string
     closed: boolean
@@ -345,7 +384,13 @@ export class PostgresContextStore implements AsyncContextStore {
    * @returns what `op` returned
    * @internal
    */
-  async run<T>(sessionId: string, spec: ReadSpec, op: (ledger: SliceLedger) => T, what: string): Promise<T> {
+  async run<T>(
+    sessionId: string,
+    spec: ReadSpec,
+    op: (ledger: SliceLedger) => T,
+    what: string,
+    make: MakeSlice = defaultSlice,
+  ): Promise<T> {
     this.ensureOpen()
     const params: SnapshotParams = { ...BASE, ...spec, sessionId }
     let lost: { uids: string[]; value: T } | undefined
@@ -356,9 +401,15 @@ export class PostgresContextStore implements AsyncContextStore {
         const outcome = locked
           ? await this.db.transaction(async (query) => {
               await query('SELECT 1 FROM context_ledger.sessions WHERE id = $1::text FOR UPDATE', [sessionId])
-              return this.attempt(params, op, lost, query)
+              return this.attempt(params, op, lost, query, make)
             })
-          : await this.attempt(params, op, lost, (text, values, name) => this.db.query(text, values, name))
+          : await this.attempt(
+              params,
+              op,
+              lost,
+              (text, values, name) => this.db.query(text, values, name),
+              make,
+            )
         if (locked) this.stats.locked++
         if (outcome.done) return outcome.value
         lost = undefined
@@ -392,17 +443,13 @@ export class PostgresContextStore implements AsyncContextStore {
     op: (ledger: SliceLedger) => T,
     lost: { uids: string[]; value: T } | undefined,
     query: <R>(text: string, values: readonly unknown[], name?: string) => Promise<R[]>,
+    make: MakeSlice,
   ): Promise<{ done: true; value: T } | { done: false }> {
     const read = lost === undefined ? params : { ...params, uids: [...params.uids, ...lost.uids] }
-    const [result] = await query<SnapshotResult>(
-      SNAPSHOT_SQL,
-      snapshotValues(read),
-      'context_ledger_snapshot',
-    )
-    if (result === undefined) throw new Error('the snapshot query returned no row')
+    const result = await this.snapshot(read, query)
     // The trackingId a call names (`{ trackingId }`) was looked up too: not read means not there.
     const asked = read.refUid === null ? read.uids : [...read.uids, read.refUid]
-    const slice = new Slice(params.sessionId, result, asked, read.keptK, read.summaryId)
+    const slice = make(result, read, asked)
     // The write whose connection dropped: committed if the rows it inserted are there.
     if (lost !== undefined && lost.uids.every((uid) => [...slice.rows.values()].some((r) => r.uid === uid)))
       return { done: true, value: lost.value }
@@ -420,6 +467,27 @@ export class PostgresContextStore implements AsyncContextStore {
       throw error
     }
     return written === 1 ? { done: true, value } : { done: false }
+  }
+
+  /**
+   * Reads a slice's rows: with the trunk's statement for a session not known as a branch, the branch's for
+   * one that is (a branch's conversation through its lineage). A session found to be a branch by the
+   * trunk's statement (forked by another process) is read again with the branch's, once: it stays known.
+   */
+  private async snapshot(
+    read: SnapshotParams,
+    query: <R>(text: string, values: readonly unknown[], name?: string) => Promise<R[]>,
+  ): Promise<SnapshotResult> {
+    const forking = read.forkSeq !== null || read.forkUid !== null || read.probe.length > 0 || read.subtree
+    const branch = forking || this.branchIds.has(read.sessionId)
+    const values = snapshotValues(read, branch)
+    const [result] = branch
+      ? await query<SnapshotResult>(BRANCH_SNAPSHOT_SQL, values, 'context_ledger_branch_snapshot')
+      : await query<SnapshotResult>(SNAPSHOT_SQL, values, 'context_ledger_snapshot')
+    if (result === undefined) throw new Error('the snapshot query returned no row')
+    if (branch || result.session?.parent == null) return result
+    this.branchIds.add(read.sessionId)
+    return this.snapshot(read, query)
   }
 
   // ---- writes
@@ -667,24 +735,19 @@ export class PostgresContextStore implements AsyncContextStore {
    * is false: the deleted rows stay in the files until `VACUUM`.
    *
    * @param sessionId - the session
-   * @returns what was deleted
+   * @param options - `subtree: true` to delete its live branches too (its abandoned ones always go with it)
+   * @returns what was deleted, summed over every session deleted
+   * @throws ContextLedgerError `BRANCH_HAS_CHILDREN` for a live branch below it without `subtree`
    */
-  async deleteSession(sessionId: string): Promise<DeleteSessionResult> {
+  async deleteSession(sessionId: string, options?: DeleteSessionOptions): Promise<DeleteSessionResult> {
     this.ensureWritable()
     checkSessionId(sessionId)
-    const [row] = await this.transactionRetried(`delete session "${sessionId}"`, sessionId, async (query) => {
+    const row = await this.transactionRetried(`delete session "${sessionId}"`, sessionId, async (query) => {
       // The row lock in a statement of its own, so the delete's snapshot is taken after it: an append that
-      // committed while the lock was awaited (appends update the row first) has its rows deleted too.
+      // committed while the lock was awaited (appends update the row first) has its rows deleted too. The
+      // sessions below it go with it (branch-tree.ts).
       await query(LOCK_SESSION_SQL, [sessionId])
-      return query<{
-        deleted: number
-        messages: number
-        tool_calls: number
-        pin_events: number
-        edits: number
-        summaries: number
-        evictions: number
-      }>(DELETE_SESSION_SQL, [sessionId])
+      return deleteSubtree(query, sessionId, options)
     })
     this.formats.delete(sessionId)
     const deleted = (row?.deleted ?? 0) > 0
@@ -699,6 +762,78 @@ export class PostgresContextStore implements AsyncContextStore {
       summaries: row?.summaries ?? 0,
       erased: !deleted,
     }
+  }
+
+  /**
+   * Makes a new session whose conversation is `sessionId`'s up to and including one message, without
+   * copying a row; see `ContextStore.fork`. Two round trips: the parent read as it was at the fork point,
+   * then one statement that creates the branch only if the parent's revision is still the one read.
+   *
+   * @param sessionId - the session to fork
+   * @param options - `atSeq` or `trackingId` (exactly one), optional `newSessionId`, `actor`, `reason`,
+   *   `metadata`
+   * @returns the new branch
+   * @throws ContextLedgerError `SESSION_NOT_FOUND`, `MESSAGE_NOT_FOUND` (path `atSeq` or `trackingId`),
+   *   `SESSION_EXISTS` (path `newSessionId`), `INVALID_OPTIONS` naming the field, `READ_ONLY`
+   */
+  async fork(sessionId: string, options: ForkOptions): Promise<BranchInfo> {
+    this.ensureWritable()
+    checkSessionId(sessionId)
+    const settings = checkForkOptions(options, this.limits)
+    const req = {
+      parentId: sessionId,
+      settings,
+      id: settings.newSessionId ?? mintTrackingId(),
+      now: Date.now(),
+    }
+    const { make, op } = forkCall(req, this.state)
+    const info = await this.run(sessionId, forkSpec(req), op, `fork session "${sessionId}"`, make)
+    this.branchIds.add(req.id)
+    this.formats.delete(req.id)
+    return info
+  }
+
+  /**
+   * Continues a session from an earlier message; see `ContextStore.rewind`. Two round trips: the session
+   * read as it is after the message (with the revisions of the sessions below it), then one statement that
+   * restricts its window, creates the abandoned branch and moves the rows after the message into it — all
+   * or nothing, and nothing when a session below changed meanwhile (then it reads again). Nothing is written
+   * when the message is already the newest.
+   *
+   * @param sessionId - the session
+   * @param options - `toSeq` or `trackingId` (exactly one), optional `actor`, `reason`, `abandonedId`
+   * @returns the session, the abandoned branch, and how many messages left
+   * @throws ContextLedgerError `SESSION_NOT_FOUND`, `MESSAGE_NOT_FOUND` (path `toSeq` or `trackingId`),
+   *   `SESSION_EXISTS` (path `abandonedId`), `INVALID_OPTIONS` naming the field, `READ_ONLY`
+   */
+  async rewind(sessionId: string, options: RewindOptions): Promise<RewindResult> {
+    this.ensureWritable()
+    checkSessionId(sessionId)
+    const settings = checkRewindOptions(options)
+    const req = { sessionId, settings, now: Date.now() }
+    const { make, op } = rewindCall(req)
+    const result = await this.run(sessionId, rewindSpec(req), op, `rewind session "${sessionId}"`, make)
+    if (result.abandoned !== undefined) this.branchIds.add(result.abandoned.sessionId)
+    return result
+  }
+
+  /**
+   * The tree of branches holding a session (one round trip); see `ContextStore.branches`.
+   *
+   * @param sessionId - any session of the tree
+   * @returns the root first, then depth-first, each session's children in the order they were made
+   * @throws ContextLedgerError `SESSION_NOT_FOUND`
+   */
+  async branches(sessionId: string): Promise<BranchInfo[]> {
+    this.ensureOpen()
+    checkSessionId(sessionId)
+    const rows = await this.query<PgTreeRow>(
+      TREE_SQL,
+      [sessionId],
+      `read the branches of session "${sessionId}"`,
+      sessionId,
+    )
+    return toTree(sessionId, rows)
   }
 
   /**
@@ -1218,7 +1353,7 @@ export class PostgresContextStore implements AsyncContextStore {
       `read the summaries of session "${sessionId}"`,
       sessionId,
     )
-    return rows.map((r) => toSummaryRecord(sessionId, r, r.current))
+    return rows.map((r) => toSummaryRecord(sessionId, r, r.current, r.inherited))
   }
 
   /**
@@ -1250,7 +1385,7 @@ export class PostgresContextStore implements AsyncContextStore {
       throw new ContextLedgerError('SUMMARY_NOT_FOUND', `No summary ${id} in session "${sessionId}"`, {
         sessionId,
       })
-    return toSummaryRecord(sessionId, row, row.current)
+    return toSummaryRecord(sessionId, row, row.current, row.inherited)
   }
 }
 
@@ -1293,10 +1428,9 @@ function toSummary(r: PgSessionRow): SessionSummary {
   return {
     id: r.id,
     messageCount: r.message_count,
-    // Branches on PostgreSQL: br-pg (every PostgreSQL session is a root until then).
-    parentId: null,
-    forkSeq: null,
-    kind: 'root',
+    parentId: r.parent_id,
+    forkSeq: r.fork_seq,
+    kind: r.kind,
     windowMessages: keptCount + summary + r.message_count - r.boundary,
     windowTokens: keptTokens + (r.summary_tokens ?? 0) + r.total_tokens - r.before + r.correction,
     summaryId: r.summary ?? undefined,

@@ -2,7 +2,9 @@
  * `context-ledger check <file>`: SQLite's `integrity_check` and `foreign_key_check`, then, for every
  * session, every window rule re-verified from the archive by the checker the property tests use
  * (`src/check/window-rules.ts`) and the ledger's own bookkeeping (running token sums, the kept rows'
- * totals, the summary the window shows). Exit 1 with the list when anything is wrong.
+ * totals, the summary the window shows), after the tree of branches (`check/tree-rules.ts`: parents
+ * exist, no cycle, fork points within the parent; a session whose parent chain is broken is reported,
+ * not read). Exit 1 with the list when anything is wrong.
  *
  * The rules checked are those that hold at every moment. Those about the limits (the window within
  * `windowSize` and `tokenBudget`) hold after an `applyWindow()` and not between appends, so they are not
@@ -11,6 +13,7 @@
  */
 import type Database from 'better-sqlite3'
 import { checkSession } from '../../check/check-session.js'
+import { checkTree } from '../../check/tree-rules.js'
 import { prepareSpec } from '../../db/typed-statement.js'
 import type { ContextStore } from '../../store/context-store.js'
 import { EXIT, unknownSession } from '../errors.js'
@@ -93,7 +96,12 @@ export async function check(
       const all = prepareSpec(store.connection(), CLI_READS.sessionIds).all()
       const chosen = options.session === undefined ? all : all.filter((id) => id === options.session)
       if (options.session !== undefined && chosen.length === 0) throw unknownSession(file, options.session)
+      // The tree of branches first: a session whose parent chain is broken has no conversation to check.
+      const tree = checkTree(store.connection())
+      const mine = new Set(chosen)
+      problems.push(...tree.problems.filter((p) => mine.has(p.sessionId)))
       for (const id of chosen) {
+        if (tree.broken.has(id)) continue
         const r = checkOne(store, id, progress, messagesChecked)
         problems.push(...r.problems)
         sessionsChecked++

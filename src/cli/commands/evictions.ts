@@ -19,6 +19,8 @@ import { unknownSession } from '../errors.js'
 import { count, iso, time, visible } from '../format.js'
 import { openStore } from '../open-ledger.js'
 import type { CommandContext } from '../program.js'
+import { EXPORT_READS } from '../export-statements.js'
+import { conversationFacts } from '../conversation-facts.js'
 import { CLI_READS } from '../statements.js'
 import { printTable } from '../table.js'
 
@@ -62,6 +64,10 @@ export interface EvictionReport {
     cut: string
     reason: string
     summaryId: number | null
+    /** For a rewind's event: the abandoned branch that holds the messages now. */
+    abandonedId: string | null
+    /** For an event a branch inherits: the ancestor whose cut it was. */
+    inheritedFrom: string | null
   }[]
   ranges: EvictedRange[]
   summaries: {
@@ -107,15 +113,15 @@ export function fromLedgerState(store: ContextStore, sessionId: string): Evictio
   return db
     .transaction(() => {
       const session = store.session(sessionId)
-      const row = prepareSpec(db, CLI_READS.exportSession).get(sessionId)
+      const row = prepareSpec(db, EXPORT_READS.exportSession).get(sessionId)
       if (session === undefined || row === undefined) return undefined
-      const pk = row.pk
       const b = session.boundary
-      const cumAt = prepareSpec(db, CLI_READS.cumAt)
-      const createdAt = prepareSpec(db, CLI_READS.createdAt)
-      const redactedIn = prepareSpec(db, CLI_READS.redactedIn)
-      const tokensOf = (from: number, to: number): number =>
-        (cumAt.get(pk, to - 1) ?? 0) - (from > 0 ? (cumAt.get(pk, from - 1) ?? 0) : 0)
+      const facts = conversationFacts(store, {
+        pk: row.pk,
+        id: sessionId,
+        boundary: b,
+        branch: session.parentId !== null,
+      })
       const summaries = store.summaries(sessionId, { limit: 10_000 }).reverse()
       const byId = new Map(summaries.map((s) => [s.id, s]))
       const chain = chainOf(session.summaryId, byId)
@@ -126,7 +132,7 @@ export function fromLedgerState(store: ContextStore, sessionId: string): Evictio
       // Evicted runs: the gaps between the kept rows before the boundary.
       const runs: [number, number][] = []
       let from = 0
-      for (const k of [...prepareSpec(db, CLI_READS.keptBefore).all(pk, b), b]) {
+      for (const k of [...facts.keptBefore, b]) {
         if (k > from) runs.push([from, k])
         from = k + 1
       }
@@ -137,12 +143,12 @@ export function fromLedgerState(store: ContextStore, sessionId: string): Evictio
           fromSeq: f,
           toSeq: t,
           messages: t - f,
-          tokens: tokensOf(f, t),
+          tokens: facts.tokensOf(f, t),
           cause: summaryId === null ? 'cut' : 'summary',
           summaryId,
-          firstAppendedAt: iso(createdAt.get(pk, f)),
-          lastAppendedAt: iso(createdAt.get(pk, t - 1)),
-          redacted: redactedIn.get(pk, f, t) ?? 0,
+          firstAppendedAt: iso(facts.createdAt(f)),
+          lastAppendedAt: iso(facts.createdAt(t - 1)),
+          redacted: facts.redactedIn(f, t),
         })
       }
       for (const [rf, rt] of runs) {
@@ -211,13 +217,17 @@ export function withLog(store: ContextStore, report: EvictionReport): EvictionRe
         cut: e.cut,
         reason: e.reason,
         summaryId: e.summaryId ?? null,
+        abandonedId: e.abandonedId ?? null,
+        inheritedFrom: e.inheritedFrom ?? null,
       })
     const last = page.at(-1)
     if (page.length < 10_000 || last === undefined) break
     from = last.toSeq + 1
   }
-  // Covered: every evicted seq of the ranges lies in some event.
-  const covered = (seq: number): boolean => events.some((e) => e.fromSeq <= seq && seq <= e.lastSeq)
+  // Covered: every evicted seq of the ranges lies in some event (a rewind's is about the conversation it
+  // took back, whose seqs the session has used again).
+  const covered = (seq: number): boolean =>
+    events.some((e) => e.cut !== 'rewind' && e.fromSeq <= seq && seq <= e.lastSeq)
   const eventLog = report.ranges.every((r) => covered(r.fromSeq) && covered(r.toSeq - 1))
   return { ...report, eventLog, events }
 }
@@ -296,16 +306,29 @@ export async function evictions(
       )
     }
     if (report.events.length > 0) {
+      const inherited = report.events.some((e) => e.inheritedFrom !== null)
       out.line()
       printTable(
         out,
-        [{ head: 'left (UTC)' }, { head: 'seqs' }, { head: 'cut' }, { head: 'why' }, { head: 'into' }],
+        [
+          { head: 'left (UTC)' },
+          { head: 'seqs' },
+          { head: 'cut' },
+          { head: 'why' },
+          { head: 'into' },
+          ...(inherited ? [{ head: 'inherited' }] : []),
+        ],
         report.events.map((e) => [
           time(e.at === null ? undefined : new Date(e.at)),
           e.fromSeq === e.lastSeq ? String(e.fromSeq) : `${e.fromSeq}–${e.lastSeq}`,
           e.cut,
           e.reason,
-          e.summaryId === null ? '' : `summary #${e.summaryId}`,
+          e.summaryId !== null
+            ? `summary #${e.summaryId}`
+            : e.abandonedId !== null
+              ? `branch ${e.abandonedId} (abandoned)`
+              : '',
+          ...(inherited ? [e.inheritedFrom === null ? '' : `cut in ${e.inheritedFrom} before the fork`] : []),
         ]),
       )
     }

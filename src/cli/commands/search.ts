@@ -57,8 +57,8 @@ export interface SearchContext {
   readonly store: ContextStore
   /** Its connection. */
   readonly db: Database.Database
-  /** One session (its key and id), or every session. */
-  readonly session: { readonly pk: number; readonly id: string } | undefined
+  /** One session (its key, id, and whether it is a branch), or every session. */
+  readonly session: { readonly pk: number; readonly id: string; readonly branch: boolean } | undefined
   /** Take the text as FTS5 query syntax (the index method only). */
   readonly fts5: boolean
 }
@@ -87,12 +87,14 @@ export const SCAN: SearchMethod = {
   name: 'scan',
   note: 'substring scan of the whole archive, in session and seq order',
   available: () => true,
-  search({ db, session }, query, limit) {
+  search({ store, db, session }, query, limit) {
     const pattern = likePattern(query)
     const rows: Iterable<SearchRow> =
       session === undefined
         ? prepareSpec(db, CLI_READS.searchAll).iterate(pattern)
-        : prepareSpec(db, CLI_READS.searchSession).iterate(session.pk, pattern)
+        : session.branch
+          ? branchRows(store, session.id)
+          : prepareSpec(db, CLI_READS.searchSession).iterate(session.pk, pattern)
     const out: SearchMatch[] = []
     for (const r of rows) {
       const message = readingForm(r.format, r.body)
@@ -112,6 +114,32 @@ export const SCAN: SearchMethod = {
     }
     return out
   },
+}
+
+/** Messages read a page at a time by `history()`. */
+const PAGE = 500
+
+/**
+ * A branch's conversation as the scan reads it — its ancestors' rows up to each fork point and its own,
+ * with their place in the branch's window — through `history()`, a page at a time (the branch's rows
+ * are its owners', so no one statement of the session's key reads them).
+ */
+function* branchRows(store: ContextStore, sessionId: string): Generator<SearchRow> {
+  const format = store.session(sessionId)?.format ?? null
+  for (let from = 0; ; from += PAGE) {
+    const page = store.history(sessionId, { fromSeq: from, limit: PAGE })
+    for (const e of page)
+      yield {
+        session_id: sessionId,
+        seq: e.seq,
+        uid: e.trackingId,
+        body: JSON.stringify(e.message),
+        created_at: e.createdAt.getTime(),
+        in_window: e.inWindow ? 1 : 0,
+        format,
+      }
+    if (page.length < PAGE) return
+  }
 }
 
 /**
@@ -155,8 +183,11 @@ export const INDEX: SearchMethod = {
       return formats.get(id)
     }
     return hits.map((h) => {
-      const pk = prepareSpec(db, CLI_READS.sessionPk).get(h.sessionId) ?? 0
-      const stored = body.get(pk, h.seq)
+      // A branch's message may be an ancestor's row: read through the store, which knows its owner.
+      const stored =
+        session?.branch === true
+          ? JSON.stringify(store.message(h.sessionId, { seq: h.seq }).message)
+          : body.get(prepareSpec(db, CLI_READS.sessionPk).get(h.sessionId) ?? 0, h.seq)
       const message = stored === undefined ? { content: [] } : readingForm(formatOf(h.sessionId), stored)
       return {
         sessionId: h.sessionId,
@@ -196,7 +227,7 @@ export async function search(
     if (options.session !== undefined) {
       const pk = prepareSpec(db, CLI_READS.sessionPk).get(options.session)
       if (pk === undefined) throw unknownSession(file, options.session)
-      session = { pk, id: options.session }
+      session = { pk, id: options.session, branch: store.session(options.session)?.parentId != null }
     }
     if (options.scan === true && options.fts5 === true)
       throw new CliError('--scan and --fts5 do not go together: FTS5 syntax needs the index', 'USAGE')

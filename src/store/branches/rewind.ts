@@ -17,7 +17,8 @@ import { checkFree, flagsAsNewest, seqOf } from './fork.js'
 import { piecesOf } from './lineage.js'
 import { branchInfo, routerOf, sessionNotFound } from './tree.js'
 import type { RewindResult } from './types.js'
-import { validStart } from './window-copy.js'
+import { trimAtOrBefore, validStart } from './window-copy.js'
+import { recordRewind, splitRewoundLog } from '../rewind-log.js'
 
 /** The first free `${id}~${k}`, k ≥ 1 (a minted id when that would be too long). */
 function freeId(ledger: Ledger, id: string): string {
@@ -71,7 +72,9 @@ function abandon(ledger: Ledger, b: Before, a: number): void {
     br.dropBranchRowsAfter.run(s.pk, to)
   }
   br.moveEvictions.run(m)
-  br.moveSummaries.run(m)
+  // The summaries that folded a message after `to`; rewound to before its fork point, every one: the
+  // session's old window (which may show one) is the abandoned branch's, not an ancestor's.
+  br.moveSummaries.run(before ? { ...m, to: -1 } : m)
   br.reownBranchRows.run(m)
   br.reparent.run(m)
   const shown = s.summary
@@ -88,8 +91,12 @@ function abandon(ledger: Ledger, b: Before, a: number): void {
   })
 }
 
-/** The session after the move: its newest row's flags, its calls open at `to`, its window made valid. */
-function restrict(ledger: Ledger, b: Before, now: number): void {
+/**
+ * The session after the move: its newest row's flags, its calls open at `to`, its window made valid;
+ * `restricted` is told where its tail starts once the window is restricted, before it is planned again
+ * (the eviction log's part, `store/rewind-log.ts`).
+ */
+function restrict(ledger: Ledger, b: Before, now: number, restricted: (from: number) => void): void {
   const router = routerOf(ledger)
   const { br } = router
   const base = router.base
@@ -107,23 +114,35 @@ function restrict(ledger: Ledger, b: Before, now: number): void {
   else br.setForkFlags.run(b.trim, 0, s.pk)
   router.reset()
   const st = ledger.st
-  st.unkeepRange.run(s.pk, b.from, to + 1)
+  // The inherited summary stays listed while it stands for messages the session still has.
+  const inheritedId = br.forkSummaryOf.get(s.pk)?.fork_summary ?? null
+  const inheritedOwner = inheritedId === null ? undefined : br.summaryOwner.get(inheritedId)
+  const inheritedRow =
+    inheritedId === null || inheritedOwner === undefined
+      ? undefined
+      : base.summaryById.get(inheritedOwner, inheritedId)
+  const fork = inheritedRow !== undefined && inheritedRow.to_boundary <= to + 1 ? inheritedRow.id : null
+  // The summary stays where its boundary does, and only if it is still the session's or its ancestors'.
+  const owner = s.summary === null ? undefined : br.summaryOwner.get(s.summary)
+  const mine = owner !== undefined && (owner === s.pk || s.summary === fork)
+  const keep = b.from === s.boundary && s.boundary <= to + 1 && mine
+  const summary = keep ? s.summary : null
+  // Without its summary the window opens with its tail (or a kept row): the tail starts at a trim point.
+  const from =
+    keep || s.summary === null ? b.from : (trimAtOrBefore(ledger, s, to, b.trim === 1, b.from) ?? b.from)
+  if (!keep && s.summary !== null) {
+    if (owner === s.pk) base.endSummary.run(now, 'evicted', s.summary)
+    else if (s.summary === inheritedId) br.endForkSummary.run(now, 'evicted', s.pk)
+  }
+  st.unkeepRange.run(s.pk, from, to + 1)
   if (router.isBranch(s.pk)) {
     const view = router.view(s.pk)
-    for (const p of piecesOf(view.lineage, b.from, Math.min(to + 1, view.ownFrom)))
+    for (const p of piecesOf(view.lineage, from, Math.min(to + 1, view.ownFrom)))
       br.fillRange.run({ b: s.pk, owner: p.segment.owner, lo: p.from, hi: p.to - 1 })
-  }
-  const keep = b.from === s.boundary && s.boundary <= to + 1
-  const summary = keep ? s.summary : null
-  const fork = br.forkSummaryOf.get(s.pk)?.fork_summary ?? null
-  if (!keep && s.summary !== null) {
-    const owner = br.summaryOwner.get(s.summary)
-    if (owner === s.pk) base.endSummary.run(now, 'evicted', s.summary)
-    else if (s.summary === fork) br.endForkSummary.run(now, 'evicted', s.pk)
   }
   br.setBranchWindow.run({
     pk: s.pk,
-    boundary: b.from,
+    boundary: from,
     keptCount: null,
     keptTokens: null,
     keptFirst: null,
@@ -131,6 +150,7 @@ function restrict(ledger: Ledger, b: Before, now: number): void {
     limits: s.limits,
     forkSummary: fork,
   })
+  restricted(from)
   st.sessionTouch.run(now, s.pk)
   if (s.limits === null) return
   const row = st.sessionByPk.get(s.pk)
@@ -207,7 +227,11 @@ export function rewind(ledger: Ledger, sessionId: string, options: unknown): Rew
     if (a === undefined) throw new Error(`abandoned branch "${id}" not found right after its insert`)
     ledger.keys.remember(id, a)
     abandon(ledger, b, a)
-    restrict(ledger, b, now)
+    // The eviction log follows the window: split once the session's tail start is known.
+    restrict(ledger, b, now, (from) => {
+      splitRewoundLog(br, { session: s.pk, abandoned: a, toSeq: to, tailFrom: from, beforeFork: before })
+    })
+    recordRewind(st, s.pk, [to + 1, s.message_count - 1], a, now)
     router.reset()
     return { session: branchInfo(router, s.pk), abandoned: branchInfo(router, a), left }
   })

@@ -102,6 +102,46 @@ function everyPin(router: BranchRouter, own: PinnedRow[], keep: (r: PinnedRow) =
   )
 }
 
+/**
+ * The summaries a branch inherits: the one its window showed at the fork (with the end the branch gave it)
+ * and every ancestor's summary its summaries replaced or regenerated, down each chain (each as its
+ * ancestor's window left it then: a link the ancestor took back later shows as ended by the summary
+ * above it).
+ *
+ * @param v - the branch
+ * @param own - its own summaries
+ * @returns the inherited ones, in no order
+ */
+function inheritedSummaries(v: BranchView, own: readonly SummaryRow[]): SummaryRow[] {
+  const fork = v.br.forkSummaryOf.get(v.pk)
+  const out: SummaryRow[] = []
+  const seen = new Set<number>()
+  const queue: { id: number; above: SummaryRow | undefined }[] = []
+  if (fork !== undefined && fork.fork_summary !== null)
+    queue.push({ id: fork.fork_summary, above: undefined })
+  for (const r of own)
+    for (const id of [r.replaces, r.regenerates]) if (id !== null) queue.push({ id, above: r })
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    if (seen.has(next.id)) continue
+    seen.add(next.id)
+    const owner = v.br.summaryOwner.get(next.id)
+    const row = owner === undefined || owner === v.pk ? undefined : v.base.summaryById.get(owner, next.id)
+    if (row === undefined) continue
+    const above = next.above
+    if (above === undefined && fork !== undefined)
+      out.push({ ...row, ended_at: fork.ended_at, end_reason: fork.end_reason as SummaryRow['end_reason'] })
+    else if (above !== undefined && row.end_reason === null)
+      out.push({
+        ...row,
+        ended_at: above.created_at,
+        end_reason: above.regenerates === row.id ? 'regenerated' : 'replaced',
+      })
+    else out.push(row)
+    for (const id of [row.replaces, row.regenerates]) if (id !== null) queue.push({ id, above: row })
+  }
+  return out
+}
+
 /** A summary of the branch's lineage by `find` (its own first). */
 function lineageSummary(c: Call, find: (pk: number) => unknown): unknown {
   for (const pk of viewOf(c).lineage.pks) {
@@ -179,13 +219,9 @@ export const LOG_ROUTES: Routes = {
       const v = viewOf(c)
       const limit = c.args[1] as number
       const own = c.prepared.all(...c.args) as SummaryRow[]
-      const fork = v.br.forkSummaryOf.get(v.pk)
-      if (own.length >= limit || fork === undefined || fork.fork_summary === null) return own
-      const owner = v.br.summaryOwner.get(fork.fork_summary)
-      const row = owner === undefined ? undefined : v.base.summaryById.get(owner, fork.fork_summary)
-      if (row === undefined) return own
-      const end = fork.end_reason as SummaryRow['end_reason']
-      return [...own, { ...row, ended_at: fork.ended_at, end_reason: end }]
+      const inherited = inheritedSummaries(v, own)
+      if (inherited.length === 0) return own
+      return [...own, ...inherited].sort((a, b) => b.id - a.id).slice(0, limit)
     },
   },
 }

@@ -16,6 +16,28 @@ import { piecesOf } from './lineage.js'
 import { routerOf } from './tree.js'
 
 /**
+ * The latest trim point at or before `at` in a conversation whose newest row is `seq`.
+ *
+ * @param ledger - the open ledger (inside the transaction)
+ * @param session - the session whose conversation it is (up to `seq`)
+ * @param seq - the newest row
+ * @param seqTrim - whether the row at `seq` is a trim point as the newest row
+ * @param at - the last seq to consider
+ * @returns the trim point, or undefined when there is none
+ */
+export function trimAtOrBefore(
+  ledger: Ledger,
+  session: SessionForAppendRow,
+  seq: number,
+  seqTrim: boolean,
+  at: number,
+): number | undefined {
+  const st = ledger.st
+  if (at < seq) return st.lastTrimPoint.get(session.pk, 0, at + 1)
+  return seqTrim ? seq : st.lastTrimPoint.get(session.pk, 0, seq)
+}
+
+/**
  * Where the window of a branch forked at `seq` starts: the parent's boundary, or earlier where the newest
  * turn (from the latest trim point) or the last-N range of the parent's last limits begins.
  *
@@ -31,13 +53,7 @@ export function validStart(
   seq: number,
   seqTrim: boolean,
 ): number {
-  const st = ledger.st
-  const atOrBefore = (s: number): number | undefined =>
-    s >= seq
-      ? seqTrim
-        ? seq
-        : st.lastTrimPoint.get(parent.pk, 0, seq)
-      : st.lastTrimPoint.get(parent.pk, 0, s + 1)
+  const atOrBefore = (s: number): number | undefined => trimAtOrBefore(ledger, parent, seq, seqTrim, s)
   let from = Math.min(parent.boundary, seq + 1)
   const turn = atOrBefore(seq)
   if (turn !== undefined) from = Math.min(from, turn)

@@ -62,34 +62,43 @@ describe('chat UIs', () => {
     expect(session.ledger.history().length).toBe(3)
   })
 
-  it('a regenerated answer takes the old one’s place in the window; the archive keeps both', async () => {
-    const session = ledgerSession({ store: dir.open(), sessionId: 'chat', format: 'ui' })
+  it('a regenerated answer takes the old one’s place; the old one leaves as an abandoned branch', async () => {
+    const store = dir.open()
+    const session = ledgerSession({ store, sessionId: 'chat', format: 'ui' })
     const { finished } = await round(session, [user('u0', 'pick a number')], 'seven', 'a0')
-    // useChat's regenerate(): the last answer is dropped and the request re-sent.
+    // useChat's regenerate(): the last answer is dropped and the request re-sent (an old route: no trigger).
     const { finished: again, prompts } = await round(session, finished.slice(0, 1), 'three', 'a1')
     expect(JSON.stringify(prompts[0])).not.toContain('seven')
     expect(again.map((m) => m.id)).toEqual(['u0', 'a1'])
-    expect(session.ledger.history().map((e) => e.trackingId)).toEqual(['u0', 'a0', 'a1'])
+    expect(session.ledger.history().map((e) => e.trackingId)).toEqual(['u0', 'a1'])
     expect((await session.loadUIMessages()).map((m) => m.id)).toEqual(['u0', 'a1'])
     const window = await session.window()
     expect(JSON.stringify(window)).toContain('three')
     expect(JSON.stringify(window)).not.toContain('seven')
-    expect(session.ledger.edits().map((e) => e.reason)).toEqual(['regenerated'])
+    // Nothing lost: the old answer is the abandoned branch's own message, after u0.
+    const [root, abandoned] = await session.branches()
+    expect(root?.sessionId).toBe('chat')
+    expect(abandoned).toMatchObject({ parentId: 'chat', forkSeq: 0, kind: 'abandoned', ownMessages: 1 })
+    expect(store.history(abandoned?.sessionId ?? '').map((e) => e.trackingId)).toEqual(['u0', 'a0'])
+    expect(session.ledger.edits()).toEqual([])
     // The next round carries on from the regenerated answer.
     await round(session, [...again, user('u1', 'and another')], 'nine', 'a2')
     expect((await session.loadUIMessages()).map((m) => m.id)).toEqual(['u0', 'a1', 'u1', 'a2'])
   })
 
-  it('a regeneration saved only by onFinish replaces the old answer too', async () => {
-    const session = ledgerSession({ store: dir.open(), sessionId: 'chat', format: 'ui' })
+  it('a regeneration saved only by onEnd rewinds too', async () => {
+    const store = dir.open()
+    const session = ledgerSession({ store, sessionId: 'chat', format: 'ui' })
     const a0: UIMessage = { id: 'a0', role: 'assistant', parts: [{ type: 'text', text: 'seven' }] }
     await session.saveUIMessages([user('u0', 'pick a number'), a0])
     const a1: UIMessage = { id: 'a1', role: 'assistant', parts: [{ type: 'text', text: 'three' }] }
     await session.saveUIMessages([user('u0', 'pick a number'), a1])
-    expect(session.ledger.history().map((e) => e.trackingId)).toEqual(['u0', 'a0', 'a1'])
+    expect(session.ledger.history().map((e) => e.trackingId)).toEqual(['u0', 'a1'])
     expect((await session.loadUIMessages()).map((m) => m.id)).toEqual(['u0', 'a1'])
     expect(JSON.stringify(await session.window())).not.toContain('seven')
-    expect(session.ledger.edits().map((e) => e.reason)).toEqual(['regenerated as a1'])
+    const abandoned = (await session.branches()).find((b) => b.kind === 'abandoned')
+    expect(abandoned?.reason).toBe('regenerate "a0"')
+    expect(store.history(abandoned?.sessionId ?? '').map((e) => e.trackingId)).toEqual(['u0', 'a0'])
   })
 
   it('refuses an id reused with other content, an unknown part type, writing nothing; mints empty ids', async () => {

@@ -1,12 +1,11 @@
 /** Helpers of the AI SDK adapter tests: scripted `MockLanguageModelV4`s driven by the real SDK calls. */
 import { streamText, type ToolSet, type UIMessage } from 'ai'
-import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test'
+import type { MockLanguageModelV4 } from 'ai/test'
 import { expect } from 'vitest'
 import { ContextLedgerError } from '../../../src/errors.js'
+import { scriptedModel } from '../../../examples/ai-sdk-chat-model.js'
 
 type Result = Awaited<ReturnType<MockLanguageModelV4['doGenerate']>>
-type StreamPart =
-  Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never
 type Prompt = Parameters<MockLanguageModelV4['doGenerate']>[0]['prompt']
 
 const usage = {
@@ -51,24 +50,7 @@ export function toolLoopModel(
       warnings: [],
     }
   }
-  return new MockLanguageModelV4({
-    doGenerate: (call) => Promise.resolve().then(() => next(call.prompt)),
-    doStream: (call) =>
-      Promise.resolve().then(() => {
-        const r = next(call.prompt)
-        const parts: StreamPart[] = r.content.flatMap((c): StreamPart[] =>
-          c.type === 'text'
-            ? [
-                { type: 'text-start', id: 't' },
-                { type: 'text-delta', id: 't', delta: c.text },
-                { type: 'text-end', id: 't' },
-              ]
-            : [c as StreamPart],
-        )
-        parts.push({ type: 'finish', finishReason: r.finishReason, usage })
-        return { stream: convertArrayToReadableStream(parts) }
-      }),
-  })
+  return scriptedModel(next)
 }
 
 /** A model that answers every call with `text`. */

@@ -205,7 +205,7 @@ describe('agent loops, on either backend', () => {
 })
 
 describe('chat UIs, on either backend', () => {
-  it('saves each round once, a re-sent list appends only what is new, a regeneration replaces the answer', async () => {
+  it('saves each round once, a re-sent list appends only what is new, a regeneration rewinds to the question', async () => {
     const { store } = await open()
     const session = ledgerSession({ store, sessionId: 'chat', format: 'ui', windowSize: 4 })
     let screen: UIMessage[] = []
@@ -226,15 +226,10 @@ describe('chat UIs, on either backend', () => {
     const again = await round(session, screen.slice(0, 5), textModel('answer 2, again', prompts), 'a2b')
     expect(JSON.stringify(prompts[0])).not.toContain('answer 2"')
     expect(again.map((m) => m.id)).toEqual(['u0', 'a0', 'u1', 'a1', 'u2', 'a2b'])
-    expect((await history(session)).map((e) => e.trackingId)).toEqual([
-      'u0',
-      'a0',
-      'u1',
-      'a1',
-      'u2',
-      'a2',
-      'a2b',
-    ])
+    // The old answer left the conversation as an abandoned branch: nothing deleted.
+    expect((await history(session)).map((e) => e.trackingId)).toEqual(['u0', 'a0', 'u1', 'a1', 'u2', 'a2b'])
+    const abandoned = (await session.branches()).filter((b) => b.kind === 'abandoned')
+    expect(abandoned).toMatchObject([{ parentId: 'chat', forkSeq: 4, ownMessages: 1, messageCount: 6 }])
     expect((await session.loadUIMessages()).map((m) => m.id)).toEqual(again.map((m) => m.id))
     expect(JSON.stringify(await session.window())).not.toContain('"answer 2"')
   })
