@@ -60,6 +60,8 @@ export const CONFORMANCE = [
   'test/adapters/ai-sdk/branches-tools.test.ts',
   'test/adapters/openai-agents/session-conformance.test.ts',
   'test/adapters/openai-agents/transactions.test.ts',
+  'test/adapters/openai-agents/branches.test.ts',
+  'test/adapters/openai-agents/branches-run.test.ts',
   'test/adapters/langchain/agent-conformance.test.ts',
   'test/adapters/langchain/history-conformance.test.ts',
   'test/store/append-expect-count.test.ts',

@@ -9,6 +9,15 @@
  *   (what the runner does with an accepted output), another abandoned branch;
  * and prints the tree (`branches()`). Every line printed is read back from the file.
  *
+ * How the SDK's calls map to the ledger's branches (docs/openai-agents.md, "Branches"):
+ * - `popItem()` → `rewind` to before the item: it leaves as an abandoned branch (`reason: 'popItem'`);
+ * - `replace_suffix` → `rewind` to before the suffix and append the replacement, in one transaction
+ *   (`actor: 'agent'`, `reason: 'replace_suffix (operation <id>)'`);
+ * - `fork()` → the store's `fork` (nothing copied); a branch is a session id: `new LedgerSession({ store,
+ *   sessionId: branchId })` continues it, in this process or after a restart.
+ * On a PostgreSQL store without `rewindAndAppend`, `popItem` and `replace_suffix` write a marker row
+ * instead (the item stays in the session, withdrawn); `fork` and `branches` are the same there.
+ *
  *   npx tsx examples/openai-agents-branches.ts                 # into a temp file, removed at the end
  *   npx tsx examples/openai-agents-branches.ts --db ./support.db   # the file is kept
  */

@@ -3,8 +3,8 @@
  * transaction (`popItem`, `replace_suffix`), fork, the branch tree, and the lookup of an operation id in
  * the session or in a branch it abandoned. SQLite's store answers with `rewindAndAppend`
  * (`src/store/rewind-append.ts`); a PostgreSQL store with its own `rewindAndAppend` (the same names,
- * async). A store without branches gets none: the session then withdraws items with markers, as it did
- * before branches.
+ * async). A store without rewind-and-append (or without branches) gets none: the session then withdraws
+ * items with markers, as it did before branches.
  */
 import { isContextLedgerError } from '../../errors.js'
 import type { BranchInfo, ForkOptions } from '../../store/branches/types.js'
@@ -19,13 +19,16 @@ import type { AdapterStore } from '../session-options.js'
 
 export type { RewindAndAppendOptions } from '../../store/rewind-append.js'
 
+/**
+ * Rewinds the session to `toSeq` (undefined: nothing rewound) and appends `messages`, in one
+ * transaction, when the session holds `expectCount` messages ending with `expectNewest`.
+ */
+export type Rewinder = (options: RewindAndAppendOptions, messages: readonly unknown[]) => Promise<void>
+
 /** What a session asks of the store's branches. */
 export interface BranchPort {
-  /**
-   * Rewinds the session to `toSeq` (undefined: nothing rewound) and appends `messages`, in one
-   * transaction, when the session holds `expectCount` messages ending with `expectNewest`.
-   */
-  rewindAppend(options: RewindAndAppendOptions, messages: readonly unknown[]): Promise<void>
+  /** Rewind-and-append, or undefined on a store that forks but cannot do it in one transaction. */
+  readonly rewindAppend: Rewinder | undefined
   /** Forks the session. */
   fork(options: ForkOptions): Promise<BranchInfo>
   /** The tree holding the session, root first. */
@@ -92,7 +95,8 @@ export function abandonedBelow(tree: readonly BranchInfo[], sessionId: string): 
 }
 
 /**
- * The branch port of a session, or undefined when the store has no branches.
+ * The branch port of a session, or undefined when the store has no branches. A PostgreSQL store that
+ * forks but has no `rewindAndAppend` gets one without `rewindAppend`.
  *
  * @param store - the store
  * @param manager - the session's manager (its token counter and format are the append's)
@@ -102,21 +106,27 @@ export function branchPort(
   store: AdapterStore,
   manager: PersistentConversationManager | AsyncLedgerManager,
 ): BranchPort | undefined {
-  const s = store as unknown as Partial<BranchingStore> & { rewind?: unknown }
+  const s = store as unknown as Partial<BranchingStore>
   if (typeof s.fork !== 'function' || typeof s.branches !== 'function') return undefined
-  const sqlite = store instanceof ContextStore
-  if (sqlite ? typeof s.rewind !== 'function' : typeof s.rewindAndAppend !== 'function') return undefined
   const b = store as unknown as BranchingStore
   const { sessionId } = manager
   // Both backends' managers hold the resolved token counter and the format their appends use.
   const { tokenCounter, format } = manager as unknown as Pick<AppendOptions, 'tokenCounter' | 'format'>
   const appendOptions = { tokenCounter, format }
+  const pgRewind = b.rewindAndAppend?.bind(b)
+  const rewindAppend: Rewinder | undefined =
+    store instanceof ContextStore
+      ? async (options, messages) => {
+          await Promise.resolve()
+          rewindAndAppend(store, sessionId, options, messages, appendOptions)
+        }
+      : pgRewind === undefined
+        ? undefined
+        : async (options, messages) => {
+            await pgRewind(sessionId, options, messages, appendOptions)
+          }
   return {
-    rewindAppend: async (options, messages) => {
-      await Promise.resolve()
-      if (store instanceof ContextStore) rewindAndAppend(store, sessionId, options, messages, appendOptions)
-      else await b.rewindAndAppend?.(sessionId, options, messages, appendOptions)
-    },
+    rewindAppend,
     fork: async (options) => b.fork(sessionId, options),
     branches: async () => b.branches(sessionId),
     findKept: async (trackingId) => {

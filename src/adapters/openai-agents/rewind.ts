@@ -7,7 +7,7 @@
  * fail with nothing written, and the caller reads and decides again.
  */
 import type { LedgerPort, PortWindowEntry } from '../port.js'
-import type { BranchPort } from './branching.js'
+import type { Rewinder } from './branching.js'
 import type { AgentItem } from './items.js'
 import { callSeqs, carriedOver, type Carried } from './rewind-plan.js'
 import type { VisibleItem } from './visible.js'
@@ -40,12 +40,12 @@ export interface Why {
  * Reads the guard of the next write.
  *
  * @param port - the session
- * @param branches - its branch port; without one the newest row is not read
+ * @param rewind - the store's rewind-and-append; without one the newest row is not read
  * @returns the count and the newest row's trackingId
  */
-export async function readHead(port: LedgerPort, branches: BranchPort | undefined): Promise<Head> {
+export async function readHead(port: LedgerPort, rewind: Rewinder | undefined): Promise<Head> {
   const count = await port.messageCount()
-  if (branches === undefined || count === 0) return { count, newest: undefined }
+  if (rewind === undefined || count === 0) return { count, newest: undefined }
   const [newest] = await port.history(count - 1, 1)
   return { count, newest: newest?.trackingId }
 }
@@ -57,7 +57,7 @@ export async function readHead(port: LedgerPort, branches: BranchPort | undefine
  * too, every row is withdrawn by one marker instead, the rows staying in the session.
  *
  * @param port - the session
- * @param branches - its branch port
+ * @param rewind - the store's rewind-and-append
  * @param head - the guard read before deciding
  * @param from - the first seq that leaves (at most the newest)
  * @param view - what the model sees now, and the window rows
@@ -68,7 +68,7 @@ export async function readHead(port: LedgerPort, branches: BranchPort | undefine
  */
 export async function leaveFrom(
   port: LedgerPort,
-  branches: BranchPort,
+  rewind: Rewinder,
   head: Head,
   from: number,
   view: View,
@@ -79,12 +79,12 @@ export async function leaveFrom(
   const guard = { expectCount: head.count, expectNewest: head.newest }
   if (from === 0) {
     const all = first({ seqs: [[0, head.count]], pinned: view.shown.some((v) => v.pinned) })
-    await branches.rewindAppend(guard, all === undefined ? then : [all, ...then])
+    await rewind(guard, all === undefined ? then : [all, ...then])
     return
   }
   const leaving = await port.history(from, head.count - from)
   const carried = first(carriedOver(leaving, from, callSeqs(view.entries)))
-  await branches.rewindAppend(
+  await rewind(
     {
       ...guard,
       toSeq: from - 1,

@@ -67,7 +67,10 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
   private readonly sessionId: string
   /** The options it was made with (a fork's session is made with them too). */
   private readonly options: LedgerSessionOptions<S>
-  /** The store's branches, or undefined for a store without them (then withdrawals are markers). */
+  /**
+   * The store's branches, or undefined for a store without them; without `rewindAppend` (either way),
+   * withdrawals are markers.
+   */
   private readonly branching: BranchPort | undefined
   /** Refuses a session of another format (a Strands or AI SDK session under this id). */
   private readonly checkFormat: () => Promise<void>
@@ -147,8 +150,8 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
           if (shown.length > 1) return { result: undefined }
           return { result, write: () => this.guarded(head, [withdrawalMarker({ before: head.count })]) }
         }
-        const branches = this.branching
-        if (branches === undefined) return { result, write: () => this.guarded(head, [markerFor([last])]) }
+        const rewind = this.branching?.rewindAppend
+        if (rewind === undefined) return { result, write: () => this.guarded(head, [markerFor([last])]) }
         const from = popStart(shown, last.seq)
         const carry = (c: { seqs: [number, number][]; pinned: boolean }) =>
           c.seqs.length === 0
@@ -157,7 +160,7 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
         return {
           result,
           write: () =>
-            leaveFrom(this.port, branches, head, from, { shown, entries }, carry, [], { reason: 'popItem' }),
+            leaveFrom(this.port, rewind, head, from, { shown, entries }, carry, [], { reason: 'popItem' }),
         }
       }),
     )
@@ -303,13 +306,14 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
 
   private branchesOrThrow(): BranchPort {
     if (this.branching !== undefined) return this.branching
-    throw invalidOption('store', 'this store has no branches (a PostgreSQL store of an older version)')
+    throw invalidOption('store', 'this store has no branches (an older PostgreSQL store)')
   }
 
   /** Appends rows when the session is still at `head` (else `APPEND_CONFLICT`, nothing written). */
   private async guarded(head: Head, rows: readonly AgentItem[]): Promise<void> {
-    if (this.branching === undefined) await this.port.append(rows, { expectCount: head.count })
-    else await this.branching.rewindAppend({ expectCount: head.count, expectNewest: head.newest }, rows)
+    const rewind = this.branching?.rewindAppend
+    if (rewind === undefined) await this.port.append(rows, { expectCount: head.count })
+    else await rewind({ expectCount: head.count, expectNewest: head.newest }, rows)
   }
 
   /** Runs the write `decide` returns, against what it read; read again when another writer moved. */
@@ -317,7 +321,7 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
     decide: (view: View, head: Head) => { result: T; write?: () => Promise<void> },
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const head = await readHead(this.port, this.branching)
+      const head = await readHead(this.port, this.branching?.rewindAppend)
       const { result, write } = decide(await this.view(), head)
       if (write === undefined) return result
       try {

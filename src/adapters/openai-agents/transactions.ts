@@ -20,7 +20,7 @@ import { describeValue } from '../../messages/limits.js'
 import { withdrawalMarker, withdrawalOf } from '../../formats/openai-agents/index.js'
 import { canonical } from '../canonical.js'
 import type { LedgerPort } from '../port.js'
-import type { BranchPort } from './branching.js'
+import type { BranchPort, Rewinder } from './branching.js'
 import type { AgentItem } from './items.js'
 import { leaveFrom, readHead, type Head, type View } from './rewind.js'
 import { checkItems } from './validate.js'
@@ -141,20 +141,20 @@ function suffixOf(
 /** Writes the change: see the module's header. */
 async function write(
   port: LedgerPort,
-  branches: BranchPort | undefined,
+  rewind: Rewinder | undefined,
   head: Head,
   change: { t: Checked; replaced: readonly VisibleItem[]; view: View },
 ): Promise<void> {
   const { t, replaced, view } = change
   const operation = { id: t.operationId, digest: t.digest }
-  if (branches === undefined) {
+  if (rewind === undefined) {
     await port.append([markerFor(replaced, operation), ...t.append], { expectCount: head.count })
     return
   }
   const guard = { expectCount: head.count, expectNewest: head.newest }
   const first = replaced[0]?.seq
   if (first === undefined) {
-    await branches.rewindAppend(guard, [markerFor([], operation), ...t.append])
+    await rewind(guard, [markerFor([], operation), ...t.append])
     return
   }
   const from = Math.min(...replaced.map((v) => v.seq ?? first))
@@ -167,7 +167,7 @@ async function write(
   const dangling = danglingCalls(view.shown, from, callSeqs(view.entries), answered)
   await leaveFrom(
     port,
-    branches,
+    rewind,
     head,
     from,
     view,
@@ -188,7 +188,8 @@ async function write(
  * Applies a history transaction (see the module's header).
  *
  * @param port - the session
- * @param branches - the session's branches, or undefined on a store without them
+ * @param branches - the session's branches, or undefined on a store without them (without
+ *   `rewindAppend`, a replaced suffix is withdrawn by the marker)
  * @param sessionId - its id, for errors
  * @param args - the SDK's `{ operationId, transaction }`
  * @returns whether anything was written (false for a retry of an applied operation)
@@ -204,7 +205,7 @@ export async function applyTransaction(
   const t = check(args)
   const id = `op:${t.operationId}`
   for (let attempt = 1; ; attempt++) {
-    const head = await readHead(port, branches)
+    const head = await readHead(port, branches?.rewindAppend)
     const applied = branches === undefined ? await port.byTrackingId(id) : await branches.findKept(id)
     if (applied !== undefined) {
       const note = withdrawalOf(applied.message)
@@ -218,7 +219,7 @@ export async function applyTransaction(
     const shown = visibleItems(entries)
     const replaced = t.expectedSuffix === undefined ? [] : suffixOf(sessionId, shown, t.expectedSuffix)
     try {
-      await write(port, branches, head, { t, replaced, view: { entries, shown } })
+      await write(port, branches?.rewindAppend, head, { t, replaced, view: { entries, shown } })
       return true
     } catch (error) {
       if (!isContextLedgerError(error, 'APPEND_CONFLICT') || attempt >= ATTEMPTS) throw error

@@ -5,14 +5,17 @@
  * it, and what the model sees is what the SDK's `MemorySession` gives (the oracle) where the window does
  * not apply. The transaction contract holds across rewinds: a retry is a no-op even after a later
  * replace took the operation's marker along, a reused id or a stale suffix fails with nothing written.
- * Two connections racing a replace apply it once. `fork` shares the conversation and diverges.
+ * Two connections racing a replace apply it once. `fork` shares the conversation and diverges. Bad input
+ * is a typed error with nothing written. On a store that forks but cannot rewind and append in one
+ * transaction (`rewinds()` false: PostgreSQL until its store has `rewindAndAppend`) what leaves is
+ * withdrawn by a marker row instead, and stays in the session's history: the tests say which they expect.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemorySession, type AgentInputItem } from '@openai/agents'
 import { LedgerSession, type LedgerSessionStore } from '../../../src/adapters/openai-agents/index.js'
 import { ContextLedgerError } from '../../../src/index.js'
 import { coreStoreOf, makeBackend, type LedgerStore } from '../../helpers/backend.js'
-import { json } from './helpers.js'
+import { json, providerProblems, rewinds } from './helpers.js'
 
 const backend = makeBackend()
 afterEach(async () => {
@@ -67,9 +70,16 @@ describe('popItem on a store with branches', () => {
     const before = json(await session.getItems())
     expect(json(await session.popItem())).toStrictEqual(json(await memory.popItem()))
     expect(json(await session.getItems())).toStrictEqual(json(await memory.getItems()))
-    // The session's conversation no longer holds it: history is the session's rows.
-    expect(texts(await session.history()).some((m) => m.includes('shipped yesterday'))).toBe(false)
+    const kept = texts(await session.history()).some((m) => m.includes('shipped yesterday'))
     const tree = await session.branches()
+    if (!rewinds(coreStoreOf(handle))) {
+      // Withdrawn by a marker row: still in the session's history, no branch.
+      expect(kept).toBe(true)
+      expect(tree.map((b) => b.kind)).toStrictEqual(['root'])
+      return
+    }
+    // The session's conversation no longer holds it: history is the session's rows.
+    expect(kept).toBe(false)
     expect(tree.map((b) => [b.sessionId, b.kind, b.parentId, b.forkSeq, b.reason])).toStrictEqual([
       ['s', 'root', null, null, null],
       [expect.any(String), 'abandoned', 's', 0, 'popItem'],
@@ -91,6 +101,11 @@ describe('popItem on a store with branches', () => {
     expect(json(await session.getItems())).toStrictEqual(json([user('q1'), said('a1'), user('q2')]))
     expect(json(await session.popItem())).toStrictEqual(json(user('q2')))
     expect(json(await session.getItems())).toStrictEqual(json([user('q1'), said('a1')]))
+    if (!rewinds(coreStoreOf(handle))) {
+      expect((await session.history()).length).toBe(9)
+      expect((await session.branches()).length).toBe(1)
+      return
+    }
     // Each later pop rewound to an earlier point: the earlier abandoned branch now hangs under it, and
     // the deepest one still reads the whole conversation as it was.
     const tree = await session.branches()
@@ -134,16 +149,32 @@ describe('replace_suffix on a store with branches', () => {
     const args = replace('op-1', [result('x'), said('draft')], [result('x'), said('final')])
     await session.applyHistoryTransaction(structuredClone(args))
     await memory.applyHistoryTransaction(structuredClone(args))
-    expect(json(await session.getItems())).toStrictEqual(json(await memory.getItems()))
+    const rewound = rewinds(coreStoreOf(handle))
+    if (rewound) expect(json(await session.getItems())).toStrictEqual(json(await memory.getItems()))
+    else {
+      // Known limitation of the marker path (docs/openai-agents.md, "PostgreSQL today"): a replaced
+      // result hides its call, so the model sees less than MemorySession; still valid, ending with the
+      // replacement.
+      const items = await session.getItems()
+      expect(providerProblems(items)).toStrictEqual([])
+      expect(json(items.at(-1))).toStrictEqual(json(said('final')))
+      expect(JSON.stringify(items)).not.toContain('draft')
+    }
     const tree = await session.branches()
-    expect(tree.map((b) => [b.kind, b.actor, b.reason, b.forkSeq])).toStrictEqual([
-      ['root', null, null, null],
-      ['abandoned', 'agent', 'replace_suffix (operation op-1)', 1],
-    ])
+    expect(tree.map((b) => [b.kind, b.actor, b.reason, b.forkSeq])).toStrictEqual(
+      rewound
+        ? [
+            ['root', null, null, null],
+            ['abandoned', 'agent', 'replace_suffix (operation op-1)', 1],
+          ]
+        : [['root', null, null, null]],
+    )
     const sum = await backend.checksum(handle)
     await session.applyHistoryTransaction(structuredClone(args))
     expect(await backend.checksum(handle)).toBe(sum)
-    expect((await handle.search('draft')).map((h) => h.sessionId)).toStrictEqual([tree[1]?.sessionId])
+    expect((await handle.search('draft')).map((h) => h.sessionId)).toStrictEqual([
+      rewound ? tree[1]?.sessionId : 's',
+    ])
   })
 
   it('refuses a reused id and a stale suffix, writing nothing', async () => {
@@ -194,7 +225,8 @@ describe('replace_suffix on a store with branches', () => {
       other.applyHistoryTransaction(structuredClone(same)),
     ])
     expect(json(await session.getItems())).toStrictEqual(json([user('q'), said('final')]))
-    expect((await session.branches()).length).toBe(2)
+    const rewound = rewinds(coreStoreOf(handle))
+    expect((await session.branches()).length).toBe(rewound ? 2 : 1)
     const outcomes = await Promise.all([
       code(session.applyHistoryTransaction(replace('one', [said('final')], [said('by one')]))),
       code(other.applyHistoryTransaction(replace('two', [said('final')], [said('by two')]))),
@@ -203,7 +235,7 @@ describe('replace_suffix on a store with branches', () => {
     expect(outcomes.filter((o) => o === 'HISTORY_CONFLICT').length).toBe(1)
     const winner = outcomes[0] === undefined ? 'by one' : 'by two'
     expect(json(await other.getItems())).toStrictEqual(json([user('q'), said(winner)]))
-    expect((await session.branches()).filter((b) => b.kind === 'abandoned').length).toBe(2)
+    expect((await session.branches()).filter((b) => b.kind === 'abandoned').length).toBe(rewound ? 2 : 0)
   })
 })
 
@@ -215,10 +247,10 @@ describe('fork', () => {
     expect(json(await whole.getItems())).toStrictEqual(json(await session.getItems()))
     const early = await session.fork({ atItem: 1, newSessionId: 'early' })
     expect(json(await early.getItems())).toStrictEqual(json([user('q1'), said('a1')]))
-    await early.addItems([user('q2 asked otherwise'), said('other a2')])
+    await early.addItems([user('q2 asked otherwise'), said('zebra answer')])
     await session.addItems([user('q3'), said('a3')])
     expect(json(await early.getItems())).toStrictEqual(
-      json([user('q1'), said('a1'), user('q2 asked otherwise'), said('other a2')]),
+      json([user('q1'), said('a1'), user('q2 asked otherwise'), said('zebra answer')]),
     )
     expect(json(await whole.getItems())).toStrictEqual(json([user('q1'), said('a1'), user('q2'), said('a2')]))
     const tree = await early.branches()
@@ -230,7 +262,7 @@ describe('fork', () => {
     // A pop in the fork is the fork's: the parent keeps its items.
     await early.popItem()
     expect(json(await session.getItems()).length).toBe(6)
-    expect((await handle.search('other a2')).map((h) => h.sessionId)).not.toContain('s')
+    expect((await handle.search('zebra')).map((h) => h.sessionId)).not.toContain('s')
   })
 
   it('refuses bad fork points and an id in use, writing nothing', async () => {
@@ -245,5 +277,41 @@ describe('fork', () => {
     expect(await backend.checksum(handle)).toBe(sum)
     const empty = new LedgerSession({ store: coreStoreOf(handle), sessionId: 'nothing yet' })
     expect(await code(empty.fork())).toBe('SESSION_NOT_FOUND')
+  })
+})
+
+describe('bad input', () => {
+  it('a pop of an empty session gives what MemorySession gives, and writes nothing', async () => {
+    const { handle, session } = await opened()
+    const sum = await backend.checksum(handle)
+    expect(await session.popItem()).toStrictEqual(await new MemorySession().popItem())
+    expect(await backend.checksum(handle)).toBe(sum)
+    expect(await code(session.branches())).toBe('SESSION_NOT_FOUND')
+    expect(await code(session.fork({ atItem: 0 }))).toBe('INVALID_OPTIONS')
+    expect(await backend.checksum(handle)).toBe(sum)
+  })
+
+  it('refuses a result for a popped call, and a replace of more than the session shows', async () => {
+    const { handle, session } = await opened()
+    await session.addItems([user('q'), call('x')])
+    expect(json(await session.popItem())).toStrictEqual(json(call('x')))
+    const sum = await backend.checksum(handle)
+    // The call left with its abandoned branch (a marker store only hides it: no refusal there).
+    if (rewinds(coreStoreOf(handle)))
+      expect(await code(session.addItems([result('x')]))).toBe('INVALID_MESSAGE')
+    const longer = {
+      operationId: 'too-long',
+      transaction: {
+        type: 'replace_suffix' as const,
+        expectedSuffix: [user('before'), user('q')],
+        replacement: [user('q2')],
+      },
+    }
+    expect(await code(session.applyHistoryTransaction(longer))).toBe('HISTORY_CONFLICT')
+    expect(await code(session.applyHistoryTransaction({ operationId: '', transaction: {} } as never))).toBe(
+      'INVALID_OPTIONS',
+    )
+    expect(await backend.checksum(handle)).toBe(sum)
+    expect(json(await session.getItems())).toStrictEqual(json([user('q')]))
   })
 })

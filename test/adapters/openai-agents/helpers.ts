@@ -3,6 +3,7 @@
  * number of times (each call after a reasoning item, when asked), then answers `done <n>`; it records
  * every input it was given and refuses an input over a token limit, as a provider does.
  */
+import { ContextStore } from '../../../src/index.js'
 import { Usage, type AgentInputItem, type Model, type ModelRequest, type ModelResponse } from '@openai/agents'
 
 /** About four characters a token, as the ledger's built-in estimate. */
@@ -134,3 +135,14 @@ export function providerProblems(input: readonly AgentInputItem[]): string[] {
 
 /** The plain-JSON form of items (what the ledger keeps: keys with undefined values are dropped). */
 export const json = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T
+
+/**
+ * Whether popItem and replace_suffix rewind on this store (what leaves becomes an abandoned branch):
+ * the SQLite store, and a PostgreSQL store with `rewindAndAppend`; on any other store they withdraw what
+ * leaves with a marker row, the items staying in the session's history.
+ *
+ * @param store - the store the session is on
+ */
+export const rewinds = (store: object): boolean =>
+  store instanceof ContextStore ||
+  typeof (store as { rewindAndAppend?: unknown }).rewindAndAppend === 'function'
