@@ -78,6 +78,7 @@ export const CONFORMANCE = [
   'test/adapters/claude-agent-sdk/fork-writes.test.ts',
   'test/adapters/claude-agent-sdk/resume-fork.test.ts',
   'test/adapters/claude-agent-sdk/fork-property.test.ts',
+  'test/adapters/claude-agent-sdk/fork-sdk-calls.test.ts',
   'test/adversarial/claude-agent-input.test.ts',
   'test/adversarial/claude-agent-retention.test.ts',
   'test/adversarial/claude-agent-property.test.ts',

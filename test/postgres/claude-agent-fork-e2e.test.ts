@@ -27,9 +27,16 @@ async function place(name: string) {
 }
 
 describe('forks with the real Claude Code CLI, PostgreSQL', () => {
-  it('a forkSession fork is resumed by the CLI in another process as the SDK’s own fork is', async () => {
-    await forkResumedElsewhere(await place('fork'))
-  }, 300_000)
+  it.each([
+    ['after an answer', 'answer'],
+    ['at a tool call', 'call'],
+  ] as const)(
+    'a forkSession fork %s is resumed by the CLI in another process as the SDK’s own fork is',
+    async (_what, at) => {
+      await forkResumedElsewhere(await place(`fork-${at}`), at)
+    },
+    300_000,
+  )
 
   it.each([
     ['all of it', false],

@@ -30,9 +30,16 @@ function place(name: string): ForkRunPlace {
 }
 
 describe('forks with the real Claude Code CLI, SQLite', () => {
-  it('a forkSession fork is resumed by the CLI in another process as the SDK’s own fork is', async () => {
-    await forkResumedElsewhere(place('fork'))
-  }, 300_000)
+  it.each([
+    ['after an answer', 'answer'],
+    ['at a tool call', 'call'],
+  ] as const)(
+    'a forkSession fork %s is resumed by the CLI in another process as the SDK’s own fork is',
+    async (_what, at) => {
+      await forkResumedElsewhere(place(`fork-${at}`), at)
+    },
+    300_000,
+  )
 
   it.each([
     ['all of it', false],

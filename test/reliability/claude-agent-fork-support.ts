@@ -46,6 +46,10 @@ const firstAnswer = (entries: readonly SessionStoreEntry[]): string =>
   entries.find((e) => e.type === 'assistant' && JSON.stringify(e.message).includes('Results: 4017.'))?.uuid ??
   ''
 
+/** The uuid of the first turn's assistant entry that calls the add tool (answered in the parent). */
+const firstCall = (entries: readonly SessionStoreEntry[]): string =>
+  entries.find((e) => e.type === 'assistant' && JSON.stringify(e.message).includes('"tool_use"'))?.uuid ?? ''
+
 /** The entries the CLI wrote before its copy (kept in the fork's sidecar, not as rows). */
 const headOf = (entries: readonly SessionStoreEntry[]): number =>
   entries.findIndex((e) => e.uuid !== undefined)
@@ -77,8 +81,13 @@ export interface ForkRunPlace {
  * `forkSession` on the ledger, the fork resumed by the CLI of a second process, against the SDK's fork.
  *
  * @param place - the ledger, the CLI, a folder
+ * @param at - fork after the first answer, or at the first turn's tool call (its result left out: the
+ *   fork ends with a call open, which the resuming CLI must deal with as it does on the SDK's fork)
  */
-export async function forkResumedElsewhere({ location, cli, dir }: ForkRunPlace): Promise<void> {
+export async function forkResumedElsewhere(
+  { location, cli, dir }: ForkRunPlace,
+  at: 'answer' | 'call' = 'answer',
+): Promise<void> {
   const standIn = await startStandIn(calcModel())
   const cwd = join(dir, 'project')
   mkdirSync(cwd, { recursive: true })
@@ -88,7 +97,8 @@ export async function forkResumedElsewhere({ location, cli, dir }: ForkRunPlace)
     const sessionId = await twoTurns(setup)
     const parentKey = { projectKey: projectKeyOf(cwd), sessionId }
     const parent = (await opened.sessions.load(parentKey)) ?? []
-    const upToMessageId = firstAnswer(parent)
+    const upToMessageId = at === 'answer' ? firstAnswer(parent) : firstCall(parent)
+    expect(upToMessageId).not.toBe('')
     const rows = await messageRows(opened)
     const fork = await forkSession(sessionId, { upToMessageId, dir: cwd, sessionStore: opened.sessions })
     expect(await messageRows(opened)).toBe(rows)
@@ -119,7 +129,8 @@ export async function forkResumedElsewhere({ location, cli, dir }: ForkRunPlace)
     expectClean(worker)
     expect([...new Set(tagged(worker, 'session'))]).toStrictEqual([fork.sessionId])
     const sent = sentAt(standIn, ourFrom)
-    expect(sent).toContain('4017')
+    expect(sent).toContain('4000 + 17')
+    expect(sent.includes('4017')).toBe(at === 'answer')
     expect(sent).toContain('7 + 8')
     expect(sent).not.toContain('250 + 5')
     expect(sent).toBe(sentAt(standIn, oracleFrom))

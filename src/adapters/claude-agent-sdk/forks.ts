@@ -215,30 +215,6 @@ export class Forks {
     return { entries: keep.map((i) => kept.entries[i]), indexOf: keep.map((i) => kept.indexOf[i] ?? i) }
   }
 
-  /**
-   * Refuses to delete a transcript whose rows a live fork shares.
-   *
-   * @param transcript - the transcript (it exists)
-   * @throws ContextLedgerError `BRANCH_HAS_CHILDREN` naming its live forks
-   */
-  async refuseLiveForks(transcript: Transcript): Promise<void> {
-    const tree = await this.calls.branches(transcript.id)
-    const below = new Set([transcript.id])
-    const live: string[] = []
-    // Root first, then depth first: a branch comes after its parent.
-    for (const branch of tree)
-      if (branch.parentId !== null && below.has(branch.parentId)) {
-        below.add(branch.sessionId)
-        if (branch.kind !== 'abandoned') live.push(branch.sessionId)
-      }
-    if (live.length > 0)
-      throw new ContextLedgerError(
-        'BRANCH_HAS_CHILDREN',
-        `Transcript "${transcript.id}" has live forks that share its entries (${live.map((id) => JSON.stringify(id)).join(', ')}): delete them first; nothing was deleted`,
-        { path: 'key', sessionId: transcript.id },
-      )
-  }
-
   private noteLoad(key: CheckedKey): void {
     const list = (this.recent.get(key.projectKey) ?? []).filter((id) => id !== key.sessionId)
     list.unshift(key.sessionId)

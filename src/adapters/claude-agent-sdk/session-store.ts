@@ -14,6 +14,8 @@ import type {
 import { ContextLedgerError } from '../../errors.js'
 import { describeValue } from '../../messages/limits.js'
 import { invalidOption, isRecord, type PinAttribution } from '../../store/check-args.js'
+import { checkDeleteOptions } from '../../store/branches/delete.js'
+import type { DeleteSessionOptions } from '../../store/branches/types.js'
 import type { ContextStore } from '../../store/context-store.js'
 import type { PruneResult } from '../../store/retention-options.js'
 import type { PinResult } from '../../store/store-types.js'
@@ -22,6 +24,7 @@ import { serial, sessionState } from '../session-queue.js'
 import { foldCompactions } from './compaction.js'
 import { appendHoldingErased, rebased } from './erased.js'
 import { rowOfUuid } from './fork-lookup.js'
+import { refuseLiveForks, subtreeOf } from './fork-delete.js'
 import { Forks, registerForks, type Kept } from './forks.js'
 import { checkKey, checkProjectKey, mainOf, type CheckedKey } from './keys.js'
 import {
@@ -173,27 +176,40 @@ export class LedgerSessionStore<S extends AdapterStore = ContextStore> implement
   /**
    * Deletes a transcript: a main one with its subagent transcripts (each its own transaction, the main
    * one last, so a failure leaves it listed and a second call finishes), a subpath that one only. The
-   * ledger erases every byte of them (see `ContextStore.deleteSession`). An unknown key is a no-op.
+   * ledger erases every byte of them (see `ContextStore.deleteSession`). An unknown key is a no-op. A
+   * main transcript whose entries a live fork shares (`forkSession`, a resume with `forkSession: true`)
+   * is refused, unless `subtree` is true: then every fork below it goes too, with their subagent
+   * transcripts. The SDK's `deleteSession()` calls this without options.
    *
    * @param key - the transcript
+   * @param options - `subtree: true` to delete the forks below it too (this store's own option: the SDK's
+   *   `SessionStore.delete` has none)
+   * @throws ContextLedgerError `BRANCH_HAS_CHILDREN` at `key` naming the live forks (nothing deleted);
+   *   `INVALID_OPTIONS` naming a bad option or key
    */
-  async delete(key: SessionKey): Promise<void> {
+  async delete(key: SessionKey, options?: DeleteSessionOptions): Promise<void> {
     const checked = checkKey(key)
-    const doomed =
-      checked.subpath === undefined
+    const subtree = checkDeleteOptions(options)
+    const own = this.transcripts.of(checked)
+    const exists = await this.transcripts.exists(own)
+    // Refused before anything goes: the main transcript's rows are its forks' too.
+    if (exists && !subtree) await refuseLiveForks(this.calls, own)
+    const tree = exists && subtree ? await subtreeOf(this.calls, this.transcripts, own) : undefined
+    const doomed = [
+      ...(tree?.subagents ?? []),
+      ...(checked.subpath === undefined
         ? await this.transcripts.list(
             (k) => k.projectKey === checked.projectKey && k.sessionId === checked.sessionId,
           )
-        : []
-    const own = this.transcripts.of(checked)
-    // Refused before anything goes: the main transcript's rows are its forks' too.
-    if (await this.transcripts.exists(own)) await this.forks.refuseLiveForks(own)
+        : []),
+    ]
     const ids = [...doomed.map((t) => t.id).filter((id) => id !== own.id), own.id]
     for (const id of ids) {
       if (id === own.id && !(await this.transcripts.exists(own))) break
-      await this.calls.deleteSession(id)
+      await this.calls.deleteSession(id, id === own.id && subtree ? { subtree } : undefined)
       this.transcripts.forget(id)
     }
+    for (const id of tree?.below ?? []) this.transcripts.forget(id)
   }
 
   /**

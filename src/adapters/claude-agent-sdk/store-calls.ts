@@ -2,6 +2,7 @@
  * The store-wide calls the session store makes besides one session's (those go through the port): list
  * the ledger's sessions, delete one, prune, fork one and read its tree — as Promises over either backend.
  */
+import type { DeleteSessionOptions } from '../../store/branches/types.js'
 import type { BranchInfo, ContextStore, ForkOptions } from '../../store/context-store.js'
 import type { DeleteSessionResult, PruneOptions, PruneResult } from '../../store/retention-options.js'
 import type { SessionSummary } from '../../store/store-types.js'
@@ -19,8 +20,8 @@ export interface StoreCalls {
   sessions(): Promise<SessionSummary[]>
   /** One session, or undefined. */
   session(sessionId: string): Promise<SessionSummary | undefined>
-  /** Deletes one session. */
-  deleteSession(sessionId: string): Promise<DeleteSessionResult>
+  /** Deletes one session (with `subtree`, every session below it too). */
+  deleteSession(sessionId: string, options?: DeleteSessionOptions): Promise<DeleteSessionResult>
   /** Retention over one session or all. */
   prune(options: PruneOptions): Promise<PruneResult>
 }
@@ -29,6 +30,7 @@ export interface StoreCalls {
 interface AsyncBranching {
   fork(sessionId: string, options: ForkOptions): Promise<BranchInfo>
   branches(sessionId: string): Promise<BranchInfo[]>
+  deleteSession(sessionId: string, options?: DeleteSessionOptions): Promise<DeleteSessionResult>
 }
 
 function sqliteCalls(store: ContextStore): StoreCalls {
@@ -37,7 +39,7 @@ function sqliteCalls(store: ContextStore): StoreCalls {
     branches: (id) => later(() => store.branches(id)),
     sessions: () => later(() => store.sessions()),
     session: (id) => later(() => store.session(id)),
-    deleteSession: (id) => later(() => store.deleteSession(id)),
+    deleteSession: (id, options) => later(() => store.deleteSession(id, options)),
     prune: (options) => later(() => store.prune(options)),
   }
 }
@@ -50,7 +52,7 @@ function asyncCalls(store: AsyncContextStore): StoreCalls {
     branches: (id) => branching.branches(id),
     sessions: () => store.sessions(),
     session: (id) => store.session(id),
-    deleteSession: (id) => store.deleteSession(id),
+    deleteSession: (id, options) => branching.deleteSession(id, options),
     prune: (options) => store.prune(options),
   }
 }
