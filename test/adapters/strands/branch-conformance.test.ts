@@ -6,13 +6,11 @@
  * on PostgreSQL the manager's calls are awaited.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { Agent, type Message } from '@strands-agents/sdk'
-import { PersistentConversationManager, pinMessageTool } from '../../../src/adapters/strands/index.js'
+import type { Message } from '@strands-agents/sdk'
+import { PersistentConversationManager } from '../../../src/adapters/strands/index.js'
 import { BACKEND, coreStoreOf, makeBackend, type LedgerStore } from '../../helpers/backend.js'
-import { sqliteOf } from '../../helpers/ledger-open.js'
-import { assertWindowRulesOf, assertWindowRulesThroughApi } from '../../helpers/window-rules.js'
-import { ScriptedModel } from '../../../examples/strands-scripted-model.js'
-import { assistantScript, json, lookupReturning, lookupTools } from './helpers.js'
+import { assertWindowRulesOf } from '../../helpers/window-rules.js'
+import { json, ledgerAgent, lookupReturning } from './helpers.js'
 import { agentOn, entryTexts, seenByModel, textsOf, type AnyStore } from './branch-helpers.js'
 
 const backend = makeBackend()
@@ -26,26 +24,15 @@ async function opened(): Promise<{ suite: LedgerStore; store: AnyStore }> {
   return { suite, store: coreStoreOf(suite) }
 }
 
-/**
- * Every window rule holds for a session, read through the API on SQLite too (`check` reads a branch's
- * bookkeeping as a root's).
- */
+/** Every window rule holds for a session, read through the API (on SQLite too). */
 async function rulesHold(suite: LedgerStore, sessionId: string): Promise<void> {
-  const sqlite = sqliteOf(suite)
-  if (sqlite === undefined) await assertWindowRulesOf(suite, sessionId)
-  else await assertWindowRulesThroughApi(sqlite.store, sessionId)
+  await assertWindowRulesOf(suite, sessionId, {}, { throughApi: true })
 }
 
 describe(`branches of a Strands agent [${BACKEND}]`, () => {
   it('forks at a message of agent.messages; a second agent continues the branch while the first goes on', async () => {
     const { suite, store } = await opened()
-    const manager = new PersistentConversationManager<AnyStore>({ store, sessionId: 'trip' })
-    const agent = new Agent({
-      model: new ScriptedModel({ script: assistantScript() }),
-      tools: [...lookupTools(), pinMessageTool],
-      conversationManager: manager,
-      printer: false,
-    })
+    const { agent, manager } = ledgerAgent<AnyStore>({ store, sessionId: 'trip' })
     for (const prompt of ['hello', 'ask weather', 'ask tides']) await agent.invoke(prompt)
     const parentBefore = json(agent.messages)
 
@@ -80,13 +67,7 @@ describe(`branches of a Strands agent [${BACKEND}]`, () => {
     const lookup = lookupReturning(() =>
       broken ? 'ERROR upstream returned garbage' : 'tides: high at 14:02',
     )
-    const manager = new PersistentConversationManager<AnyStore>({ store, sessionId: 'ops' })
-    const agent = new Agent({
-      model: new ScriptedModel({ script: assistantScript() }),
-      tools: [lookup, pinMessageTool],
-      conversationManager: manager,
-      printer: false,
-    })
+    const { agent, manager } = ledgerAgent<AnyStore>({ store, sessionId: 'ops' }, { tools: [lookup] })
     await agent.invoke('hello')
     const checkpoint = agent.takeSnapshot({ preset: 'session' })
     const last = agent.messages.at(-1) as Message
@@ -115,13 +96,7 @@ describe(`branches of a Strands agent [${BACKEND}]`, () => {
 
   it('two writers on one branch (two connections): each sees the other’s turns, nothing is lost, the parent stays', async () => {
     const { suite, store } = await opened()
-    const manager = new PersistentConversationManager<AnyStore>({ store, sessionId: 'team' })
-    const agent = new Agent({
-      model: new ScriptedModel({ script: assistantScript() }),
-      tools: [...lookupTools(), pinMessageTool],
-      conversationManager: manager,
-      printer: false,
-    })
+    const { agent, manager } = ledgerAgent<AnyStore>({ store, sessionId: 'team' })
     for (const prompt of ['hello', 'ask weather', 'ask tides']) await agent.invoke(prompt)
     const parentHistory = await manager.ledger.history()
     const branch = await manager.fork({ atSeq: 5, newSessionId: 'team-plan' })

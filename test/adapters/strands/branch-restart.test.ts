@@ -6,14 +6,12 @@
  * the rewound session, the abandoned turn still stored.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { Agent, type Message } from '@strands-agents/sdk'
-import { PersistentConversationManager, pinMessageTool } from '../../../src/adapters/strands/index.js'
+import type { Message } from '@strands-agents/sdk'
 import type { MessageData } from '../../../src/index.js'
-import { ScriptedModel } from '../../../examples/strands-scripted-model.js'
 import { BACKEND, coreStoreOf, makeBackend, type LedgerStore } from '../../helpers/backend.js'
 import { tsx } from '../../helpers/demo-run.js'
 import { assertWindowRulesOf } from '../../helpers/window-rules.js'
-import { assistantScript, json, lookupTools } from './helpers.js'
+import { json, ledgerAgent } from './helpers.js'
 import { agentOn, entryTexts, textsOf, type AnyStore } from './branch-helpers.js'
 
 const backend = makeBackend()
@@ -41,23 +39,11 @@ function restart(
   return JSON.parse(run.stdout) as { restored: MessageData[]; after: MessageData[] }
 }
 
-/** A real Agent with the scripted assistant on a new manager of `sessionId`. */
-function rootAgent(store: AnyStore, sessionId: string, windowSize: number) {
-  const manager = new PersistentConversationManager<AnyStore>({ store, sessionId, windowSize })
-  const agent = new Agent({
-    model: new ScriptedModel({ script: assistantScript() }),
-    tools: [...lookupTools(), pinMessageTool],
-    conversationManager: manager,
-    printer: false,
-  })
-  return { agent, manager }
-}
-
 describe(`an agent restarted on a branch in another process [${BACKEND}]`, () => {
   it('is handed the window the first process had on the branch and goes on there; the parent and a sibling are untouched', async () => {
     const suite = await backend.open()
     const store = coreStoreOf(suite)
-    const { agent, manager } = rootAgent(store, 'trip', 8)
+    const { agent, manager } = ledgerAgent<AnyStore>({ store, sessionId: 'trip', windowSize: 8 })
     for (const prompt of ['hello', 'ask weather', 'ask tides']) await agent.invoke(prompt)
     // The fork point: the end of the weather turn (its answer, seq 5), named as the agent shows it.
     const turnEnd = agent.messages[textsOf(agent.messages).indexOf('ask weather') + 3] as Message
@@ -98,7 +84,7 @@ describe(`an agent restarted on a branch in another process [${BACKEND}]`, () =>
   it('after a rewind, restores the rewound session; the abandoned turn stays stored', async () => {
     const suite = await backend.open()
     const store = coreStoreOf(suite)
-    const { agent, manager } = rootAgent(store, 'ops', 40)
+    const { agent, manager } = ledgerAgent<AnyStore>({ store, sessionId: 'ops', windowSize: 40 })
     for (const prompt of ['hello', 'ask weather', 'ask tides']) await agent.invoke(prompt)
     const kept = agent.messages[5] as Message
     const { abandoned } = await manager.rewind({ trackingId: kept.trackingId })

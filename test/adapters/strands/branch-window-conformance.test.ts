@@ -9,12 +9,12 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { Agent, SlidingWindowConversationManager, type Message } from '@strands-agents/sdk'
-import { PersistentConversationManager, pinMessageTool } from '../../../src/adapters/strands/index.js'
+import { pinMessageTool } from '../../../src/adapters/strands/index.js'
 import type { MessageData } from '../../../src/index.js'
 import { ScriptedModel } from '../../../examples/strands-scripted-model.js'
 import { BACKEND, coreStoreOf, makeBackend, type LedgerStore } from '../../helpers/backend.js'
 import { assertWindowRulesOf } from '../../helpers/window-rules.js'
-import { assistantScript, json, lookupTools } from './helpers.js'
+import { assistantScript, json, ledgerAgent, lookupTools } from './helpers.js'
 import { agentOn, shape, textsOf, type AnyStore } from './branch-helpers.js'
 
 const backend = makeBackend()
@@ -32,19 +32,16 @@ async function parentAgent(options: { windowSize?: number; toolChars?: number } 
   const suite = await backend.open()
   const store: AnyStore = coreStoreOf(suite)
   const tools = lookupTools(options.toolChars)
-  const manager = new PersistentConversationManager<AnyStore>({
-    store,
-    sessionId: 's',
-    // Eviction only on an overflow: what both backends do (SQLite would truncate tool results first).
-    truncateToolResults: false,
-    ...(options.windowSize === undefined ? {} : { windowSize: options.windowSize }),
-  })
-  const agent = new Agent({
-    model: new ScriptedModel({ script: assistantScript() }),
-    tools: [...tools, pinMessageTool],
-    conversationManager: manager,
-    printer: false,
-  })
+  const { agent, manager } = ledgerAgent<AnyStore>(
+    {
+      store,
+      sessionId: 's',
+      // Eviction only on an overflow: what both backends do (SQLite would truncate tool results first).
+      truncateToolResults: false,
+      ...(options.windowSize === undefined ? {} : { windowSize: options.windowSize }),
+    },
+    { tools },
+  )
   return { suite, agent, manager, tools }
 }
 
