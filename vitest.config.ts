@@ -27,6 +27,7 @@ export const CONFORMANCE = [
   'test/window/strands-summaries-equivalence.test.ts',
   'test/window/summary-edge-cases.test.ts',
   'test/window/branches-match-reference.test.ts',
+  'test/store/branches-regressions.test.ts',
   'test/store/pin-unpin.test.ts',
   'test/store/reserved-metadata.test.ts',
   'test/store/summaries.test.ts',

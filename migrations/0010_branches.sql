@@ -1,9 +1,9 @@
 -- Branches (docs/design.md, "Branches"): a session may fork from another at a seq (`parent`, `fork_seq`,
 -- `kind`, who, when and why); its conversation is the parent's up to and including `fork_seq`, then its own
 -- rows. No message row is copied: a branch's own window state on the rows it inherits lives in
--- `branch_rows`, and the pin and edit logs record the log clock (`version`, the largest `fork_version`) so
--- that a branch sees its ancestors' entries from before its fork only; so does the eviction log (`clock`:
--- its `version` orders one session's cuts). Every existing session is a root.
+-- `branch_rows`, and the pin and edit logs record the log clock (`version`: `search_state.log_clock`, a
+-- counter every fork bumps) so that a branch sees its ancestors' entries from before its fork only; so does
+-- the eviction log (`clock`: its `version` orders one session's cuts). Every existing session is a root.
 CREATE TABLE `branch_rows` (
 	`id` integer PRIMARY KEY NOT NULL,
 	`session` integer NOT NULL,
@@ -38,5 +38,7 @@ ALTER TABLE `sessions` ADD `fork_summary` integer;--> statement-breakpoint
 ALTER TABLE `sessions` ADD `fork_summary_ended_at` integer;--> statement-breakpoint
 ALTER TABLE `sessions` ADD `fork_summary_end_reason` text;--> statement-breakpoint
 CREATE INDEX `sessions_children` ON `sessions` (`parent`,`fork_seq`);--> statement-breakpoint
-CREATE INDEX `sessions_fork_version` ON `sessions` (`fork_version`);--> statement-breakpoint
-ALTER TABLE `eviction_log` ADD `clock` integer;
+ALTER TABLE `eviction_log` ADD `clock` integer;--> statement-breakpoint
+-- The log clock: a counter every fork bumps and nothing takes back (a delete must not: an entry written
+-- after a deleted fork would look older than the next one). Every existing session is a root: 0.
+ALTER TABLE `search_state` ADD `log_clock` integer DEFAULT 0 NOT NULL;

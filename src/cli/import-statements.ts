@@ -4,10 +4,14 @@
  * `summaries.text`) and the session's format included, values always bound.
  */
 import type Database from 'better-sqlite3'
+import { RAISE_LOG_CLOCK } from '../db/log-clock.js'
 import { prepareAll, value, write, type PreparedAll } from '../db/typed-statement.js'
 
 /** The statements `import` writes with, by name. */
 export const CLI_WRITES = {
+  // The log clock at least the session's clocks (its fork's, its log entries'): entries written later must
+  // not look older than an imported fork (src/db/log-clock.ts).
+  raiseClock: write<[bound: number]>(RAISE_LOG_CLOCK),
   insertSession: write<
     [
       {

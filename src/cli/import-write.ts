@@ -175,6 +175,12 @@ export function writeSession(
       )
   }
   if (parsed.branchRows.length > 0) writeBranchRows(db, w, parsed, pk)
+  // A loop, not Math.max(...): a session's log may be longer than the arguments a call can take.
+  let clock = b?.forkVersion ?? 0
+  for (const e of parsed.pinEvents) clock = Math.max(clock, e.version ?? 0)
+  for (const e of parsed.edits) clock = Math.max(clock, e.version ?? 0)
+  for (const e of parsed.evictions) clock = Math.max(clock, e.clock ?? 0)
+  w.raiseClock.run(clock)
   return { pk, summaryIds, rewinds }
 }
 

@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3'
 import type { CorrectionRow, LinkRow, WindowRow } from './rows.js'
 import { prepareAll, rows, value, write, type PreparedAll } from './typed-statement.js'
-import { LOG_CLOCK } from './statements.js'
+import { TICK_LOG_CLOCK } from './log-clock.js'
 import { REWIND_LOG_STATEMENTS } from './rewind-log-statements.js'
 import { TREE_STATEMENTS } from './tree-statements.js'
 
@@ -154,8 +154,8 @@ export const BRANCH_STATEMENTS = {
       last_seq: true,
     },
   ),
-  // The log clock (see LOG_CLOCK): a fork's is one more, so later entries are not the branch's.
-  clock: value<[], number>(`SELECT ${LOG_CLOCK} AS clock`, 'clock'),
+  // A new branch's fork clock: the log clock, bumped (so entries written from now on are not the branch's).
+  tickClock: value<[], number>(TICK_LOG_CLOCK, 'log_clock'),
   setForkFlags: write<[trim: number, pair: number, pk: number]>(
     'UPDATE sessions SET fork_trim_point = ?, fork_pair_start = ? WHERE pk = ?',
   ),

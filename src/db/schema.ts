@@ -69,12 +69,12 @@ export const sessions = sqliteTable(
     /** Why, free text, or null. */
     forkReason: text('fork_reason'),
     /**
-     * The ledger's log clock at the fork: one more than the largest `fork_version` of any session then (0
-     * without branches). Every pin-log and edit-log entry records the clock when it was written
-     * (`version`), so the entries an ancestor wrote before the fork (clock below this) are the branch's
-     * too and later ones are not. A clock shared by every session (not each session's own `version`) stays
-     * comparable when a rewind re-parents branches: a branch sees an ancestor's entries older than every
-     * fork on the way down to it.
+     * The ledger's log clock at the fork (`search_state.log_clock`, a counter every fork bumps and no
+     * delete takes back: `src/db/log-clock.ts`), read right after the fork's bump. Every pin-log, edit-log
+     * and eviction-log entry records the clock when it was written (`version`, `clock`), so the entries an
+     * ancestor wrote before the fork (clock below this) are the branch's too and later ones are not. A
+     * clock shared by every session (not each session's own `version`) stays comparable when a rewind
+     * re-parents branches: a branch sees an ancestor's entries older than every fork on the way down to it.
      */
     forkVersion: integer('fork_version'),
     /** The token prefix sum through `fork_seq` (`cum_tokens` of the fork-point row): the inherited total. */
@@ -99,11 +99,7 @@ export const sessions = sqliteTable(
     }),
   },
   // A session's children, by fork point: what a copy-on-write, a rewind and deleteSession look for.
-  (t) => [
-    index('sessions_children').on(t.parent, t.forkSeq),
-    // The log clock (the largest fork_version): one seek per log entry written.
-    index('sessions_fork_version').on(t.forkVersion),
-  ],
+  (t) => [index('sessions_children').on(t.parent, t.forkSeq)],
 )
 
 /** The archive: one row per message, never deleted by eviction. */

@@ -239,7 +239,7 @@ describe('the full-text index', () => {
     // Take the file back to the schema before the index: what an older version left (undoing 0010's
     // branches and 0009's format columns first, then 0008).
     const db = store.connection()
-    db.exec(`DROP TABLE branch_rows; DROP INDEX sessions_children; DROP INDEX sessions_fork_version;
+    db.exec(`DROP TABLE branch_rows; DROP INDEX sessions_children;
       ALTER TABLE pin_events DROP COLUMN version; ALTER TABLE message_edits DROP COLUMN version;
       ALTER TABLE sessions DROP COLUMN parent; ALTER TABLE sessions DROP COLUMN fork_seq;
       ALTER TABLE sessions DROP COLUMN kind; ALTER TABLE sessions DROP COLUMN forked_at;

@@ -6,6 +6,7 @@
  */
 import { ContextLedgerError } from '../../errors.js'
 import { mintTrackingId } from '../../messages/tracking-id.js'
+import type { BranchStatements } from '../../db/branch-statements.js'
 import type { SessionForAppendRow } from '../../db/statements.js'
 import { checkSessionId } from '../check-args.js'
 import type { Ledger } from '../ledger.js'
@@ -65,6 +66,19 @@ export function checkFree(ledger: Ledger, id: string, path: string): void {
 }
 
 /**
+ * A new branch's fork clock: the ledger's log clock, bumped by one (`src/db/log-clock.ts`). Entries
+ * written before it are below it and so inherited; entries written from now on record it and are not.
+ *
+ * @param br - the branch statements (inside the fork's transaction)
+ * @returns the new branch's `fork_version`
+ */
+export function tickClock(br: BranchStatements): number {
+  const clock = br.tickClock.get()
+  if (clock === undefined) throw new Error('the log clock row (search_state) is missing')
+  return clock
+}
+
+/**
  * The cut flags of the row at `seq` had it been the newest: a user message that opens a window on its
  * own is a trim point; nothing is a tool-pair start before its answer arrives.
  *
@@ -121,7 +135,7 @@ export function writeBranch(
     kind: spec.kind,
     actor: spec.actor,
     reason: spec.reason,
-    forkVersion: (br.clock.get() ?? 0) + 1,
+    forkVersion: tickClock(br),
     forkTokens: st.cumAt.get(parent.pk, seq) ?? 0,
     trim: flags.trim,
     pair: flags.pair,

@@ -13,7 +13,7 @@ import { applyPlanned } from '../apply-window.js'
 import { checkSessionId, SESSION_ID_MAX } from '../check-args.js'
 import type { Ledger } from '../ledger.js'
 import { checkRewindOptions } from './check-options.js'
-import { checkFree, flagsAsNewest, seqOf } from './fork.js'
+import { checkFree, flagsAsNewest, seqOf, tickClock } from './fork.js'
 import { piecesOf } from './lineage.js'
 import { branchInfo, routerOf, sessionNotFound } from './tree.js'
 import type { RewindResult } from './types.js'
@@ -206,7 +206,7 @@ export function rewind(ledger: Ledger, sessionId: string, options: unknown): Rew
       kind: 'abandoned',
       actor: o.actor,
       reason: o.reason,
-      forkVersion: before ? (view.lineage.forkVersion ?? 0) : (br.clock.get() ?? 0) + 1,
+      forkVersion: before ? (view.lineage.forkVersion ?? 0) : tickClock(br),
       forkTokens: before ? (st.cumAt.get(s.pk, forkSeq) ?? 0) : b.tokens,
       trim: before
         ? cut?.trim === true

@@ -104,9 +104,9 @@ function everyPin(router: BranchRouter, own: PinnedRow[], keep: (r: PinnedRow) =
 
 /**
  * The summaries a branch inherits: the one its window showed at the fork (with the end the branch gave it)
- * and every ancestor's summary its summaries replaced or regenerated, down each chain (each as its
- * ancestor's window left it then: a link the ancestor took back later shows as ended by the summary
- * above it).
+ * and every ancestor's summary its summaries replaced or regenerated, down each chain: a link below is
+ * ended by the summary above it (`'replaced'` or `'regenerated'`, when that one was written), never by
+ * what its owner did to it after the fork (a later eviction, a drop).
  *
  * @param v - the branch
  * @param own - its own summaries
@@ -130,7 +130,9 @@ function inheritedSummaries(v: BranchView, own: readonly SummaryRow[]): SummaryR
     const above = next.above
     if (above === undefined && fork !== undefined)
       out.push({ ...row, ended_at: fork.ended_at, end_reason: fork.end_reason as SummaryRow['end_reason'] })
-    else if (above !== undefined && row.end_reason === null)
+    // A link below: the summary above it replaced (or regenerated) it, which is its end as the session
+    // that wrote the link above left it; the owner's own end may be from after the fork (its later cut).
+    else if (above !== undefined)
       out.push({
         ...row,
         ended_at: above.created_at,
