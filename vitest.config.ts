@@ -76,6 +76,9 @@ export const CONFORMANCE = [
   'test/adversarial/claude-agent-input.test.ts',
   'test/adversarial/claude-agent-retention.test.ts',
   'test/adversarial/claude-agent-property.test.ts',
+  'test/store/branches-fork.test.ts',
+  'test/store/branches-rewind.test.ts',
+  'test/store/branches-property.test.ts',
 ]
 
 export default defineConfig({

@@ -47,6 +47,9 @@ export type LedgerStore = Pick<
   | 'search'
   | 'evictions'
   | 'evictionOf'
+  | 'fork'
+  | 'rewind'
+  | 'branches'
   | 'close'
 > & {
   /** Runs several reads on one committed state. */

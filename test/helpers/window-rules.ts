@@ -247,6 +247,25 @@ export async function assertWindowRulesThroughApi(
   return apiWindowRules(asyncSqliteStore(store, store.path), sessionId, ranges, options)
 }
 
+/**
+ * The window rules of a session of either backend read through its API alone (on SQLite too: `check`'s
+ * own SQL does not read branches), as {@link assertWindowRulesThroughApi} for the conformance suite.
+ *
+ * @param store - a store of the suite
+ * @param sessionId - the session
+ * @param ranges - the protected ranges the window was planned with
+ * @param options - see {@link assertWindowRules}
+ * @returns the report
+ */
+export async function assertWindowRulesViaApi(
+  store: LedgerStore,
+  sessionId: string,
+  ranges: ProtectedRanges = {},
+  options: WindowRuleOptions = {},
+): Promise<WindowRulesReport> {
+  return apiWindowRules(store, sessionId, ranges, options)
+}
+
 /** The window rules read through either backend's API (see {@link assertWindowRulesOf}). */
 async function apiWindowRules(
   store: LedgerStore,

@@ -1,5 +1,5 @@
 /**
- * Random trees of branches on SQLite (docs/design.md, "Branches"): forks, rewinds, appends on either side
+ * Random trees of branches on either backend (a conformance-suite file; docs/design.md, "Branches"): forks, rewinds, appends on either side
  * (whole turns, or a question and a call left open), pins, window applications (with a last-N range),
  * summaries and dropped summaries in any order. The model
  * treats a fork as a full copy of the parent's messages and pins up to the fork point, and a rewind as a
@@ -8,16 +8,11 @@
  */
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  ContextLedgerError,
-  PersistentConversationManager,
-  type ContextStore,
-  type MessageData,
-  type StoredMessageData,
-} from '../../src/index.js'
+import { ContextLedgerError, type MessageData, type StoredMessageData } from '../../src/index.js'
+import { BACKEND, makeBackend, type LedgerStore } from '../helpers/backend.js'
+import { fcRuns } from '../helpers/runs.js'
 import { recordingSummarizer } from '../helpers/summarizers.js'
-import { tempDir, type TempDir } from '../helpers/temp-store.js'
-import { assertWindowRulesThroughApi } from '../helpers/window-rules.js'
+import { assertWindowRulesViaApi as assertWindowRulesThroughApi } from '../helpers/window-rules.js'
 
 /** A step of a run; `at` picks a session, `seq` a message (both modulo what exists). */
 type Step =
@@ -73,14 +68,14 @@ function turn(whole: boolean): MessageData[] {
 }
 
 /** Runs one step on the store and the model. */
-async function run(store: ContextStore, model: Map<string, Model>, s: Step, last: number): Promise<void> {
+async function run(store: LedgerStore, model: Map<string, Model>, s: Step, last: number): Promise<void> {
   const ids = [...model.keys()]
   const id = ids[s.at % ids.length] as string
   const m = model.get(id) as Model
   const n = m.messages.length
   switch (s.kind) {
     case 'append': {
-      for (const e of store.append(id, turn(s.whole))) {
+      for (const e of await store.append(id, turn(s.whole))) {
         if (e.repair !== undefined) m.messages.push(e.repair.message)
         m.messages.push(e.message)
       }
@@ -89,7 +84,7 @@ async function run(store: ContextStore, model: Map<string, Model>, s: Step, last
     case 'fork': {
       if (n === 0) return
       const at = s.seq % n
-      const b = store.fork(id, { atSeq: at })
+      const b = await store.fork(id, { atSeq: at })
       model.set(b.sessionId, {
         messages: m.messages.slice(0, at + 1),
         pins: new Set([...m.pins].filter((q) => q <= at)),
@@ -99,7 +94,7 @@ async function run(store: ContextStore, model: Map<string, Model>, s: Step, last
     case 'rewind': {
       if (n === 0) return
       const to = s.seq % n
-      const r = store.rewind(id, { toSeq: to })
+      const r = await store.rewind(id, { toSeq: to })
       if (r.abandoned !== undefined)
         model.set(r.abandoned.sessionId, { messages: [...m.messages], pins: new Set(m.pins) })
       m.messages = m.messages.slice(0, to + 1)
@@ -111,8 +106,8 @@ async function run(store: ContextStore, model: Map<string, Model>, s: Step, last
       if (n === 0) return
       const seq = s.seq % n
       try {
-        if (s.kind === 'pin') store.pin(id, { seq })
-        else store.unpin(id, { seq })
+        if (s.kind === 'pin') await store.pin(id, { seq })
+        else await store.unpin(id, { seq })
       } catch (error) {
         // A message before the session's first plain user message cannot be pinned (docs/design.md).
         if (error instanceof ContextLedgerError && error.code === 'INVALID_OPTIONS') return
@@ -123,19 +118,18 @@ async function run(store: ContextStore, model: Map<string, Model>, s: Step, last
       return
     }
     case 'apply':
-      store.applyWindow(id, { windowSize: s.size, tokenBudget: undefined, first: 0, last })
+      await store.applyWindow(id, { windowSize: s.size, tokenBudget: undefined, first: 0, last })
       return
     case 'drop': {
       // Taking back the summary the window shows moves the boundary back (over inherited rows too).
-      const shown = store.session(id)?.summaryId
+      const shown = (await store.session(id))?.summaryId
       if (shown !== undefined)
-        store.dropSummary(id, shown, { windowSize: s.size, tokenBudget: undefined, first: 0, last })
+        await store.dropSummary(id, shown, { windowSize: s.size, tokenBudget: undefined, first: 0, last })
       return
     }
     case 'fold': {
       // A summary of what the sliding window would drop (in the branch: over inherited rows too).
-      const manager = new PersistentConversationManager({
-        store,
+      const manager = backend.manager(store, {
         sessionId: id,
         windowSize: s.size,
         protectedMessages: { last },
@@ -146,10 +140,9 @@ async function run(store: ContextStore, model: Map<string, Model>, s: Step, last
   }
 }
 
-let dir: TempDir | undefined
-afterEach(() => {
-  dir?.cleanup()
-  dir = undefined
+const backend = makeBackend()
+afterEach(async () => {
+  await backend.cleanup()
 })
 
 describe('branches, random trees', () => {
@@ -159,21 +152,20 @@ describe('branches, random trees', () => {
         fc.array(step, { minLength: 1, maxLength: 14 }),
         fc.integer({ min: 0, max: 3 }),
         async (steps, last) => {
-          dir?.cleanup()
-          dir = tempDir()
-          const store = dir.open()
+          await backend.cleanup()
+          const store = await backend.open()
           const model = new Map<string, Model>([['root', { messages: [], pins: new Set() }]])
-          store.append('root', turn(true))
-          for (const e of store.history('root')) model.get('root')?.messages.push(e.message)
+          await store.append('root', turn(true))
+          for (const e of await store.history('root')) model.get('root')?.messages.push(e.message)
           for (const s of steps) {
             await run(store, model, s, last)
             for (const [id, m] of model) {
-              const history = store.history(id, { limit: 10_000 }).map((e) => e.message)
+              const history = (await store.history(id, { limit: 10_000 })).map((e) => e.message)
               if (JSON.stringify(history) !== JSON.stringify(m.messages))
                 throw new Error(
                   `history of ${id} after ${JSON.stringify(s)}: ${JSON.stringify(history)} ≠ ${JSON.stringify(m.messages)}`,
                 )
-              const pins = store.pinnedMessages({ sessionId: id }).map((p) => p.seq)
+              const pins = (await store.pinnedMessages({ sessionId: id })).map((p) => p.seq)
               const want = [...m.pins].sort((a, b) => a - b)
               if (JSON.stringify(pins) !== JSON.stringify(want))
                 throw new Error(
@@ -184,7 +176,7 @@ describe('branches, random trees', () => {
           }
         },
       ),
-      { numRuns: Number(process.env.FC_RUNS ?? 40) },
+      { numRuns: fcRuns(BACKEND === 'postgres' ? 20 : 40) },
     )
     // The runs did fold, in branches too, and each summary belongs to the session that wrote it.
     expect(folds.length).toBeGreaterThan(0)

@@ -1,21 +1,15 @@
 /**
- * Rewinding, deleting a tree, and bad input on SQLite (docs/design.md, "Branches"). A rewind moves the
- * rows after the point into an abandoned branch that stays listed and readable, re-parents the branches
- * forked after the point, and leaves the session's window valid; deleting a session with live branches is
- * refused unless the subtree is asked for; every bad input is a typed error naming the session and the
- * field, with every table of the file exactly as before.
+ * Rewinding, deleting a tree, and bad input on either backend (a conformance-suite file; docs/design.md,
+ * "Branches"). A rewind moves the rows after the point into an abandoned branch that stays listed and
+ * readable, re-parents the branches forked after the point, and leaves the session's window valid; deleting
+ * a session with live branches is refused unless the subtree is asked for; every bad input is a typed error
+ * naming the session and the field, with every table of the ledger exactly as before.
  */
-import { createHash } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  ContextLedgerError,
-  type ContextStore,
-  type ErrorCode,
-  type MessageData,
-  type WindowLimits,
-} from '../../src/index.js'
-import { tempDir, type TempDir } from '../helpers/temp-store.js'
-import { assertWindowRulesThroughApi } from '../helpers/window-rules.js'
+import type { ErrorCode, MessageData, WindowLimits } from '../../src/index.js'
+import { makeBackend, type LedgerStore } from '../helpers/backend.js'
+import { refusalOf } from '../helpers/refusal.js'
+import { assertWindowRulesViaApi as assertWindowRulesThroughApi } from '../helpers/window-rules.js'
 
 const LIMITS: WindowLimits = { windowSize: 4, tokenBudget: undefined, first: 0, last: 0 }
 
@@ -31,66 +25,35 @@ function turn(t: number | string): MessageData[] {
   ]
 }
 
-/** A digest of every row of every table of the file (FTS5's shadow tables included). */
-function fingerprint(store: ContextStore): string {
-  const db = store.connection()
-  const tables = db
-    .prepare<[], { name: string }>(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
-    )
-    .all()
-  const hash = createHash('sha256')
-  for (const { name } of tables) {
-    // Names come from sqlite_master itself; a table's rows in a stable order.
-    const rows = db.prepare(`SELECT * FROM "${name.replaceAll('"', '""')}"`).all() // eslint-disable-line no-restricted-syntax
-    hash.update(name)
-    hash.update(
-      JSON.stringify(
-        rows
-          .map((r) => JSON.stringify(r, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('hex') : v)))
-          .sort(),
-      ),
-    )
-  }
-  return hash.digest('hex')
-}
-
-/** The error `fn` throws, which must be a ContextLedgerError. */
-function refusal(fn: () => unknown): ContextLedgerError {
-  try {
-    fn()
-  } catch (error) {
-    if (error instanceof ContextLedgerError) return error
-    throw error
-  }
-  throw new Error('expected a refusal')
-}
-
-let dir: TempDir
-afterEach(() => {
-  dir.cleanup()
+const backend = makeBackend()
+afterEach(async () => {
+  await backend.cleanup()
 })
 
-function fresh(): ContextStore {
-  dir = tempDir()
-  return dir.open()
+async function fresh(): Promise<LedgerStore> {
+  return backend.open()
 }
 
-const seqsOf = (store: ContextStore, id: string): number[] =>
-  store.history(id, { limit: 1000 }).map((e) => e.seq)
+/** A digest of every row of every table of the ledger: equal before and after means nothing was written. */
+async function fingerprint(store: LedgerStore): Promise<string> {
+  return backend.checksum(store)
+}
+
+const seqsOf = async (store: LedgerStore, id: string): Promise<number[]> =>
+  (await store.history(id, { limit: 1000 })).map((e) => e.seq)
 
 describe('rewind', () => {
   it('moves the rows after the point into an abandoned branch, listed and readable, and re-parents later forks', async () => {
-    const store = fresh()
-    store.append('s', [0, 1, 2, 3].flatMap(turn))
-    store.applyWindow('s', LIMITS)
-    store.fork('s', { atSeq: 5, newSessionId: 'early' })
-    store.fork('s', { atSeq: 11, newSessionId: 'late' })
-    store.append('late', turn('late'))
-    const oldHistory = store.history('s', { limit: 100 })
-    const oldWindow = store.windowEntries('s')
-    const lateHistory = store.history('late', { limit: 100 })
-    const result = store.rewind('s', { toSeq: 7, actor: 'user', reason: 'retry from turn 1' })
+    const store = await fresh()
+    await store.append('s', [0, 1, 2, 3].flatMap(turn))
+    await store.applyWindow('s', LIMITS)
+    await store.fork('s', { atSeq: 5, newSessionId: 'early' })
+    await store.fork('s', { atSeq: 11, newSessionId: 'late' })
+    await store.append('late', turn('late'))
+    const oldHistory = await store.history('s', { limit: 100 })
+    const oldWindow = await store.windowEntries('s')
+    const lateHistory = await store.history('late', { limit: 100 })
+    const result = await store.rewind('s', { toSeq: 7, actor: 'user', reason: 'retry from turn 1' })
     expect(result.left).toBe(8)
     expect(result.session).toMatchObject({ sessionId: 's', messageCount: 8, ownMessages: 8, kind: 'root' })
     expect(result.abandoned).toMatchObject({
@@ -103,77 +66,77 @@ describe('rewind', () => {
       messageCount: 16,
       ownMessages: 8,
     })
-    expect(store.history('s~1', { limit: 100 })).toStrictEqual(
+    expect(await store.history('s~1', { limit: 100 })).toStrictEqual(
       oldHistory.map((e) => ({ ...e, sessionId: 's~1' })),
     )
-    expect(store.windowEntries('s~1')).toStrictEqual(oldWindow)
-    expect(seqsOf(store, 's')).toStrictEqual([...Array(8).keys()])
-    expect(store.history('late', { limit: 100 })).toStrictEqual(lateHistory)
-    expect(store.branches('s').map((b) => [b.sessionId, b.parentId, b.depth])).toStrictEqual([
+    expect(await store.windowEntries('s~1')).toStrictEqual(oldWindow)
+    expect(await seqsOf(store, 's')).toStrictEqual([...Array(8).keys()])
+    expect(await store.history('late', { limit: 100 })).toStrictEqual(lateHistory)
+    expect((await store.branches('s')).map((b) => [b.sessionId, b.parentId, b.depth])).toStrictEqual([
       ['s', null, 0],
       ['early', 's', 1],
       ['s~1', 's', 1],
       ['late', 's~1', 2],
     ])
     // The session's window is restricted and valid: its newest turn stays.
-    expect(store.windowEntries('s').map((e) => e.seq)).toStrictEqual([4, 5, 6, 7])
+    expect((await store.windowEntries('s')).map((e) => e.seq)).toStrictEqual([4, 5, 6, 7])
     await assertWindowRulesThroughApi(store, 's', LIMITS)
     await assertWindowRulesThroughApi(store, 's~1', LIMITS)
     // It goes on from there; a second rewind's branch takes the next free name.
-    store.append('s', turn('again'))
-    expect(seqsOf(store, 's')).toStrictEqual([...Array(12).keys()])
-    expect(store.rewind('s', { toSeq: 9 }).abandoned?.sessionId).toBe('s~2')
+    await store.append('s', turn('again'))
+    expect(await seqsOf(store, 's')).toStrictEqual([...Array(12).keys()])
+    expect((await store.rewind('s', { toSeq: 9 })).abandoned?.sessionId).toBe('s~2')
   })
 
-  it('to the newest message writes nothing', () => {
-    const store = fresh()
-    store.append('s', turn(0))
-    const before = fingerprint(store)
-    expect(store.rewind('s', { toSeq: 3 })).toMatchObject({ abandoned: undefined, left: 0 })
-    expect(fingerprint(store)).toBe(before)
+  it('to the newest message writes nothing', async () => {
+    const store = await fresh()
+    await store.append('s', turn(0))
+    const before = await fingerprint(store)
+    expect(await store.rewind('s', { toSeq: 3 })).toMatchObject({ abandoned: undefined, left: 0 })
+    expect(await fingerprint(store)).toBe(before)
   })
 
   it('of a branch to before its fork point leaves its old content as a sibling', async () => {
-    const store = fresh()
-    store.append('s', [0, 1, 2].flatMap(turn))
-    store.fork('s', { atSeq: 7, newSessionId: 'b' })
-    store.append('b', turn('b'))
-    const old = store.history('b', { limit: 100 }).map((e) => e.message)
-    const r = store.rewind('b', { toSeq: 3, abandonedId: 'b-old' })
+    const store = await fresh()
+    await store.append('s', [0, 1, 2].flatMap(turn))
+    await store.fork('s', { atSeq: 7, newSessionId: 'b' })
+    await store.append('b', turn('b'))
+    const old = (await store.history('b', { limit: 100 })).map((e) => e.message)
+    const r = await store.rewind('b', { toSeq: 3, abandonedId: 'b-old' })
     expect(r.left).toBe(8)
     expect(r.abandoned).toMatchObject({ sessionId: 'b-old', parentId: 's', forkSeq: 7, kind: 'abandoned' })
-    expect(store.history('b-old', { limit: 100 }).map((e) => e.message)).toStrictEqual(old)
-    expect(store.history('b', { limit: 100 }).map((e) => e.message)).toStrictEqual(old.slice(0, 4))
-    expect(store.session('b')).toMatchObject({ parentId: 's', forkSeq: 3, messageCount: 4 })
-    store.append('b', turn('new'))
-    expect(seqsOf(store, 'b')).toStrictEqual([...Array(8).keys()])
+    expect((await store.history('b-old', { limit: 100 })).map((e) => e.message)).toStrictEqual(old)
+    expect((await store.history('b', { limit: 100 })).map((e) => e.message)).toStrictEqual(old.slice(0, 4))
+    expect(await store.session('b')).toMatchObject({ parentId: 's', forkSeq: 3, messageCount: 4 })
+    await store.append('b', turn('new'))
+    expect(await seqsOf(store, 'b')).toStrictEqual([...Array(8).keys()])
     await assertWindowRulesThroughApi(store, 'b', LIMITS)
   })
 })
 
 describe('deleteSession', () => {
-  it('refuses a session with a live branch unless the subtree goes too; abandoned branches go with it', () => {
-    const store = fresh()
-    store.append('s', [0, 1].flatMap(turn))
-    store.rewind('s', { toSeq: 3 })
-    store.fork('s', { atSeq: 1, newSessionId: 'b' })
-    const before = fingerprint(store)
-    const e = refusal(() => store.deleteSession('s'))
+  it('refuses a session with a live branch unless the subtree goes too; abandoned branches go with it', async () => {
+    const store = await fresh()
+    await store.append('s', [0, 1].flatMap(turn))
+    await store.rewind('s', { toSeq: 3 })
+    await store.fork('s', { atSeq: 1, newSessionId: 'b' })
+    const before = await fingerprint(store)
+    const e = await refusalOf(() => store.deleteSession('s'))
     expect(e).toMatchObject({ code: 'BRANCH_HAS_CHILDREN', sessionId: 's', path: 'subtree' })
-    expect(fingerprint(store)).toBe(before)
-    store.deleteSession('b')
-    expect(store.deleteSession('s')).toMatchObject({ deleted: true, messages: 8 })
-    expect(store.sessions()).toStrictEqual([])
-    store.append('t', turn(0))
-    store.fork('t', { atSeq: 3, newSessionId: 'u' })
-    store.append('u', turn(1))
-    expect(store.deleteSession('t', { subtree: true })).toMatchObject({ deleted: true, messages: 8 })
-    expect(store.sessions()).toStrictEqual([])
+    expect(await fingerprint(store)).toBe(before)
+    await store.deleteSession('b')
+    expect(await store.deleteSession('s')).toMatchObject({ deleted: true, messages: 8 })
+    expect(await store.sessions()).toStrictEqual([])
+    await store.append('t', turn(0))
+    await store.fork('t', { atSeq: 3, newSessionId: 'u' })
+    await store.append('u', turn(1))
+    expect(await store.deleteSession('t', { subtree: true })).toMatchObject({ deleted: true, messages: 8 })
+    expect(await store.sessions()).toStrictEqual([])
   })
 })
 
 describe('bad input', () => {
-  const cases: [string, (s: ContextStore) => unknown, ErrorCode, string | undefined][] = [
+  const cases: [string, (s: LedgerStore) => unknown, ErrorCode, string | undefined][] = [
     ['a fork of a missing session', (s) => s.fork('nobody', { atSeq: 0 }), 'SESSION_NOT_FOUND', 'sessionId'],
     ['a fork past the newest message', (s) => s.fork('s', { atSeq: 8 }), 'MESSAGE_NOT_FOUND', 'atSeq'],
     [
@@ -230,17 +193,17 @@ describe('bad input', () => {
       'options.subtree',
     ],
   ]
-  it.each(cases)('%s is refused, nothing written', (_what, call, code, path) => {
-    const store = fresh()
-    store.append('s', [0, 1].flatMap(turn))
-    store.fork('s', { atSeq: 3, newSessionId: 'b' })
-    store.append('b', turn('b'))
-    const before = fingerprint(store)
-    const e = refusal(() => call(store))
+  it.each(cases)('%s is refused, nothing written', async (_what, call, code, path) => {
+    const store = await fresh()
+    await store.append('s', [0, 1].flatMap(turn))
+    await store.fork('s', { atSeq: 3, newSessionId: 'b' })
+    await store.append('b', turn('b'))
+    const before = await fingerprint(store)
+    const e = await refusalOf(() => call(store))
     expect(e.code).toBe(code)
     expect(e.path).toBe(path)
     if (code !== 'INVALID_OPTIONS') expect(e.sessionId).toBeDefined()
     expect(e.message.length).toBeGreaterThan(10)
-    expect(fingerprint(store)).toBe(before)
+    expect(await fingerprint(store)).toBe(before)
   })
 })

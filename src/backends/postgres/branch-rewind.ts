@@ -15,7 +15,7 @@ import type { RewindSettings } from '../../store/branches/check-options.js'
 import { flagsAsNewest } from '../../store/branches/fork.js'
 import { sessionNotFound } from '../../store/branches/tree.js'
 import type { BranchInfo, RewindResult } from '../../store/branches/types.js'
-import { validStart } from '../../store/branches/window-copy.js'
+import { trimAtOrBefore, validStart } from '../../store/branches/window-copy.js'
 import type { WindowLimits } from '../../window/window-options.js'
 import { pointNotFound } from './branch-fork.js'
 import type { RewindWrite } from './flush-rewind.js'
@@ -131,8 +131,9 @@ function rewindOp(req: RewindRequest, found: Found, ledger: SliceLedger): Rewind
   const earlier = s.parent !== null && to < ownFrom - 1
   const atTo = slice.row(to, 'rewind')
   const shown = s.summary === null ? undefined : slice.summaries.get(s.summary)
-  // A summary the session wrote over a message after the point goes with those messages.
-  const moved = shown !== undefined && shown.session === s.pk && shown.to_boundary > to + 1
+  // A summary the session wrote over a message after the point goes with those messages; rewound to
+  // before its fork point, every one of its own (its old window is the abandoned branch's).
+  const moved = shown !== undefined && shown.session === s.pk && (earlier || shown.to_boundary > to + 1)
   slice.rewind = abandonedRow(req, found, before, {
     earlier,
     ownFrom,
@@ -211,7 +212,7 @@ function restrict(
   const st = ledger.st
   const s = slice.session
   if (s === undefined) return
-  const { to, from } = r
+  const { to } = r
   const now = Date.now()
   const boundary = s.boundary
   const shown = s.summary
@@ -222,23 +223,37 @@ function restrict(
     s.fork_trim_point = r.trim === 1
     s.fork_pair_start = false
   } else st.setCutFlags.run(r.trim, 0, s.pk, to)
+  // The inherited summary stays listed while it stands for messages the session still has.
+  const inheritedRow = s.fork_summary === null ? undefined : slice.summaries.get(s.fork_summary)
+  const fork = inheritedRow !== undefined && inheritedRow.to_boundary <= to + 1 ? inheritedRow.id : null
+  // The summary stays where its boundary does, and only if it is still the session's or its ancestors'.
+  const owner = shown === null || r.moved ? undefined : slice.summaries.get(shown)?.session
+  const mine = owner !== undefined && (owner === s.pk || shown === fork)
+  const keep = r.from === boundary && boundary <= to + 1 && mine
+  // Without its summary the window opens with its tail (or a kept row): the tail starts at a trim point.
+  const row = st.sessionByPk.get(s.pk)
+  const from =
+    keep || shown === null || row === undefined
+      ? r.from
+      : (trimAtOrBefore(ledger, row, to, r.trim === 1, r.from) ?? r.from)
+  if (!keep && shown !== null && (owner === s.pk || (owner !== undefined && shown === s.fork_summary)))
+    st.endSummary.run(now, 'evicted', shown)
   st.unkeepRange.run(s.pk, from, to + 1)
   // Every inherited row of the new tail gets its row of state (the window's rows have one).
   const ownFrom = r.earlier ? to + 1 : r.ownFrom
   for (let seq = from; seq <= to && seq < ownFrom; seq++)
     if (slice.inherited(seq)) slice.setRow(seq, {}, 'rewind')
-  const keep = from === boundary && boundary <= to + 1
-  if (!keep && shown !== null && !r.moved) st.endSummary.run(now, 'evicted', shown)
   s.boundary = from
   s.kept_count = null
   s.kept_tokens = null
   s.kept_first = null
   s.summary = keep ? shown : null
+  s.fork_summary = fork
   slice.sessionChanged = true
   st.sessionTouch.run(now, s.pk)
   if (s.limits === null) return
-  const row = st.sessionByPk.get(s.pk)
-  if (row !== undefined) applyPlanned(ledger, row, JSON.parse(s.limits) as WindowLimits, 'apply')
+  const after = st.sessionByPk.get(s.pk)
+  if (after !== undefined) applyPlanned(ledger, after, JSON.parse(s.limits) as WindowLimits, 'apply')
 }
 
 /**

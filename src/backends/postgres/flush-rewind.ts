@@ -109,7 +109,7 @@ rw_evictions AS (
 ),
 rw_summaries AS (
   UPDATE context_ledger.summaries x SET session = rw_a.pk FROM rw_a, ok
-  WHERE x.session = ok.pk AND x.to_boundary > ${TO} + 1
+  WHERE x.session = ok.pk AND (x.to_boundary > ${TO} + 1 OR ${BEFORE})
 ),
 rw_reowned AS (
   UPDATE context_ledger.branch_rows o SET owner = rw_a.pk FROM rw_a, ok WHERE o.owner = ok.pk AND o.seq > ${TO}

@@ -75,22 +75,88 @@ const SUMMARY_COLUMNS = `x.id, x.uid, x.replaces, x.regenerates, x.from_boundary
   x.message_count, x.body, x.tokens, x.model, x.prompt_hash, x.created_at`
 
 /**
- * A session's summaries, newest first (`$2` at most), and then — when fewer than that are its own — the
- * ancestor's summary its window showed at its fork, ended where the branch's window let it go.
+ * A session's summaries: its own, newest first (`$2` at most), and the ones it inherits — the summary its
+ * window showed at its fork and every ancestor's summary one of those replaced or regenerated, down each
+ * chain (`kind` 'own' or 'linked'; {@link inheritedSummaries} orders and ends them as SQLite does). The
+ * session's row comes with each (`current`, its inherited summary and the end the branch gave it).
  */
-export const SUMMARIES_SQL = `WITH s AS (SELECT pk, summary, fork_summary, fork_summary_ended_at,
+export const SUMMARIES_SQL = `WITH RECURSIVE s AS (SELECT pk, summary, fork_summary, fork_summary_ended_at,
     fork_summary_end_reason FROM context_ledger.sessions WHERE id = $1::text),
 own AS (
-  SELECT ${SUMMARY_COLUMNS}, x.ended_at, x.end_reason, s.summary AS current, false AS inherited
-  FROM s JOIN context_ledger.summaries x ON x.session = s.pk ORDER BY x.id DESC LIMIT $2::int
+  SELECT x.* FROM s JOIN context_ledger.summaries x ON x.session = s.pk ORDER BY x.id DESC LIMIT $2::int
+),
+reach (id) AS (
+  SELECT fork_summary FROM s WHERE fork_summary IS NOT NULL
+  UNION SELECT replaces FROM own WHERE replaces IS NOT NULL
+  UNION SELECT regenerates FROM own WHERE regenerates IS NOT NULL
+  UNION SELECT y.v FROM reach r JOIN context_ledger.summaries x ON x.id = r.id
+    CROSS JOIN LATERAL (VALUES (x.replaces), (x.regenerates)) AS y(v)
+    WHERE y.v IS NOT NULL AND x.session <> (SELECT pk FROM s)
 )
-SELECT * FROM (
-  SELECT * FROM own
+SELECT q.*, s.summary AS current, s.fork_summary, s.fork_summary_ended_at, s.fork_summary_end_reason FROM s
+CROSS JOIN (
+  SELECT ${SUMMARY_COLUMNS}, x.ended_at, x.end_reason, 'own' AS kind FROM own x
   UNION ALL
-  SELECT ${SUMMARY_COLUMNS}, s.fork_summary_ended_at, s.fork_summary_end_reason, s.summary, true
-  FROM s JOIN context_ledger.summaries x ON x.id = s.fork_summary AND x.session <> s.pk
-  WHERE (SELECT count(*) FROM own) < $2::int
-) q ORDER BY inherited, id DESC`
+  SELECT ${SUMMARY_COLUMNS}, x.ended_at, x.end_reason, 'linked' FROM reach r
+    JOIN context_ledger.summaries x ON x.id = r.id WHERE x.session <> (SELECT pk FROM s)
+) q`
+
+/** A row of {@link SUMMARIES_SQL}. */
+export type PgSummariesRow = SummaryRow & {
+  kind: 'own' | 'linked'
+  current: number | null
+  fork_summary: number | null
+  fork_summary_ended_at: number | null
+  fork_summary_end_reason: SummaryRow['end_reason']
+}
+
+/**
+ * A session's summaries from {@link SUMMARIES_SQL}, as SQLite's `summariesOf` lists them: the inherited
+ * ones found breadth-first from the inherited summary and the own ones' links (the inherited summary with
+ * the end the branch gave it; a link its ancestor left open, ended by the summary above it), merged with the
+ * own ones newest first, at most `limit`.
+ *
+ * @param rows - what the statement returned
+ * @param limit - at most this many
+ * @returns each row and whether it is inherited
+ */
+export function inheritedSummaries(
+  rows: readonly PgSummariesRow[],
+  limit: number,
+): { row: SummaryRow; inherited: boolean; current: number | null }[] {
+  const own = rows.filter((r) => r.kind === 'own').sort((a, b) => b.id - a.id)
+  const linked = new Map(rows.filter((r) => r.kind === 'linked').map((r) => [r.id, r]))
+  const first = rows[0]
+  const out: SummaryRow[] = []
+  const seen = new Set<number>()
+  const queue: { id: number; above: SummaryRow | undefined }[] = []
+  if (first?.fork_summary != null) queue.push({ id: first.fork_summary, above: undefined })
+  for (const r of own)
+    for (const id of [r.replaces, r.regenerates]) if (id !== null) queue.push({ id, above: r })
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    if (seen.has(next.id)) continue
+    seen.add(next.id)
+    const row = linked.get(next.id)
+    if (row === undefined) continue
+    const above = next.above
+    if (above === undefined && first !== undefined)
+      out.push({ ...row, ended_at: first.fork_summary_ended_at, end_reason: first.fork_summary_end_reason })
+    else if (above !== undefined && row.end_reason === null)
+      out.push({
+        ...row,
+        ended_at: above.created_at,
+        end_reason: above.regenerates === row.id ? 'regenerated' : 'replaced',
+      })
+    else out.push(row)
+    for (const id of [row.replaces, row.regenerates]) if (id !== null) queue.push({ id, above: row })
+  }
+  const current = first?.current ?? null
+  const mine = new Set(own.map((r) => r.id))
+  return [...own, ...out]
+    .sort((a, b) => b.id - a.id)
+    .slice(0, limit)
+    .map((row) => ({ row, inherited: !mine.has(row.id), current }))
+}
 
 /** One summary of a session: its own, or one of its ancestors' (as the ancestor's row holds it). */
 export const SUMMARY_SQL = `${LINEAGE}

@@ -322,6 +322,6 @@ SELECT
   (SELECT json_agg(x) FROM (SELECT id, uid, replaces, regenerates, from_boundary, to_boundary, seqs,
       message_count, body, tokens, model, prompt_hash, created_at, ended_at, end_reason, text${d.summaryFields}
     FROM context_ledger.summaries x, p WHERE ${d.summaryOf('x')} AND id IN (
-      (SELECT summary FROM s), $15::int, (SELECT replaces FROM dropped))) x) AS summaries,
+      (SELECT summary FROM s), $15::int, (SELECT replaces FROM dropped), (SELECT fork_summary FROM s))) x) AS summaries,
   ${d.lineageColumn} AS lineage${d.forkColumns}`
 }

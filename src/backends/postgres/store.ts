@@ -120,6 +120,8 @@ import {
   type PgChainRow,
   type PgPinnedRow,
   type PgSummaryRow,
+  inheritedSummaries,
+  type PgSummariesRow,
 } from './reads-logs.js'
 import { PostgresConversationManager, type PostgresConversationManagerOptions } from './manager.js'
 import { forkCall, forkSpec } from './branch-fork.js'
@@ -1347,13 +1349,15 @@ export class PostgresContextStore implements AsyncContextStore {
     this.ensureOpen()
     checkSessionId(sessionId)
     const limit = checkSummariesOptions(options)
-    const rows = await this.query<PgSummaryRow>(
+    const rows = await this.query<PgSummariesRow>(
       SUMMARIES_SQL,
       [sessionId, limit],
       `read the summaries of session "${sessionId}"`,
       sessionId,
     )
-    return rows.map((r) => toSummaryRecord(sessionId, r, r.current, r.inherited))
+    return inheritedSummaries(rows, limit).map((r) =>
+      toSummaryRecord(sessionId, r.row, r.current, r.inherited),
+    )
   }
 
   /**
