@@ -15,6 +15,13 @@ import type {
 import type { MessageRef, PinAttribution } from '../../store/check-args.js'
 import type { DeleteSessionResult, PruneOptions, PruneResult } from '../../store/retention-options.js'
 import type {
+  BranchInfo,
+  DeleteSessionOptions,
+  ForkOptions,
+  RewindOptions,
+  RewindResult,
+} from '../../store/branches/types.js'
+import type {
   EditAttribution,
   LedgerEntry,
   MessageEdit,
@@ -75,8 +82,30 @@ export interface AsyncContextStore {
    * Deletes a session and everything of it; see `ContextStore.deleteSession`.
    *
    * @param sessionId - the session
+   * @param options - `subtree: true` to delete its live branches too
    */
-  deleteSession(sessionId: string): Promise<DeleteSessionResult>
+  deleteSession(sessionId: string, options?: DeleteSessionOptions): Promise<DeleteSessionResult>
+  /**
+   * A new branch of a session, without copying a message; see `ContextStore.fork`.
+   *
+   * @param sessionId - the session to fork
+   * @param options - the fork point and the branch's id, actor, reason, metadata
+   */
+  fork(sessionId: string, options: ForkOptions): Promise<BranchInfo>
+  /**
+   * Continues a session from an earlier message, the rest kept as an abandoned branch; see
+   * `ContextStore.rewind`.
+   *
+   * @param sessionId - the session
+   * @param options - the last message that stays, and the abandoned branch's id, actor, reason
+   */
+  rewind(sessionId: string, options: RewindOptions): Promise<RewindResult>
+  /**
+   * The tree of branches holding a session; see `ContextStore.branches`.
+   *
+   * @param sessionId - any session of the tree
+   */
+  branches(sessionId: string): Promise<BranchInfo[]>
   /**
    * Retention: erases the content of old messages out of the window; see `ContextStore.prune`.
    *

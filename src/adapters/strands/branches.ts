@@ -114,9 +114,8 @@ export function forkOn<M>(
     const async = target.async
     return (async () => {
       const manager = managers()
-      const fork = asyncCall(async, 'fork', sessionId)
       await adoptAllAsync(syncs)
-      return manager((await fork(sessionId, pointAsShown(point, syncs))).sessionId)
+      return manager((await async.fork(sessionId, pointAsShown(point, syncs))).sessionId)
     })()
   }
   const manager = managers()
@@ -138,9 +137,8 @@ export function rewindOn(target: BranchTarget, point: RewindOptions): RewindResu
     const async = target.async
     return (async () => {
       refuseWhileInvoking(syncs, sessionId)
-      const rewind = asyncCall(async, 'rewind', sessionId)
       await adoptAllAsync(syncs)
-      const result = await rewind(sessionId, pointAsShown(point, syncs))
+      const result = await async.rewind(sessionId, pointAsShown(point, syncs))
       for (const sync of syncs) await sync.show(false)
       return result
     })()
@@ -159,12 +157,8 @@ export function rewindOn(target: BranchTarget, point: RewindOptions): RewindResu
  * @returns the store's `branches` (a Promise of them on PostgreSQL)
  */
 export function branchesOn(target: BranchTarget): BranchInfo[] | Promise<BranchInfo[]> {
-  const { sessionId } = target
-  if (target.async !== undefined) {
-    const async = target.async
-    return (async () => asyncCall(async, 'branches', sessionId)(sessionId))()
-  }
-  return target.store.branches(sessionId)
+  if (target.async !== undefined) return target.async.branches(target.sessionId)
+  return target.store.branches(target.sessionId)
 }
 
 /**
@@ -214,37 +208,4 @@ async function adoptAllAsync(syncs: Iterable<BranchSync>): Promise<void> {
     const refusals = await sync.adopt()
     if (refusals[0] !== undefined) throw refusals[0]
   }
-}
-
-/** The branch calls of a store whose calls return Promises (the PostgreSQL store). */
-export interface AsyncBranchStore {
-  /** See `ContextStore.fork`. */
-  fork(sessionId: string, options: ForkOptions): Promise<BranchInfo>
-  /** See `ContextStore.rewind`. */
-  rewind(sessionId: string, options: RewindOptions): Promise<RewindResult>
-  /** See `ContextStore.branches`. */
-  branches(sessionId: string): Promise<BranchInfo[]>
-}
-
-/**
- * One branch call of an asynchronous store, bound to it.
- *
- * @param store - the PostgreSQL store
- * @param call - which call
- * @param sessionId - the session asked about
- * @returns the call
- * @throws ContextLedgerError `INVALID_OPTIONS` when the store lacks it (a backend without branches)
- */
-function asyncCall<K extends keyof AsyncBranchStore>(
-  store: object,
-  call: K,
-  sessionId: string,
-): AsyncBranchStore[K] {
-  const found = (store as Partial<AsyncBranchStore>)[call]
-  if (typeof found === 'function') return found.bind(store) as AsyncBranchStore[K]
-  throw new ContextLedgerError(
-    'INVALID_OPTIONS',
-    `Session "${sessionId}": this PostgreSQL store has no ${call}() (a backend without branches)`,
-    { sessionId, path: 'store' },
-  )
 }

@@ -6,18 +6,12 @@
  * on PostgreSQL the manager's calls are awaited.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { Agent, type Message } from '@strands-agents/sdk'
-import { PersistentConversationManager, pinMessageTool } from '../../../src/adapters/strands/index.js'
-import type { ContextStore } from '../../../src/index.js'
-import type { PostgresContextStore } from '../../../src/backends/postgres/index.js'
+import type { Message } from '@strands-agents/sdk'
+import { PersistentConversationManager } from '../../../src/adapters/strands/index.js'
 import { BACKEND, coreStoreOf, makeBackend, type LedgerStore } from '../../helpers/backend.js'
-import { sqliteOf } from '../../helpers/ledger-open.js'
-import { assertWindowRulesOf, assertWindowRulesThroughApi } from '../../helpers/window-rules.js'
-import { ScriptedModel } from '../../../examples/strands-scripted-model.js'
-import { assistantScript, json, lookupReturning, lookupTools } from './helpers.js'
-import { agentOn, entryTexts, seenByModel } from './branch-helpers.js'
-
-type AnyStore = ContextStore | PostgresContextStore
+import { assertWindowRulesOf } from '../../helpers/window-rules.js'
+import { json, ledgerAgent, lookupReturning } from './helpers.js'
+import { agentOn, entryTexts, seenByModel, textsOf, type AnyStore } from './branch-helpers.js'
 
 const backend = makeBackend()
 afterAll(async () => {
@@ -30,26 +24,15 @@ async function opened(): Promise<{ suite: LedgerStore; store: AnyStore }> {
   return { suite, store: coreStoreOf(suite) }
 }
 
-/**
- * Every window rule holds for a session, read through the API on SQLite too (`check` reads a branch's
- * bookkeeping as a root's).
- */
+/** Every window rule holds for a session, read through the API (on SQLite too). */
 async function rulesHold(suite: LedgerStore, sessionId: string): Promise<void> {
-  const sqlite = sqliteOf(suite)
-  if (sqlite === undefined) await assertWindowRulesOf(suite, sessionId)
-  else await assertWindowRulesThroughApi(sqlite.store, sessionId)
+  await assertWindowRulesOf(suite, sessionId, {}, { throughApi: true })
 }
 
 describe(`branches of a Strands agent [${BACKEND}]`, () => {
   it('forks at a message of agent.messages; a second agent continues the branch while the first goes on', async () => {
     const { suite, store } = await opened()
-    const manager = new PersistentConversationManager<AnyStore>({ store, sessionId: 'trip' })
-    const agent = new Agent({
-      model: new ScriptedModel({ script: assistantScript() }),
-      tools: [...lookupTools(), pinMessageTool],
-      conversationManager: manager,
-      printer: false,
-    })
+    const { agent, manager } = ledgerAgent<AnyStore>({ store, sessionId: 'trip' })
     for (const prompt of ['hello', 'ask weather', 'ask tides']) await agent.invoke(prompt)
     const parentBefore = json(agent.messages)
 
@@ -84,13 +67,7 @@ describe(`branches of a Strands agent [${BACKEND}]`, () => {
     const lookup = lookupReturning(() =>
       broken ? 'ERROR upstream returned garbage' : 'tides: high at 14:02',
     )
-    const manager = new PersistentConversationManager<AnyStore>({ store, sessionId: 'ops' })
-    const agent = new Agent({
-      model: new ScriptedModel({ script: assistantScript() }),
-      tools: [lookup, pinMessageTool],
-      conversationManager: manager,
-      printer: false,
-    })
+    const { agent, manager } = ledgerAgent<AnyStore>({ store, sessionId: 'ops' }, { tools: [lookup] })
     await agent.invoke('hello')
     const checkpoint = agent.takeSnapshot({ preset: 'session' })
     const last = agent.messages.at(-1) as Message
@@ -102,8 +79,8 @@ describe(`branches of a Strands agent [${BACKEND}]`, () => {
       left: 4,
       abandoned: { sessionId: 'ops~1', kind: 'abandoned', forkSeq: 1 },
     })
-    expect((await store.search('garbage', { sessionId: 'ops~1' })).map((h) => h.seq)).toStrictEqual([4])
-    expect(await store.search('garbage', { sessionId: 'ops' })).toStrictEqual([])
+    expect((await suite.search('garbage', { sessionId: 'ops~1' })).map((h) => h.seq)).toStrictEqual([4])
+    expect(await suite.search('garbage', { sessionId: 'ops' })).toStrictEqual([])
 
     broken = false
     await agent.invoke('ask tides')
@@ -115,5 +92,45 @@ describe(`branches of a Strands agent [${BACKEND}]`, () => {
     ])
     expect(json(agent.messages)).toStrictEqual(await manager.ledger.window())
     await rulesHold(suite, 'ops')
+  })
+
+  it('two writers on one branch (two connections): each sees the other’s turns, nothing is lost, the parent stays', async () => {
+    const { suite, store } = await opened()
+    const { agent, manager } = ledgerAgent<AnyStore>({ store, sessionId: 'team' })
+    for (const prompt of ['hello', 'ask weather', 'ask tides']) await agent.invoke(prompt)
+    const parentHistory = await manager.ledger.history()
+    const branch = await manager.fork({ atSeq: 5, newSessionId: 'team-plan' })
+    // The second writer: its own store on the same ledger, as another process would have.
+    const other = coreStoreOf(await backend.reopen(suite))
+    const second = new PersistentConversationManager<AnyStore>({ store: other, sessionId: 'team-plan' })
+    const a = agentOn(branch, 'a-')
+    const c = agentOn(second, 'c-')
+
+    await a.agent.invoke('ask moon')
+    await c.agent.invoke('ask sun')
+    await a.agent.invoke('thanks')
+    expect(seenByModel(c.calls)).toContain('ask moon')
+    expect(seenByModel(a.calls)).toContain('ask sun')
+    // Both at once (on PostgreSQL, two connections writing the branch concurrently).
+    await Promise.all([a.agent.invoke('ask stars'), c.agent.invoke('ask comets')])
+    await a.agent.invoke('bye')
+    expect(json(a.agent.messages)).toStrictEqual(await branch.ledger.window())
+    await c.agent.invoke('ok')
+    expect(json(c.agent.messages)).toStrictEqual(await second.ledger.window())
+
+    const texts = entryTexts(await branch.ledger.history())
+    expect(texts.slice(0, 6)).toStrictEqual(entryTexts(parentHistory).slice(0, 6))
+    const prompts = texts.slice(6).filter((t) => /^(ask \w+|thanks|bye|ok)$/.test(t))
+    expect(prompts.toSorted()).toStrictEqual(
+      ['ask moon', 'ask sun', 'thanks', 'ask stars', 'ask comets', 'bye', 'ok'].toSorted(),
+    )
+    for (const q of ['moon', 'sun', 'stars', 'comets'])
+      expect(texts.filter((t) => t.startsWith(`result ${q}: `))).toHaveLength(1)
+    expect(textsOf(c.agent.messages).join('\n')).toContain('bye')
+    await rulesHold(suite, 'team-plan')
+    // The parent saw none of it.
+    expect(await manager.ledger.history()).toStrictEqual(parentHistory)
+    expect(json(agent.messages)).toStrictEqual(await manager.ledger.window())
+    await rulesHold(suite, 'team')
   })
 })

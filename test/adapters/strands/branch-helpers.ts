@@ -13,6 +13,9 @@ import {
 } from '../../../src/adapters/strands/index.js'
 import { lookupTools, recordingModel } from './helpers.js'
 
+/** The store the Strands manager takes, on either backend. */
+export type AnyStore = ContextStore | AsyncContextStore
+
 /**
  * A real Agent on a manager (a fork's), with the assistant script under its own tool-id prefix, recording
  * every conversation its model was handed.

@@ -5,10 +5,11 @@
 import { Agent, tool } from '@strands-agents/sdk'
 import type { Logger, Message, Tool } from '@strands-agents/sdk'
 import { z } from 'zod'
-import type { JsonValue, MessageData } from '../../../src/index.js'
+import type { ContextStore, JsonValue, MessageData } from '../../../src/index.js'
 import {
   PersistentConversationManager,
   pinMessageTool,
+  type AsyncContextStore,
   type PersistentConversationManagerOptions,
 } from '../../../src/adapters/strands/index.js'
 import {
@@ -78,11 +79,11 @@ export function recordingModel(prefix: string, calls: ScriptedCall[]): ScriptedM
 }
 
 /** A real Agent with the scripted model, the lookup tool, `pin_message` and the ledger's manager. */
-export function ledgerAgent(
-  options: PersistentConversationManagerOptions,
+export function ledgerAgent<S extends ContextStore | AsyncContextStore = ContextStore>(
+  options: PersistentConversationManagerOptions<S>,
   extra: { model?: ScriptedModel; tools?: Tool[]; messages?: MessageData[] } = {},
-): { agent: Agent; manager: PersistentConversationManager; model: ScriptedModel } {
-  const manager = new PersistentConversationManager(options)
+): { agent: Agent; manager: PersistentConversationManager<S>; model: ScriptedModel } {
+  const manager = new PersistentConversationManager<S>(options)
   const model = extra.model ?? new ScriptedModel({ script: assistantScript() })
   const agent = new Agent({
     model,
