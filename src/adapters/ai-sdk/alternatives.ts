@@ -5,10 +5,14 @@
  * that branch's conversation is the one that goes on from it: a chat UI shows "2 / 3" and switches by
  * opening that branch (`useChat({ id: alternative.sessionId })`). Computed from `branches()` alone: a
  * branch's conversation is its parent's up to its fork point, then its own rows, so which session owns
- * each seq of a conversation (its lineage) follows from the parents and fork points.
+ * each seq of a conversation (its lineage) follows from the parents and fork points. A version is named
+ * by any of the versions' ids: the current one's, or one a rewind moved into an abandoned branch (what a
+ * UI showing "1 / 3" passes) — the list is the same, with the same order and the same `current`.
  */
 import type { BranchInfo, LedgerEntry } from '../../store/context-store.js'
+import type { LedgerPort } from '../port.js'
 import type { BranchPort } from './branch-port.js'
+import { findInTree, locate, unknownId, type MessageTarget } from './rewind-points.js'
 
 /** One version of a message (see {@link LedgerSession.alternatives}). */
 export interface MessageAlternative<M = unknown> {
@@ -72,26 +76,63 @@ function ownerAt(runs: readonly Run[], seq: number): string {
 }
 
 /**
- * The versions of the message at `seq` of a session's conversation, oldest first: one per distinct row at
- * `seq` after the same earlier rows — and per distinct form of one row, when a branch shows it otherwise
- * (the first message of a chat, edited in place: see first-message.ts).
+ * The versions of a message, named by `target` — a message of the session's conversation, or by its id
+ * one that a branch of the session's tree holds (a version a rewind replaced).
+ *
+ * @param port - the session
+ * @param branches - its tree
+ * @param sessionId - its id
+ * @param target - `{ seq }` of the conversation, or `{ messageId }` of any version in the tree
+ * @param shown - how a stored entry is shown (the format's version of it)
+ * @returns the alternatives (see {@link alternativesAt})
+ * @throws ContextLedgerError `MESSAGE_NOT_FOUND` (path `seq` / `messageId`) naming the message and the session
+ */
+export async function alternativesOf<M>(
+  port: LedgerPort,
+  branches: BranchPort,
+  sessionId: string,
+  target: MessageTarget,
+  shown: (entry: LedgerEntry) => M,
+): Promise<MessageAlternative<M>[]> {
+  if ('seq' in target) {
+    const entry = await locate(port, sessionId, target)
+    return alternativesAt(branches, sessionId, sessionId, entry.seq, shown)
+  }
+  const here = await port.byTrackingId(target.messageId)
+  if (here !== undefined) return alternativesAt(branches, sessionId, sessionId, here.seq, shown)
+  const there =
+    (await port.storedFormat()) === undefined
+      ? undefined
+      : await findInTree(branches, sessionId, target.messageId)
+  if (there === undefined) throw unknownId(sessionId, target.messageId)
+  return alternativesAt(branches, sessionId, there.sessionId, there.entry.seq, shown)
+}
+
+/**
+ * The versions of the message at `seq` of a conversation, oldest first: one per distinct row at `seq`
+ * after the same earlier rows — and per distinct form of one row, when a branch shows it otherwise (the
+ * first message of a chat, edited in place: see first-message.ts).
  *
  * @param branches - the session's tree
- * @param sessionId - the session
- * @param seq - the message's seq in its conversation
+ * @param sessionId - the session: its version is the `current` one (none is when its conversation
+ *   goes another way before `seq`)
+ * @param from - the session of the tree whose conversation holds the version named (`sessionId` itself
+ *   for a message of its conversation)
+ * @param seq - the message's seq in that conversation
  * @param shown - how a stored entry is shown (the format's version of it)
  * @returns the alternatives, each with the branch that goes on from it (the session itself for its own)
  */
 export async function alternativesAt<M>(
   branches: BranchPort,
   sessionId: string,
+  from: string,
   seq: number,
   shown: (entry: LedgerEntry) => M,
 ): Promise<MessageAlternative<M>[]> {
   const nodes = await branches.branches()
   const tree = new Map(nodes.map((b) => [b.sessionId, b]))
   const memo = new Map<string, Run[]>()
-  const key = prefixKey(lineage(sessionId, tree, memo), seq)
+  const key = prefixKey(lineage(from, tree, memo), seq)
   const found = new Map<string, MessageAlternative<M> & { readonly rank: number }>()
   // Tree order (root first): a version seen in several branches goes on in the session itself when it
   // is the session's, else in the branch that owns its row, else in the first branch that shows it.

@@ -7,7 +7,7 @@
 import type { ModelMessage, UIMessage } from 'ai'
 import type { BranchInfo, LedgerEntry } from '../../store/context-store.js'
 import type { LedgerPort } from '../port.js'
-import { alternativesAt, type MessageAlternative } from './alternatives.js'
+import { alternativesOf, type MessageAlternative } from './alternatives.js'
 import type { Archive } from './archive.js'
 import type { BranchPort } from './branch-port.js'
 import { shownVersion } from './continuation.js'
@@ -148,8 +148,8 @@ export function branchCalls(c: BranchContext): BranchCalls {
     alternatives: (target) =>
       c.archive.serial(async () => {
         await c.checkFormat()
-        const entry = await locate(c.port, c.sessionId, checkTarget(target, 'target'))
-        return alternativesAt(c.branches, c.sessionId, entry.seq, (e) => shownOf(c.format, e))
+        const t = checkTarget(target, 'target')
+        return alternativesOf(c.port, c.branches, c.sessionId, t, (e) => shownOf(c.format, e))
       }),
   }
 }

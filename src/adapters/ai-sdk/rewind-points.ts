@@ -95,24 +95,44 @@ export async function locate(
   )
 }
 
+/** A message found in a session of the tree other than the one asked: the session whose conversation has it, and its entry. */
+export interface FoundInTree {
+  /** The first session of the tree (root first, depth first) whose conversation has the message. */
+  readonly sessionId: string
+  /** Its entry there. */
+  readonly entry: LedgerEntry
+}
+
 /**
- * Whether another session of the tree holds a message with this id (one a rewind took out of the
- * conversation: a retried request names it).
+ * Where another session of the tree holds a message with this id: one a rewind took out of the
+ * conversation (a retried request names it; a chat UI showing an old version names it).
  *
  * @param branches - the session's tree
  * @param sessionId - the session (already looked in)
  * @param messageId - the id
- * @returns true when a branch has it
+ * @returns the first session of the tree (root first) whose conversation has it, or undefined
  */
-async function elsewhereInTree(branches: BranchPort, sessionId: string, messageId: string): Promise<boolean> {
-  for (const b of await branches.branches())
-    if (b.sessionId !== sessionId && (await branches.messageIn(b.sessionId, { trackingId: messageId })))
-      return true
-  return false
+export async function findInTree(
+  branches: BranchPort,
+  sessionId: string,
+  messageId: string,
+): Promise<FoundInTree | undefined> {
+  for (const b of await branches.branches()) {
+    if (b.sessionId === sessionId) continue
+    const entry = await branches.messageIn(b.sessionId, { trackingId: messageId })
+    if (entry !== undefined) return { sessionId: b.sessionId, entry }
+  }
+  return undefined
 }
 
-/** The error for an id neither the conversation nor any branch of it has. */
-function unknownId(sessionId: string, messageId: string): ContextLedgerError {
+/**
+ * The error for an id neither the conversation nor any branch of it has.
+ *
+ * @param sessionId - the session asked
+ * @param messageId - the id
+ * @returns `MESSAGE_NOT_FOUND` at `messageId`, naming both
+ */
+export function unknownId(sessionId: string, messageId: string): ContextLedgerError {
   return new ContextLedgerError(
     'MESSAGE_NOT_FOUND',
     `Session "${sessionId}" has no message "${messageId}" in its conversation or any of its branches`,
@@ -201,7 +221,7 @@ export async function requestPoint(
   const last = messages.at(-1)
   const named = messageId === undefined ? undefined : await port.byTrackingId(messageId)
   if (messageId !== undefined && named === undefined) {
-    if (await elsewhereInTree(branches, sessionId, messageId)) return undefined
+    if ((await findInTree(branches, sessionId, messageId)) !== undefined) return undefined
     throw unknownId(sessionId, messageId)
   }
   if (trigger === 'submit-message') {

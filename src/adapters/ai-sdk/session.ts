@@ -113,10 +113,12 @@ export interface LedgerSession<S extends LedgerSessionStore = ContextStore> {
    * Every version of a message the tree holds after the same earlier messages (the answers a
    * regeneration replaced, the messages an edit replaced, the current one), oldest first, each with the
    * branch that goes on from it: open that branch's `sessionId` (`useChat({ id })`, `ledgerSession`) to
-   * switch to it.
+   * switch to it. Any version's id names the list: the current one's, or one a regeneration or an edit
+   * replaced (it lives in an abandoned branch of the tree) — the same versions, in the same order, the
+   * session's own marked `current`.
    *
-   * @param target - `{ messageId }` or `{ seq }` of a message of the conversation
-   * @throws ContextLedgerError `MESSAGE_NOT_FOUND` (path `messageId` / `seq`)
+   * @param target - `{ messageId }` of any version in the session's tree, or `{ seq }` of the conversation
+   * @throws ContextLedgerError `MESSAGE_NOT_FOUND` (path `messageId` / `seq`) when no branch of the tree has it
    */
   alternatives(target: MessageTarget): Promise<MessageAlternative<ModelMessage | UIMessage>[]>
   /** `search_history`, `read_history`, `pin_message` as AI SDK tools. */

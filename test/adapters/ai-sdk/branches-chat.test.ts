@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ModelMessage, UIMessage } from 'ai'
-import { ledgerSession } from '../../../src/adapters/ai-sdk/index.js'
+import { ledgerSession, type MessageAlternative } from '../../../src/adapters/ai-sdk/index.js'
 import { coreStoreOf, makeBackend } from '../../helpers/backend.js'
 import { HeadlessChat } from '../../../examples/ai-sdk-chat-client.js'
 import { runbookModel } from '../../../examples/ai-sdk-chat-model.js'
@@ -203,6 +203,98 @@ describe('edit and regenerate (useChat sendMessage({ text, messageId }))', () =>
     expect((await session.branches()).filter((b) => b.kind === 'abandoned')).toMatchObject([
       { forkSeq: 0, ownMessages: 3 },
     ])
+  })
+})
+
+describe('the "1 / 3" arrows: alternatives named by any version', () => {
+  it('regenerate twice, then alternatives with each of the three ids: the same three versions, the same order, the chat’s marked current', async () => {
+    const { store, chat, session } = await chatOn()
+    await chat.sendMessage({ text: 'How does db-eu fail over?' })
+    const shown = [at(chat.messages, 1)]
+    for (let i = 0; i < 2; i++) {
+      await chat.regenerate()
+      expect(chat.error).toBeUndefined()
+      shown.push(at(chat.messages, 1))
+    }
+    const answers = shown.map((m) => m.id)
+    expect(new Set(answers).size).toBe(3)
+    const expected = [
+      ['chat~1', answers[0], 'Take 1', false, 'abandoned'],
+      ['chat~2', answers[1], 'Take 2', false, 'abandoned'],
+      ['chat', answers[2], 'Take 3', true, 'root'],
+    ]
+    const row = (a: MessageAlternative<ModelMessage | UIMessage>) => {
+      const m = a.message as UIMessage
+      return [a.sessionId, m.id, textOf(m).slice(0, 6), a.current, a.kind]
+    }
+    const lists = []
+    for (const messageId of answers) {
+      const versions = await session.alternatives({ messageId })
+      expect(versions.map(row)).toEqual(expected)
+      lists.push(versions)
+    }
+    // Whole objects equal too (seq, createdAt, message), and equal to the list a seq names.
+    expect(lists[1]).toEqual(lists[0])
+    expect(lists[2]).toEqual(lists[0])
+    expect(await session.alternatives({ seq: 1 })).toEqual(lists[0])
+    // The question, named by its id, has one version: none was replaced.
+    const question = at(chat.messages, 0).id
+    expect((await session.alternatives({ messageId: question })).map(row)).toEqual([
+      ['chat', question, 'How do', true, 'root'],
+    ])
+    // Opened on an abandoned branch, the same ids give the same versions, that branch's marked current.
+    const branch = ledgerSession({ store, sessionId: 'chat~1', format: 'ui' })
+    for (const messageId of answers)
+      expect((await branch.alternatives({ messageId })).map((a) => [a.sessionId, a.current])).toEqual([
+        ['chat~1', true],
+        ['chat~2', false],
+        ['chat', false],
+      ])
+    // An id in no branch of the tree names itself and the chat.
+    await expect(session.alternatives({ messageId: 'no-such-id' })).rejects.toMatchObject({
+      code: 'MESSAGE_NOT_FOUND',
+      path: 'messageId',
+      message: 'Session "chat" has no message "no-such-id" in its conversation or any of its branches',
+    })
+  })
+
+  it('the id of an answer only an edited-away path holds: its versions, none current (the chat went another way before it)', async () => {
+    const { chat, session } = await chatOn()
+    await chat.sendMessage({ text: 'How does db-eu fail over?' })
+    await chat.sendMessage({ text: 'Who approves it?' })
+    const [question, oldAnswer] = [at(chat.messages, 2), at(chat.messages, 3)]
+    await chat.sendMessage({ text: 'Who signs it off?', messageId: question.id })
+    expect(chat.error).toBeUndefined()
+    const versions = await session.alternatives({ messageId: oldAnswer.id })
+    expect(versions.map((a) => [a.sessionId, (a.message as UIMessage).id, a.seq, a.current])).toEqual([
+      ['chat~1', oldAnswer.id, 3, false],
+    ])
+    // The edited question, named by its old version's id, is the chat's: both versions, the new one current.
+    const asked = await session.alternatives({ messageId: question.id })
+    expect(asked.map((a) => [a.sessionId, textOf(a.message as UIMessage), a.current])).toEqual([
+      ['chat~1', 'Who approves it?', false],
+      ['chat', 'Who signs it off?', true],
+    ])
+  })
+
+  it('an id in another chat’s tree is not this chat’s: MESSAGE_NOT_FOUND; a chat never written has no versions', async () => {
+    const { store, chat, session } = await chatOn()
+    await chat.sendMessage({ text: 'How does db-eu fail over?' })
+    const old = at(chat.messages, 1).id
+    await chat.regenerate()
+    const other = ledgerSession({ store, sessionId: 'other', format: 'ui' })
+    await other.saveUIMessages([{ id: 'o1', role: 'user', parts: [{ type: 'text', text: 'Hello' }] }])
+    await expect(other.alternatives({ messageId: old })).rejects.toMatchObject({
+      code: 'MESSAGE_NOT_FOUND',
+      path: 'messageId',
+      message: `Session "other" has no message "${old}" in its conversation or any of its branches`,
+    })
+    const fresh = ledgerSession({ store, sessionId: 'fresh', format: 'ui' })
+    await expect(fresh.alternatives({ messageId: old })).rejects.toMatchObject({
+      code: 'MESSAGE_NOT_FOUND',
+      message: `Session "fresh" has no message "${old}" in its conversation or any of its branches`,
+    })
+    expect((await session.alternatives({ messageId: old })).map((a) => a.current)).toEqual([false, true])
   })
 })
 
