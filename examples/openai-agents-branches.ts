@@ -107,7 +107,12 @@ try {
       `  ${'  '.repeat(b.depth)}${b.sessionId} (${b.kind}${b.forkSeq === null ? '' : ` at seq ${b.forkSeq}`}` +
         `${b.reason === null ? '' : `, ${b.reason}`}): ${b.messageCount} items, ${b.ownMessages} of its own`,
     )
-  console.log(`\nLook inside: npx context-ledger branches ${file} ${SESSION_ID}`)
+  // The temp file is removed below, so the CLI hint names a file only when --db keeps one.
+  console.log(
+    args.db === undefined
+      ? '\nTo look inside with the CLI, keep the file: npx tsx examples/openai-agents-branches.ts --db ./support.db'
+      : `\nLook inside: npx context-ledger branches ${file} ${SESSION_ID}`,
+  )
 } finally {
   o.store.close()
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true })

@@ -25,6 +25,8 @@ describe('examples/openai-agents-branches.ts', () => {
     expect(out).toContain('which still ends with "Order A-1003 is held at customs."')
     expect(out).toContain('search("A-1003 is") finds it in: "support-dana~1"')
     expect(out).toContain('→ "Order A-1003 is held at customs; it clears on Monday."')
+    // --db keeps the file, so the CLI hint names it (without --db it would name a removed temp file).
+    expect(out).toContain(`npx context-ledger branches ${file} support-dana`)
 
     const store = openContextStore(file)
     try {
