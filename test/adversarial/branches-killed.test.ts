@@ -122,7 +122,7 @@ describe(`a branch writer killed with SIGKILL [${BACKEND}]`, () => {
       deletesAsked: new Set(),
     }
     for (let run = 0; run < KILLS; run++) {
-      await runAndKill(location, run, acks, r.int(BACKEND === 'postgres' ? 100 : 20, 600))
+      await runAndKill(location, run, acks, BACKEND === 'postgres' ? r.int(300, 3000) : r.int(20, 600))
       const store = await backend.openAt(location)
       const t0 = Date.now()
       await assertAfterKill(store, acks, run)
