@@ -32,7 +32,6 @@ export const CONFORMANCE = [
   'test/adversarial/branches-hostile-input.test.ts',
   'test/adversarial/branches-writers.test.ts',
   'test/adversarial/branches-killed.test.ts',
-  'test/adversarial/branches-leakage.test.ts',
   'test/store/pin-unpin.test.ts',
   'test/store/reserved-metadata.test.ts',
   'test/store/summaries.test.ts',
