@@ -3,8 +3,9 @@
 -- `fork_seq`, then its own rows. No message row is copied: a branch's own window state on the rows it
 -- inherits lives in `branch_rows` (keyed by the branch and the seq), and the pin and edit logs record the
 -- ledger's log clock (`version`: `identity.log_clock`, a counter every fork bumps and nothing takes back),
--- so a branch sees its ancestors' entries from before its fork only. Every existing session is a root (`kind` 'root', the rest null). Adds nullable
--- columns, a new table and indexes: no table is rewritten.
+-- as does the eviction log (`clock`), so a branch sees its ancestors' entries from before its fork only.
+-- Every existing session is a root (`kind` 'root', the rest null). Adds nullable columns, a new table and
+-- indexes: no table is rewritten.
 CREATE TABLE "context_ledger"."branch_rows" (
 	"session" integer NOT NULL,
 	"seq" integer NOT NULL,
@@ -17,6 +18,7 @@ CREATE TABLE "context_ledger"."branch_rows" (
 	CONSTRAINT "branch_rows_pkey" PRIMARY KEY("session","seq")
 );
 --> statement-breakpoint
+ALTER TABLE "context_ledger"."eviction_log" ADD COLUMN "clock" integer;--> statement-breakpoint
 ALTER TABLE "context_ledger"."message_edits" ADD COLUMN "version" integer;--> statement-breakpoint
 ALTER TABLE "context_ledger"."pin_events" ADD COLUMN "version" integer;--> statement-breakpoint
 ALTER TABLE "context_ledger"."sessions" ADD COLUMN "parent" integer;--> statement-breakpoint

@@ -1,12 +1,12 @@
 /**
  * `search()` with a `sessionId` that names a branch (docs/design.md, "Branches" and "Recall"): the
  * branch's conversation — its ancestors' rows up to each fork point, then its own, never a sibling's —
- * searched part by part, each part one owner's seq range `[lo, hi]`. Each part is searched as a trunk
- * session is: FTS5 ranks the matches of the part's rowid range alone (a part's ids grow with its seqs),
- * the filters are checked on its best by key — as the branch sees each row: its own window state on an
- * inherited row (`branch_rows`) — and when they reject most, one query joins every match of the range.
- * The parts' best are merged by score, so a search costs what its matches in the branch's parts cost, one
- * FTS5 query per part (the branch's depth + 1 at most). A hit carries the branch's id and its seq in the
+ * each part one owner's seq range `[lo, hi]`. FTS5 ranks the matches of each part's rowid range (a part's
+ * ids grow with its seqs; bm25 uses the whole index's statistics, so scores of different parts compare),
+ * the parts' best are merged by score into one ranking, and the filters are checked in that order by key
+ * — as the branch sees each row: its own window state on an inherited row (`branch_rows`) — until enough
+ * pass (`search-merge.ts`: about `limit` checks at any depth); when they reject most, one query per part
+ * joins every match of its range. One FTS5 query per part (the branch's depth + 1 at most). A hit carries the branch's id and its seq in the
  * branch's conversation, its place in the branch's window and its pin there, and the summary the
  * branch's eviction log says it was folded into.
  */
@@ -17,7 +17,8 @@ import { branchEvictionOf } from './branch-evictions.js'
 import { branchPending, branchRecall, branchView, type BranchView } from './branch-recall.js'
 import type { SqliteLedger } from './ledger.js'
 import { messageHit, summaryHit } from './search-hits.js'
-import { bestPassing, found1, type Found, type SearchScope } from './search-scope.js'
+import { found1, type Found, type SearchScope } from './search-scope.js'
+import { bestPassingMerged, type RangeSource } from './search-merge.js'
 import type { SearchHit } from './search-types.js'
 
 /** One part of a branch's conversation, with its rowid range. */
@@ -54,15 +55,18 @@ export function branchScope(ledger: SqliteLedger, row: SessionForAppendRow): Sea
   }
   return {
     indexed: (params) =>
-      parts.flatMap((part): Found[] => {
-        const p = bind(params, part)
-        return bestPassing(
-          params.limit,
-          (k) => ledger.st.searchIndexTop.all({ q: params.q, limit: k, lo: part.id_lo, hi: part.id_hi }),
-          (doc) => st.branchMessagePasses.get({ ...p, id: doc }) !== undefined,
-          () => st.branchSearchMessages.all(p),
-        )
-      }),
+      bestPassingMerged(
+        params.limit,
+        parts.map((part): RangeSource => {
+          const p = bind(params, part)
+          return {
+            top: (k) =>
+              ledger.st.searchIndexTop.all({ q: params.q, limit: k, lo: part.id_lo, hi: part.id_hi }),
+            passes: (doc) => st.branchMessagePasses.get({ ...p, id: doc }) !== undefined,
+            joinAll: () => st.branchSearchMessages.all(p),
+          }
+        }),
+      ),
     summaries: (params) =>
       st.branchSearchSummaries.all({ ...params, branch: view.pk }).map((r) => found1(r, false)),
     pending: (params) =>

@@ -14,6 +14,7 @@ import { isBusy, toLedgerError, toReadError } from '../db/sqlite-errors.js'
 import { prepareStatements, type Statements } from '../db/statements.js'
 import { prepareBranchStatements } from '../db/branch-statements.js'
 import { BranchRouter } from './branches/router.js'
+import { watchTree } from '../db/tree-watch.js'
 import type { MessageLimits } from '../messages/schema.js'
 import { SearchIndexWriter, type SearchHooks } from './search-index.js'
 import { SessionKeys } from './session-keys.js'
@@ -100,24 +101,28 @@ export class SqliteLedger implements Ledger {
     this.onBackgroundError = settings.onBackgroundError
     this.db = openDatabase(path, settings)
     const db = this.db
+    const dataVersion = watchTree(db, !settings.readonly, () => {
+      this.branches.treeChanged()
+    })
     this.branches = new BranchRouter(
       prepareStatements(db),
       prepareBranchStatements(db),
       () => db.inTransaction,
+      dataVersion,
     )
     this.st = this.branches.st
     const search = new SearchIndexWriter(this.st)
     this.search = search
     this.transactions = new Transactions(this.db, undefined, {
       begin: () => {
-        this.branches.reset()
+        this.branches.begin()
         search.begin()
       },
       beforeCommit: () => {
         search.beforeCommit()
       },
       afterCommit: () => {
-        this.branches.reset()
+        this.branches.committed()
         if (search.committed()) this.scheduleIndexing()
       },
     })
@@ -169,7 +174,6 @@ export class SqliteLedger implements Ledger {
    * @returns what `fn` returned
    */
   read<T>(fn: () => T, what = `read ${this.path}`, sessionId?: string): T {
-    if (!this.db.inTransaction) this.branches.reset()
     try {
       return this.transactions.read(fn)
     } catch (error) {

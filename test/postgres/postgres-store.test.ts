@@ -32,6 +32,7 @@ const UNDO_BRANCHES = `DROP TABLE context_ledger.branch_rows;
   DROP FUNCTION context_ledger.write_conflict();
   ALTER TABLE context_ledger.pin_events DROP COLUMN version;
   ALTER TABLE context_ledger.message_edits DROP COLUMN version;
+  ALTER TABLE context_ledger.eviction_log DROP COLUMN clock;
   DROP INDEX context_ledger.sessions_children;
   ALTER TABLE context_ledger.identity DROP COLUMN log_clock;
   ALTER TABLE context_ledger.sessions ${[

@@ -32,7 +32,7 @@ import { agentsSummarizer } from './summarize.js'
 import { ledgerTools, type LedgerTools } from './tools.js'
 import { leaveFrom, readHead, type Head, type View } from './rewind.js'
 import { popStart } from './rewind-plan.js'
-import { applyTransaction, markerFor } from './transactions.js'
+import { applyTransaction, ATTEMPTS, markerFor } from './transactions.js'
 import { checkItems, invalidItem } from './validate.js'
 import { visibleItems, type VisibleItem } from './visible.js'
 
@@ -328,7 +328,7 @@ export class LedgerSession<S extends LedgerSessionStore = ContextStore> implemen
         await write()
         return result
       } catch (error) {
-        if (!isContextLedgerError(error, 'APPEND_CONFLICT') || attempt >= 8) throw error
+        if (!isContextLedgerError(error, 'APPEND_CONFLICT') || attempt >= ATTEMPTS) throw error
       }
     }
   }

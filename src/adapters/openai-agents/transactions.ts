@@ -29,8 +29,11 @@ import { RESULT_TYPES, visibleItems, type VisibleItem } from './visible.js'
 
 export { canonical } from '../canonical.js'
 
-/** How often a transaction is read and decided again when other writers keep moving the session. */
-const ATTEMPTS = 8
+/**
+ * How often a write (a transaction, `popItem`) is read and decided again when other writers keep moving
+ * the session; past it, the `APPEND_CONFLICT` of the last attempt is thrown.
+ */
+export const ATTEMPTS = 8
 
 /** A checked transaction and its digest. */
 interface Checked {

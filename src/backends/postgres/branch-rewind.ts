@@ -200,6 +200,9 @@ function abandonedRow(
     forkSummary: s.summary !== null && !o.shownMoves ? s.summary : null,
     ownFrom: o.ownFrom,
     copyUpTo: o.earlier ? o.ownFrom - 1 : found.at,
+    tailFrom: found.at + 1,
+    version: s.version,
+    last: found.full - 1,
   }
 }
 
@@ -244,6 +247,7 @@ function restrict(
   for (let seq = from; seq <= to && seq < ownFrom; seq++)
     if (slice.inherited(seq)) slice.setRow(seq, {}, 'rewind')
   s.boundary = from
+  if (slice.rewind !== undefined) slice.rewind.tailFrom = from
   s.kept_count = null
   s.kept_tokens = null
   s.kept_first = null

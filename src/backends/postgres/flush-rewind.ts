@@ -12,7 +12,7 @@
  * and the store reads again. Re-parented branches and everything below them have their revisions moved,
  * so a writer of one that read the old lineage writes nothing and reads again.
  */
-import { tickClock } from './flush-branch.js'
+import { LOG_CLOCK, tickClock } from './flush-branch.js'
 import type { Slice } from './slice.js'
 
 /** The first parameter number of this part (after `flush-branch.ts`'s). */
@@ -24,6 +24,11 @@ const $ = (k: number, type: string): string => `$${FIRST + k}::${type}`
 const A = $(0, 'int')
 const TO = $(1, 'int')
 const BEFORE = $(2, 'boolean')
+/** The first seq of the session's tail once its window is restricted (`tailFrom` on SQLite). */
+const FROM = $(26, 'int')
+/** An eviction-log row `x` of the session folds into a summary that moves to the abandoned branch. */
+const MOVED_FOLD = `(x.cut = 'fold' AND x.summary IN (SELECT y.id FROM context_ledger.summaries y
+  WHERE y.session = ok.pk AND (y.to_boundary > ${TO} + 1 OR ${BEFORE})))`
 
 /** The rewind's CTEs, after `ok`. */
 export const REWIND_CTES = `rw_locked AS (
@@ -43,7 +48,7 @@ rw_a AS (
   INSERT INTO context_ledger.sessions (pk, id, created_at, updated_at, metadata, boundary, version, kept_count,
     kept_tokens, kept_first, summary, limits, format, revision, parent, fork_seq, kind, forked_at, fork_actor,
     fork_reason, fork_version, fork_tokens, fork_trim_point, fork_pair_start, fork_summary)
-  SELECT ${A}, ${$(5, 'text')}, ${$(6, 'bigint')}, ${$(6, 'bigint')}, ${$(7, 'text')}, ${$(8, 'int')}, 0,
+  SELECT ${A}, ${$(5, 'text')}, ${$(6, 'bigint')}, ${$(6, 'bigint')}, ${$(7, 'text')}, ${$(8, 'int')}, ${$(27, 'int')},
     ${$(9, 'int')}, ${$(10, 'int')}, ${$(11, 'int')}, ${$(12, 'int')}, ${$(13, 'text')}, ${$(14, 'text')}, 1,
     ${$(15, 'int')}, ${$(16, 'int')}, 'abandoned', ${$(6, 'bigint')}, ${$(17, 'text')}, ${$(18, 'text')},
     coalesce(${$(19, 'int')}, (SELECT log_clock FROM rw_tick)), ${$(20, 'bigint')}, ${$(21, 'boolean')}, ${$(22, 'boolean')},
@@ -112,6 +117,34 @@ rw_evictions AS (
   UPDATE context_ledger.eviction_log x SET session = rw_a.pk FROM rw_a, ok
   WHERE x.session = ok.pk AND x.from_seq > ${TO}
 ),
+-- The rest of the session's log is split as SQLite's \`store/rewind-log.ts\` does: the abandoned branch keeps
+-- as its own what it can no longer read through the session (all of it, rewound before the fork point;
+-- else the folds into a summary that moves and the parts of runs the session's window shows again), the
+-- session loses those rows and a run reaching into its window again ends before it.
+rw_ev_copied AS (
+  INSERT INTO context_ledger.eviction_log (session, to_seq, version, from_seq, at, cut, reason, summary, clock)
+  SELECT rw_a.pk, x.to_seq, x.version,
+    CASE WHEN ${BEFORE} OR ${MOVED_FOLD} THEN x.from_seq ELSE greatest(x.from_seq, ${FROM}) END,
+    x.at, x.cut, x.reason, x.summary, x.clock
+  FROM rw_a CROSS JOIN ok JOIN context_ledger.eviction_log x ON x.session = ok.pk
+  WHERE x.from_seq <= ${TO} AND x.cut <> 'rewind' AND (${BEFORE} OR x.to_seq >= ${FROM} OR ${MOVED_FOLD})
+),
+rw_ev_dropped AS (
+  DELETE FROM context_ledger.eviction_log x USING rw_a, ok
+  WHERE x.session = ok.pk AND x.from_seq <= ${TO} AND x.cut <> 'rewind' AND (x.from_seq >= ${FROM} OR ${MOVED_FOLD})
+),
+rw_ev_clipped AS (
+  UPDATE context_ledger.eviction_log x SET to_seq = ${FROM} - 1 FROM rw_a, ok
+  WHERE x.session = ok.pk AND x.cut <> 'rewind' AND x.from_seq < ${FROM} AND x.to_seq >= ${FROM}
+    AND NOT ${MOVED_FOLD}
+),
+-- The rewind's own row: what left, naming the abandoned branch, at the session's version after the rewind.
+rw_ev_rewind AS (
+  INSERT INTO context_ledger.eviction_log (session, to_seq, version, from_seq, at, cut, reason, summary, clock)
+  SELECT ok.pk, ${$(29, 'int')}, ${$(28, 'int')}, ${TO} + 1, ${$(6, 'bigint')}, 'rewind', 'rewind', rw_a.pk,
+    ${LOG_CLOCK}
+  FROM rw_a CROSS JOIN ok
+),
 rw_summaries AS (
   UPDATE context_ledger.summaries x SET session = rw_a.pk FROM rw_a, ok
   WHERE x.session = ok.pk AND (x.to_boundary > ${TO} + 1 OR ${BEFORE})
@@ -167,6 +200,12 @@ export interface RewindWrite {
   /** The session's first own seq as read, and the last seq of its branch rows the abandoned one copies. */
   ownFrom: number
   copyUpTo: number
+  /** The first seq of the session's tail once its window is restricted (set by the restriction). */
+  tailFrom: number
+  /** The session's version as read (the abandoned branch's: its moved log rows carry versions up to it). */
+  version: number
+  /** The last seq that left. */
+  last: number
 }
 
 /**
@@ -177,7 +216,7 @@ export interface RewindWrite {
  */
 export function rewindFlushValues(slice: Slice): unknown[] {
   const r = slice.rewind
-  if (r === undefined) return [null, null, false, [], [], ...Array<null>(21).fill(null)]
+  if (r === undefined) return [null, null, false, [], [], ...Array<null>(25).fill(null)]
   return [
     r.abandoned,
     r.to,
@@ -205,5 +244,9 @@ export function rewindFlushValues(slice: Slice): unknown[] {
     r.forkSummary,
     r.ownFrom,
     r.copyUpTo,
+    r.tailFrom,
+    r.version,
+    slice.session?.version ?? r.version,
+    r.last,
   ]
 }

@@ -138,8 +138,8 @@ renamed_evictions AS (
 -- New rows carry versions past every stored row's (each cut moves the session's version first): they
 -- never meet a row deleted above.
 new_evictions AS (
-  INSERT INTO context_ledger.eviction_log (session, to_seq, version, from_seq, at, cut, reason, summary)
-  SELECT ok.pk, u.to_seq, u.version, u.from_seq, u.at, u.cut, u.reason, u.summary
+  INSERT INTO context_ledger.eviction_log (session, to_seq, version, from_seq, at, cut, reason, summary, clock)
+  SELECT ok.pk, u.to_seq, u.version, u.from_seq, u.at, u.cut, u.reason, u.summary, ${LOG_CLOCK}
   FROM ok CROSS JOIN unnest($83::int[], $84::int[], $85::int[], $86::bigint[], $87::text[], $88::text[],
     $89::int[]) AS u(to_seq, version, from_seq, at, cut, reason, summary)
 )

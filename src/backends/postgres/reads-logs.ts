@@ -113,7 +113,7 @@ export type PgSummariesRow = SummaryRow & {
 /**
  * A session's summaries from {@link SUMMARIES_SQL}, as SQLite's `summariesOf` lists them: the inherited
  * ones found breadth-first from the inherited summary and the own ones' links (the inherited summary with
- * the end the branch gave it; a link its ancestor left open, ended by the summary above it), merged with the
+ * the end the branch gave it; every link below it ended by the summary above it), merged with the
  * own ones newest first, at most `limit`.
  *
  * @param rows - what the statement returned
@@ -141,7 +141,8 @@ export function inheritedSummaries(
     const above = next.above
     if (above === undefined && first !== undefined)
       out.push({ ...row, ended_at: first.fork_summary_ended_at, end_reason: first.fork_summary_end_reason })
-    else if (above !== undefined && row.end_reason === null)
+    // A link below is ended by the summary above it, whatever its owner did to it after the fork.
+    else if (above !== undefined)
       out.push({
         ...row,
         ended_at: above.created_at,

@@ -178,18 +178,5 @@ export const MESSAGE_COUNT_SQL = `SELECT coalesce((SELECT m.seq + 1 FROM context
  */
 export const LOCK_SESSION_SQL = 'SELECT pk FROM context_ledger.sessions WHERE id = $1::text FOR UPDATE'
 
-/** The eviction log's columns, as SQLite's statements return them. */
-const EVICTION_COLUMNS = 'x.from_seq, x.to_seq, x.version, x.at, x.cut, x.reason, x.summary'
-
-/** A session's eviction log from a seq on (`$2`), at most `$3` rows: one range scan of the log's key. */
-export const EVICTIONS_SQL = `SELECT ${EVICTION_COLUMNS} FROM context_ledger.sessions s
-  JOIN context_ledger.eviction_log x ON x.session = s.pk AND x.to_seq >= $2::int
-  WHERE s.id = $1::text ORDER BY x.to_seq, x.version DESC LIMIT $3::int`
-
-/** Why and when seq `$2` last left the window: the first row past it that covers it (see the migration). */
-export const EVICTION_OF_SQL = `SELECT ${EVICTION_COLUMNS} FROM context_ledger.sessions s
-  JOIN context_ledger.eviction_log x ON x.session = s.pk AND x.to_seq >= $2::int AND x.from_seq <= $2::int
-  WHERE s.id = $1::text ORDER BY x.to_seq, x.version DESC LIMIT 1`
-
 /** Every session id (what a prune of all sessions walks). */
 export const SESSION_IDS_SQL = 'SELECT id FROM context_ledger.sessions ORDER BY pk'

@@ -297,6 +297,11 @@ export const evictionLog = ledgerSchema.table(
     reason: text('reason').notNull(),
     /** The summary the messages were folded into, for a fold. */
     summary: integer('summary'),
+    /**
+     * The ledger's log clock when the row was written (`identity.log_clock`): a branch inherits an
+     * ancestor's rows written below its fork's clock (null: written before branches, older than any).
+     */
+    clock: integer('clock'),
   },
   (t) => [primaryKey({ columns: [t.session, t.toSeq, t.version] })],
 )

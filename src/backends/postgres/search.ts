@@ -22,6 +22,7 @@ import { invalidQuery, toFtsQuery } from '../../store/search-query.js'
 import type { SearchHit, SearchOptions } from '../../store/search-types.js'
 import { messageHit, summaryHit } from '../../store/search-hits.js'
 import { sqlState } from './pg-errors.js'
+import { lineageOf } from './lineage-sql.js'
 import { SEARCH_TEXT_CHARS } from './schema.js'
 
 /** `SearchOptions` on PostgreSQL: raw query syntax is PostgreSQL's `to_tsquery`, not FTS5's. */
@@ -151,17 +152,22 @@ function searchSql(tsquery: string): string {
   // read only when `inWindow` is given, and a tool filter looks a message up as a call and as a result
   // on the two indexes of `tool_calls` (one probe of `session` alone scanned the session's every call).
   const q = '(SELECT tq.q FROM tq)'
-  return `WITH tq AS (SELECT ${tsquery} AS q),
-  s1 AS (SELECT pk FROM "context_ledger"."sessions" WHERE id = $1::text),
+  // With a session filter, hits are that session's — its conversation, as it sees each row (see `VIEW`).
+  const viewer = (owner: string) => `coalesce((SELECT pk FROM s1), ${owner})`
+  return `WITH RECURSIVE tq AS (SELECT ${tsquery} AS q),
+  s1 AS MATERIALIZED (SELECT pk, parent, boundary, fork_summary, fork_summary_end_reason
+    FROM "context_ledger"."sessions" WHERE id = $1::text),
+  ${BRANCH_PARTS},
   hits AS (
-    SELECT 'message' AS kind, m.session, m.seq AS key, -ts_rank(m.search_vector, ${q}, 1) AS score
+    SELECT 'message' AS kind, ${viewer('m.session')} AS session, m.session AS owner, m.seq AS key,
+      -ts_rank(m.search_vector, ${q}, 1) AS score
     FROM "context_ledger"."messages" m
     WHERE m.search_vector @@ ${q}
-      AND ($1::text IS NULL OR m.session = (SELECT pk FROM s1))
+      AND ($1::text IS NULL OR m.session = (SELECT pk FROM s1)
+        OR EXISTS (SELECT 1 FROM lin g WHERE g.owner = m.session AND m.seq BETWEEN g.lo AND g.hi))
       AND ($2::text IS NULL OR m.role = $2::text)
-      AND ($3::boolean IS NULL OR m.pinned = $3::boolean)
-      AND ($4::boolean IS NULL OR (m.seq >= (SELECT s.boundary FROM "context_ledger"."sessions" s
-        WHERE s.pk = m.session) OR m.kept) = $4::boolean)
+      AND ($3::boolean IS NULL OR ${SEEN_PINNED} = $3::boolean)
+      AND ($4::boolean IS NULL OR ${SEEN_IN_WINDOW} = $4::boolean)
       AND ($5::bigint IS NULL OR m.created_at >= $5::bigint)
       AND ($6::bigint IS NULL OR m.created_at < $6::bigint)
       AND ($7::text IS NULL OR EXISTS (SELECT 1 FROM "context_ledger"."tool_calls" c
@@ -173,40 +179,79 @@ function searchSql(tsquery: string): string {
         AND NOT EXISTS (SELECT 1 FROM "context_ledger"."tool_calls" c
           WHERE c.session = m.session AND c.result_seq = m.seq AND c.name = ANY($8::text[])))
     UNION ALL
-    SELECT 'summary', x.session, x.id, -ts_rank(x.search_vector, ${q}, 1)
+    SELECT 'summary', ${viewer('x.session')}, x.session, x.id, -ts_rank(x.search_vector, ${q}, 1)
     FROM "context_ledger"."summaries" x
     WHERE $10::boolean AND x.search_vector @@ ${q}
-      AND ($1::text IS NULL OR x.session = (SELECT pk FROM s1))
+      AND ($1::text IS NULL OR x.session = (SELECT pk FROM s1) OR x.id IN (SELECT id FROM chain))
       AND ($2::text IS NULL OR $2::text = 'user')
       AND ($3::boolean IS NULL OR NOT $3::boolean)
       AND ($4::boolean IS NULL OR (SELECT s.summary IS NOT DISTINCT FROM x.id FROM "context_ledger"."sessions" s
-        WHERE s.pk = x.session) = $4::boolean)
+        WHERE s.pk = ${viewer('x.session')}) = $4::boolean)
       AND ($5::bigint IS NULL OR x.created_at >= $5::bigint)
       AND ($6::bigint IS NULL OR x.created_at < $6::bigint)
       AND $7::text IS NULL
-      AND (NOT $9::boolean OR x.end_reason IS NULL)
+      AND (NOT $9::boolean OR ${SEEN_END} IS NULL)
     ORDER BY score, session, kind, key
     LIMIT $11::int OFFSET $12::bigint
   )
   SELECT h.kind, h.score, s.id AS session_id, coalesce(m.seq, x.to_boundary) AS seq,
-    coalesce(m.uid, x.uid) AS uid, coalesce(m.role, 'user') AS role, coalesce(m.pinned, false) AS pinned,
-    CASE WHEN h.kind = 'message' THEN m.seq >= s.boundary OR m.kept
+    coalesce(m.uid, x.uid) AS uid, coalesce(m.role, 'user') AS role,
+    coalesce(CASE WHEN m.session = s.pk THEN m.pinned ELSE o.pinned END, false) AS pinned,
+    CASE WHEN h.kind = 'message' THEN m.seq >= s.boundary
+        OR coalesce(CASE WHEN m.session = s.pk THEN m.kept ELSE o.kept END, false)
       ELSE s.summary IS NOT DISTINCT FROM x.id END AS in_window,
-    x.id AS summary_id, x.seqs, x.end_reason, coalesce(m.created_at, x.created_at) AS created_at,
+    x.id AS summary_id, x.seqs, ${SEEN_END} AS end_reason, coalesce(m.created_at, x.created_at) AS created_at,
     ts_headline(${CONFIG}, ${text}, ${q}, '${HEADLINE}') AS snippet, ev.summary AS folded
   FROM hits h JOIN "context_ledger"."sessions" s ON s.pk = h.session
-  LEFT JOIN "context_ledger"."messages" m ON h.kind = 'message' AND m.session = h.session AND m.seq = h.key
+  LEFT JOIN "context_ledger"."messages" m ON h.kind = 'message' AND m.session = h.owner AND m.seq = h.key
   LEFT JOIN "context_ledger"."summaries" x ON h.kind = 'summary' AND x.id = h.key
+  -- A branch's own state on a row it inherits (docs/design.md, "Branches").
+  LEFT JOIN "context_ledger"."branch_rows" o ON m.session <> s.pk AND o.session = s.pk AND o.seq = m.seq
   CROSS JOIN LATERAL (SELECT coalesce(m.body, x.body) AS body,
     CASE WHEN h.kind = 'message' THEN m.text ELSE x.text END AS text) b
   -- A message out of the window names the summary its last departure folded it into, if a fold took it:
-  -- the eviction log's row covering it (one descent of the log's key per hit of the page).
+  -- the session's eviction log's row covering it (one descent of the log's key per hit of the page).
   LEFT JOIN LATERAL (SELECT e.summary FROM "context_ledger"."eviction_log" e
-    WHERE m.seq < s.boundary AND NOT m.kept AND e.session = m.session AND e.to_seq >= m.seq
-      AND e.from_seq <= m.seq
+    WHERE m.seq < s.boundary AND NOT coalesce(CASE WHEN m.session = s.pk THEN m.kept ELSE o.kept END, false)
+      AND e.session = s.pk AND e.to_seq >= m.seq AND e.from_seq <= m.seq
     ORDER BY e.to_seq, e.version DESC LIMIT 1) ev ON true
   ORDER BY h.score, h.session, h.kind, h.key`
 }
+
+/**
+ * What a search with a branch's id reads besides the branch's own rows (both empty for a root, and without
+ * a session filter): `lin`, each ancestor's part of the branch's conversation (its rows `lo`…`hi`), and
+ * `chain`, the inherited summaries the branch sees — the one its window showed at the fork and those that
+ * one (or a summary of the branch's) replaced or regenerated, each with why it left (SQLite's
+ * `SUMMARY_CHAIN`, src/db/branch-recall-statements.ts).
+ */
+const BRANCH_PARTS = `lin AS MATERIALIZED (SELECT l.owner, l.lo, l.hi FROM s1 CROSS JOIN LATERAL ${lineageOf('s1.pk')} l
+    WHERE s1.parent IS NOT NULL AND l.depth > 0 AND l.lo <= l.hi),
+  chain (id, why) AS (
+    SELECT fork_summary, NULL::text FROM s1 WHERE parent IS NOT NULL AND fork_summary IS NOT NULL
+    UNION SELECT x.replaces, 'replaced' FROM s1 JOIN "context_ledger"."summaries" x ON x.session = s1.pk
+      WHERE s1.parent IS NOT NULL AND x.replaces IS NOT NULL
+    UNION SELECT x.regenerates, 'regenerated' FROM s1 JOIN "context_ledger"."summaries" x ON x.session = s1.pk
+      WHERE s1.parent IS NOT NULL AND x.regenerates IS NOT NULL
+    UNION SELECT v.id, v.why FROM chain c JOIN "context_ledger"."summaries" x ON x.id = c.id
+      CROSS JOIN LATERAL (VALUES (x.replaces, 'replaced'), (x.regenerates, 'regenerated')) v(id, why)
+      WHERE v.id IS NOT NULL)`
+
+/** Whether message `m` is pinned as the searched session sees it (a branch's pin of an inherited row is its own). */
+const SEEN_PINNED = `(CASE WHEN $1::text IS NULL OR m.session = (SELECT pk FROM s1) THEN m.pinned
+    ELSE coalesce((SELECT o.pinned FROM "context_ledger"."branch_rows" o
+      WHERE o.session = (SELECT pk FROM s1) AND o.seq = m.seq), false) END)`
+
+/** Whether message `m` is in the window of the session that sees it (its owner without a session filter). */
+const SEEN_IN_WINDOW = `(CASE WHEN $1::text IS NULL OR m.session = (SELECT pk FROM s1)
+    THEN m.seq >= (SELECT s.boundary FROM "context_ledger"."sessions" s WHERE s.pk = m.session) OR m.kept
+    ELSE m.seq >= (SELECT boundary FROM s1) OR coalesce((SELECT o.kept FROM "context_ledger"."branch_rows" o
+      WHERE o.session = (SELECT pk FROM s1) AND o.seq = m.seq), false) END)`
+
+/** How summary `x` left the searched session's window: its own end, or the inherited one's as the branch saw it. */
+const SEEN_END = `(CASE WHEN $1::text IS NULL OR x.session = (SELECT pk FROM s1) THEN x.end_reason
+    WHEN x.id = (SELECT fork_summary FROM s1) THEN (SELECT fork_summary_end_reason FROM s1)
+    ELSE coalesce(x.end_reason, (SELECT c.why FROM chain c WHERE c.id = x.id AND c.why IS NOT NULL LIMIT 1)) END)`
 
 /**
  * Turns a failed search into the error to throw: a query PostgreSQL refuses (`to_tsquery`'s syntax

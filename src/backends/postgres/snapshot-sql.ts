@@ -184,6 +184,15 @@ dropped_rows AS (
   SELECT g.seq FROM dropped d CROSS JOIN LATERAL unnest(ARRAY(SELECT jsonb_array_elements(d.seqs::jsonb))) e
     CROSS JOIN LATERAL unnest(ARRAY(SELECT generate_series((e ->> 0)::int, least((e ->> 1)::int, d.from_boundary) - 1))) AS g(seq)
 ),
+-- A prune's readers below: every branch under the session (through abandoned ones, whose children are
+-- live), with the last seq of the session it still reaches (the smallest fork seq on the way down).
+below(pk, kind, boundary, reach) AS (
+  SELECT x.pk, x.kind, x.boundary, x.fork_seq FROM p JOIN context_ledger.sessions x ON x.parent = p.pk
+    WHERE $18::int IS NOT NULL
+  UNION ALL
+  SELECT x.pk, x.kind, x.boundary, least(y.reach, x.fork_seq)
+    FROM below y JOIN context_ledger.sessions x ON x.parent = y.pk
+),
 pruned AS (
   SELECT unnest(ARRAY(SELECT m.seq FROM context_ledger.messages m, p
   WHERE $18::int IS NOT NULL AND m.session = p.pk AND m.seq >= $18::int AND m.seq < p.b AND NOT m.kept
@@ -195,6 +204,10 @@ pruned AS (
           OR x.j #> '{providerData,contextLedger,pruned}' = 'true'::jsonb
           OR x.j #> '{data,additional_kwargs,context_ledger,pruned}' = 'true'::jsonb
           OR x.j #> '{contextLedger,pruned}' = 'true'::jsonb) AND EXISTS (SELECT 1 FROM context_ledger.message_edits e WHERE e.session = m.session AND e.seq = m.seq AND e.kind = 'redact'))
+    -- A row a live branch below still shows (its tail, its kept rows, its pins) stays, as on SQLite.
+    AND NOT EXISTS (SELECT 1 FROM below d WHERE d.kind <> 'abandoned' AND m.seq <= d.reach
+      AND (m.seq >= d.boundary OR EXISTS (SELECT 1 FROM context_ledger.branch_rows o
+        WHERE o.session = d.pk AND o.seq = m.seq AND (o.kept OR o.pinned))))
   ORDER BY m.seq LIMIT $20::int)) AS seq
 ),
 window_rows AS (

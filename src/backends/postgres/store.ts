@@ -90,15 +90,13 @@ import { isConnectionLoss, isRetryable, sqlState, toPgLedgerError } from './pg-e
 import { FLUSH_SQL, flushValues } from './flush.js'
 import { searchError, searchStatement, toSearchHits, type PgHitRow, type PgSearchOptions } from './search.js'
 import type { EvictionRecord, EvictionsOptions, SearchHit } from '../../store/search-types.js'
-import { checkEvictionsOptions, checkSeq, toEvictionRecord } from '../../store/recall-reads.js'
+import { checkEvictionsOptions, checkSeq } from '../../store/recall-reads.js'
 
 /** The largest seq a PostgreSQL ledger can hold (an `integer` column). */
 const INT32_MAX = 2 ** 31 - 1
-import type { EvictionRow } from '../../db/rows.js'
+import { EVICTION_OF_SQL, EVICTIONS_SQL, pgEvictionRecord, type PgEvictionRow } from './reads-evictions.js'
 import {
   LOCK_SESSION_SQL,
-  EVICTION_OF_SQL,
-  EVICTIONS_SQL,
   entryRows,
   HISTORY_SQL,
   MESSAGE_COUNT_SQL,
@@ -1271,13 +1269,13 @@ export class PostgresContextStore implements AsyncContextStore {
     const { fromSeq, limit } = checkEvictionsOptions(sessionId, options)
     // Seqs are 32-bit on PostgreSQL: none is past that.
     if (fromSeq > INT32_MAX) return []
-    const rows = await this.query<EvictionRow>(
+    const rows = await this.query<PgEvictionRow>(
       EVICTIONS_SQL,
       [sessionId, fromSeq, limit],
       `read the eviction log of session "${sessionId}"`,
       sessionId,
     )
-    return rows.map((r) => toEvictionRecord(sessionId, r))
+    return rows.map((r) => pgEvictionRecord(sessionId, r))
   }
 
   /**
@@ -1293,13 +1291,13 @@ export class PostgresContextStore implements AsyncContextStore {
     checkSessionId(sessionId)
     const n = checkSeq(seq, 'seq')
     if (n > INT32_MAX) return undefined
-    const [row] = await this.query<EvictionRow>(
+    const [row] = await this.query<PgEvictionRow>(
       EVICTION_OF_SQL,
       [sessionId, n],
       `read the eviction log of session "${sessionId}"`,
       sessionId,
     )
-    return row === undefined ? undefined : toEvictionRecord(sessionId, row)
+    return row === undefined ? undefined : pgEvictionRecord(sessionId, row)
   }
 
   /**

@@ -5,7 +5,13 @@
  * prepared one itself — whether a pk is a branch is decided once and cached for good (a root never
  * becomes a branch, and pks are never reused) — so an unbranched session runs exactly today's statements.
  * For a branch's pk it answers from the owners' rows and the branch's `branch_rows`
- * (`branch-routes.ts`), through the branch's lineage, read once per transaction.
+ * (`branch-routes.ts`), through the branch's lineage.
+ *
+ * Lineages (and the views built on them) are kept across calls: read again only when the tree may have
+ * changed — another connection committed (`PRAGMA data_version`, checked on every branch call) or this
+ * connection wrote a lineage column (`src/db/tree-watch.ts`: TEMP triggers, so every path is seen). A
+ * lineage read inside a transaction that changed the tree is kept for that transaction only, so a
+ * rollback cannot leave one behind.
  */
 import type { BranchStatements } from '../../db/branch-statements.js'
 import type { SessionForAppendRow, Statements } from '../../db/statements.js'
@@ -20,25 +26,69 @@ export class BranchRouter {
   readonly st: Statements
   /** pk → whether it is a branch: for good (see the module comment). */
   private readonly kinds = new Map<number, boolean>()
-  /** pk → its view, for the current transaction only (a rewind re-parents, another process may fork). */
+  /** pk → its view, across calls, while the tree is as it was committed when they were read. */
   private readonly views = new Map<number, BranchView>()
+  /** pk → its view, in a transaction that changed the tree (a rollback would take the change back). */
+  private readonly txViews = new Map<number, BranchView>()
+  /** Whether this connection changed the tree in a transaction not yet known to have ended. */
+  private dirty = false
+  /** `PRAGMA data_version` when {@link views} was last known valid. */
+  private seen = -1
 
   /**
    * @param base - the prepared statements
    * @param br - the prepared branch statements
-   * @param inTransaction - whether the connection is inside a transaction (views are kept only then)
+   * @param inTransaction - whether the connection is inside a transaction
+   * @param dataVersion - reads `PRAGMA data_version` (see `src/db/tree-watch.ts`)
    */
   constructor(
     readonly base: Statements,
     readonly br: BranchStatements,
     private readonly inTransaction: () => boolean,
+    private readonly dataVersion: () => number,
   ) {
     this.st = routeAll(this, BRANCH_ROUTES)
   }
 
-  /** Forgets the views of the last transaction: called as each transaction starts and ends. */
+  /**
+   * Forgets every lineage: a transaction failed, or the caller changed the tree and says so. Inside a
+   * transaction what is read next is kept for the transaction only (it may still roll back).
+   */
   reset(): void {
     this.views.clear()
+    this.txViews.clear()
+    this.dirty = this.inTransaction()
+  }
+
+  /** This connection changed the tree (a TEMP trigger calls it, inside the statement). */
+  treeChanged(): void {
+    this.views.clear()
+    this.txViews.clear()
+    this.dirty = true
+  }
+
+  /** A write transaction starts: a tree change of an attempt that did not commit is forgotten. */
+  begin(): void {
+    if (this.dirty) this.reset()
+  }
+
+  /** A write transaction committed: what was read in it after a tree change is the committed tree. */
+  committed(): void {
+    if (!this.dirty) return
+    for (const [pk, view] of this.txViews) this.views.set(pk, view)
+    this.txViews.clear()
+    this.dirty = false
+  }
+
+  /** Drops what another connection's commit or a transaction that ended unseen may have made stale. */
+  private sync(inside: boolean): void {
+    if (this.dirty && !inside) this.reset()
+    const version = this.dataVersion()
+    if (version !== this.seen) {
+      this.views.clear()
+      this.txViews.clear()
+      this.seen = version
+    }
   }
 
   /**
@@ -57,17 +107,19 @@ export class BranchRouter {
   }
 
   /**
-   * A branch's view in the current transaction.
+   * A branch's view: its lineage as last read, unless the tree may have changed since.
    *
    * @param pk - the branch's key
    * @returns its view
    */
   view(pk: number): BranchView {
     const inside = this.inTransaction()
-    const cached = inside ? this.views.get(pk) : undefined
+    this.sync(inside)
+    const views = this.dirty ? this.txViews : this.views
+    const cached = views.get(pk)
     if (cached !== undefined) return cached
     const view = new BranchView(this.base, this.br, this.lineage(pk))
-    if (inside) this.views.set(pk, view)
+    views.set(pk, view)
     return view
   }
 
@@ -84,6 +136,7 @@ export class BranchRouter {
   /** Forgets a view (a fork or rewind changed the tree inside the transaction). */
   forget(pk: number): void {
     this.views.delete(pk)
+    this.txViews.delete(pk)
   }
 
   /**

@@ -3,12 +3,14 @@
  * SDK states for a transaction-aware session is a test of its own: a retry with the same id and
  * transaction is a no-op, the same id with another transaction fails, a stale suffix fails, and a failed
  * transaction leaves the session exactly as it was (read back). Two connections racing one operation
- * apply it once. A compaction item — given by the runner's `replaceHistoryWithCompaction` or by
+ * apply it once; a session another writer keeps overtaking gives up after `ATTEMPTS` tries, with a typed
+ * error. A compaction item — given by the runner's `replaceHistoryWithCompaction` or by
  * `OpenAIResponsesCompactionSession`'s clear-and-add — stands for what preceded it, which stays archived.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { MemorySession, OpenAIResponsesCompactionSession, type AgentInputItem } from '@openai/agents'
 import { LedgerSession, type LedgerSessionStore } from '../../../src/adapters/openai-agents/index.js'
+import { ATTEMPTS } from '../../../src/adapters/openai-agents/transactions.js'
 import { ContextLedgerError, type SummaryRecord } from '../../../src/index.js'
 import { coreStoreOf, makeBackend, type LedgerStore } from '../../helpers/backend.js'
 import { json } from './helpers.js'
@@ -157,6 +159,37 @@ describe('applyHistoryTransaction, on either backend', () => {
       JSON.stringify(e.message).includes('final'),
     )
     expect(finals.length).toBe(1)
+  })
+
+  it('gives up with APPEND_CONFLICT after ATTEMPTS tries when another writer moves the session before each write', async () => {
+    const { handle, session } = await opened()
+    await session.addItems([user('a')])
+    const other = coreStoreOf(await backend.reopen(handle)) as unknown as {
+      append(sessionId: string, messages: unknown[]): unknown
+    }
+    const store = coreStoreOf(handle) as unknown as { windowEntries(...args: unknown[]): unknown }
+    const read = store.windowEntries.bind(store)
+    let moves = 0
+    // Between the head the session reads and its guarded write, another connection appends a row (it
+    // stops after twice the bound, so a retry that never gave up would end, writing, and fail the test).
+    store.windowEntries = (...args) => {
+      if (++moves > 2 * ATTEMPTS) return read(...args)
+      const moved = other.append('s', [said(`other ${moves}`)])
+      return moved instanceof Promise ? moved.then(() => read(...args)) : read(...args)
+    }
+    const args = {
+      operationId: 'busy',
+      transaction: { type: 'append_items' as const, items: [said('mine')] },
+    }
+    expect(await code(session.applyHistoryTransaction(args))).toBe('APPEND_CONFLICT')
+    expect(moves).toBe(ATTEMPTS)
+    store.windowEntries = read
+    const stored = (await session.history({ limit: 100 })).map((e) => JSON.stringify(e.message))
+    expect(stored.filter((m) => m.includes('mine'))).toStrictEqual([])
+    expect(stored.filter((m) => m.includes('other')).length).toBe(ATTEMPTS)
+    // Once the other writer stops, the same operation goes through.
+    await session.applyHistoryTransaction(structuredClone(args))
+    expect(json((await session.getItems()).at(-1))).toStrictEqual(json(said('mine')))
   })
 })
 
