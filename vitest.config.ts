@@ -29,6 +29,7 @@ export const CONFORMANCE = [
   'test/window/branches-match-reference.test.ts',
   'test/store/branches-reads-conformance.test.ts',
   'test/store/branches-reads-backends.test.ts',
+  'test/adversarial/branches-leakage.test.ts',
   'test/store/branches-regressions.test.ts',
   'test/adversarial/branches-hostile-input.test.ts',
   'test/adversarial/branches-writers.test.ts',
