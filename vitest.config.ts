@@ -30,6 +30,7 @@ export const CONFORMANCE = [
   'test/store/branches-reads-conformance.test.ts',
   'test/store/branches-reads-backends.test.ts',
   'test/adversarial/branches-leakage.test.ts',
+  'test/adversarial/branches-huge-seq.test.ts',
   'test/store/branches-regressions.test.ts',
   'test/adversarial/branches-hostile-input.test.ts',
   'test/adversarial/branches-writers.test.ts',
