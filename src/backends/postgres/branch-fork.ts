@@ -46,10 +46,26 @@ export function forkSpec(req: ForkRequest): ReadSpec {
   return {
     plan: 2,
     allKept: true,
-    forkSeq: 'seq' in point ? point.seq : null,
+    forkSeq: 'seq' in point ? storableSeq(point.seq) : null,
     forkUid: 'trackingId' in point ? point.trackingId : null,
     probe: [req.id],
   }
+}
+
+/** The largest seq a PostgreSQL ledger can hold (`messages.seq` is an `integer`). */
+const MAX_SEQ = 2 ** 31 - 1
+
+/**
+ * A fork or rewind point as the snapshot statement's `integer` parameter: a seq past what a PostgreSQL
+ * ledger can hold is looked up as the largest one, past every session's end like any seq the session
+ * lacks, so the caller gets `MESSAGE_NOT_FOUND` naming the seq it gave instead of PostgreSQL's
+ * out-of-range error.
+ *
+ * @param seq - the seq the caller gave (a safe non-negative integer, checked before)
+ * @returns the seq, capped at the largest an `integer` holds
+ */
+export function storableSeq(seq: number): number {
+  return Math.min(seq, MAX_SEQ)
 }
 
 /** `MESSAGE_NOT_FOUND` for a fork or rewind point the session lacks. */

@@ -17,7 +17,7 @@ import { sessionNotFound } from '../../store/branches/tree.js'
 import type { BranchInfo, RewindResult } from '../../store/branches/types.js'
 import { trimAtOrBefore, validStart } from '../../store/branches/window-copy.js'
 import type { WindowLimits } from '../../window/window-options.js'
-import { pointNotFound } from './branch-fork.js'
+import { pointNotFound, storableSeq } from './branch-fork.js'
 import type { RewindWrite } from './flush-rewind.js'
 import { Slice, type SliceSession } from './slice.js'
 import type { SliceLedger } from './slice-ledger.js'
@@ -43,7 +43,7 @@ export function rewindSpec(req: RewindRequest): ReadSpec {
   return {
     plan: 2,
     allKept: true,
-    forkSeq: 'seq' in point ? point.seq : null,
+    forkSeq: 'seq' in point ? storableSeq(point.seq) : null,
     forkUid: 'trackingId' in point ? point.trackingId : null,
     probe: named === undefined ? [] : [named],
     subtree: true,
