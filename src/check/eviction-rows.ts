@@ -8,7 +8,8 @@
  * latest append of its messages (`at`); the runs one cut wrote do not overlap; and a summary's fold rows
  * share one version, newer than the fold of every summary before it. A file from before
  * the log has no rows to check. A branch's fold rows may name the summary it inherited or one of the
- * chain below it (a rewind hands the abandoned branch the rows of folds into them). A rewind's row (cut `rewind`) is about the conversation the rewind took
+ * chain below it or below one of its own summaries (a rewind hands the abandoned branch the rows of folds
+ * into them, and the summary that replaced one the session kept). A rewind's row (cut `rewind`) is about the conversation the rewind took
  * back: it names the abandoned branch (a session of kind `abandoned`, or none once that was deleted), and
  * none of the seq rules apply. Not checked: that every evicted message has a row (cuts made before a
  * file was migrated have none), nor kept rows covered by a run (a message pinned back into the window

@@ -98,11 +98,17 @@ export const CHECK_READS = {
   sessionKind: value<[pk: number], string>('SELECT kind FROM sessions WHERE pk = ?', 'kind'),
   summaryIds: value<[session: number], number>('SELECT id FROM summaries WHERE session = ?', 'id'),
   // Each summary's own folded seqs (JSON half-open ranges), for the fold rows of the eviction log.
-  // A branch's inherited summary and the chain below it (the ancestors' summaries it replaced or
-  // regenerated): its fold rows may name them (a rewind hands the abandoned branch such rows).
+  // A branch's inherited summaries, as `summaries()` lists them: the one it showed at the fork and the
+  // chains below it and below each of its own summaries (the ancestors' summaries they replaced or
+  // regenerated — a rewind's abandoned branch owns the summary that replaced one the session kept): its
+  // fold rows may name them (a rewind hands the abandoned branch such rows).
   inheritedSummarySeqs: rows<[session: number], { id: number; seqs: string }>(
-    `WITH RECURSIVE chain (id) AS (
-      SELECT fork_summary FROM sessions WHERE pk = ? AND fork_summary IS NOT NULL
+    `WITH RECURSIVE me (pk) AS (SELECT ?), chain (id) AS (
+      SELECT fork_summary FROM sessions JOIN me USING (pk) WHERE fork_summary IS NOT NULL
+      UNION
+      SELECT x.replaces FROM summaries x JOIN me ON x.session = me.pk WHERE x.replaces IS NOT NULL
+      UNION
+      SELECT x.regenerates FROM summaries x JOIN me ON x.session = me.pk WHERE x.regenerates IS NOT NULL
       UNION
       SELECT x.replaces FROM chain JOIN summaries x ON x.id = chain.id WHERE x.replaces IS NOT NULL
       UNION

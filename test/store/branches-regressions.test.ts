@@ -2,7 +2,8 @@
  * Regressions of branches (/work/wt/BRANCH-FINDINGS.md), each from the finding's minimal case, on both
  * backends (the conformance suite): the log clock never goes back, a rewind before a branch's fork point
  * takes the inherited summary with it, an inherited summary chain keeps the ends the branch's parent saw,
- * a rewind splits an eviction-log row that spans the new end.
+ * a rewind splits an eviction-log row that spans the new end, a rewind between two folds hands the abandoned
+ * branch the fold row of the summary the session keeps.
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { checkSession } from '../../src/check/check-session.js'
@@ -23,7 +24,7 @@ const user = (text: string): MessageData => ({ role: 'user', content: [{ text }]
 const assistant = (text: string): MessageData => ({ role: 'assistant', content: [{ text }] })
 
 async function open(): Promise<BranchStore> {
-  return (await backend.open()) as BranchStore
+  return await backend.open()
 }
 
 const call = (id: string): MessageData => ({
@@ -229,5 +230,31 @@ describe(`a fork or rewind inside a step's answers [${BACKEND}]`, () => {
       const window = await store.window(id)
       expect(window.at(-2)?.content).toStrictEqual(result('c1').content)
     }
+  })
+})
+
+describe(`a rewind between two folds [${BACKEND}]`, () => {
+  it('hands the abandoned branch the fold row of the summary the session keeps (the checker agrees)', async () => {
+    const store = await twoMessages()
+    await store.append('root', [user('m2'), assistant('m3'), user('m4')])
+    const first = await fold(store, 'root', 0.4)
+    const second = await fold(store, 'root', 0.5)
+    expect([first.seqs, second.seqs, second.replaces]).toStrictEqual([[[0, 2]], [[2, 3]], first.id])
+    const { abandoned } = await store.rewind('root', { toSeq: 1 })
+    const a = abandoned?.sessionId ?? ''
+    // The second summary folded seq 2, which left: it moved with it; the first stays the root's, and the
+    // abandoned branch (the root's window as it was) lists it as the inherited link its own one replaced.
+    expect(await listed(store, 'root')).toStrictEqual([`${first.id} replaced`])
+    expect(await listed(store, a)).toStrictEqual([`${second.id} current`, `${first.id} replaced inherited`])
+    // The root shows seqs 0–1 again: the fold row into the first summary is the abandoned branch's now.
+    const log = async (id: string): Promise<string[]> =>
+      (await store.evictions(id)).map((e) => `${e.fromSeq}-${e.toSeq} ${e.cut} ${String(e.summaryId)}`)
+    expect(await log('root')).toStrictEqual(['2-4 rewind undefined'])
+    expect(await log(a)).toStrictEqual([`0-1 fold ${first.id}`, `2-2 fold ${second.id}`])
+    await rulesHold(store, 'root', a)
+    const sqlite = sqliteOf(store)
+    if (sqlite !== undefined)
+      for (const id of ['root', a])
+        expect(checkSession(sqlite.store, id).problems.map(describeProblem), id).toStrictEqual([])
   })
 })
