@@ -70,10 +70,26 @@ describe('upgrading a schema-0 ledger', () => {
     expect(store.sessions().map((s) => s.format)).toStrictEqual(expected.sessions.map(() => 'strands'))
     // A file from before session metadata was written holds none.
     expect(store.sessions().map((s) => s.metadata)).toStrictEqual(expected.sessions.map(() => undefined))
+    // A file from before branches holds roots only.
+    expect(
+      store.sessions().map(({ parentId, forkSeq, kind }) => ({ parentId, forkSeq, kind })),
+    ).toStrictEqual(expected.sessions.map(() => ({ parentId: null, forkSeq: null, kind: 'root' })))
     expect(
       store
         .sessions()
-        .map(({ createdAt: _c, updatedAt: _u, summaryId: _s, format: _f, metadata: _m, ...rest }) => rest),
+        .map(
+          ({
+            createdAt: _c,
+            updatedAt: _u,
+            summaryId: _s,
+            format: _f,
+            metadata: _m,
+            parentId: _p,
+            forkSeq: _k,
+            kind: _r,
+            ...rest
+          }) => rest,
+        ),
     ).toStrictEqual(expected.sessions)
     expect(store.sessions().map((s) => store.summaries(s.id))).toStrictEqual(expected.sessions.map(() => []))
     for (const [sessionId, messages] of Object.entries(expected.history)) {
