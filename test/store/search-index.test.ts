@@ -238,8 +238,12 @@ describe('the full-text index', () => {
       )
     // Take the file back to the schema before the index: what an older version left (undoing 0010's
     // branches and 0009's format columns first, then 0008).
+    // (This connection's TEMP triggers that watch the tree for the lineage cache name the branch columns:
+    // they go first, as they never exist on a connection that opened an old file.)
     const db = store.connection()
-    db.exec(`DROP TABLE branch_rows; DROP INDEX sessions_children;
+    db.exec(`DROP TRIGGER temp.context_ledger_tree_update; DROP TRIGGER temp.context_ledger_tree_insert;
+      DROP TRIGGER temp.context_ledger_tree_delete;
+      DROP TABLE branch_rows; DROP INDEX sessions_children;
       ALTER TABLE pin_events DROP COLUMN version; ALTER TABLE message_edits DROP COLUMN version;
       ALTER TABLE sessions DROP COLUMN parent; ALTER TABLE sessions DROP COLUMN fork_seq;
       ALTER TABLE sessions DROP COLUMN kind; ALTER TABLE sessions DROP COLUMN forked_at;
