@@ -126,6 +126,20 @@ export const BRANCH_RECALL_STATEMENTS = {
       (SELECT id FROM messages WHERE session = @owner AND seq <= @hi ORDER BY seq DESC LIMIT 1) AS id_hi`,
     { id_lo: true, id_hi: true },
   ),
+  // FTS5's best `limit` matches among a branch's parts, unfiltered, best first: one full-text query (bm25
+  // reads each term's whole doclist once per query for its weights, so one query per part paid that once
+  // per part) over the parts' rowid hull `lo`…`hi`, FTS5 taking the hull as its rowid range, each match
+  // kept when its rowid lies in a part's range (`parts`: `[[id_lo, id_hi], …]`, a few rows materialized
+  // once) before it is scored. A match of another session inside a part's range is checked out by key
+  // (`branchMessagePasses`), as the trunk's `searchIndexTop` leaves other sessions' ids to `messagePasses`.
+  branchIndexTop: rows<[{ q: string; limit: number; lo: number; hi: number; parts: string }], SearchHitRow>(
+    `WITH parts (id_lo, id_hi) AS MATERIALIZED (SELECT value ->> 0, value ->> 1 FROM json_each(@parts))
+    SELECT f.rowid AS doc, bm25(search_index) AS score FROM search_index f
+    WHERE search_index MATCH @q AND f.rowid >= @lo AND f.rowid <= @hi
+      AND EXISTS (SELECT 1 FROM parts p WHERE f.rowid >= p.id_lo AND f.rowid <= p.id_hi)
+    ORDER BY score, doc LIMIT @limit`,
+    HIT_COLUMNS,
+  ),
   // Whether one candidate of the index (a message of the part's rowid range) is the part's and passes the
   // filters as the branch sees it, by key.
   branchMessagePasses: value<[BranchSearchParams & { id: number }], number>(

@@ -1,12 +1,13 @@
 /**
  * `search()` with a `sessionId` that names a branch (docs/design.md, "Branches" and "Recall"): the
  * branch's conversation — its ancestors' rows up to each fork point, then its own, never a sibling's —
- * each part one owner's seq range `[lo, hi]`. FTS5 ranks the matches of each part's rowid range (a part's
- * ids grow with its seqs; bm25 uses the whole index's statistics, so scores of different parts compare),
- * the parts' best are merged by score into one ranking, and the filters are checked in that order by key
- * — as the branch sees each row: its own window state on an inherited row (`branch_rows`) — until enough
- * pass (`search-merge.ts`: about `limit` checks at any depth); when they reject most, one query per part
- * joins every match of its range. One FTS5 query per part (the branch's depth + 1 at most). A hit carries the branch's id and its seq in the
+ * each part one owner's seq range `[lo, hi]` and the rowid range of its messages (a part's ids grow with
+ * its seqs). One FTS5 query ranks the matches of the parts' ranges (bm25 uses the whole index's
+ * statistics, so the ranking is each part's merged; one query reads the terms' doclists for their weights
+ * once, where a query per part read them once per part), and the filters are checked in that order by
+ * key — as the branch sees each row: its own window state on an inherited row (`branch_rows`) — until
+ * enough pass (`search-merge.ts`); when they reject most, one query per part joins every match of its
+ * range. A hit carries the branch's id and its seq in the
  * branch's conversation, its place in the branch's window and its pin there, and the summary the
  * branch's eviction log says it was folded into.
  */
@@ -18,7 +19,7 @@ import { branchPending, branchRecall, branchView, type BranchView } from './bran
 import type { SqliteLedger } from './ledger.js'
 import { messageHit, summaryHit } from './search-hits.js'
 import { found1, type Found, type SearchScope } from './search-scope.js'
-import { bestPassingMerged, type RangeSource } from './search-merge.js'
+import { bestPassingInParts, type PartSource } from './search-merge.js'
 import type { SearchHit } from './search-types.js'
 
 /** One part of a branch's conversation, with its rowid range. */
@@ -54,19 +55,27 @@ export function branchScope(ledger: SqliteLedger, row: SessionForAppendRow): Sea
     return { ...rest, branch: view.pk, ...part }
   }
   return {
-    indexed: (params) =>
-      bestPassingMerged(
+    indexed: (params) => {
+      if (parts.length === 0) return []
+      const hull = {
+        lo: Math.min(...parts.map((p) => p.id_lo)),
+        hi: Math.max(...parts.map((p) => p.id_hi)),
+        parts: JSON.stringify(parts.map((p) => [p.id_lo, p.id_hi])),
+      }
+      return bestPassingInParts(
         params.limit,
-        parts.map((part): RangeSource => {
+        (k) => st.branchIndexTop.all({ q: params.q, limit: k, ...hull }),
+        parts.map((part): PartSource => {
           const p = bind(params, part)
           return {
-            top: (k) =>
-              ledger.st.searchIndexTop.all({ q: params.q, limit: k, lo: part.id_lo, hi: part.id_hi }),
+            idLo: part.id_lo,
+            idHi: part.id_hi,
             passes: (doc) => st.branchMessagePasses.get({ ...p, id: doc }) !== undefined,
             joinAll: () => st.branchSearchMessages.all(p),
           }
         }),
-      ),
+      )
+    },
     summaries: (params) =>
       st.branchSearchSummaries.all({ ...params, branch: view.pk }).map((r) => found1(r, false)),
     pending: (params) =>
