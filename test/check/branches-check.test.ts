@@ -70,7 +70,9 @@ describe('check on a tree of branches', () => {
     expect(code).toBe(1)
     const loops = json.problems.filter((p) => p.rule === 'branch parent')
     expect(loops.map((p) => p.sessionId).sort()).toStrictEqual(['b', 'c', 'root', 'root~1'])
-    expect(loops.find((p) => p.sessionId === 'root')?.detail).toMatch(/loops: "root" → "c" → "b" → "root~1" → "root"/)
+    expect(loops.find((p) => p.sessionId === 'root')?.detail).toMatch(
+      /loops: "root" → "c" → "b" → "root~1" → "root"/,
+    )
     expect(json.sessionsChecked).toBe(0)
   })
 
