@@ -6,7 +6,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { ContextLedgerError } from '../../src/index.js'
 import { BACKEND, makeBackend } from '../helpers/backend.js'
-import type { BranchStore } from '../helpers/branch-run.js'
 
 const backend = makeBackend()
 afterAll(async () => {
@@ -26,7 +25,7 @@ describe(`a seq past 2^31 - 1 [${BACKEND}]`, () => {
   it.each([2 ** 31, Number.MAX_SAFE_INTEGER])(
     'fork atSeq %d / rewind toSeq: MESSAGE_NOT_FOUND, nothing written',
     async (seq) => {
-      const store = (await backend.open()) as BranchStore
+      const store = await backend.open()
       await store.append('root', [{ role: 'user', content: [{ text: 'q' }] }])
       const before = await backend.checksum(store)
       expect(await codeOf(store.fork('root', { atSeq: seq }))).toBe('MESSAGE_NOT_FOUND atSeq')

@@ -18,7 +18,7 @@ afterAll(async () => {
 })
 
 async function open(): Promise<BranchStore> {
-  return (await backend.open()) as BranchStore
+  return await backend.open()
 }
 
 describe('search on a tree of branches', () => {

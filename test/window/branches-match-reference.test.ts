@@ -85,7 +85,7 @@ const backend = makeBackend()
 let store: BranchStore
 let runs = 0
 beforeAll(async () => {
-  store = (await backend.open()) as BranchStore
+  store = await backend.open()
 })
 afterAll(async () => {
   await backend.cleanup()
@@ -225,7 +225,9 @@ describe(`branches [${BACKEND}]`, () => {
       { numRuns: fcRuns(BACKEND === 'postgres' ? 4 : 80), examples: EXAMPLES },
     )
     // The generator reaches every case the property is about (a change to it that stops reaching one
-    // would otherwise pass unnoticed).
-    expect([...reached.keys()].sort()).toStrictEqual([...CASES].sort())
+    // would otherwise pass unnoticed). The generator is the same on both backends; PostgreSQL's 4 runs
+    // reach a part of it, so the check is SQLite's (80 runs) and PostgreSQL's only when FC_RUNS is raised.
+    if (BACKEND !== 'postgres' || fcRuns(4) >= 80)
+      expect([...reached.keys()].sort()).toStrictEqual([...CASES].sort())
   }, 600_000)
 })
