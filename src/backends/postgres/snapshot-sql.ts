@@ -11,6 +11,12 @@
 export interface SnapshotDialect {
   /** CTEs placed after `s` (the lineage of a branch); empty for the trunk. */
   readonly lineage: string
+  /**
+   * How CTE `newest_turn` is computed: `''` (inlined, the trunk's one index seek per use) or
+   * `' MATERIALIZED'` (once: a branch's search takes a seek per lineage part, and `resume` reads its
+   * columns five times).
+   */
+  readonly newestTurn: '' | ' MATERIALIZED'
   /** The body of CTE `t`: the newest row of the conversation (`seq`, `role`, `has_tool_use`). */
   readonly newest: string
   /** The condition naming the summaries the session can show, for a summary aliased `alias`. */
@@ -134,7 +140,7 @@ dropped AS (
   SELECT x.id, x.from_boundary, x.seqs, x.replaces FROM p JOIN context_ledger.summaries x
     ON ${d.summaryOf('x')} AND x.id = $15::int
 ),
-newest_turn AS (
+newest_turn AS${d.newestTurn} (
   SELECT
     ${d.lastCut('trim')} AS ns,
     ${d.lastCut('pair')} AS np
