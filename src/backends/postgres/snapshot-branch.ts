@@ -79,11 +79,13 @@ const KEPT_AT = `(SELECT q.seq FROM (${stateUnion('s.pk', 'kept')}) q ORDER BY q
  * index seek per part (`session = ll.owner` inside the LATERAL, which `OFFSET 0` keeps from being
  * flattened). Written as a join, the planner hashed the parts and scanned `tool_calls` by `where` alone —
  * a skip scan over every session in the table, for each lookup (the walk's and `call_rows`' dozens).
+ * `part` (on `ll`) skips the ancestor parts that cannot hold the call, before their seek: implied by the
+ * condition inside, so it changes no result.
  */
-function calls(columns: string, where: string): string {
+function calls(columns: string, where: string, part = 'true'): string {
   return `(SELECT ${columns} FROM linfull ll CROSS JOIN LATERAL (SELECT * FROM context_ledger.tool_calls tc
     WHERE tc.session = ll.owner AND (ll.owner = p.pk OR tc.result_seq BETWEEN ll.lo AND ll.hi) AND ${where}
-    OFFSET 0) tc OFFSET 0)`
+    OFFSET 0) tc WHERE ll.owner = p.pk OR ${part} OFFSET 0)`
 }
 
 /** The latest seq with a flag (before `before`): the best of one seek per part, and the cut flags. */
