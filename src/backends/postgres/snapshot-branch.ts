@@ -74,10 +74,18 @@ function stateUnion(session: string, cond: string): string {
 
 const KEPT_AT = `(SELECT q.seq FROM (${stateUnion('s.pk', 'kept')}) q ORDER BY q.seq OFFSET $13::int LIMIT 1)`
 
-/** The tool calls the branch sees (its own, each ancestor's answered within its part), by `where`. */
-function calls(columns: string, where: string): string {
-  return `(SELECT ${columns} FROM linfull ll JOIN context_ledger.tool_calls tc ON tc.session = ll.owner
-    WHERE (ll.owner = p.pk OR tc.result_seq BETWEEN ll.lo AND ll.hi) AND ${where} OFFSET 0)`
+/**
+ * The tool calls the branch sees (its own, each ancestor's answered within its part), by `where`: one
+ * index seek per part (`session = ll.owner` inside the LATERAL, which `OFFSET 0` keeps from being
+ * flattened). Written as a join, the planner hashed the parts and scanned `tool_calls` by `where` alone —
+ * a skip scan over every session in the table, for each lookup (the walk's and `call_rows`' dozens).
+ * `part` (on `ll`) skips the ancestor parts that cannot hold the call, before their seek: implied by the
+ * condition inside, so it changes no result.
+ */
+function calls(columns: string, where: string, part = 'true'): string {
+  return `(SELECT ${columns} FROM linfull ll CROSS JOIN LATERAL (SELECT * FROM context_ledger.tool_calls tc
+    WHERE tc.session = ll.owner AND (ll.owner = p.pk OR tc.result_seq BETWEEN ll.lo AND ll.hi) AND ${where}
+    OFFSET 0) tc WHERE ll.owner = p.pk OR ${part} OFFSET 0)`
 }
 
 /** The latest seq with a flag (before `before`): the best of one seek per part, and the cut flags. */
@@ -141,6 +149,7 @@ const FORKING = '(SELECT forking FROM fk)'
 /** The branch dialect. */
 export const BRANCH: SnapshotDialect = {
   lineage: LINEAGE,
+  newestTurn: ' MATERIALIZED',
   // The newest row: the session's own, else the one it forked at; when forking, the fork point.
   newest: `
   SELECT q.seq, q.role, q.has_tool_use FROM (

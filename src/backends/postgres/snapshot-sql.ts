@@ -11,6 +11,12 @@
 export interface SnapshotDialect {
   /** CTEs placed after `s` (the lineage of a branch); empty for the trunk. */
   readonly lineage: string
+  /**
+   * How CTE `newest_turn` is computed: `''` (inlined, the trunk's one index seek per use) or
+   * `' MATERIALIZED'` (once: a branch's search takes a seek per lineage part, and `resume` reads its
+   * columns five times).
+   */
+  readonly newestTurn: '' | ' MATERIALIZED'
   /** The body of CTE `t`: the newest row of the conversation (`seq`, `role`, `has_tool_use`). */
   readonly newest: string
   /** The condition naming the summaries the session can show, for a summary aliased `alias`. */
@@ -51,8 +57,10 @@ export interface SnapshotDialect {
    *
    * @param columns - the columns to return
    * @param where - the condition
+   * @param part - a condition on a lineage part `ll` every call `where` finds in an ancestor's part meets
+   *   (it is answered within the part, after it was made), to skip the others; the trunk ignores it
    */
-  calls(columns: string, where: string): string
+  calls(columns: string, where: string, part?: string): string
   /** The body of CTE part of the open calls (`id, tool_use_id, name, use_seq, result_seq, status`). */
   readonly openCalls: string
   /**
@@ -134,7 +142,7 @@ dropped AS (
   SELECT x.id, x.from_boundary, x.seqs, x.replaces FROM p JOIN context_ledger.summaries x
     ON ${d.summaryOf('x')} AND x.id = $15::int
 ),
-newest_turn AS (
+newest_turn AS${d.newestTurn} (
   SELECT
     ${d.lastCut('trim')} AS ns,
     ${d.lastCut('pair')} AS np
@@ -238,9 +246,9 @@ walk(seq) AS (
   SELECT seq FROM seeds, p WHERE p.plan
   UNION
   SELECT x.seq FROM walk c, p, LATERAL (
-    SELECT y.seq FROM ${d.calls('result_seq AS seq', 'use_seq = c.seq AND result_seq IS NOT NULL')} y
+    SELECT y.seq FROM ${d.calls('result_seq AS seq', 'use_seq = c.seq AND result_seq IS NOT NULL', 'c.seq <= ll.hi')} y
     UNION ALL
-    SELECT z.seq FROM ${d.calls('use_seq AS seq', 'result_seq = c.seq')} z) x
+    SELECT z.seq FROM ${d.calls('use_seq AS seq', 'result_seq = c.seq', 'c.seq BETWEEN ll.lo AND ll.hi')} z) x
 ),
 closure AS (
   SELECT unnest(ARRAY(SELECT seq FROM walk)) AS seq
@@ -276,9 +284,9 @@ points AS (
 call_rows AS (
   SELECT c.* FROM ids CROSS JOIN p CROSS JOIN LATERAL ${d.calls(CALL_COLUMNS, 'tool_use_id = ids.id')} c
   UNION
-  SELECT c.* FROM links l CROSS JOIN p CROSS JOIN LATERAL ${d.calls(CALL_COLUMNS, 'use_seq = l.seq')} c
+  SELECT c.* FROM links l CROSS JOIN p CROSS JOIN LATERAL ${d.calls(CALL_COLUMNS, 'use_seq = l.seq', 'l.seq <= ll.hi')} c
   UNION
-  SELECT c.* FROM links l CROSS JOIN p CROSS JOIN LATERAL ${d.calls(CALL_COLUMNS, 'result_seq = l.seq')} c
+  SELECT c.* FROM links l CROSS JOIN p CROSS JOIN LATERAL ${d.calls(CALL_COLUMNS, 'result_seq = l.seq', 'l.seq BETWEEN ll.lo AND ll.hi')} c
   -- Every call still waiting: an append answers or repairs them (normally the newest call message's).
   UNION
   ${d.openCalls}${d.forkCalls}

@@ -15,6 +15,7 @@ export const CUT_FLAGS = {
 /** The trunk dialect. */
 export const TRUNK: SnapshotDialect = {
   lineage: '',
+  newestTurn: '',
   newest: `
   SELECT m.seq, m.role, m.has_tool_use FROM s CROSS JOIN LATERAL (
     SELECT seq, role, has_tool_use FROM context_ledger.messages WHERE session = s.pk ORDER BY seq DESC LIMIT 1) m`,
