@@ -17,7 +17,7 @@ import type { BranchSearchParams } from '../db/branch-recall-statements.js'
 import { branchEvictionOf } from './branch-evictions.js'
 import { branchPending, branchRecall, branchView, type BranchView } from './branch-recall.js'
 import type { SqliteLedger } from './ledger.js'
-import { messageHit, summaryHit } from './search-hits.js'
+import { messageRowHit, summaryRowHit } from './search-hits.js'
 import { found1, type Found, type SearchScope } from './search-scope.js'
 import { bestPassingInParts, type PartSource } from './search-merge.js'
 import type { SearchHit } from './search-types.js'
@@ -90,32 +90,10 @@ function branchHit(ledger: SqliteLedger, view: BranchView, f: Found, snippet: st
   if (f.doc < 0) {
     const x = st.branchHitSummary.get({ id: -f.doc, branch: view.pk })
     if (x === undefined) return undefined
-    return summaryHit({
-      sessionId: view.id,
-      id: x.id,
-      uid: x.uid,
-      seqs: x.seqs,
-      toBoundary: x.to_boundary,
-      score: f.score,
-      snippet,
-      inWindow: x.in_window === 1,
-      endReason: x.end_reason,
-      createdAt: x.created_at,
-    })
+    return summaryRowHit(view.id, x, { score: f.score, snippet })
   }
   const m = st.branchHitMessage.get({ id: f.doc, branch: view.pk })
   if (m === undefined) return undefined
   const log = m.in_window === 1 ? undefined : branchEvictionOf(ledger.db, view, m.seq)
-  return messageHit({
-    sessionId: view.id,
-    seq: m.seq,
-    uid: m.uid,
-    role: m.role,
-    score: f.score,
-    snippet,
-    inWindow: m.in_window === 1,
-    pinned: m.pinned === 1,
-    folded: log?.row.summary ?? null,
-    createdAt: m.created_at,
-  })
+  return messageRowHit(view.id, m, { score: f.score, snippet }, log?.row.summary ?? null)
 }

@@ -81,3 +81,82 @@ export function messageHit(c: MessageHitColumns): SearchHit {
     createdAt: new Date(c.createdAt),
   }
 }
+
+/** A summary's search row as the trunk's and a branch's statements read it. */
+export interface SummaryHitRow {
+  readonly id: number
+  readonly uid: string
+  readonly seqs: string
+  readonly to_boundary: number
+  readonly in_window: number
+  readonly end_reason: string | null
+  readonly created_at: number
+}
+
+/** A message's search row as the trunk's and a branch's statements read it. */
+export interface MessageHitRow {
+  readonly seq: number
+  readonly uid: string
+  readonly role: 'user' | 'assistant'
+  readonly in_window: number
+  readonly pinned: number
+  readonly created_at: number
+}
+
+/** Where a search hit was found: its score and snippet. */
+export interface HitFound {
+  readonly score: number
+  readonly snippet: string
+}
+
+/**
+ * A summary hit from its row (trunk and branch searches read the same columns).
+ *
+ * @param sessionId - the session the hit is reported under
+ * @param x - the summary's row
+ * @param found - score and snippet
+ * @returns the hit
+ */
+export function summaryRowHit(sessionId: string, x: SummaryHitRow, found: HitFound): SearchHit {
+  return summaryHit({
+    sessionId,
+    id: x.id,
+    uid: x.uid,
+    seqs: x.seqs,
+    toBoundary: x.to_boundary,
+    score: found.score,
+    snippet: found.snippet,
+    inWindow: x.in_window === 1,
+    endReason: x.end_reason,
+    createdAt: x.created_at,
+  })
+}
+
+/**
+ * A message hit from its row (trunk and branch searches read the same columns).
+ *
+ * @param sessionId - the session the hit is reported under
+ * @param m - the message's row
+ * @param found - score and snippet
+ * @param folded - the summary that folded it out of the window, if one did
+ * @returns the hit
+ */
+export function messageRowHit(
+  sessionId: string,
+  m: MessageHitRow,
+  found: HitFound,
+  folded: number | null,
+): SearchHit {
+  return messageHit({
+    sessionId,
+    seq: m.seq,
+    uid: m.uid,
+    role: m.role,
+    score: found.score,
+    snippet: found.snippet,
+    inWindow: m.in_window === 1,
+    pinned: m.pinned === 1,
+    folded,
+    createdAt: m.created_at,
+  })
+}

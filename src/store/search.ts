@@ -12,7 +12,7 @@ import type { SearchParams } from '../db/recall-statements.js'
 import type { SearchHitRow } from '../db/rows.js'
 import { ContextLedgerError } from '../errors.js'
 import { branchScope } from './branch-search.js'
-import { messageHit, summaryHit } from './search-hits.js'
+import { messageRowHit, summaryRowHit } from './search-hits.js'
 import type { Ledger, SqliteLedger } from './ledger.js'
 import {
   indexAverages,
@@ -192,32 +192,10 @@ function toHit(ledger: Ledger, f: Found, snippet: string): SearchHit | undefined
   if (f.doc < 0) {
     const x = st.hitSummary.get(-f.doc)
     if (x === undefined) return undefined
-    return summaryHit({
-      sessionId: x.session_id,
-      id: x.id,
-      uid: x.uid,
-      seqs: x.seqs,
-      toBoundary: x.to_boundary,
-      score: f.score,
-      snippet,
-      inWindow: x.in_window === 1,
-      endReason: x.end_reason,
-      createdAt: x.created_at,
-    })
+    return summaryRowHit(x.session_id, x, { score: f.score, snippet })
   }
   const m = st.hitMessage.get(f.doc)
   if (m === undefined) return undefined
   const log = m.in_window === 1 ? undefined : st.evictionOf.get({ session: m.session_pk, n: m.seq })
-  return messageHit({
-    sessionId: m.session_id,
-    seq: m.seq,
-    uid: m.uid,
-    role: m.role,
-    score: f.score,
-    snippet,
-    inWindow: m.in_window === 1,
-    pinned: m.pinned === 1,
-    folded: log?.summary ?? null,
-    createdAt: m.created_at,
-  })
+  return messageRowHit(m.session_id, m, { score: f.score, snippet }, log?.summary ?? null)
 }
