@@ -181,21 +181,30 @@ describe(
       await session.addItems(turn('start'))
       const codes: string[] = []
       const appended: AgentInputItem[] = []
-      const killer = storm(adminUrl, url, SEED)
+      let ops = 0
+      // Cuts 60–310 ms apart: a write on a new connection (connect, plan, write: ~120 ms here) can finish
+      // between two of them, so the test measures the store's retries, not the pace of the storm.
+      const killer = storm(adminUrl, url, SEED, { min: 60, spread: 250 })
+      let kills = 0
       try {
-        for (let i = 0; i < 25; i++) {
+        // 25 operations at least, and on until the storm has cut the database 20 times.
+        for (let i = 0; i < 25 || (killer.kills() < 20 && i < 400); i++) {
           const items = turn(`op${i}`)
           const args = { operationId: `op-${i}`, transaction: { type: 'append_items' as const, items } }
           await untilDone(() => session.applyHistoryTransaction(structuredClone(args)), codes, 200)
           appended.push(...items)
+          ops++
         }
       } finally {
-        await killer.stop()
+        kills = await killer.stop()
       }
+      // The storm reached the store: connections were ended under its calls, not only between them.
+      expect(kills).toBeGreaterThanOrEqual(20)
+      expect(store.stats.reconnects + codes.length).toBeGreaterThan(0)
       expect(codes.filter((c) => !['STORAGE_ERROR', 'DATABASE_BUSY'].includes(c))).toStrictEqual([])
       const counts = await occurrences(store, 's', appended)
       expect([...counts].filter(([, n]) => n !== 1)).toStrictEqual([])
-      for (let i = 0; i < 25; i++) expect(await markersOf(store, 's', `op-${i}`)).toBe(1)
+      for (let i = 0; i < ops; i++) expect(await markersOf(store, 's', `op-${i}`)).toBe(1)
       expect(providerProblems(await session.getItems())).toStrictEqual([])
     })
 
@@ -205,9 +214,11 @@ describe(
       const session = new LedgerSession({ store, sessionId: 's', windowSize: 12 })
       const codes: string[] = []
       const added: AgentInputItem[] = []
-      const killer = storm(adminUrl, url, SEED + 1)
+      const killer = storm(adminUrl, url, SEED + 1, { min: 60, spread: 250 })
+      let kills = 0
       try {
-        for (let i = 0; i < 12; i++) {
+        // 12 rounds at least, and on until the storm has cut the database 20 times.
+        for (let i = 0; i < 12 || (killer.kills() < 20 && i < 400); i++) {
           const items = turn(`p${i}`)
           const args = { operationId: `p-${i}`, transaction: { type: 'append_items' as const, items } }
           await untilDone(() => session.applyHistoryTransaction(structuredClone(args)), codes, 200)
@@ -218,8 +229,11 @@ describe(
           expect(providerProblems(shown)).toStrictEqual([])
         }
       } finally {
-        await killer.stop()
+        kills = await killer.stop()
       }
+      // The storm reached the store: connections were ended under its calls, not only between them.
+      expect(kills).toBeGreaterThanOrEqual(20)
+      expect(store.stats.reconnects + codes.length).toBeGreaterThan(0)
       expect(codes.filter((c) => !['STORAGE_ERROR', 'DATABASE_BUSY'].includes(c))).toStrictEqual([])
       const counts = await occurrences(store, 's', added)
       expect([...counts].filter(([, n]) => n !== 1)).toStrictEqual([])

@@ -51,14 +51,15 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * @param url - the database's connection string
  * @param seed - the seed of the pauses (a failing run replays from it)
  * @param pace - the pause between cuts: at least `min` ms, and up to `spread` ms more (default 20, 60)
- * @returns `stop`, which ends the storm, allows connections again and says how many cuts there were
+ * @returns `stop`, which ends the storm, allows connections again and says how many cuts there were, and
+ *   `kills`, the cuts so far
  */
 export function storm(
   adminUrl: string,
   url: string,
   seed: number,
   pace: { readonly min: number; readonly spread: number } = { min: 20, spread: 60 },
-): { stop: () => Promise<number> } {
+): { stop: () => Promise<number>; kills: () => number } {
   const { cut, restore } = outage(adminUrl, url)
   const control = { running: true }
   let kills = 0
@@ -78,6 +79,7 @@ export function storm(
     }
   })()
   return {
+    kills: () => kills,
     stop: async () => {
       control.running = false
       await loop

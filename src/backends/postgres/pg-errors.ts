@@ -24,7 +24,8 @@ export function isConnectionLoss(error: unknown): boolean {
       state.startsWith('08') || // connection exception
       state === '57P01' || // admin_shutdown (pg_terminate_backend, a server stopping)
       state === '57P02' || // crash_shutdown
-      state === '57P03' // cannot_connect_now (starting up, a failover)
+      state === '57P03' || // cannot_connect_now (starting up, a failover)
+      refusedConnect(error, state)
     )
   const message = error instanceof Error ? error.message : ''
   const code = (error as { code?: unknown } | null)?.code
@@ -34,6 +35,32 @@ export function isConnectionLoss(error: unknown): boolean {
       message,
     )
   )
+}
+
+/**
+ * A connection the server refused to open because the database does not take connections for now
+ * (`ALTER DATABASE … ALLOW_CONNECTIONS false` during maintenance or a switchover: SQLSTATE 55000 raised by
+ * the server's `CheckMyDatabase` at login). Nothing was sent, so whatever was to run can run on the next
+ * connection; other 55000 errors (a statement refused for the object's state) are not this.
+ */
+function refusedConnect(error: unknown, state: string): boolean {
+  if (state !== '55000') return false
+  const routine = (error as { routine?: unknown }).routine
+  const message = error instanceof Error ? error.message : ''
+  return routine === 'CheckMyDatabase' || /is not currently accepting connections/.test(message)
+}
+
+/**
+ * Whether a lost connection is one the server would not open (starting up, refusing logins for now, the
+ * port closed), rather than one it ended: asking again at once would only be refused again.
+ *
+ * @param error - what a query threw
+ * @returns true for a refused connection
+ */
+export function isConnectRefused(error: unknown): boolean {
+  const state = sqlState(error)
+  if (state !== undefined) return state === '57P03' || refusedConnect(error, state)
+  return (error as { code?: unknown } | null)?.code === 'ECONNREFUSED'
 }
 
 /** Whether an error is a transient conflict another attempt resolves (deadlock, serialization). */

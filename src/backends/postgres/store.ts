@@ -86,7 +86,7 @@ import {
 import { ArrayLedgerView } from '../../window/array-view.js'
 import type { WindowLimits } from '../../window/window-options.js'
 import type { Database } from './database.js'
-import { isConnectionLoss, isRetryable, sqlState, toPgLedgerError } from './pg-errors.js'
+import { isConnectRefused, isConnectionLoss, isRetryable, sqlState, toPgLedgerError } from './pg-errors.js'
 import { FLUSH_SQL, flushValues } from './flush.js'
 import { searchError, searchStatement, toSearchHits, type PgHitRow, type PgSearchOptions } from './search.js'
 import type { EvictionRecord, EvictionsOptions, SearchHit } from '../../store/search-types.js'
@@ -338,7 +338,10 @@ export class PostgresContextStore implements AsyncContextStore {
         return await this.db.query<R>(text, values, name)
       } catch (error) {
         // A read is safe to repeat on a new connection.
-        if ((isConnectionLoss(error) || isRetryable(error)) && attempt < 3) continue
+        if ((isConnectionLoss(error) || isRetryable(error)) && attempt < 3) {
+          if (isConnectRefused(error)) await reconnectPause(attempt)
+          continue
+        }
         throw toPgLedgerError(error, what, sessionId)
       }
     }
@@ -363,7 +366,10 @@ export class PostgresContextStore implements AsyncContextStore {
       try {
         return await this.db.transaction(fn)
       } catch (error) {
-        if ((isConnectionLoss(error) || isRetryable(error)) && attempt < 3) continue
+        if ((isConnectionLoss(error) || isRetryable(error)) && attempt < 3) {
+          if (isConnectRefused(error)) await reconnectPause(attempt)
+          continue
+        }
         throw toPgLedgerError(error, what, sessionId)
       }
     }
@@ -396,6 +402,7 @@ export class PostgresContextStore implements AsyncContextStore {
     let lost: { uids: string[]; value: T } | undefined
     let conflicts = 0
     for (let attempt = 1; ; attempt++) {
+      let refused = false
       const locked = conflicts >= OPTIMISTIC_ATTEMPTS
       try {
         const outcome = locked
@@ -420,9 +427,12 @@ export class PostgresContextStore implements AsyncContextStore {
         if (error instanceof SliceMiss) throw new Error(`${what}: ${error.message}`, { cause: error })
         if (error instanceof LostWrite) {
           this.stats.reconnects++
+          refused = isConnectRefused(error.cause)
           lost = error.inserted.length > 0 ? { uids: error.inserted, value: error.value as T } : undefined
-        } else if (isConnectionLoss(error)) this.stats.reconnects++
-        else if (isRetryable(error) || sqlState(error) === '23505') {
+        } else if (isConnectionLoss(error)) {
+          this.stats.reconnects++
+          refused = isConnectRefused(error)
+        } else if (isRetryable(error) || sqlState(error) === '23505') {
           conflicts++
           this.stats.conflicts++
         } else throw toPgLedgerError(error, what, sessionId)
@@ -434,7 +444,8 @@ export class PostgresContextStore implements AsyncContextStore {
           `PostgreSQL: ${what} lost to other writers ${conflicts} times; nothing was written`,
           { sessionId },
         )
-      if (conflicts > 1) await pause(conflicts)
+      if (refused) await reconnectPause(attempt)
+      else if (conflicts > 1) await pause(conflicts)
     }
   }
 
@@ -1405,6 +1416,16 @@ class LostWrite extends Error {
 /** The rows a pin's reference names are seeds of the planner's part (their tool partners come back with them). */
 function pinExtra(ref: MessageRef): ReadSpec {
   return 'seq' in ref && Number.isSafeInteger(ref.seq) ? { extra: [ref.seq] } : {}
+}
+
+/**
+ * A short jittered pause before asking for a connection again after the server refused one (a restart, a
+ * switchover, logins refused for maintenance): asking again at once only spends the attempts. A connection
+ * the server ended is replaced at once. Up to 10 ms × the attempt, 60 ms at most.
+ */
+async function reconnectPause(attempt: number): Promise<void> {
+  const ms = Math.min(60, 10 * attempt) * (0.5 + Math.random() / 2)
+  await new Promise((resolve) => setTimeout(resolve, ms))
 }
 
 /** A short jittered pause before trying again after losing to other writers. */
