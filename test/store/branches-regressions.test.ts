@@ -3,7 +3,8 @@
  * backends (the conformance suite): the log clock never goes back, a rewind before a branch's fork point
  * takes the inherited summary with it, an inherited summary chain keeps the ends the branch's parent saw,
  * a rewind splits an eviction-log row that spans the new end, a rewind between two folds hands the abandoned
- * branch the fold row of the summary the session keeps.
+ * branch the fold row of the summary the session keeps, a fork whose new window lets the inherited summary go
+ * records that end in the branch.
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { checkSession } from '../../src/check/check-session.js'
@@ -256,5 +257,36 @@ describe(`a rewind between two folds [${BACKEND}]`, () => {
     if (sqlite !== undefined)
       for (const id of ['root', a])
         expect(checkSession(sqlite.store, id).problems.map(describeProblem), id).toStrictEqual([])
+  })
+})
+
+describe(`a fork whose new window lets the inherited summary go [${BACKEND}]`, () => {
+  // Found by the branches property on PostgreSQL (seed -2071423339): the new branch's row was inserted
+  // without the end of the summary it showed at the fork, so that summary stayed open in the branch.
+  it('records the end in the branch (evicted) and leaves the parent’s summary shown', async () => {
+    const store = await open()
+    const turn = (t: number): MessageData[] => [
+      user(`q${t}`),
+      call(`c${t}`),
+      result(`c${t}`),
+      assistant(`a${t}`),
+    ]
+    await store.append('root', turn(0))
+    const manager = backend.manager(store, {
+      sessionId: 'root',
+      windowSize: 3,
+      protectedMessages: { last: 0 },
+    })
+    const folded = await manager.summarizeExcess(() => ({ text: 'the first turn', model: 'scripted' }))
+    expect(folded.summary?.id).toBeDefined()
+    await store.append('root', turn(1))
+    // At the call of the second turn (seq 5): the branch's window starts at the parent's boundary, then the
+    // parent's limits (3 messages) move it past the summary.
+    const b = await store.fork('root', { atSeq: 5 })
+    const id = folded.summary?.id
+    expect(await listed(store, b.sessionId)).toStrictEqual([`${id} evicted inherited`])
+    expect((await store.session(b.sessionId))?.summaryId).toBeUndefined()
+    expect(await listed(store, 'root')).toStrictEqual([`${id} current`])
+    await rulesHold(store, 'root', b.sessionId)
   })
 })

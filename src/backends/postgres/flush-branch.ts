@@ -79,9 +79,12 @@ ${tickClock('fork_tick', `${$(0, 'int')} IS NOT NULL AND ${$(7, 'int')} IS NULL 
 /** The columns `created` writes for a new branch, and their values (null for a root). */
 export const CREATED_BRANCH = {
   columns: `parent, fork_seq, kind, forked_at, fork_actor, fork_reason, fork_version, fork_tokens,
-    fork_trim_point, fork_pair_start, fork_summary`,
+    fork_trim_point, fork_pair_start, fork_summary, fork_summary_ended_at, fork_summary_end_reason`,
+  // The inherited summary's end too: a fork not at the parent's newest message applies the parent's
+  // limits to the new window, which may let the summary it showed go before the branch is written.
   values: `${$(0, 'int')}, ${$(2, 'int')}, coalesce(${$(3, 'text')}, 'root'), ${$(4, 'bigint')}, ${$(5, 'text')},
-    ${$(6, 'text')}, coalesce(${$(7, 'int')}, (SELECT log_clock FROM fork_tick)), ${$(8, 'bigint')}, ${$(9, 'boolean')}, ${$(10, 'boolean')}, ${$(11, 'int')}`,
+    ${$(6, 'text')}, coalesce(${$(7, 'int')}, (SELECT log_clock FROM fork_tick)), ${$(8, 'bigint')}, ${$(9, 'boolean')}, ${$(10, 'boolean')}, ${$(11, 'int')},
+    ${$(12, 'bigint')}, ${$(13, 'text')}`,
   /** Whether the parent's guard passed (or there is no parent). */
   gate: `(${$(0, 'int')} IS NULL OR EXISTS (SELECT 1 FROM parent_guard))`,
 }
