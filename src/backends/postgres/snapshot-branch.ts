@@ -88,15 +88,32 @@ function calls(columns: string, where: string, part = 'true'): string {
     OFFSET 0) tc WHERE ll.owner = p.pk OR ${part} OFFSET 0)`
 }
 
-/** The latest seq with a flag (before `before`): the best of one seek per part, and the cut flags. */
+/**
+ * The latest seq with a flag (before `before`), and the cut flags. The parts hold disjoint ranges of seqs,
+ * so the newest part below `before` that has one holds the latest: the parts are walked newest first, one
+ * index seek each, and the walk stops at the first part that answers (`LIMIT 1` over the nested loop) —
+ * one seek in the common case, where the best of one seek per part took depth + 1. The fork points' flags,
+ * which depend on the row after them (in the part below), come from `cuts`.
+ */
 function lastCut(kind: 'trim' | 'plain' | 'pair', before?: string): string {
   const below = before === undefined ? '' : ` AND seq < ${before}`
+  const partBelow = before === undefined ? '' : ` WHERE ll.lo < ${before}`
   const cutBelow = before === undefined ? '' : ` AND cc.seq < ${before}`
-  return `(SELECT max(q.seq) FROM (
-      SELECT (SELECT seq FROM context_ledger.messages WHERE session = ll.owner AND (trim_point OR pair_start)
-        AND ${CUT_FLAGS[kind]} AND seq >= ll.lo AND seq < ll.hi${below} ORDER BY seq DESC LIMIT 1) AS seq FROM lin ll
-      UNION ALL SELECT cc.seq FROM cuts cc WHERE ${CUT_CONDITION[kind]}${cutBelow}) q)`
+  return `greatest(
+    (SELECT q.seq FROM (SELECT owner, lo, hi FROM lin ll${partBelow} ORDER BY lo DESC) ll
+      CROSS JOIN LATERAL (SELECT seq FROM context_ledger.messages WHERE session = ll.owner
+        AND (trim_point OR pair_start) AND ${CUT_FLAGS[kind]} AND seq >= ll.lo AND seq < ll.hi${below}
+        ORDER BY seq DESC LIMIT 1) q LIMIT 1),
+    (SELECT max(cc.seq) FROM cuts cc WHERE ${CUT_CONDITION[kind]}${cutBelow}))`
 }
+
+/** The first plain user turn of the conversation: the oldest part that has one (as {@link lastCut}). */
+const FIRST_PLAIN = `least(
+    (SELECT q.seq FROM (SELECT owner, lo, hi FROM lin ORDER BY lo) ll
+      CROSS JOIN LATERAL (SELECT seq FROM context_ledger.messages WHERE session = ll.owner
+        AND (trim_point OR pair_start) AND trim_point AND plain_user AND seq >= ll.lo AND seq < ll.hi
+        ORDER BY seq LIMIT 1) q LIMIT 1),
+    (SELECT min(cc.seq) FROM cuts cc WHERE cc.trim AND cc.plain))`
 
 /** The columns of a tool call the slice holds. */
 const CALL_COLUMNS = 'id, tool_use_id, name, use_seq, result_seq, status'
@@ -163,10 +180,7 @@ export const BRANCH: SnapshotDialect = {
   ) q ORDER BY q.seq DESC LIMIT 1`,
   summaryOf: (x) => `${x}.session IN (SELECT pk FROM up)`,
   lastCut,
-  firstPlain: `(SELECT min(q.seq) FROM (
-      SELECT (SELECT seq FROM context_ledger.messages WHERE session = ll.owner AND (trim_point OR pair_start)
-        AND trim_point AND plain_user AND seq >= ll.lo AND seq < ll.hi ORDER BY seq LIMIT 1) AS seq FROM lin ll
-      UNION ALL SELECT cc.seq FROM cuts cc WHERE cc.trim AND cc.plain) q)`,
+  firstPlain: FIRST_PLAIN,
   column: (seq, column) => `(SELECT q.${column} FROM ${row(seq, column)} q)`,
   state: (cond, tail = '') =>
     `SELECT q.seq FROM p, LATERAL (${stateUnion('p.pk', `${cond} AND seq < p.n`)}) q${tail}`,
