@@ -3,10 +3,11 @@
  * ALLOW_CONNECTIONS false`, SQLSTATE 55000 from the server's `CheckMyDatabase`, with the connections it
  * had terminated). The store treats a refused login as a lost connection and asks again after a short
  * pause (`store.ts`, `reconnectPause`): a few times for a read, up to a dozen for a write. Promised
- * (docs/postgres.md, "Lost connections"): every call then fails with a typed `ContextLedgerError`, nothing
- * half-written is left, and the same store works once logins are allowed again. A write whose flush meets
- * the refusal after its snapshot was read is applied exactly once. Two stores writing through a storm of
- * refusals leave every message exactly once, in dense seqs.
+ * (docs/postgres.md, "Failover and dropped connections"): every call then fails with a typed
+ * `ContextLedgerError`, nothing half-written is left, and the same store works once logins are allowed
+ * again. A write whose flush meets the refusal after its snapshot was read is applied exactly once; one
+ * whose commit's answer is lost fails typed, and its retry finds it. Two stores writing through a storm
+ * of refusals leave every message exactly once, in dense seqs.
  *
  * Bounded time without a clock: the refusal is lifted only after every call has settled, so a call that
  * waited for the database to come back would hang the test.
@@ -18,6 +19,7 @@ import type { MessageData, WindowLimits } from '../../src/index.js'
 import { useNoUncaught } from '../helpers/no-uncaught.js'
 import { refusalOf } from '../helpers/refusal.js'
 import { useDatabases } from './databases.js'
+import { CuttingProxy } from './cutting-proxy.js'
 import { outage, storm } from './outage.js'
 
 const { adminUrl, database, track } = useDatabases()
@@ -181,6 +183,31 @@ describe('logins refused for longer than the store asks again', () => {
     expect((await store.history('s')).map((e) => e.trackingId)).toStrictEqual(['u1', 'a1', 'u2', 'a2'])
     await store.close()
     await pool.end()
+  })
+
+  it('a write committed whose answer is lost, then logins refused past its attempts: typed failure, the retry finds it, once', async () => {
+    const url = await database()
+    const { cut, restore } = outage(adminUrl, url)
+    const target = new URL(url)
+    const proxy = new CuttingProxy({ host: target.hostname, port: Number(target.port) })
+    const through = new URL(url)
+    through.port = String(await proxy.listen())
+    const store = track(await openPostgresContextStore({ connectionString: through.toString() }))
+    await store.append('s', [say('one', 'u1'), answer('two', 'a1')])
+    // The flush commits; before its answer arrives the database stops taking logins and the connection goes.
+    proxy.arm(cut)
+    const error = await refusalOf(() => store.append('s', [say('three', 'u2'), answer('four', 'a2')]))
+    expect(error.code).toBe('STORAGE_ERROR')
+    expect(proxy.cuts).toBe(1)
+    await restore()
+    // The call failed, yet it had committed: its outcome was unknown to the store (docs/postgres.md,
+    // "Failover and dropped connections"). Retried with its trackingIds it is a no-op, and it is there once.
+    expect((await store.history('s')).map((e) => e.trackingId)).toStrictEqual(['u1', 'a1', 'u2', 'a2'])
+    const again = await store.append('s', [say('three', 'u2'), answer('four', 'a2')])
+    expect(again.map((e) => e.seq)).toStrictEqual([2, 3])
+    expect((await store.history('s')).map((e) => e.trackingId)).toStrictEqual(['u1', 'a1', 'u2', 'a2'])
+    await store.close()
+    await proxy.close()
   })
 
   it('two stores writing one session through a storm of refusals: every message once, seqs dense', async () => {
