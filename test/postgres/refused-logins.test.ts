@@ -125,6 +125,20 @@ describe('logins refused for longer than the store asks again', () => {
     expect(store.stats.reconnects).toBeGreaterThan(0)
   })
 
+  it('opening a store while logins are refused fails with STORAGE_ERROR; opening again after works', async () => {
+    const url = await database()
+    track(await openPostgresContextStore({ connectionString: url }))
+    const { cut, restore } = outage(adminUrl, url)
+    await cut()
+    for (const readonly of [false, true]) {
+      const error = await refusalOf(() => openPostgresContextStore({ connectionString: url, readonly }))
+      expect(error.code).toBe('STORAGE_ERROR')
+    }
+    await restore()
+    const store = track(await openPostgresContextStore({ connectionString: url }))
+    expect(await store.sessions()).toStrictEqual([])
+  })
+
   it('a write whose flush is refused after its snapshot was read is applied exactly once when logins return', async () => {
     const url = await database()
     const { cut, restore } = outage(adminUrl, url)
