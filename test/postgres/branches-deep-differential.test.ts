@@ -32,8 +32,13 @@ type Step =
   | { readonly kind: 'fork'; readonly at: 'newest' | 'forkPoint' | 'back'; readonly back: number }
   | { readonly kind: 'forkBy'; readonly pick: number; readonly back: number; readonly trackingId: boolean }
   | { readonly kind: 'rewind'; readonly pick: number; readonly back: number }
-  | { readonly kind: 'window'; readonly pick: number; readonly limits: WindowLimits }
-  | { readonly kind: 'pin'; readonly pick: number; readonly back: number }
+  | {
+      readonly kind: 'window'
+      readonly pick: number
+      readonly limits: WindowLimits
+      readonly mode: 'apply' | 'overflow'
+    }
+  | { readonly kind: 'pin'; readonly pick: number; readonly back: number; readonly unpin: boolean }
   | { readonly kind: 'fold'; readonly pick: number; readonly ratio: number }
 
 const limits: fc.Arbitrary<WindowLimits> = fc.record({
@@ -66,8 +71,17 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     weight: 1,
   },
   { arbitrary: fc.record({ kind: fc.constant('rewind' as const), pick, back }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('window' as const), pick, limits }), weight: 4 },
-  { arbitrary: fc.record({ kind: fc.constant('pin' as const), pick, back }), weight: 1 },
+  {
+    // An overflow reduce cuts below the newest turn: the latest trim point below a seq, the walk's other use.
+    arbitrary: fc.record({
+      kind: fc.constant('window' as const),
+      pick,
+      limits,
+      mode: fc.constantFrom('apply' as const, 'apply' as const, 'overflow' as const),
+    }),
+    weight: 4,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('pin' as const), pick, back, unpin: fc.boolean() }), weight: 1 },
   {
     arbitrary: fc.record({ kind: fc.constant('fold' as const), pick, ratio: fc.constantFrom(0.3, 0.6, 1) }),
     weight: 1,
@@ -239,7 +253,7 @@ class Lockstep {
       case 'window': {
         const id = this.choose(s.pick)
         this.limits.set(id, s.limits)
-        await this.both(`${what}: applyWindow`, (st) => st.applyWindow(id, s.limits))
+        await this.both(`${what}: applyWindow`, (st) => st.applyWindow(id, s.limits, s.mode))
         touched = [id]
         break
       }
@@ -249,7 +263,9 @@ class Lockstep {
         if (count === 0) return
         const l = this.limits.get(id) ?? { windowSize: 40, tokenBudget: undefined, first: 0, last: 0 }
         const seq = Math.max(0, count - 1 - s.back)
-        await this.both(`${what}: pin`, (st) => st.pin(id, { seq }, {}, l))
+        await this.both(`${what}: pin`, (st) =>
+          s.unpin ? st.unpin(id, { seq }) : st.pin(id, { seq }, {}, l),
+        )
         touched = [id]
         break
       }
