@@ -9,7 +9,7 @@
  * several parts up); tool calls answered only after a later fork point; rewinds before a fork point;
  * forks by trackingId; folds into summaries — and after every step the touched sessions read the same on
  * both stores (window entries, history, session, summaries), and at the end every session of the tree.
- * `FC_RUNS` runs more.
+ * `FC_RUNS` runs more; `FC_SEED` replays (and shrinks) a failing run.
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -21,6 +21,7 @@ import { fcRuns } from '../helpers/runs.js'
 import { recordingSummarizer } from '../helpers/summarizers.js'
 import { tempDir, type TempDir } from '../helpers/temp-store.js'
 import { useDatabases } from './databases.js'
+import { norm } from './differential.js'
 
 const { database, open } = useDatabases()
 
@@ -87,18 +88,6 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     weight: 1,
   },
 )
-
-const MINTED = /[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}/g
-const TIMES = /^at$|At$/
-/** Keys that hold a row's key (a PostgreSQL sequence skips numbers a rolled-back insert took). */
-const KEYS = /^sessionPk$/
-
-/** A value with its times zeroed and minted UUIDs named alike (they differ between stores by design). */
-function norm(value: unknown): unknown {
-  const text = JSON.stringify(value, (k, v: unknown) => (TIMES.test(k) || KEYS.test(k) ? 0 : v)) as
-    string | undefined
-  return text === undefined ? undefined : (JSON.parse(text.replace(MINTED, 'minted')) as unknown)
-}
 
 /** What a call gave: its value, or the code of the error it threw. */
 async function outcome<T>(call: () => Promise<T>): Promise<{ value: T } | { code: unknown }> {

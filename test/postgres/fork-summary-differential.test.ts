@@ -15,19 +15,9 @@ import { asyncSqliteStore, sqliteOf, type LedgerStore } from '../helpers/ledger-
 import { tempDir, type TempDir } from '../helpers/temp-store.js'
 import { assertWindowRulesOf } from '../helpers/window-rules.js'
 import { useDatabases } from './databases.js'
+import { norm } from './differential.js'
 
 const { database, open } = useDatabases()
-
-const MINTED = /[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}/g
-const TIMES = /^at$|At$/
-const KEYS = /^sessionPk$/
-
-/** A value with its times and keys zeroed and minted UUIDs named alike. */
-function norm(value: unknown): unknown {
-  const text = JSON.stringify(value, (k, v: unknown) => (TIMES.test(k) || KEYS.test(k) ? 0 : v)) as
-    string | undefined
-  return text === undefined ? undefined : (JSON.parse(text.replace(MINTED, 'minted')) as unknown)
-}
 
 const user = (text: string): MessageData => ({ role: 'user', content: [{ text }], trackingId: text })
 const assistant = (text: string): MessageData => ({
