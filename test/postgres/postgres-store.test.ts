@@ -4,7 +4,6 @@
  * foreign databases, and with workers opening one at once; writers that lose their connection mid-write,
  * before and after the commit; and many async writers on one session at once.
  */
-import { createServer, connect, type Server, type Socket } from 'node:net'
 import pg from 'pg'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { openPostgresContextStore, type PostgresContextStore } from '../../src/backends/postgres/index.js'
@@ -13,6 +12,7 @@ import type { MessageData } from '../../src/index.js'
 import { refusalOf } from '../helpers/refusal.js'
 import { assertWindowRulesOf } from '../helpers/window-rules.js'
 import { pgLedgerChecksum } from './checksum.js'
+import { CuttingProxy } from './cutting-proxy.js'
 import { useDatabases } from './databases.js'
 
 const { database, open, track } = useDatabases()
@@ -375,78 +375,6 @@ describe('many writers on one session', () => {
     expect(a.stats.conflicts + b.stats.conflicts).toBeGreaterThan(0)
   })
 })
-
-/**
- * A TCP proxy in front of the server that can cut a connection at one chosen moment: after the server
- * answered the store's write statement (committed) but before the store reads the answer.
- */
-class CuttingProxy {
-  readonly server: Server
-  private armed = false
-  cuts = 0
-
-  constructor(private readonly target: { host: string; port: number }) {
-    this.server = createServer((client) => {
-      this.pipe(client)
-    })
-  }
-
-  async listen(): Promise<number> {
-    return new Promise((resolve) => {
-      this.server.listen(0, '127.0.0.1', () => {
-        const address = this.server.address()
-        resolve(typeof address === 'object' && address !== null ? address.port : 0)
-      })
-    })
-  }
-
-  /** Cuts the next connection that runs the store's write statement, once the server has answered it. */
-  arm(): void {
-    this.armed = true
-  }
-
-  private pipe(client: Socket): void {
-    const upstream = connect(this.target.port, this.target.host)
-    let writing = false
-    let answer = Buffer.alloc(0)
-    client.on('data', (data: Buffer) => {
-      if (this.armed && data.includes('context_ledger_flush')) {
-        this.armed = false
-        writing = true
-      }
-      upstream.write(data)
-    })
-    upstream.on('data', (data: Buffer) => {
-      if (!writing) {
-        client.write(data)
-        return
-      }
-      // ReadyForQuery ('Z', length 5) ends the statement's answer: it has committed.
-      answer = Buffer.concat([answer, data])
-      if (answer.includes(Buffer.from([0x5a, 0, 0, 0, 5]))) {
-        this.cuts++
-        client.destroy()
-        upstream.destroy()
-      }
-    })
-    const close = (): void => {
-      client.destroy()
-      upstream.destroy()
-    }
-    client.on('error', close)
-    upstream.on('error', close)
-    client.on('close', close)
-    upstream.on('close', close)
-  }
-
-  async close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.close(() => {
-        resolve()
-      })
-    })
-  }
-}
 
 describe('a dropped connection', () => {
   let url = ''

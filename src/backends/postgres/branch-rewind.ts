@@ -223,9 +223,11 @@ function restrict(
   if (r.earlier) {
     s.fork_seq = to
     s.fork_tokens = slice.row(to, 'rewind').cum_tokens
-    s.fork_trim_point = r.trim === 1
-    s.fork_pair_start = false
-  } else st.setCutFlags.run(r.trim, 0, s.pk, to)
+  }
+  // The point's row is the newest: its flags as such, on the slice's row too — rewound to before the fork
+  // point, that row is the new fork point, and the planner below reads it with the flags its owner gave it
+  // (a call answered next: a cut before it), not the branch's.
+  st.setCutFlags.run(r.trim, 0, s.pk, to)
   // The inherited summary stays listed while it stands for messages the session still has.
   const inheritedRow = s.fork_summary === null ? undefined : slice.summaries.get(s.fork_summary)
   const fork = inheritedRow !== undefined && inheritedRow.to_boundary <= to + 1 ? inheritedRow.id : null
