@@ -15,10 +15,11 @@ import type { BranchStore } from '../helpers/branch-run.js'
 import { sqliteOf } from '../helpers/ledger-open.js'
 import { assertWindowRulesOf } from '../helpers/window-rules.js'
 import { cli } from '../cli/support.js'
-import { collect, useWorker } from '../reliability/support.js'
+import { collect, LONG, useWorker } from '../reliability/support.js'
 import { rng } from '../reliability/workers/worker-kit.js'
 
-const KILLS = BACKEND === 'postgres' ? 6 : 12
+// CONTEXT_LEDGER_LONG=1 kills ten times as often (the default keeps the suite within its budget).
+const KILLS = (BACKEND === 'postgres' ? 4 : 8) * (LONG ? 10 : 1)
 const SEED = Number(process.env.CONTEXT_LEDGER_SEED ?? Date.now() % 1_000_000)
 
 const backend = makeBackend()

@@ -176,7 +176,7 @@ describe('branches, random trees', () => {
           }
         },
       ),
-      { numRuns: fcRuns(BACKEND === 'postgres' ? 20 : 40) },
+      { numRuns: fcRuns(BACKEND === 'postgres' ? 10 : 40) },
     )
     // The runs did fold, in branches too, and each summary belongs to the session that wrote it.
     expect(folds.length).toBeGreaterThan(0)
