@@ -145,8 +145,7 @@ describe('installed from the tarball', () => {
     INSTALL_MS,
   )
 
-  // Side by side: each is one single-threaded tsc (~35 s here), and the machine has two cores.
-  it.concurrent.each(Object.keys(TYPECHECKS))(
+  it.each(Object.keys(TYPECHECKS))(
     'typechecks a consumer with skipLibCheck: false under %s',
     async (config) => {
       const consumer = await consumerOf('tarball')
