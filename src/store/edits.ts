@@ -58,7 +58,8 @@ export function setWindowContent(
       const { session, row } = findMessage(ledger, sessionId, ref)
       if (formatChanged(format, session)) return STALE_FORMAT
       if (replacement !== null) refuseErased(sessionId, row, format)
-      const next = replacement === null ? parseBody(row.body) : replacement.message
+      const archived = parseBody(row.body)
+      const next = replacement === null ? archived : windowFormOf(format, archived, replacement.message)
       // A message holding late results may also be given in its window form, those results already as
       // text (overflow recovery truncates that text).
       if (replacement !== null)
@@ -75,6 +76,27 @@ export function setWindowContent(
       return undefined
     })
   })
+}
+
+/**
+ * The window form a caller's replacement gives a row. A window form only rewrites blocks: a Strands message
+ * keeps its archived body's metadata, the notes only the library writes included (a repair row's, which
+ * preparing the replacement as a caller's message stripped) — `check` holds a window form to exactly its
+ * body's metadata.
+ *
+ * @param format - the session's format
+ * @param archived - the row's archived body
+ * @param replacement - the caller's replacement, prepared
+ * @returns the window form to write
+ */
+function windowFormOf(
+  format: BodyFormat,
+  archived: StoredMessageData,
+  replacement: StoredMessageData,
+): StoredMessageData {
+  if (format.name !== 'strands') return replacement
+  const { metadata: _dropped, ...blocks } = replacement
+  return archived.metadata === undefined ? blocks : { ...blocks, metadata: archived.metadata }
 }
 
 /**

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import type { MessageData } from '../../src/index.js'
 import { BACKEND, makeBackend } from '../helpers/backend.js'
 import { refusalOf } from '../helpers/refusal.js'
+import { assertWindowRulesOf } from '../helpers/window-rules.js'
 
 const backend = makeBackend()
 afterAll(async () => {
@@ -128,5 +129,35 @@ describe(`reserved metadata [${BACKEND}]`, () => {
       },
     )
     expect((await manager.history())[0]?.message.metadata?.custom).toStrictEqual({ team: 'ops' })
+  })
+
+  it('a window replacement of a repair row keeps the note only the library writes (the checker agrees)', async () => {
+    // Found by the summaries property on PostgreSQL (seed 1696667900), on both backends: the replacement was
+    // prepared as a caller's message, so its window form lost the repair note its body has.
+    const store = await backend.open()
+    const manager = backend.manager(store, { sessionId: 'r', windowSize: 10 })
+    const answered: MessageData = {
+      role: 'user',
+      content: [{ toolResult: { toolUseId: 'c0', status: 'success', content: [{ text: 'found' }] } }],
+    }
+    await manager.append([
+      { role: 'user', content: [{ text: 'look twice' }] },
+      { role: 'assistant', content: [{ toolUse: { name: 'look', toolUseId: 'c0', input: {} } }] },
+      answered,
+      { role: 'assistant', content: [{ toolUse: { name: 'look', toolUseId: 'c1', input: {} } }] },
+    ])
+    // A late second result for c0 while c1 is open: c1 gets its repair row (seq 4), then the late result.
+    await manager.append(answered)
+    const repair = (await manager.history())[4]?.message
+    expect(repair?.metadata?.custom?.contextLedger).toStrictEqual({ repair: 'missing-tool-result' })
+    if (repair === undefined) throw new Error('no repair row')
+    const shorter = repair.content.map((b) =>
+      'toolResult' in b ? { toolResult: { ...b.toolResult, content: [{ text: 'short' }] } } : b,
+    )
+    await manager.setWindowContent({ seq: 4 }, { ...repair, content: shorter })
+    const [entry] = (await store.windowEntries('r')).filter((e) => e.seq === 4)
+    expect(entry?.message.content).toStrictEqual(shorter)
+    expect(entry?.message.metadata).toStrictEqual(repair.metadata)
+    await assertWindowRulesOf(store, 'r', manager.limits, { throughApi: true })
   })
 })
