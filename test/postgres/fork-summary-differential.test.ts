@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { checkSession } from '../../src/check/check-session.js'
 import { describeProblem } from '../../src/check/problems.js'
 import type { MessageData, SummaryRecord, WindowLimits } from '../../src/index.js'
+import { ratioFold } from '../helpers/ratio-fold.js'
 import { asyncSqliteStore, sqliteOf, type LedgerStore } from '../helpers/ledger-open.js'
 import { tempDir, type TempDir } from '../helpers/temp-store.js'
 import { assertWindowRulesOf } from '../helpers/window-rules.js'
@@ -40,26 +41,12 @@ const turn = (t: string): MessageData[] => [user(`q${t}`), call(`c${t}`), result
 const SMALL: WindowLimits = { windowSize: 3, tokenBudget: undefined, first: 0, last: 0 }
 const WIDE: WindowLimits = { windowSize: 40, tokenBudget: undefined, first: 0, last: 0 }
 
-/** Folds the start of `id`'s window into a summary (`ratio` of it, nothing preserved), the same on a store. */
-async function fold(store: LedgerStore, id: string, limits: WindowLimits, ratio = 1): Promise<SummaryRecord> {
-  const planned = await store.planFold(id, limits, { kind: 'ratio', ratio, preserve: 0 })
-  if (!('plan' in planned)) throw new Error(`${id} folds nothing: ${planned.nothing}`)
-  const text = `summary of ${planned.plan.input.map((m) => m.trackingId).join(' ')}`
-  const uid = `summary-${id}-${planned.plan.input.length}-${planned.plan.newBoundary}`
-  return store.writeFold(planned.plan, {
-    message: {
-      role: 'user',
-      content: [{ text }],
-      trackingId: uid,
-      metadata: { custom: { contextLedger: { summary: true } } },
-    },
-    uid,
-    text,
-    tokens: 3,
-    model: undefined,
-    promptHash: 'x',
-  })
-}
+/** Folds the start of `id`'s window into a summary, named from the plan: the same on both stores. */
+const fold = (store: LedgerStore, id: string, limits: WindowLimits, ratio = 1): Promise<SummaryRecord> =>
+  ratioFold(store, id, limits, ratio, (plan) => ({
+    text: `summary of ${plan.input.map((m) => m.trackingId).join(' ')}`,
+    uid: `summary-${id}-${plan.input.length}-${plan.newBoundary}`,
+  }))
 
 let dir: TempDir | undefined
 afterEach(() => {

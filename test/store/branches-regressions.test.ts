@@ -13,6 +13,7 @@ import type { MessageData, SummaryRecord } from '../../src/index.js'
 import { BACKEND, makeBackend } from '../helpers/backend.js'
 import { sqliteOf } from '../helpers/ledger-open.js'
 import { NO_LIMITS } from '../helpers/branch-model.js'
+import { ratioFold } from '../helpers/ratio-fold.js'
 import type { BranchStore } from '../helpers/branch-run.js'
 import { assertWindowRulesOf } from '../helpers/window-rules.js'
 
@@ -38,25 +39,11 @@ const result = (id: string): MessageData => ({
 })
 
 /** Folds the start of a session's window into a summary (`ratio` of it, nothing preserved). */
-async function fold(store: BranchStore, id: string, ratio: number): Promise<SummaryRecord> {
-  const planned = await store.planFold(id, NO_LIMITS, { kind: 'ratio', ratio, preserve: 0 })
-  if (!('plan' in planned)) throw new Error(`${id} folds nothing: ${planned.nothing}`)
-  const text = `summary ${planned.plan.input.length}`
-  const uid = `summary-${id}-${Math.random().toString(36).slice(2)}`
-  return store.writeFold(planned.plan, {
-    message: {
-      role: 'user',
-      content: [{ text }],
-      trackingId: uid,
-      metadata: { custom: { contextLedger: { summary: true } } },
-    },
-    uid,
-    text,
-    tokens: 3,
-    model: undefined,
-    promptHash: 'x',
-  })
-}
+const fold = (store: BranchStore, id: string, ratio: number): Promise<SummaryRecord> =>
+  ratioFold(store, id, NO_LIMITS, ratio, (plan) => ({
+    text: `summary ${plan.input.length}`,
+    uid: `summary-${id}-${Math.random().toString(36).slice(2)}`,
+  }))
 
 /** A session's summaries as `id ended-or-current inherited`. */
 async function listed(store: BranchStore, id: string): Promise<string[]> {
