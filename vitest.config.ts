@@ -8,7 +8,9 @@ import { defineConfig } from 'vitest/config'
  * - `postgres`: the conformance suite (the files in {@link CONFORMANCE}, which `unit` and `reliability`
  *   run on SQLite) on PostgreSQL, and the PostgreSQL-only tests (`test/postgres/`), on one embedded server
  *   the project starts (`test/postgres/global-setup.ts`); after the first two, so the machine is not
- *   loaded by both at once (`npx vitest run --project postgres`, or `npm run test:postgres`);
+ *   loaded by both at once (`npx vitest run --project postgres`, or `npm run test:postgres`); like `unit`,
+ *   without isolation: each file's fresh module graph (the PostgreSQL backend, pg, the frameworks) took
+ *   ~150 s of the project's ~950 s on two cores;
  * - `package`: the install tests (pack, install three ways, typecheck consumers). They run last, alone,
  *   because their npm installs would load the machine while the reliability suite measures lock waits.
  * Property tests take `FC_RUNS`, the reliability suite `CONTEXT_LEDGER_LONG=1`, for longer runs.
@@ -122,6 +124,7 @@ export default defineConfig({
           name: 'postgres',
           include: [...CONFORMANCE, ...postgresOnly, 'test/postgres/**/*.test.ts'],
           env: { CONTEXT_LEDGER_BACKEND: 'postgres' },
+          isolate: false,
           globalSetup: ['test/postgres/global-setup.ts'],
           sequence: { groupOrder: 1 },
         },
