@@ -140,9 +140,22 @@ function sqliteBackend(): Backend {
   }
 }
 
+/** A database of the PostgreSQL backend: where it is, how to drop it, and whether it is a template copy. */
+interface Database {
+  readonly url: string
+  readonly drop: () => Promise<void>
+  readonly copy: boolean
+}
+
+/**
+ * Template copies reset after a test and ready to be handed out again (test/postgres/recycle.ts), with
+ * the fingerprint of a fresh copy; shared by the files a worker runs.
+ */
+const spares: { template?: string; ready: Database[] } = { ready: [] }
+
 function postgresBackend(): Backend {
   const stores: PostgresContextStore[] = []
-  const databases: { url: string; drop: () => Promise<void> }[] = []
+  const databases: Database[] = []
   const where = new WeakMap<object, string>()
   const adminUrl = (): string => {
     const url = inject('pgUrl') as string | undefined
@@ -150,19 +163,27 @@ function postgresBackend(): Backend {
     return url
   }
   const load = async () => {
-    const [{ openPostgresContextStore, PostgresConversationManager }, { createDatabase }] = await Promise.all(
-      [import('../../src/backends/postgres/index.js'), import('../postgres/server.js')],
-    )
-    return { openPostgresContextStore, PostgresConversationManager, createDatabase }
+    const [{ openPostgresContextStore, PostgresConversationManager }, { createDatabase }, recycle] =
+      await Promise.all([
+        import('../../src/backends/postgres/index.js'),
+        import('../postgres/server.js'),
+        import('../postgres/recycle.js'),
+      ])
+    return { openPostgresContextStore, PostgresConversationManager, createDatabase, recycle }
   }
   let loaded: Awaited<ReturnType<typeof load>> | undefined
   const lib = async () => (loaded ??= await load())
   return {
     name: 'postgres',
     async open(options = {}) {
-      const { openPostgresContextStore, createDatabase } = await lib()
-      // A copy of the run's migrated template: the store opens on a ledger of the current schema.
-      const db = await createDatabase(adminUrl(), inject('pgTemplate'))
+      const { openPostgresContextStore, createDatabase, recycle } = await lib()
+      // A copy of the run's migrated template (or one reset to read as a fresh copy): the store opens on
+      // a ledger of the current schema.
+      let db = spares.ready.pop()
+      if (db === undefined) {
+        db = { ...(await createDatabase(adminUrl(), inject('pgTemplate'))), copy: true }
+        spares.template ??= await recycle.fingerprint(db.url)
+      }
       databases.push(db)
       const store = await openPostgresContextStore({
         connectionString: db.url,
@@ -188,7 +209,7 @@ function postgresBackend(): Backend {
     },
     async freshLocation() {
       const { createDatabase } = await lib()
-      const db = await createDatabase(adminUrl())
+      const db = { ...(await createDatabase(adminUrl())), copy: false }
       databases.push(db)
       return db.url
     },
@@ -218,7 +239,16 @@ function postgresBackend(): Backend {
     },
     async cleanup() {
       for (const s of stores.splice(0)) await s.close()
-      for (const db of databases.splice(0)) await db.drop()
+      for (const db of databases.splice(0)) {
+        const template = spares.template
+        if (
+          db.copy &&
+          template !== undefined &&
+          (await (await lib()).recycle.resetToTemplate(db.url, template))
+        )
+          spares.ready.push(db)
+        else await db.drop()
+      }
     },
   }
 }
