@@ -2,6 +2,9 @@
  * test/reliability/claude-agent-fork-e2e.test.ts on PostgreSQL (the `postgres` project's server): a
  * `forkSession` fork resumed by the real CLI in a second process as the SDK's own fork is, and `query()`
  * resuming with `forkSession: true` kept as a ledger fork — the runs of claude-agent-fork-support.ts.
+ * The SQLite file runs each in two variants; here, the one with more to get wrong of each (a fork at a
+ * tool call, a resume up to `resumeSessionAt`): the CLI is the same, the store is what differs, and the
+ * store's fork paths are the conformance suite's (test/adapters/claude-agent-sdk/fork-*.test.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -27,25 +30,11 @@ async function place(name: string) {
 }
 
 describe('forks with the real Claude Code CLI, PostgreSQL', () => {
-  it.each([
-    ['after an answer', 'answer'],
-    ['at a tool call', 'call'],
-  ] as const)(
-    'a forkSession fork %s is resumed by the CLI in another process as the SDK’s own fork is',
-    async (_what, at) => {
-      await forkResumedElsewhere(await place(`fork-${at}`), at)
-    },
-    300_000,
-  )
+  it('a forkSession fork at a tool call is resumed by the CLI in another process as the SDK’s own fork is', async () => {
+    await forkResumedElsewhere(await place('fork-call'), 'call')
+  }, 300_000)
 
-  it.each([
-    ['all of it', false],
-    ['up to resumeSessionAt', true],
-  ])(
-    'a resume with forkSession: true, %s, is a ledger fork that stores only what is new',
-    async (_what, at) => {
-      await resumedWithFork(await place(`resume-${String(at)}`), at)
-    },
-    300_000,
-  )
+  it('a resume with forkSession: true, up to resumeSessionAt, is a ledger fork that stores only what is new', async () => {
+    await resumedWithFork(await place('resume-true'), true)
+  }, 300_000)
 })
