@@ -4,7 +4,8 @@ import { defineConfig } from 'vitest/config'
  * The projects `npm test` (`vitest run`) runs:
  * - `unit`: fast, in-process tests (`npx vitest run --project unit` while working);
  * - `reliability`: killed and concurrent processes, hostile files, long fuzz runs
- *   (`npx vitest run --project reliability`), alongside `unit`;
+ *   (`npx vitest run --project reliability`), alongside `unit`, without isolation too (its files share
+ *   no state but the modules they import; the processes they start are their own);
  * - `postgres`: the conformance suite (the files in {@link CONFORMANCE}, which `unit` and `reliability`
  *   run on SQLite) on PostgreSQL, and the PostgreSQL-only tests (`test/postgres/`), on one embedded server
  *   the project starts (`test/postgres/global-setup.ts`); after the first two, so the machine is not
@@ -116,7 +117,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'reliability', include: reliability, sequence: { groupOrder: 0 } },
+        test: { name: 'reliability', include: reliability, isolate: false, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
