@@ -9,7 +9,7 @@
  * on an empty database, so they race to migrate it.
  *
  * Default: 4 writers × 3,000 messages in their own session and 3,000 in the shared one (24,000 in all);
- * on PostgreSQL 250 + 250 each (2,000).
+ * on PostgreSQL 150 + 150 each (1,200; every writer still loses ~150 races on the shared session).
  * `CONTEXT_LEDGER_LONG=1`: 8 writers × 25,000 + 25,000 (400,000).
  */
 import type { ChildProcess } from 'node:child_process'
@@ -29,7 +29,7 @@ const READERS = 1
 // PostgreSQL takes milliseconds a call where SQLite takes tens of µs: fewer messages by default, the same
 // checks — and on PostgreSQL the writers must have lost races on the shared session (so the serialization
 // was exercised, not dodged by timing).
-const PER_SESSION = LONG ? 25_000 : BACKEND === 'postgres' ? 250 : 3_000
+const PER_SESSION = LONG ? 25_000 : BACKEND === 'postgres' ? 150 : 3_000
 const SEED = Number(process.env.CONTEXT_LEDGER_SEED ?? Date.now() % 1_000_000)
 const RANGES = CONCURRENT_LIMITS.protectedMessages
 
