@@ -239,13 +239,10 @@ function postgresBackend(): Backend {
     },
     async cleanup() {
       for (const s of stores.splice(0)) await s.close()
+      const reset = loaded?.recycle.resetToTemplate
       for (const db of databases.splice(0)) {
         const template = spares.template
-        if (
-          db.copy &&
-          template !== undefined &&
-          (await (await lib()).recycle.resetToTemplate(db.url, template))
-        )
+        if (db.copy && template !== undefined && reset !== undefined && (await reset(db.url, template)))
           spares.ready.push(db)
         else await db.drop()
       }

@@ -3,7 +3,8 @@
  * (`ALTER DATABASE … ALLOW_CONNECTIONS false`) and the ones it has ended (`pg_terminate_backend`), then
  * connections allowed again — what a failover or a restart of the server looks like to the store.
  */
-import pg from 'pg'
+
+import { query } from './server.js'
 
 /** Cuts and restores one database. */
 export interface Outage {
@@ -24,13 +25,7 @@ export function outage(adminUrl: string, url: string): Outage {
   const name = new URL(url).pathname.slice(1)
   if (!/^cl_[a-z0-9_]+$/.test(name)) throw new Error(`bad database name ${name}`)
   const admin = async (sql: string): Promise<void> => {
-    const c = new pg.Client({ connectionString: adminUrl })
-    await c.connect()
-    try {
-      await c.query(sql)
-    } finally {
-      await c.end()
-    }
+    await query(adminUrl, sql)
   }
   return {
     cut: () =>

@@ -8,7 +8,7 @@ import { openPostgresContextStore, type PostgresContextStore } from '../../src/b
 import { recordingSummarizer } from '../helpers/summarizers.js'
 import { pgLedgerChecksum } from './checksum.js'
 import { fingerprint, resetToTemplate } from './recycle.js'
-import { createDatabase } from './server.js'
+import { createDatabase, query } from './server.js'
 
 const made: { drop: () => Promise<void> }[] = []
 let fresh = ''
@@ -33,13 +33,7 @@ async function withStore<T>(url: string, body: (s: PostgresContextStore) => Prom
 
 /** One statement on `url`. */
 async function sql(url: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    await client.query(text)
-  } finally {
-    await client.end()
-  }
+  await query(url, text)
 }
 
 /** A turn of a tool call and its answer. */
@@ -126,10 +120,7 @@ describe('a template copy reset after a test', () => {
     const template = await fingerprint(fresh)
     const url = await copy()
     await withStore(url, async (s) => s.append('s', turn(1)))
-    await sql(url, change).catch(async () => {
-      // write_conflict may take arguments: replace by dropping it instead.
-      await sql(url, 'DROP FUNCTION context_ledger.write_conflict CASCADE')
-    })
+    await sql(url, change)
     expect(await resetToTemplate(url, template)).toBe(false)
   })
 

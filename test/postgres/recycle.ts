@@ -7,6 +7,7 @@
  * open — and it is dropped instead.
  */
 import pg from 'pg'
+import { query } from './server.js'
 
 const USER_SCHEMAS = `NOT IN ('pg_catalog', 'information_schema', 'pg_toast')`
 
@@ -57,13 +58,7 @@ SELECT json_build_object(
  * @returns the fingerprint text
  */
 export async function fingerprint(url: string): Promise<string> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return (await client.query<{ fingerprint: string }>(FINGERPRINT)).rows[0]?.fingerprint ?? ''
-  } finally {
-    await client.end()
-  }
+  return (await query<{ fingerprint: string }>(url, FINGERPRINT))[0]?.fingerprint ?? ''
 }
 
 /**
